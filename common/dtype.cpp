@@ -1,0 +1,192 @@
+#include "dtype.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace cuopt {
+
+namespace {
+
+struct dtype_row {
+    dtype type;
+    const char* name;
+    std::size_t size;
+    std::uint64_t poison;
+};
+
+// The poison patterns are NaNs whose payload reads "DEAD"/"EA" in a hex dump.
+constexpr dtype_row k_rows[] = {
+    {dtype::f16, "f16", 2, 0x7FEAull},
+    {dtype::bf16, "bf16", 2, 0x7FEAull},
+    {dtype::f32, "f32", 4, 0x7FF8DEADull},
+    {dtype::f64, "f64", 8, 0x7FF8DEAD7FF8DEADull},
+    {dtype::i8, "i8", 1, 0xA5ull},
+    {dtype::u8, "u8", 1, 0xA5ull},
+    {dtype::i16, "i16", 2, 0xA5A5ull},
+    {dtype::u16, "u16", 2, 0xA5A5ull},
+    {dtype::i32, "i32", 4, 0xA5A5A5A5ull},
+    {dtype::u32, "u32", 4, 0xA5A5A5A5ull},
+    {dtype::i64, "i64", 8, 0xA5A5A5A5A5A5A5A5ull},
+    {dtype::u64, "u64", 8, 0xA5A5A5A5A5A5A5A5ull},
+};
+
+const dtype_row& row(dtype t) { return k_rows[static_cast<int>(t)]; }
+
+template <typename T>
+std::vector<unsigned char> bytes_of(T v) {
+    std::vector<unsigned char> out(sizeof(T));
+    std::memcpy(out.data(), &v, sizeof(T));
+    return out;
+}
+
+template <typename T>
+std::vector<unsigned char> encode_integer(dtype t, double value) {
+    if (!std::isfinite(value) || std::floor(value) != value ||
+        value < static_cast<double>(std::numeric_limits<T>::lowest()) ||
+        value > static_cast<double>(std::numeric_limits<T>::max())) {
+        throw std::invalid_argument("value " + std::to_string(value) + " is not a " +
+                                    std::string(dtype_name(t)) + " integer");
+    }
+    return bytes_of(static_cast<T>(value));
+}
+
+}  // namespace
+
+std::size_t dtype_size(dtype t) { return row(t).size; }
+std::string_view dtype_name(dtype t) { return row(t).name; }
+std::uint64_t poison_bits(dtype t) { return row(t).poison; }
+
+std::optional<dtype> parse_dtype(std::string_view name) {
+    for (const auto& r : k_rows)
+        if (name == r.name) return r.type;
+    return std::nullopt;
+}
+
+std::string dtype_names_list() {
+    std::string out;
+    for (const auto& r : k_rows) {
+        if (!out.empty()) out += ", ";
+        out += r.name;
+    }
+    return out;
+}
+
+bool is_float(dtype t) {
+    return t == dtype::f16 || t == dtype::bf16 || t == dtype::f32 || t == dtype::f64;
+}
+
+bool is_signed_integer(dtype t) {
+    return t == dtype::i8 || t == dtype::i16 || t == dtype::i32 || t == dtype::i64;
+}
+
+std::size_t count_poisoned(dtype t, const void* data, std::size_t count) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    const std::size_t size = dtype_size(t);
+    const std::uint64_t poison = poison_bits(t);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, bytes + i * size, size);  // little-endian host
+        n += (v == poison);
+    }
+    return n;
+}
+
+std::uint16_t float_to_half_bits(float f) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const std::uint32_t sign = (x >> 16) & 0x8000u;
+    const std::uint32_t abs = x & 0x7FFFFFFFu;
+    if (abs > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u);  // NaN
+    if (abs >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);  // overflow/inf
+    if (abs < 0x38800000u) {  // subnormal or zero in half
+        if (abs < 0x33000000u) return static_cast<std::uint16_t>(sign);
+        const std::uint32_t mant = (abs & 0x7FFFFFu) | 0x800000u;
+        const int shift = 126 - static_cast<int>(abs >> 23);  // 14..24
+        std::uint32_t h = mant >> shift;
+        const std::uint32_t rem = mant & ((1u << shift) - 1u);
+        const std::uint32_t half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1u))) ++h;
+        return static_cast<std::uint16_t>(sign | h);
+    }
+    std::uint32_t h = ((abs - 0x38000000u) >> 13);
+    const std::uint32_t rem = abs & 0x1FFFu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+    return static_cast<std::uint16_t>(sign | h);
+}
+
+float half_bits_to_float(std::uint16_t h) {
+    const std::uint32_t sign = (h & 0x8000u) << 16;
+    const std::uint32_t exp = (h >> 10) & 0x1Fu;
+    const std::uint32_t mant = h & 0x3FFu;
+    float out;
+    if (exp == 0) {
+        out = std::ldexp(static_cast<float>(mant), -24);
+        if (sign) out = -out;
+        return out;
+    }
+    std::uint32_t x = sign | (exp == 31 ? (0xFFu << 23) | (mant << 13)
+                                        : ((exp + 112u) << 23) | (mant << 13));
+    std::memcpy(&out, &x, 4);
+    return out;
+}
+
+std::uint16_t float_to_bf16_bits(float f) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);
+    const std::uint32_t rounding = 0x7FFFu + ((x >> 16) & 1u);
+    return static_cast<std::uint16_t>((x + rounding) >> 16);
+}
+
+float bf16_bits_to_float(std::uint16_t b) {
+    const std::uint32_t x = static_cast<std::uint32_t>(b) << 16;
+    float out;
+    std::memcpy(&out, &x, 4);
+    return out;
+}
+
+std::vector<unsigned char> encode_scalar(dtype t, double value) {
+    switch (t) {
+        case dtype::f16: return bytes_of(float_to_half_bits(static_cast<float>(value)));
+        case dtype::bf16: return bytes_of(float_to_bf16_bits(static_cast<float>(value)));
+        case dtype::f32: return bytes_of(static_cast<float>(value));
+        case dtype::f64: return bytes_of(value);
+        case dtype::i8: return encode_integer<std::int8_t>(t, value);
+        case dtype::u8: return encode_integer<std::uint8_t>(t, value);
+        case dtype::i16: return encode_integer<std::int16_t>(t, value);
+        case dtype::u16: return encode_integer<std::uint16_t>(t, value);
+        case dtype::i32: return encode_integer<std::int32_t>(t, value);
+        case dtype::u32: return encode_integer<std::uint32_t>(t, value);
+        case dtype::i64: return encode_integer<std::int64_t>(t, value);
+        case dtype::u64: return encode_integer<std::uint64_t>(t, value);
+    }
+    throw std::logic_error("unhandled dtype");
+}
+
+double element_as_double(dtype t, const void* data, std::size_t i) {
+    const auto* p = static_cast<const unsigned char*>(data) + i * dtype_size(t);
+    auto load = [p](auto v) {
+        std::memcpy(&v, p, sizeof(v));
+        return v;
+    };
+    switch (t) {
+        case dtype::f16: return half_bits_to_float(load(std::uint16_t{}));
+        case dtype::bf16: return bf16_bits_to_float(load(std::uint16_t{}));
+        case dtype::f32: return load(float{});
+        case dtype::f64: return load(double{});
+        case dtype::i8: return load(std::int8_t{});
+        case dtype::u8: return load(std::uint8_t{});
+        case dtype::i16: return load(std::int16_t{});
+        case dtype::u16: return load(std::uint16_t{});
+        case dtype::i32: return load(std::int32_t{});
+        case dtype::u32: return load(std::uint32_t{});
+        case dtype::i64: return static_cast<double>(load(std::int64_t{}));
+        case dtype::u64: return static_cast<double>(load(std::uint64_t{}));
+    }
+    return 0.0;
+}
+
+}  // namespace cuopt

@@ -1,0 +1,20 @@
+#include "exit_codes.hpp"
+
+namespace cuopt {
+
+const char* exit_code_name(exit_code code) {
+    switch (code) {
+        case exit_code::ok: return "ok";
+        case exit_code::compile_error: return "compile_error";
+        case exit_code::invalid_request: return "invalid_request";
+        case exit_code::case_failed: return "case_failed";
+        case exit_code::context_lost: return "context_lost";
+        case exit_code::no_driver: return "no_driver";
+        case exit_code::no_device: return "no_device";
+        case exit_code::usage: return "usage";
+        case exit_code::internal_error: return "internal_error";
+    }
+    return "unknown";
+}
+
+}  // namespace cuopt

@@ -1,0 +1,57 @@
+#include "file_io.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+
+std::string read_text_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::vector<unsigned char> read_binary_file(const fs::path& path) {
+    const std::string text = read_text_file(path);
+    return {text.begin(), text.end()};
+}
+
+void write_file_atomic(const fs::path& path, const void* data, std::size_t size) {
+    if (path.has_parent_path()) fs::create_directories(path.parent_path());
+    const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw std::runtime_error(tmp.string() + ": cannot create (" + std::strerror(errno) + ")");
+    const bool ok = std::fwrite(data, 1, size, f) == size && std::fflush(f) == 0;
+    const bool closed = std::fclose(f) == 0;
+    if (!ok || !closed) {
+        fs::remove(tmp);
+        throw std::runtime_error(tmp.string() + ": write failed (" + std::strerror(errno) + ")");
+    }
+    fs::rename(tmp, path);
+}
+
+fs::path resolve_inside(const fs::path& base, const std::string& relative) {
+    const fs::path rel(relative);
+    if (relative.empty()) throw std::invalid_argument("path is empty");
+    if (rel.is_absolute())
+        throw std::invalid_argument("'" + relative + "' is absolute; expected a path relative to " +
+                                    base.string());
+    const fs::path root = fs::weakly_canonical(base);
+    const fs::path full = fs::weakly_canonical(root / rel);
+    const auto mismatch = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
+    if (mismatch.first != root.end())
+        throw std::invalid_argument("'" + relative + "' escapes the request folder " + root.string());
+    return full;
+}
+
+}  // namespace cuopt

@@ -1,0 +1,27 @@
+#pragma once
+/// Small, careful file helpers: whole-file reads, atomic writes (temp file +
+/// rename, so a reader never sees half a file) and resolution of a relative path
+/// against a base folder that refuses to escape it.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cuopt {
+
+/// Reads a whole file; throws std::runtime_error naming the path on failure.
+std::string read_text_file(const std::filesystem::path& path);
+std::vector<unsigned char> read_binary_file(const std::filesystem::path& path);
+
+/// Writes to "<path>.tmp-<pid>" then renames over path. Creates parent folders.
+void write_file_atomic(const std::filesystem::path& path, const void* data, std::size_t size);
+inline void write_file_atomic(const std::filesystem::path& path, std::string_view text) {
+    write_file_atomic(path, text.data(), text.size());
+}
+
+/// Resolves `relative` against `base`. Throws std::invalid_argument when it is
+/// absolute or, after normalisation (.., symlinks of existing parts), lies outside base.
+std::filesystem::path resolve_inside(const std::filesystem::path& base, const std::string& relative);
+
+}  // namespace cuopt

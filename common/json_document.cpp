@@ -1,0 +1,171 @@
+#include "json_document.hpp"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/pointer.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/schema.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <map>
+
+extern const unsigned char request_schema_json[];
+extern const std::size_t request_schema_json_size;
+extern const unsigned char response_schema_json[];
+extern const std::size_t response_schema_json_size;
+extern const unsigned char request_v0_schema_json[];
+extern const std::size_t request_v0_schema_json_size;
+
+namespace cuopt {
+
+namespace {
+
+std::string type_name_of(const rapidjson::Value& v) {
+    switch (v.GetType()) {
+        case rapidjson::kNullType: return "null";
+        case rapidjson::kFalseType:
+        case rapidjson::kTrueType: return "boolean";
+        case rapidjson::kObjectType: return "object";
+        case rapidjson::kArrayType: return "array";
+        case rapidjson::kStringType: return "string";
+        case rapidjson::kNumberType: return v.IsInt64() || v.IsUint64() ? "integer" : "number";
+    }
+    return "unknown";
+}
+
+std::string compact(const rapidjson::Value& v) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    v.Accept(w);
+    std::string s = buf.GetString();
+    return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+}
+
+// Turns the failing keyword into "what was expected", reading the schema node and
+// the offending value; RapidJSON 1.1 reports only the keyword and two pointers.
+std::string describe(const std::string& keyword, const rapidjson::Value* schema,
+                     const rapidjson::Value* value) {
+    if (!schema) return "violates '" + keyword + "'";
+    const auto member = [&](const char* name) -> const rapidjson::Value* {
+        auto it = schema->FindMember(name);
+        return it == schema->MemberEnd() ? nullptr : &it->value;
+    };
+    std::string got = value ? " (got " + compact(*value) + ")" : "";
+    if (keyword == "required" && value && value->IsObject()) {
+        if (const auto* req = member("required"))
+            for (const auto& r : req->GetArray())
+                if (!value->HasMember(r.GetString()))
+                    return std::string("missing required field '") + r.GetString() + "'";
+    }
+    if (keyword == "additionalProperties") {
+        // RapidJSON points at the unknown member itself; name what is allowed instead.
+        std::string allowed;
+        if (const auto* props = member("properties"); props && props->IsObject())
+            for (const auto& m : props->GetObject())
+                allowed += std::string(allowed.empty() ? "" : ", ") + m.name.GetString();
+        return "unknown field; expected one of: " + allowed;
+    }
+    if (keyword == "type") {
+        if (const auto* t = member("type"))
+            return "expected " + (t->IsString() ? std::string(t->GetString()) : compact(*t)) +
+                   ", got " + (value ? type_name_of(*value) : "nothing");
+    }
+    if (keyword == "enum") {
+        if (const auto* e = member("enum")) return "expected one of " + compact(*e) + got;
+    }
+    static const std::map<std::string, std::string> k_bounds = {
+        {"minimum", "a number >= "},       {"maximum", "a number <= "},
+        {"minItems", "at least this many items: "}, {"maxItems", "at most this many items: "},
+        {"minLength", "a string of length >= "}, {"pattern", "a string matching "},
+        {"minProperties", "at least this many fields: "}};
+    if (auto it = k_bounds.find(keyword); it != k_bounds.end()) {
+        if (const auto* b = member(keyword.c_str())) return "expected " + it->second + compact(*b) + got;
+    }
+    std::string text = "does not match the schema ('" + keyword + "')" + got;
+    if (const auto* d = member("description"); d && d->IsString())
+        text += "; expected " + std::string(d->GetString());
+    return text;
+}
+
+}  // namespace
+
+rapidjson::Document parse_json(const std::string& text, const std::string& source_name) {
+    rapidjson::Document doc;
+    doc.Parse(text.c_str(), text.size());
+    if (doc.HasParseError()) {
+        const std::size_t offset = doc.GetErrorOffset();
+        std::size_t line = 1, column = 1;
+        for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
+        }
+        throw json_error(source_name + ": malformed JSON at line " + std::to_string(line) +
+                         ", column " + std::to_string(column) + ": " +
+                         rapidjson::GetParseError_En(doc.GetParseError()));
+    }
+    return doc;
+}
+
+std::string_view embedded_schema(std::string_view name) {
+    if (name == "request")
+        return {reinterpret_cast<const char*>(request_schema_json), request_schema_json_size};
+    if (name == "request-v0")
+        return {reinterpret_cast<const char*>(request_v0_schema_json), request_v0_schema_json_size};
+    if (name == "response")
+        return {reinterpret_cast<const char*>(response_schema_json), response_schema_json_size};
+    throw std::invalid_argument("no embedded schema named " + std::string(name));
+}
+
+void validate_json(const rapidjson::Value& doc, std::string_view schema_text,
+                   const std::string& source_name) {
+    rapidjson::Document schema_doc;
+    schema_doc.Parse(schema_text.data(), schema_text.size());
+    if (schema_doc.HasParseError()) throw std::logic_error("embedded schema is not valid JSON");
+    rapidjson::SchemaDocument schema(schema_doc);
+    rapidjson::SchemaValidator validator(schema);
+    if (doc.Accept(validator)) return;
+
+    rapidjson::StringBuffer doc_ptr, schema_ptr;
+    validator.GetInvalidDocumentPointer().StringifyUriFragment(doc_ptr);
+    validator.GetInvalidSchemaPointer().Stringify(schema_ptr);
+    std::string doc_pointer = doc_ptr.GetString();
+    if (!doc_pointer.empty() && doc_pointer[0] == '#') doc_pointer.erase(0, 1);
+    const std::string keyword = validator.GetInvalidSchemaKeyword();
+    const rapidjson::Value* schema_node = rapidjson::Pointer(schema_ptr.GetString()).Get(schema_doc);
+    const rapidjson::Value* value = rapidjson::Pointer(doc_pointer.c_str()).Get(doc);
+    const std::string field = doc_pointer.empty() ? "(top level)" : pointer_to_field(doc_pointer);
+    throw json_error(source_name + ": field " + field + ": " + describe(keyword, schema_node, value));
+}
+
+std::string to_pretty_json(const rapidjson::Value& value) {
+    rapidjson::StringBuffer buf;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+    w.SetIndent(' ', 2);
+    w.SetFormatOptions(rapidjson::kFormatSingleLineArray);
+    value.Accept(w);
+    return std::string(buf.GetString()) + "\n";
+}
+
+std::string pointer_to_field(std::string_view pointer) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < pointer.size()) {
+        if (pointer[i] != '/') break;
+        std::size_t next = pointer.find('/', i + 1);
+        std::string token(pointer.substr(i + 1, next == std::string_view::npos ? std::string_view::npos
+                                                                                 : next - i - 1));
+        const bool numeric = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+        if (numeric)
+            out += "[" + token + "]";
+        else
+            out += (out.empty() ? "" : ".") + token;
+        if (next == std::string_view::npos) break;
+        i = next;
+    }
+    return out;
+}
+
+}  // namespace cuopt

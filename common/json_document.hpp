@@ -1,0 +1,36 @@
+#pragma once
+/// JSON in and out for both programs: parsing with line/column errors, checking
+/// against the draft-04 schemas in schemas/ (embedded in the binary) with messages
+/// that name the field and what was expected, and pretty serialisation.
+
+#include <rapidjson/document.h>
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace cuopt {
+
+/// A problem with the content of a JSON file; what() names the file and field.
+class json_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Parses text; throws json_error("<source>: malformed JSON at line L, column C: ...").
+rapidjson::Document parse_json(const std::string& text, const std::string& source_name);
+
+/// The text of a schema embedded from schemas/, e.g. "request" -> request.schema.json.
+std::string_view embedded_schema(std::string_view name);
+
+/// Validates doc against a schema; throws json_error("<source>: field /a/0/b: <expected>").
+void validate_json(const rapidjson::Value& doc, std::string_view schema_text,
+                   const std::string& source_name);
+
+/// Pretty-printed JSON with a trailing newline.
+std::string to_pretty_json(const rapidjson::Value& value);
+
+/// Human form of a JSON pointer for messages: "/cases/0/args" -> "cases[0].args".
+std::string pointer_to_field(std::string_view pointer);
+
+}  // namespace cuopt

@@ -1,0 +1,240 @@
+#include "harness/case_runner.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+
+#include "common/file_io.hpp"
+#include "common/sha256.hpp"
+
+namespace cuopt {
+
+namespace {
+
+constexpr std::uint64_t k_hold_timeout_ns = 20'000'000'000ull;  // 20 s
+constexpr int k_max_batch = 32;  // timed launches enqueued behind one hold
+
+std::string dims(const std::array<unsigned, 3>& d) {
+    return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + "]";
+}
+
+struct live_buffer {
+    const kernel_arg* arg = nullptr;
+    device_buffer working;   // what the kernel sees
+    device_buffer pristine;  // in-place inputs: the values to restore before each launch
+    CUdeviceptr param{};
+};
+
+void poison(CUstream stream, const device_buffer& b, dtype type, std::uint64_t count) {
+    const std::uint64_t bits = poison_bits(type);
+    switch (dtype_size(type)) {
+        case 1: CU_CALL(cuMemsetD8Async(b.get(), static_cast<unsigned char>(bits), count, stream)); break;
+        case 2: CU_CALL(cuMemsetD16Async(b.get(), static_cast<unsigned short>(bits), count, stream)); break;
+        case 4: CU_CALL(cuMemsetD32Async(b.get(), static_cast<unsigned>(bits), count, stream)); break;
+        default:  // 8-byte patterns repeat their 32-bit half
+            CU_CALL(cuMemsetD32Async(b.get(), static_cast<unsigned>(bits), count * 2, stream));
+    }
+}
+
+}  // namespace
+
+std::string check_launch(const run_case& c, const device_fingerprint& device, CUfunction kernel,
+                         std::size_t static_shared_bytes) {
+    const auto& l = c.launch;
+    for (int i = 0; i < 3; ++i) {
+        if (l.block[i] > static_cast<unsigned>(device.max_block_dim[i]))
+            return "launch.block: " + dims(l.block) + " exceeds the device's maximum block " +
+                   dims({unsigned(device.max_block_dim[0]), unsigned(device.max_block_dim[1]),
+                         unsigned(device.max_block_dim[2])}) + " on " + device.name;
+        if (l.grid[i] > static_cast<unsigned>(device.max_grid_dim[i]))
+            return "launch.grid: " + dims(l.grid) + " exceeds the device's maximum grid " +
+                   dims({unsigned(device.max_grid_dim[0]), unsigned(device.max_grid_dim[1]),
+                         unsigned(device.max_grid_dim[2])}) + " on " + device.name;
+    }
+    const unsigned long long threads = 1ull * l.block[0] * l.block[1] * l.block[2];
+    int kernel_max = 0;
+    CU_CALL(cuFuncGetAttribute(&kernel_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel));
+    if (threads > static_cast<unsigned long long>(kernel_max))
+        return "launch.block: " + dims(l.block) + " is " + std::to_string(threads) +
+               " threads per block; this kernel can run at most " + std::to_string(kernel_max) + " on " +
+               device.name;
+    const unsigned long long shared = static_shared_bytes + l.dynamic_shared_bytes;
+    if (shared > static_cast<unsigned long long>(device.max_shared_per_block_optin_bytes))
+        return "launch.dynamic_shared_bytes: " + std::to_string(l.dynamic_shared_bytes) + " plus " +
+               std::to_string(static_shared_bytes) + " static bytes exceeds the " +
+               std::to_string(device.max_shared_per_block_optin_bytes) + " bytes of shared memory per block on " +
+               device.name;
+    return "";
+}
+
+std::string check_arguments(const run_case& c, CUfunction kernel) {
+    const std::size_t n = c.args.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t offset = 0, size = 0;
+        const CUresult r = driver().cuFuncGetParamInfo(kernel, i, &offset, &size);
+        if (r == CUDA_ERROR_INVALID_VALUE)
+            return "args: the kernel takes " + std::to_string(i) + " parameter(s) but the case gives " +
+                   std::to_string(n);
+        check_cu(r, "cuFuncGetParamInfo", __FILE__, __LINE__);
+        const kernel_arg& a = c.args[i];
+        const std::size_t expected = a.is_buffer ? sizeof(CUdeviceptr) : dtype_size(a.type);
+        if (size != expected)
+            return "args[" + std::to_string(i) + "] ('" + a.name + "'): kernel parameter " + std::to_string(i) +
+                   " is " + std::to_string(size) + " bytes but " +
+                   (a.is_buffer ? "a buffer pointer is " : "a " + std::string(dtype_name(a.type)) + " scalar is ") +
+                   std::to_string(expected) + " bytes";
+    }
+    std::size_t offset = 0, size = 0;
+    if (driver().cuFuncGetParamInfo(kernel, n, &offset, &size) == CUDA_SUCCESS) {
+        std::size_t total = n + 1;
+        while (driver().cuFuncGetParamInfo(kernel, total, &offset, &size) == CUDA_SUCCESS) ++total;
+        return "args: the kernel takes " + std::to_string(total) + " parameter(s) but the case gives " +
+               std::to_string(n);
+    }
+    return "";
+}
+
+case_runner::case_runner(const device_fingerprint& device, const support_kernels& support, CUfunction kernel,
+                         const timing_config& timing)
+    : m_device(device),
+      m_support(support),
+      m_kernel(kernel),
+      m_timing(timing),
+      m_stream(make_stream()),
+      m_l2_scratch(timing.flush_l2 ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2 : 0),
+      m_hold_flags(2 * sizeof(int)) {}
+
+case_outcome case_runner::run(const run_case& c) {
+    case_outcome out;
+    out.name = c.name;
+    out.measured = c.measure;
+    const CUstream stream = m_stream.get();
+    const bool fresh = m_timing.fresh_inputs;
+
+    std::vector<live_buffer> buffers;
+    std::vector<void*> params;
+    buffers.reserve(c.args.size());
+    for (const kernel_arg& a : c.args) {
+        if (!a.is_buffer) continue;
+        live_buffer& b = buffers.emplace_back();
+        b.arg = &a;
+        b.working = device_buffer(a.bytes());
+        b.param = b.working.get();
+        const bool in_place = a.has_input() && a.is_output();
+        if (in_place && !(a.generator && fresh)) b.pristine = device_buffer(a.bytes());
+        const device_buffer& first = in_place && b.pristine.get() ? b.pristine : b.working;
+        if (a.input_file) {
+            const auto bytes = read_binary_file(*a.input_file);
+            CU_CALL(cuMemcpyHtoD(first.get(), bytes.data(), bytes.size()));
+        } else if (a.generator && !fresh) {
+            m_support.generate(stream, first.get(), a.type, a.count, *a.generator, 0);
+        }
+    }
+    std::size_t next_buffer = 0;
+    for (const kernel_arg& a : c.args)
+        params.push_back(a.is_buffer ? static_cast<void*>(&buffers[next_buffer++].param)
+                                     : const_cast<unsigned char*>(a.scalar_bytes.data()));
+
+    // Everything a launch needs before it starts, enqueued outside any timed region.
+    auto prepare = [&](std::uint64_t launch_index) {
+        for (live_buffer& b : buffers) {
+            const kernel_arg& a = *b.arg;
+            if (a.generator && fresh)
+                m_support.generate(stream, b.working.get(), a.type, a.count, *a.generator, launch_index);
+            else if (b.pristine.get())
+                CU_CALL(cuMemcpyDtoDAsync(b.working.get(), b.pristine.get(), a.bytes(), stream));
+            else if (!a.has_input())
+                poison(stream, b.working, a.type, a.count);
+        }
+        if (m_timing.flush_l2)  // last, so nothing written above stays warm in L2
+            CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), static_cast<unsigned>(launch_index),
+                                     m_l2_scratch.bytes() / 4, stream));
+    };
+    const auto& l = c.launch;
+    auto launch = [&] {
+        CU_CALL(cuLaunchKernel(m_kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+                               l.dynamic_shared_bytes, stream, params.data(), nullptr));
+    };
+    if (l.dynamic_shared_bytes > 48 * 1024)
+        CU_CALL(cuFuncSetAttribute(m_kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                   static_cast<int>(l.dynamic_shared_bytes)));
+
+    // Launch 0 produces the outputs of an unmeasured case; then warm-up launches 1..W.
+    std::uint64_t launch_index = 0;
+    prepare(launch_index);
+    launch();
+    CU_CALL(cuStreamSynchronize(stream));
+    if (c.measure) {
+        out.warmup = m_timing.warmup;
+        out.iterations = m_timing.iterations;
+        for (int i = 0; i < m_timing.warmup; ++i) {
+            prepare(++launch_index);
+            launch();
+        }
+        CU_CALL(cuStreamSynchronize(stream));
+
+        const int batch = std::min(k_max_batch, m_timing.iterations);
+        std::vector<event_handle> starts, stops;
+        for (int i = 0; i < batch; ++i) {
+            starts.push_back(make_event());
+            stops.push_back(make_event());
+        }
+        auto* flags = static_cast<volatile int*>(m_hold_flags.host());
+        const CUdeviceptr release = m_hold_flags.device(), timed_out = m_hold_flags.device() + sizeof(int);
+        for (int done = 0; done < m_timing.iterations;) {
+            const int n = std::min(batch, m_timing.iterations - done);
+            flags[0] = 0;
+            flags[1] = 0;
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            m_support.hold_stream(stream, release, timed_out, k_hold_timeout_ns);
+            for (int i = 0; i < n; ++i) {
+                prepare(++launch_index);
+                CU_CALL(cuEventRecord(starts[i].get(), stream));
+                launch();
+                CU_CALL(cuEventRecord(stops[i].get(), stream));
+            }
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            flags[0] = 1;  // the whole batch is queued: let the GPU go
+            CU_CALL(cuStreamSynchronize(stream));
+            out.stream_hold_timed_out |= flags[1] != 0;
+            for (int i = 0; i < n; ++i) {
+                float ms = 0;
+                CU_CALL(cuEventElapsedTime(&ms, starts[i].get(), stops[i].get()));
+                out.samples_ms.push_back(ms);
+            }
+            done += n;
+        }
+        out.stats_ms = summarize(out.samples_ms);
+    }
+    out.checked_launch_index = launch_index;
+
+    // The outputs of the last launch, and the inputs that launch saw, go to disk.
+    for (const live_buffer& b : buffers) {
+        const kernel_arg& a = *b.arg;
+        auto save = [&](CUdeviceptr from, const std::filesystem::path& file, const char* role) {
+            std::vector<unsigned char> host(a.bytes());
+            CU_CALL(cuMemcpyDtoH(host.data(), from, host.size()));
+            write_file_atomic(file, host.data(), host.size());
+            output_record r;
+            r.arg = a.name;
+            r.role = role;
+            r.file = file;
+            r.type = a.type;
+            r.count = a.count;
+            r.sha256 = sha256_hex(host.data(), host.size());
+            r.unwritten = count_poisoned(a.type, host.data(), a.count);
+            out.outputs.push_back(std::move(r));
+        };
+        if (a.output_file) save(b.working.get(), *a.output_file, "output");
+        if (a.input_dump_file) {
+            device_buffer regenerated(a.bytes());
+            m_support.generate(stream, regenerated.get(), a.type, a.count, *a.generator, fresh ? launch_index : 0);
+            CU_CALL(cuStreamSynchronize(stream));
+            save(regenerated.get(), *a.input_dump_file, "input_dump");
+        }
+    }
+    out.status = "ok";
+    return out;
+}
+
+}  // namespace cuopt

@@ -1,0 +1,70 @@
+#pragma once
+/// Runs one case honestly: upload inputs, poison outputs, launch once, warm up, then
+/// time each launch with CUDA events while the stream is held until the whole batch
+/// is enqueued. Before every launch, outside the events: fresh or restored inputs,
+/// re-poisoned outputs, L2 flushed last. The outputs kept are the last timed launch's.
+/// No JSON here: a case in, a case_outcome out.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/cuda_handles.hpp"
+#include "harness/device_info.hpp"
+#include "harness/request.hpp"
+#include "harness/sample_statistics.hpp"
+#include "harness/support_kernels.hpp"
+
+namespace cuopt {
+
+struct output_record {
+    std::string arg;
+    std::string role;  // "output" or "input_dump"
+    std::filesystem::path file;
+    dtype type = dtype::f32;
+    std::uint64_t count = 0;
+    std::string sha256;
+    std::uint64_t unwritten = 0;  // elements still holding the poison pattern
+};
+
+struct case_outcome {
+    std::string name;
+    std::string status = "skipped";  // ok | cuda_error | invalid_launch | skipped
+    std::string error;
+    bool measured = false;
+    int warmup = 0, iterations = 0;
+    std::vector<double> samples_ms;
+    sample_statistics stats_ms;
+    std::uint64_t checked_launch_index = 0;  // launch whose inputs/outputs were kept
+    bool stream_hold_timed_out = false;      // host enqueue outran the hold: samples may include it
+    std::vector<output_record> outputs;
+};
+
+/// Checks a case's launch against the device and the kernel; "" when it can run,
+/// else a message naming the field ("launch.block: ...").
+std::string check_launch(const run_case& c, const device_fingerprint& device, CUfunction kernel,
+                         std::size_t static_shared_bytes);
+
+/// Compares the request's arguments with the kernel's parameter list (count and sizes).
+std::string check_arguments(const run_case& c, CUfunction kernel);
+
+class case_runner {
+public:
+    case_runner(const device_fingerprint& device, const support_kernels& support, CUfunction kernel,
+                const timing_config& timing);
+
+    /// Runs the case. Throws cuda_error for a CUDA failure (the caller decides whether the
+    /// context survived); throws std::runtime_error for an I/O failure writing outputs.
+    case_outcome run(const run_case& c);
+
+private:
+    const device_fingerprint& m_device;
+    const support_kernels& m_support;
+    CUfunction m_kernel;
+    timing_config m_timing;
+    stream_handle m_stream;
+    device_buffer m_l2_scratch;
+    mapped_host_buffer m_hold_flags;
+};
+
+}  // namespace cuopt

@@ -1,0 +1,99 @@
+#include "harness/cubin_cache.hpp"
+
+#include <rapidjson/document.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "common/sha256.hpp"
+#include "harness/device_info.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+
+fs::path cubin_cache::default_folder() {
+    if (const char* v = std::getenv("CUDA_HARNESS_CACHE_DIR"); v && *v) return v;
+    if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) return fs::path(v) / "cuda-harness";
+    if (const char* v = std::getenv("HOME"); v && *v) return fs::path(v) / ".cache" / "cuda-harness";
+    return fs::temp_directory_path() / "cuda-harness-cache";
+}
+
+std::string cubin_cache::key_for(const kernel_spec& kernel, const std::string& arch) {
+    std::string material = "cuda-harness-cubin-v1\n" + arch + "\n" + nvrtc_version_string() + "\n" +
+                           kernel.entry + "\n";
+    for (const auto& o : nvrtc_options(kernel, arch)) material += o + "\n";
+    material += '\0';
+    material += kernel.source;
+    return sha256_hex(material);
+}
+
+bool cubin_cache::cacheable(const kernel_spec& kernel) {
+    for (const auto& o : kernel.compile_options)
+        if (o.rfind("-I", 0) == 0 || o.rfind("--include-path", 0) == 0 || o.rfind("--pre-include", 0) == 0 ||
+            o.rfind("-include", 0) == 0)
+            return false;
+    return true;
+}
+
+std::optional<compile_result> cubin_cache::find(const std::string& key) const {
+    try {
+        const fs::path meta_path = m_folder / (key + ".json");
+        const fs::path cubin_path = m_folder / (key + ".cubin");
+        if (!fs::exists(meta_path) || !fs::exists(cubin_path)) return std::nullopt;
+        const rapidjson::Document meta = parse_json(read_text_file(meta_path), meta_path.string());
+        const auto bytes = read_binary_file(cubin_path);
+        compile_result r;
+        r.cubin.assign(bytes.begin(), bytes.end());
+        r.cubin_sha256 = sha256_hex(r.cubin.data(), r.cubin.size());
+        if (r.cubin_sha256 != meta["cubin_sha256"].GetString()) return std::nullopt;  // torn or tampered
+        r.ok = true;
+        r.cache_hit = true;
+        r.cache_key = key;
+        r.log = meta["log"].GetString();
+        r.arch = meta["arch"].GetString();
+        r.lowered_name = meta["lowered_name"].GetString();
+        for (const auto& o : meta["options"].GetArray()) r.options.emplace_back(o.GetString());
+        r.ptxas = parse_ptxas_report(r.log, r.lowered_name);
+        return r;
+    } catch (const std::exception&) {
+        return std::nullopt;  // an unreadable entry is a miss, never an error
+    }
+}
+
+void cubin_cache::store(const compile_result& result) const noexcept {
+    try {
+        rapidjson::Document meta(rapidjson::kObjectType);
+        auto& a = meta.GetAllocator();
+        meta.AddMember("schema_version", 1, a);
+        meta.AddMember("arch", rapidjson::Value(result.arch.c_str(), a), a);
+        meta.AddMember("lowered_name", rapidjson::Value(result.lowered_name.c_str(), a), a);
+        meta.AddMember("cubin_sha256", rapidjson::Value(result.cubin_sha256.c_str(), a), a);
+        meta.AddMember("log", rapidjson::Value(result.log.c_str(), a), a);
+        rapidjson::Value opts(rapidjson::kArrayType);
+        for (const auto& o : result.options) opts.PushBack(rapidjson::Value(o.c_str(), a), a);
+        meta.AddMember("options", opts, a);
+        // cubin first: a reader needs the .json, so it never sees a cubin without its record.
+        write_file_atomic(m_folder / (result.cache_key + ".cubin"), result.cubin.data(), result.cubin.size());
+        write_file_atomic(m_folder / (result.cache_key + ".json"), to_pretty_json(meta));
+    } catch (const std::exception&) {
+    }
+}
+
+compile_result compile_cached(const kernel_spec& kernel, const std::string& arch, const cubin_cache* cache) {
+    if (!cache || !cubin_cache::cacheable(kernel)) return compile_kernel(kernel, arch);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string key = cubin_cache::key_for(kernel, arch);
+    if (auto hit = cache->find(key)) {
+        hit->wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        return *hit;
+    }
+    compile_result r = compile_kernel(kernel, arch);
+    r.cache_key = key;
+    if (r.ok) cache->store(r);
+    return r;
+}
+
+}  // namespace cuopt

@@ -1,0 +1,37 @@
+#pragma once
+/// A folder of compiled kernels keyed by sha256(source, entry, NVRTC options, arch,
+/// NVRTC version): a hit skips NVRTC entirely and returns the stored cubin, log and
+/// ptxas report. Requests whose options add include paths bypass it, because a
+/// header's content is not part of the key.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "harness/nvrtc_compiler.hpp"
+
+namespace cuopt {
+
+class cubin_cache {
+public:
+    explicit cubin_cache(std::filesystem::path folder) : m_folder(std::move(folder)) {}
+
+    /// $CUDA_HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/cuda-harness, else ~/.cache/cuda-harness.
+    static std::filesystem::path default_folder();
+    static std::string key_for(const kernel_spec& kernel, const std::string& arch);
+    /// False when the options make the source depend on files outside it (-I, --pre-include).
+    static bool cacheable(const kernel_spec& kernel);
+
+    std::optional<compile_result> find(const std::string& key) const;
+    /// Stores a successful result; failures to write are ignored (the cache is an optimisation).
+    void store(const compile_result& result) const noexcept;
+    const std::filesystem::path& folder() const { return m_folder; }
+
+private:
+    std::filesystem::path m_folder;
+};
+
+/// Compiles through the cache when one is given and the kernel is cacheable.
+compile_result compile_cached(const kernel_spec& kernel, const std::string& arch, const cubin_cache* cache);
+
+}  // namespace cuopt

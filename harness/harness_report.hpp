@@ -1,0 +1,59 @@
+#pragma once
+/// Everything one harness invocation learned, as plain data: the phases of main()
+/// fill it in, response_writer turns it into response.json. Kept apart so the
+/// timing loop never touches JSON and the writer never touches the GPU.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/exit_codes.hpp"
+#include "harness/case_runner.hpp"
+#include "harness/device_info.hpp"
+#include "harness/nvrtc_compiler.hpp"
+#include "harness/request.hpp"
+
+namespace cuopt {
+
+/// What the driver says about the loaded kernel (authoritative over ptxas's report).
+struct kernel_attributes {
+    int registers = 0;
+    int static_shared_bytes = 0;
+    int local_bytes = 0;  // per thread: stack frame plus spills
+    int const_bytes = 0;
+    int max_threads_per_block = 0;
+};
+
+struct harness_report {
+    exit_code code = exit_code::ok;
+    std::string status = "ok";  // ok | compile_error | invalid_request | cuda_error | no_driver | no_device | internal_error
+    std::string error;
+    std::string mode = "run";   // run | compile_only
+    std::filesystem::path request_file;
+    std::filesystem::path request_folder;
+    bool upstream_layout = false;
+    std::string entry;
+    std::optional<device_fingerprint> device;
+    std::optional<compile_result> compile;
+    std::optional<kernel_attributes> attributes;
+    std::optional<timing_config> timing;
+    std::vector<case_outcome> cases;
+    double wall_ms = 0;
+
+    /// Records a failure; the first failure decides status and exit code.
+    void fail(exit_code c, const std::string& status_name, const std::string& message) {
+        if (code != exit_code::ok) return;
+        code = c;
+        status = status_name;
+        error = message;
+    }
+};
+
+/// The response document (schemas/response.schema.json) as pretty JSON text.
+std::string write_response_json(const harness_report& report);
+
+/// The device block alone (the same object the response carries), for --device-info.
+std::string write_device_json(const device_fingerprint& device);
+
+}  // namespace cuopt

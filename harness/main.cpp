@@ -1,0 +1,98 @@
+// cuda-harness: read one request, compile it with NVRTC, launch and time it through
+// the CUDA Driver API, dump the outputs, write one response. See README.md.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "common/exit_codes.hpp"
+#include "common/file_io.hpp"
+#include "harness/cuda_driver.hpp"
+#include "harness/harness_options.hpp"
+#include "harness/request_runner.hpp"
+
+#ifndef CUOPT_VERSION
+#define CUOPT_VERSION "0.0.0"
+#endif
+
+namespace {
+
+using cuopt::exit_code;
+using cuopt::harness_options;
+
+void define_options(CLI::App& app, harness_options& o) {
+    app.add_option("request", o.request, "Request JSON to compile, run and time");
+    app.add_option("--response", o.response, "Where to write the response (default: response.json beside the request)");
+    app.add_flag("--device-info", o.device_info, "Print the device fingerprint as JSON and exit");
+    app.add_option("--device", o.device, "Device index for --device-info")->check(CLI::NonNegativeNumber);
+    app.add_flag("--compile-only", o.compile_only, "Compile with NVRTC only; needs no GPU or driver");
+    app.add_option("--arch", o.arch, "Target for --compile-only, e.g. sm_90 (default: the device's, else sm_90)")
+        ->check(CLI::Validator(
+            [](std::string& v) { return v.rfind("sm_", 0) == 0 && v.size() > 3 ? std::string() : "expected sm_XY"; },
+            "sm_XY"));
+    app.add_flag("--no-cache", o.no_cache, "Always run NVRTC; never read or write the cubin cache");
+    app.add_option("--cache-dir", o.cache_dir, "Cubin cache folder (default: $CUDA_HARNESS_CACHE_DIR or ~/.cache/cuda-harness)");
+    app.add_flag("--quiet", o.quiet, "No summary line on stderr");
+    app.set_version_flag("--version", CUOPT_VERSION);
+}
+
+int print_device_info(const harness_options& o) {
+    try {
+        std::cout << cuopt::write_device_json(cuopt::query_device(o.device));
+        return 0;
+    } catch (const cuopt::no_driver_error& e) {
+        std::cerr << "cuda-harness: " << e.what() << "\n";
+        return to_int(exit_code::no_driver);
+    } catch (const cuopt::no_device_error& e) {
+        std::cerr << "cuda-harness: " << e.what() << "\n";
+        return to_int(exit_code::no_device);
+    } catch (const std::exception& e) {
+        std::cerr << "cuda-harness: " << e.what() << "\n";
+        return to_int(exit_code::internal_error);
+    }
+}
+
+int run(const harness_options& o) {
+    const std::filesystem::path response =
+        o.response.empty() ? std::filesystem::absolute(o.request).parent_path() / "response.json" : std::filesystem::path(o.response);
+    const cuopt::harness_report report = cuopt::run_request(o);
+    try {
+        cuopt::write_file_atomic(response, cuopt::write_response_json(report));
+    } catch (const std::exception& e) {
+        std::cerr << "cuda-harness: cannot write the response: " << e.what() << "\n";
+        return to_int(exit_code::internal_error);
+    }
+    if (!report.error.empty()) std::cerr << "cuda-harness: " << report.status << ": " << report.error << "\n";
+    if (!o.quiet) {
+        std::cerr << "cuda-harness: " << report.status << " (exit " << to_int(report.code) << ", "
+                  << exit_code_name(report.code) << "); response: " << response.string() << "\n";
+        for (const auto& c : report.cases)
+            if (c.status == "ok" && c.measured)
+                std::fprintf(stderr, "  %-24s median %.6f ms over %d launches\n", c.name.c_str(), c.stats_ms.median,
+                             c.iterations);
+    }
+    return to_int(report.code);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"cuda-harness: compile, launch, time and dump one CUDA kernel request"};
+    harness_options options;
+    define_options(app, options);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return to_int(exit_code::usage);
+    }
+    if (options.device_info) return print_device_info(options);
+    if (options.request.empty()) {
+        std::cerr << "cuda-harness: expected REQUEST.json (or --device-info); see --help\n";
+        return to_int(exit_code::usage);
+    }
+    return run(options);
+}

@@ -1,0 +1,142 @@
+#include "harness/nvrtc_compiler.hpp"
+
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+
+#include "common/sha256.hpp"
+
+namespace cuopt {
+
+namespace {
+
+void check_nvrtc(nvrtcResult r, const char* statement) {
+    if (r != NVRTC_SUCCESS)
+        throw nvrtc_error(std::string(statement) + " failed: " + nvrtcGetErrorString(r));
+}
+#define NVRTC_CALL(call) check_nvrtc(call, #call)
+
+class nvrtc_program {
+public:
+    nvrtc_program(const std::string& source, const std::string& name) {
+        NVRTC_CALL(nvrtcCreateProgram(&m_prog, source.c_str(), name.c_str(), 0, nullptr, nullptr));
+    }
+    ~nvrtc_program() { nvrtcDestroyProgram(&m_prog); }
+    nvrtc_program(const nvrtc_program&) = delete;
+    nvrtc_program& operator=(const nvrtc_program&) = delete;
+    nvrtcProgram get() const { return m_prog; }
+
+private:
+    nvrtcProgram m_prog{};
+};
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// The entry is looked up through a name expression that NVRTC compiles in a pseudo-file
+// "__nv_name_map": when every error is there, the source is fine but has no such kernel.
+bool only_entry_errors(const std::string& log) {
+    std::size_t errors = 0, entry_errors = 0, start = 0;
+    while (start < log.size()) {
+        std::size_t end = log.find('\n', start);
+        if (end == std::string::npos) end = log.size();
+        const std::string line = log.substr(start, end - start);
+        if (line.find(": error") != std::string::npos) {
+            ++errors;
+            entry_errors += starts_with(line, "__nv_name_map");
+        }
+        start = end + 1;
+    }
+    return errors > 0 && errors == entry_errors;
+}
+
+}  // namespace
+
+std::string toolkit_include_dir() {
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDAToolkit_ROOT"})
+        if (const char* v = std::getenv(var); v && *v && std::filesystem::exists(std::string(v) + "/include/cuda_fp16.h"))
+            return std::string(v) + "/include";
+#ifdef CUOPT_CUDA_INCLUDE_DIR
+    if (std::filesystem::exists(CUOPT_CUDA_INCLUDE_DIR "/cuda_fp16.h")) return CUOPT_CUDA_INCLUDE_DIR;
+#endif
+    return "/usr/local/cuda/include";
+}
+
+std::vector<std::string> nvrtc_options(const kernel_spec& kernel, const std::string& arch) {
+    std::vector<std::string> opts{"--gpu-architecture=" + arch};
+    bool has_std = false;
+    for (const auto& o : kernel.compile_options)
+        has_std |= starts_with(o, "--std") || starts_with(o, "-std");
+    if (!has_std) opts.emplace_back("--std=c++17");
+    opts.push_back("--include-path=" + toolkit_include_dir());
+    opts.emplace_back("--ptxas-options=-v");
+    for (const auto& [name, value] : kernel.defines) opts.push_back("-D" + name + "=" + value);
+    opts.insert(opts.end(), kernel.compile_options.begin(), kernel.compile_options.end());
+    return opts;
+}
+
+ptxas_report parse_ptxas_report(const std::string& log, const std::string& lowered_name) {
+    ptxas_report r;
+    // ptxas prints "Compiling entry function 'NAME' for 'sm_90'", then "Function properties
+    // for NAME" with stack/spill figures, then "Used N registers, ... N bytes smem, N bytes cmem[0]".
+    const std::string marker = "Compiling entry function '" + lowered_name + "'";
+    std::size_t pos = log.find(marker);
+    if (pos == std::string::npos) return r;
+    std::size_t end = log.find("Compiling entry function", pos + marker.size());
+    const std::string block = log.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    std::smatch m;
+    if (std::regex_search(block, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
+        r.stack_frame_bytes = std::stoll(m[1]);
+        r.spill_store_bytes = std::stoll(m[2]);
+        r.spill_load_bytes = std::stoll(m[3]);
+    }
+    if (std::regex_search(block, m, std::regex(R"(Used (\d+) registers)"))) r.registers = std::stoi(m[1]);
+    if (std::regex_search(block, m, std::regex(R"((\d+) bytes smem)"))) r.static_shared_bytes = std::stoll(m[1]);
+    else if (r.registers >= 0) r.static_shared_bytes = 0;
+    if (std::regex_search(block, m, std::regex(R"((\d+) bytes cmem\[0\])"))) r.constant_bytes = std::stoll(m[1]);
+    return r;
+}
+
+compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch) {
+    const auto start = std::chrono::steady_clock::now();
+    compile_result result;
+    result.arch = arch;
+    result.options = nvrtc_options(kernel, arch);
+
+    nvrtc_program prog(kernel.source, kernel.source_name);
+    NVRTC_CALL(nvrtcAddNameExpression(prog.get(), kernel.entry.c_str()));
+    std::vector<const char*> argv;
+    for (const auto& o : result.options) argv.push_back(o.c_str());
+    const nvrtcResult compiled = nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
+
+    std::size_t log_size = 0;
+    NVRTC_CALL(nvrtcGetProgramLogSize(prog.get(), &log_size));
+    result.log.resize(log_size);
+    NVRTC_CALL(nvrtcGetProgramLog(prog.get(), result.log.data()));
+    while (!result.log.empty() && result.log.back() == '\0') result.log.pop_back();
+
+    if (compiled == NVRTC_SUCCESS) {
+        const char* lowered = nullptr;
+        NVRTC_CALL(nvrtcGetLoweredName(prog.get(), kernel.entry.c_str(), &lowered));
+        result.lowered_name = lowered;
+        std::size_t cubin_size = 0;
+        NVRTC_CALL(nvrtcGetCUBINSize(prog.get(), &cubin_size));
+        result.cubin.resize(cubin_size);
+        NVRTC_CALL(nvrtcGetCUBIN(prog.get(), result.cubin.data()));
+        result.cubin_sha256 = sha256_hex(result.cubin.data(), result.cubin.size());
+        result.ptxas = parse_ptxas_report(result.log, result.lowered_name);
+        // A name that exists but is not __global__ compiles, yet ptxas lists no entry for it.
+        result.ok = result.log.find("Compiling entry function '" + result.lowered_name + "'") != std::string::npos;
+        result.entry_missing = !result.ok;
+    } else if (compiled == NVRTC_ERROR_COMPILATION) {
+        result.entry_missing = only_entry_errors(result.log);
+    } else {
+        check_nvrtc(compiled, "nvrtcCompileProgram");
+    }
+    result.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+}  // namespace cuopt

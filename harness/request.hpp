@@ -1,0 +1,84 @@
+#pragma once
+/// The parsed, validated request: plain immutable data, every path already
+/// resolved inside the request folder and every size checked, so the compile and
+/// timing code never look at JSON again.
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/dtype.hpp"
+
+namespace cuopt {
+
+enum class generator_kind { uniform, normal, int_range };
+
+/// A counter-based fill: element i of launch L is a pure function of (seed, L, i).
+struct generator_spec {
+    generator_kind kind = generator_kind::uniform;
+    double low = -1.0, high = 1.0;     // uniform, int_range (inclusive)
+    double mean = 0.0, stddev = 1.0;   // normal
+    std::uint64_t seed = 0;
+};
+
+struct kernel_arg {
+    std::string name;
+    dtype type = dtype::f32;
+    bool is_buffer = false;
+    // buffer
+    std::uint64_t count = 0;
+    std::optional<std::filesystem::path> input_file;
+    std::optional<generator_spec> generator;
+    std::optional<std::filesystem::path> output_file;
+    std::optional<std::filesystem::path> input_dump_file;
+    // scalar
+    std::vector<unsigned char> scalar_bytes;
+
+    std::uint64_t bytes() const { return count * dtype_size(type); }
+    bool has_input() const { return input_file || generator; }
+    bool is_output() const { return output_file.has_value(); }
+};
+
+struct launch_config {
+    std::array<unsigned, 3> grid{1, 1, 1};
+    std::array<unsigned, 3> block{1, 1, 1};
+    unsigned dynamic_shared_bytes = 0;
+};
+
+struct run_case {
+    std::string name;
+    bool measure = true;
+    launch_config launch;
+    std::vector<kernel_arg> args;
+};
+
+struct timing_config {
+    int warmup = 10;
+    int iterations = 100;
+    bool flush_l2 = true;
+    bool fresh_inputs = false;
+};
+
+struct kernel_spec {
+    std::string source;                       // the text itself
+    std::string source_name;                  // file name or "<inline>"
+    std::string entry;
+    std::vector<std::string> compile_options;
+    std::vector<std::pair<std::string, std::string>> defines;  // sorted by name
+};
+
+struct request {
+    std::filesystem::path file;      // the request JSON
+    std::filesystem::path folder;    // its folder: the root for every relative path
+    bool upstream_layout = false;    // converted from the v0.0 single-case layout
+    kernel_spec kernel;
+    int device = 0;
+    timing_config timing;
+    std::vector<run_case> cases;
+};
+
+}  // namespace cuopt

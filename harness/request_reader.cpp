@@ -1,0 +1,251 @@
+#include "harness/request_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "harness/upstream_request.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+using rapidjson::Value;
+
+namespace {
+
+// Carries the file name and a field path so every message reads
+// "<file>: field cases[0].args[1].count: <what was expected>".
+struct field_context {
+    std::string source;
+    std::string field;
+    field_context at(const std::string& child) const {
+        const bool index = !child.empty() && child[0] == '[';
+        return {source, field + (index || field.empty() ? "" : ".") + child};
+    }
+    [[noreturn]] void fail(const std::string& what) const {
+        throw json_error(source + ": field " + field + ": " + what);
+    }
+};
+
+std::string format_number(double v) {
+    if (std::floor(v) == v && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+    return std::to_string(v);
+}
+
+fs::path resolve(const request& req, const std::string& relative, const field_context& ctx) {
+    try {
+        return resolve_inside(req.folder, relative);
+    } catch (const std::invalid_argument& e) {
+        ctx.fail(e.what());
+    }
+}
+
+generator_spec read_generator(const Value& g, dtype type, const field_context& ctx) {
+    generator_spec spec;
+    const std::string kind = g["kind"].GetString();
+    spec.kind = kind == "uniform" ? generator_kind::uniform
+                : kind == "normal" ? generator_kind::normal
+                                   : generator_kind::int_range;
+    if (g.HasMember("low")) spec.low = g["low"].GetDouble();
+    if (g.HasMember("high")) spec.high = g["high"].GetDouble();
+    if (g.HasMember("mean")) spec.mean = g["mean"].GetDouble();
+    if (g.HasMember("stddev")) spec.stddev = g["stddev"].GetDouble();
+    if (g.HasMember("seed")) spec.seed = g["seed"].GetUint64();
+    if (spec.kind != generator_kind::int_range && !is_float(type))
+        ctx.at("kind").fail("'" + kind + "' fills floating-point buffers; for " +
+                            std::string(dtype_name(type)) + " use 'int_range'");
+    if (spec.kind == generator_kind::uniform && !(spec.low < spec.high))
+        ctx.fail("uniform needs low < high (got low " + format_number(spec.low) + ", high " +
+                 format_number(spec.high) + ")");
+    if (spec.kind == generator_kind::int_range) {
+        if (std::floor(spec.low) != spec.low || std::floor(spec.high) != spec.high || spec.low > spec.high)
+            ctx.fail("int_range needs integer low <= high (got low " + format_number(spec.low) +
+                     ", high " + format_number(spec.high) + ")");
+        if (!is_float(type)) {
+            try {
+                encode_scalar(type, spec.low);
+                encode_scalar(type, spec.high);
+            } catch (const std::invalid_argument& e) {
+                ctx.fail(std::string("range does not fit the buffer's dtype: ") + e.what());
+            }
+        }
+    }
+    return spec;
+}
+
+kernel_arg read_arg(const request& req, const Value& a, const field_context& ctx) {
+    kernel_arg arg;
+    arg.name = a["name"].GetString();
+    arg.type = *parse_dtype(a["dtype"].GetString());  // the schema's enum guarantees it
+    const bool buffer_fields = a.HasMember("count") || a.HasMember("input_file") ||
+                               a.HasMember("output_file") || a.HasMember("generator") ||
+                               a.HasMember("input_dump_file");
+    if (a.HasMember("value")) {
+        if (buffer_fields)
+            ctx.fail("has 'value' (a scalar) and buffer fields (count/input_file/output_file/generator); "
+                     "expected one or the other");
+        const Value& v = a["value"];
+        try {
+            arg.scalar_bytes = encode_scalar(arg.type, v.IsBool() ? (v.GetBool() ? 1.0 : 0.0) : v.GetDouble());
+        } catch (const std::invalid_argument& e) {
+            ctx.at("value").fail(e.what());
+        }
+        if (v.IsInt64() && !is_float(arg.type) && std::fabs(static_cast<double>(v.GetInt64())) > 9.0e15)
+            ctx.at("value").fail("integer too large to carry exactly");
+        return arg;
+    }
+    if (!a.HasMember("count"))
+        ctx.fail("expected 'count' (a buffer) or 'value' (a scalar)");
+    arg.is_buffer = true;
+    arg.count = a["count"].GetUint64();
+    if (a.HasMember("input_file") && a.HasMember("generator"))
+        ctx.fail("has both 'input_file' and 'generator'; expected at most one input source");
+    if (a.HasMember("input_file")) {
+        arg.input_file = resolve(req, a["input_file"].GetString(), ctx.at("input_file"));
+        std::error_code ec;
+        const auto size = fs::file_size(*arg.input_file, ec);
+        if (ec) ctx.at("input_file").fail("cannot read " + arg.input_file->string() + " (" + ec.message() + ")");
+        if (size != arg.bytes())
+            ctx.at("input_file").fail(arg.input_file->filename().string() + " holds " + std::to_string(size) +
+                                      " bytes but count " + std::to_string(arg.count) + " x " +
+                                      std::string(dtype_name(arg.type)) + " (" +
+                                      std::to_string(dtype_size(arg.type)) + " bytes) needs " +
+                                      std::to_string(arg.bytes()));
+    }
+    if (a.HasMember("generator")) arg.generator = read_generator(a["generator"], arg.type, ctx.at("generator"));
+    if (a.HasMember("output_file"))
+        arg.output_file = resolve(req, a["output_file"].GetString(), ctx.at("output_file"));
+    if (a.HasMember("input_dump_file")) {
+        if (!arg.generator) ctx.at("input_dump_file").fail("only a buffer with a 'generator' can dump its inputs");
+        arg.input_dump_file = resolve(req, a["input_dump_file"].GetString(), ctx.at("input_dump_file"));
+    }
+    return arg;
+}
+
+std::array<unsigned, 3> read_dim3(const Value& v) {
+    std::array<unsigned, 3> out{1, 1, 1};
+    for (rapidjson::SizeType i = 0; i < v.Size(); ++i)
+        out[i] = static_cast<unsigned>(std::min<std::uint64_t>(v[i].GetUint64(), 0xFFFFFFFFull));
+    return out;
+}
+
+std::string define_value(const Value& v) {
+    if (v.IsBool()) return v.GetBool() ? "1" : "0";
+    if (v.IsString()) return v.GetString();
+    if (v.IsInt64()) return std::to_string(v.GetInt64());
+    if (v.IsUint64()) return std::to_string(v.GetUint64());
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v.GetDouble());
+    return buf;
+}
+
+kernel_spec read_kernel(const request& req, const Value& k, const field_context& ctx) {
+    kernel_spec spec;
+    spec.entry = k["entry"].GetString();
+    const bool has_file = k.HasMember("source_file"), has_inline = k.HasMember("source");
+    if (has_file == has_inline)
+        ctx.fail("expected exactly one of 'source_file' and 'source'");
+    if (has_file) {
+        const fs::path path = resolve(req, k["source_file"].GetString(), ctx.at("source_file"));
+        try {
+            spec.source = read_text_file(path);
+        } catch (const std::runtime_error& e) {
+            ctx.at("source_file").fail(e.what());
+        }
+        spec.source_name = path.filename().string();
+    } else {
+        spec.source = k["source"].GetString();
+        spec.source_name = "inline.cu";
+    }
+    if (k.HasMember("compile_options"))
+        for (const auto& o : k["compile_options"].GetArray()) spec.compile_options.emplace_back(o.GetString());
+    if (k.HasMember("defines"))
+        for (const auto& d : k["defines"].GetObject())
+            spec.defines.emplace_back(d.name.GetString(), define_value(d.value));
+    std::sort(spec.defines.begin(), spec.defines.end());
+    return spec;
+}
+
+rapidjson::Document load_native_document(const fs::path& file, bool* upstream) {
+    const std::string name = file.filename().string();
+    rapidjson::Document doc = parse_json(read_text_file(file), name);
+    *upstream = is_upstream_layout(doc);
+    if (*upstream) doc = convert_upstream_request(doc, file.parent_path(), name);
+    validate_json(doc, embedded_schema("request"), name);
+    return doc;
+}
+
+}  // namespace
+
+request read_request(const fs::path& file) {
+    request req;
+    req.file = fs::absolute(file);
+    req.folder = req.file.parent_path();
+    if (!fs::is_regular_file(req.file))
+        throw json_error(file.string() + ": no such request file");
+    const rapidjson::Document doc = load_native_document(req.file, &req.upstream_layout);
+    const field_context root{req.file.filename().string(), ""};
+
+    req.kernel = read_kernel(req, doc["kernel"], root.at("kernel"));
+    if (doc.HasMember("device")) req.device = doc["device"].GetInt();
+    if (doc.HasMember("timing")) {
+        const Value& t = doc["timing"];
+        if (t.HasMember("warmup")) req.timing.warmup = t["warmup"].GetInt();
+        if (t.HasMember("iterations")) req.timing.iterations = t["iterations"].GetInt();
+        if (t.HasMember("flush_l2")) req.timing.flush_l2 = t["flush_l2"].GetBool();
+        if (t.HasMember("fresh_inputs")) req.timing.fresh_inputs = t["fresh_inputs"].GetBool();
+    }
+
+    std::set<std::string> names;
+    std::set<fs::path> written;
+    const auto& cases = doc["cases"].GetArray();
+    for (rapidjson::SizeType c = 0; c < cases.Size(); ++c) {
+        const Value& jc = cases[c];
+        const field_context cctx = root.at("cases[" + std::to_string(c) + "]");
+        run_case rc;
+        rc.name = jc["name"].GetString();
+        if (!names.insert(rc.name).second) cctx.at("name").fail("duplicate case name '" + rc.name + "'");
+        if (jc.HasMember("measure")) rc.measure = jc["measure"].GetBool();
+        rc.launch.grid = read_dim3(jc["launch"]["grid"]);
+        rc.launch.block = read_dim3(jc["launch"]["block"]);
+        if (jc["launch"].HasMember("dynamic_shared_bytes"))
+            rc.launch.dynamic_shared_bytes = jc["launch"]["dynamic_shared_bytes"].GetUint();
+        const auto& args = jc["args"].GetArray();
+        for (rapidjson::SizeType i = 0; i < args.Size(); ++i) {
+            const field_context actx = cctx.at("args[" + std::to_string(i) + "]");
+            kernel_arg arg = read_arg(req, args[i], actx);
+            for (const auto* p : {&arg.output_file, &arg.input_dump_file})
+                if (*p && !written.insert(**p).second)
+                    actx.fail("writes " + (*p)->string() + ", which another argument also writes");
+            rc.args.push_back(std::move(arg));
+        }
+        req.cases.push_back(std::move(rc));
+    }
+    return req;
+}
+
+std::vector<fs::path> declared_output_paths(const fs::path& file) {
+    std::vector<fs::path> out;
+    try {
+        const fs::path abs = fs::absolute(file);
+        rapidjson::Document doc = parse_json(read_text_file(abs), abs.filename().string());
+        if (is_upstream_layout(doc)) doc = convert_upstream_request(doc, abs.parent_path(), "request");
+        if (!doc.IsObject() || !doc.HasMember("cases") || !doc["cases"].IsArray()) return out;
+        for (const auto& c : doc["cases"].GetArray()) {
+            if (!c.IsObject() || !c.HasMember("args") || !c["args"].IsArray()) continue;
+            for (const auto& a : c["args"].GetArray())
+                for (const char* key : {"output_file", "input_dump_file"})
+                    if (a.IsObject() && a.HasMember(key) && a[key].IsString()) try {
+                            out.push_back(resolve_inside(abs.parent_path(), a[key].GetString()));
+                        } catch (const std::exception&) {
+                        }
+        }
+    } catch (const std::exception&) {
+    }
+    return out;
+}
+
+}  // namespace cuopt

@@ -1,0 +1,179 @@
+#include "harness/request_runner.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "common/json_document.hpp"
+#include "harness/cubin_cache.hpp"
+#include "harness/cuda_driver.hpp"
+#include "harness/request_reader.hpp"
+#include "harness/support_kernels.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* k_fallback_arch = "sm_90";
+
+// A stale output from an earlier run must never pass for this run's result.
+void remove_declared_outputs(const fs::path& request_file) {
+    for (const auto& p : declared_output_paths(request_file)) {
+        std::error_code ec;
+        fs::remove(p, ec);
+    }
+}
+
+std::optional<request> read_phase(const harness_options& o, harness_report& report) {
+    try {
+        request req = read_request(o.request);
+        report.upstream_layout = req.upstream_layout;
+        report.entry = req.kernel.entry;
+        report.timing = req.timing;
+        return req;
+    } catch (const json_error& e) {
+        report.fail(exit_code::invalid_request, "invalid_request", e.what());
+    } catch (const fs::filesystem_error& e) {
+        report.fail(exit_code::invalid_request, "invalid_request", e.what());
+    }
+    return std::nullopt;
+}
+
+// The device the request names, or why there is none (recorded, not thrown).
+std::optional<device_fingerprint> device_phase(int index, std::string* why, exit_code* code) {
+    try {
+        return query_device(index);
+    } catch (const no_driver_error& e) {
+        *why = e.what();
+        *code = exit_code::no_driver;
+    } catch (const no_device_error& e) {
+        *why = e.what();
+        *code = exit_code::no_device;
+    }
+    return std::nullopt;
+}
+
+bool compile_phase(const request& req, const std::string& arch, const harness_options& o, harness_report& report) {
+    std::unique_ptr<cubin_cache> cache;
+    if (!o.no_cache) cache = std::make_unique<cubin_cache>(o.cache_dir.empty() ? cubin_cache::default_folder() : fs::path(o.cache_dir));
+    report.compile = compile_cached(req.kernel, arch, cache.get());
+    const compile_result& c = *report.compile;
+    if (c.entry_missing) {
+        report.fail(exit_code::invalid_request, "invalid_request",
+                    req.file.filename().string() + ": field kernel.entry: no __global__ function '" + req.kernel.entry +
+                        "' in " + req.kernel.source_name);
+        return false;
+    }
+    if (!c.ok) {
+        report.fail(exit_code::compile_error, "compile_error",
+                    "NVRTC could not compile " + req.kernel.source_name + " for " + arch + " (see compile.log)");
+        return false;
+    }
+    return true;
+}
+
+kernel_attributes read_attributes(CUfunction f) {
+    kernel_attributes k;
+    CU_CALL(cuFuncGetAttribute(&k.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+    CU_CALL(cuFuncGetAttribute(&k.static_shared_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+    CU_CALL(cuFuncGetAttribute(&k.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f));
+    CU_CALL(cuFuncGetAttribute(&k.const_bytes, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, f));
+    CU_CALL(cuFuncGetAttribute(&k.max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+    return k;
+}
+
+// Every case checked before any runs: a request the device cannot run is rejected whole.
+bool check_cases_phase(const request& req, CUfunction kernel, harness_report& report) {
+    bool all_ok = true;
+    for (std::size_t i = 0; i < req.cases.size(); ++i) {
+        const run_case& c = req.cases[i];
+        std::string problem = check_arguments(c, kernel);
+        if (problem.empty())
+            problem = check_launch(c, *report.device, kernel, static_cast<std::size_t>(report.attributes->static_shared_bytes));
+        case_outcome& out = report.cases.emplace_back();
+        out.name = c.name;
+        out.measured = c.measure;
+        if (problem.empty()) continue;
+        out.status = "invalid_launch";
+        out.error = req.file.filename().string() + ": field cases[" + std::to_string(i) + "]." + problem;
+        report.fail(exit_code::invalid_request, "invalid_request", out.error);
+        all_ok = false;
+    }
+    if (!all_ok)
+        for (auto& c : report.cases)
+            if (c.status == "skipped") c.error = "not run: the request was rejected";
+    return all_ok;
+}
+
+void run_cases_phase(const request& req, CUfunction kernel, harness_report& report) {
+    const support_kernels support(report.device->sm_count);
+    case_runner runner(*report.device, support, kernel, req.timing);
+    for (std::size_t i = 0; i < req.cases.size(); ++i) {
+        case_outcome& slot = report.cases[i];
+        try {
+            slot = runner.run(req.cases[i]);
+        } catch (const cuda_error& e) {
+            slot.status = "cuda_error";
+            slot.error = e.what();
+            if (!e.sticky()) {
+                report.fail(exit_code::case_failed, "cuda_error", "case '" + slot.name + "': " + e.what());
+                continue;
+            }
+            report.fail(exit_code::context_lost, "cuda_error",
+                        "case '" + slot.name + "' lost the CUDA context: " + e.what());
+            for (std::size_t j = i + 1; j < req.cases.size(); ++j) {
+                report.cases[j].status = "skipped";
+                report.cases[j].error = "skipped: context lost";
+            }
+            return;
+        }
+    }
+}
+
+}  // namespace
+
+harness_report run_request(const harness_options& o) {
+    const auto start = std::chrono::steady_clock::now();
+    harness_report report;
+    report.request_file = fs::absolute(o.request);
+    report.request_folder = report.request_file.parent_path();
+    report.mode = o.compile_only ? "compile_only" : "run";
+    auto finish = [&] {
+        report.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        return report;
+    };
+    try {
+        remove_declared_outputs(o.request);
+        const std::optional<request> req = read_phase(o, report);
+        if (!req) return finish();
+
+        // The device decides the arch; without one, still compile (for --arch or sm_90)
+        // so a bad kernel is reported as such before "no driver".
+        std::string why;
+        exit_code device_code = exit_code::ok;
+        if (!o.compile_only || o.arch.empty()) report.device = device_phase(req->device, &why, &device_code);
+        const std::string arch = !o.arch.empty() ? o.arch : report.device ? report.device->arch() : k_fallback_arch;
+        if (!compile_phase(*req, arch, o, report) || o.compile_only) return finish();
+        if (!report.device) {
+            report.fail(device_code, device_code == exit_code::no_driver ? "no_driver" : "no_device", why);
+            return finish();
+        }
+
+        primary_context context(get_device(req->device));
+        const module_handle module = load_module(report.compile->cubin.data());
+        CUfunction kernel{};
+        CU_CALL(cuModuleGetFunction(&kernel, module.get(), report.compile->lowered_name.c_str()));
+        report.attributes = read_attributes(kernel);
+        if (!check_cases_phase(*req, kernel, report)) return finish();
+        run_cases_phase(*req, kernel, report);
+    } catch (const cuda_error& e) {
+        report.fail(e.sticky() ? exit_code::context_lost : exit_code::case_failed, "cuda_error", e.what());
+    } catch (const std::exception& e) {
+        report.fail(exit_code::internal_error, "internal_error", e.what());
+    }
+    return finish();
+}
+
+}  // namespace cuopt

@@ -1,0 +1,41 @@
+#include "harness/support_kernels.hpp"
+
+#include <algorithm>
+#include <string>
+
+extern const unsigned char support_kernels_fatbin[];
+extern const std::size_t support_kernels_fatbin_size;
+
+namespace cuopt {
+
+support_kernels::support_kernels(int sm_count)
+    : m_module(load_module(support_kernels_fatbin)), m_sm_count(std::max(1, sm_count)) {
+    CU_CALL(cuModuleGetFunction(&m_hold, m_module.get(), "cuopt_hold_stream"));
+    for (int t = 0; t <= static_cast<int>(dtype::u64); ++t) {
+        const std::string name = "cuopt_generate_" + std::string(dtype_name(static_cast<dtype>(t)));
+        CU_CALL(cuModuleGetFunction(&m_generate[t], m_module.get(), name.c_str()));
+    }
+}
+
+void support_kernels::hold_stream(CUstream stream, CUdeviceptr release, CUdeviceptr timed_out,
+                                  std::uint64_t timeout_ns) const {
+    unsigned long long timeout = timeout_ns;
+    void* params[] = {&release, &timed_out, &timeout};
+    CU_CALL(cuLaunchKernel(m_hold, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr));
+}
+
+void support_kernels::generate(CUstream stream, CUdeviceptr buffer, dtype type, std::uint64_t count,
+                               const generator_spec& spec, std::uint64_t launch_index) const {
+    unsigned long long n = count, seed = spec.seed, launch = launch_index;
+    int kind = static_cast<int>(spec.kind);
+    double a = spec.kind == generator_kind::normal ? spec.mean : spec.low;
+    double b = spec.kind == generator_kind::normal ? spec.stddev : spec.high;
+    void* params[] = {&buffer, &n, &kind, &a, &b, &seed, &launch};
+    const unsigned threads = 256;
+    const unsigned blocks = static_cast<unsigned>(
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>((count + threads - 1) / threads, 8ull * m_sm_count)));
+    CU_CALL(cuLaunchKernel(m_generate[static_cast<int>(type)], blocks, 1, 1, threads, 1, 1, 0, stream, params,
+                           nullptr));
+}
+
+}  // namespace cuopt

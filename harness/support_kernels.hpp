@@ -1,0 +1,34 @@
+#pragma once
+/// The harness's own GPU helpers (built from support_kernels.cu by nvcc, embedded as
+/// a fatbin): a stream-hold kernel that keeps the GPU from starting the timed loop
+/// until the host has enqueued all of it, and the on-GPU input generators.
+
+#include <cstdint>
+
+#include "harness/cuda_handles.hpp"
+#include "harness/request.hpp"
+
+namespace cuopt {
+
+class support_kernels {
+public:
+    /// Loads the embedded fatbin into the current context; sm_count sizes generator grids.
+    explicit support_kernels(int sm_count);
+
+    /// Enqueues a kernel that spins until *release becomes non-zero (or timeout_ns passes,
+    /// setting *timed_out). Both pointers are device views of mapped host memory.
+    void hold_stream(CUstream stream, CUdeviceptr release, CUdeviceptr timed_out,
+                     std::uint64_t timeout_ns) const;
+
+    /// Fills `count` elements at `buffer` with the values of launch `launch_index`.
+    void generate(CUstream stream, CUdeviceptr buffer, dtype type, std::uint64_t count,
+                  const generator_spec& spec, std::uint64_t launch_index) const;
+
+private:
+    module_handle m_module;
+    CUfunction m_hold{};
+    CUfunction m_generate[12]{};
+    int m_sm_count = 1;
+};
+
+}  // namespace cuopt

@@ -1,0 +1,121 @@
+#include "harness/upstream_request.hpp"
+
+#include <map>
+
+#include "common/dtype.hpp"
+#include "common/json_document.hpp"
+
+namespace cuopt {
+
+namespace {
+
+using rapidjson::Value;
+
+// v0.0 spelled types the numpy/ctypes way; map every spelling it used to ours.
+std::string native_dtype(const std::string& type, const std::string& field) {
+    static const std::map<std::string, std::string> k_aliases = {
+        {"float", "f32"},   {"float32", "f32"},   {"half", "f16"},     {"float16", "f16"},
+        {"bfloat16", "bf16"}, {"double", "f64"},  {"float64", "f64"},  {"int", "i32"},
+        {"int32", "i32"},   {"uint32", "u32"},    {"unsigned", "u32"}, {"int64", "i64"},
+        {"long", "i64"},    {"uint64", "u64"},    {"int8", "i8"},      {"uint8", "u8"},
+        {"char", "i8"},     {"byte", "u8"},       {"int16", "i16"},    {"uint16", "u16"},
+        {"short", "i16"}};
+    if (parse_dtype(type)) return type;
+    if (auto it = k_aliases.find(type); it != k_aliases.end()) return it->second;
+    throw json_error(field + ": unknown type '" + type + "'; expected one of " + dtype_names_list() +
+                     " or float32, float16, bfloat16, float64, int32, uint32, int64, uint64, int8, uint8");
+}
+
+}  // namespace
+
+bool is_upstream_layout(const Value& doc) {
+    return doc.IsObject() && !doc.HasMember("schema_version") && doc.HasMember("arguments");
+}
+
+rapidjson::Document convert_upstream_request(const Value& doc, const std::filesystem::path& folder,
+                                             const std::string& source_name) {
+    validate_json(doc, embedded_schema("request-v0"), source_name);
+    rapidjson::Document out(rapidjson::kObjectType);
+    auto& a = out.GetAllocator();
+    auto str = [&a](const std::string& s) { return Value(s.c_str(), a); };
+
+    Value kernel(rapidjson::kObjectType);
+    const std::string source = doc["source"].GetString();
+    const bool looks_inline = source.find('\n') != std::string::npos ||
+                              source.find("__global__") != std::string::npos;
+    if (!looks_inline || std::filesystem::exists(folder / source))
+        kernel.AddMember("source_file", str(source), a);
+    else
+        kernel.AddMember("source", str(source), a);
+    kernel.AddMember("entry", str(doc["kernel"].GetString()), a);
+    out.AddMember("schema_version", 1, a);
+    out.AddMember("kernel", kernel, a);
+
+    Value timing(rapidjson::kObjectType);
+    if (doc.HasMember("warmup")) timing.AddMember("warmup", doc["warmup"].GetInt(), a);
+    if (doc.HasMember("iterations")) timing.AddMember("iterations", doc["iterations"].GetInt(), a);
+    out.AddMember("timing", timing, a);
+
+    Value launch(rapidjson::kObjectType);
+    launch.AddMember("grid", Value(doc["grid"], a), a);
+    launch.AddMember("block", Value(doc["block"], a), a);
+    if (doc.HasMember("shared_memory_bytes"))
+        launch.AddMember("dynamic_shared_bytes", doc["shared_memory_bytes"].GetInt(), a);
+
+    Value args(rapidjson::kArrayType);
+    const auto& in_args = doc["arguments"].GetArray();
+    for (rapidjson::SizeType i = 0; i < in_args.Size(); ++i) {
+        const Value& in = in_args[i];
+        const std::string field = source_name + ": field arguments[" + std::to_string(i) + "]";
+        const std::string kind = in["kind"].GetString();
+        Value arg(rapidjson::kObjectType);
+        const std::string name = in.HasMember("name") && in["name"].IsString()
+                                     ? in["name"].GetString()
+                                     : "arg" + std::to_string(i);
+        arg.AddMember("name", str(name), a);
+        if (kind == "scalar") {
+            if (!in.HasMember("type") || !in.HasMember("value"))
+                throw json_error(field + ": a scalar needs 'type' and 'value'");
+            arg.AddMember("dtype", str(native_dtype(in["type"].GetString(), field + ".type")), a);
+            arg.AddMember("value", Value(in["value"], a), a);
+        } else {
+            const std::string type =
+                in.HasMember("type") ? native_dtype(in["type"].GetString(), field + ".type") : "u8";
+            if (!in.HasMember("bytes")) throw json_error(field + ": a buffer needs 'bytes'");
+            const std::uint64_t bytes = in["bytes"].GetUint64();
+            const std::size_t size = dtype_size(*parse_dtype(type));
+            if (bytes % size != 0)
+                throw json_error(field + ".bytes: " + std::to_string(bytes) +
+                                 " is not a multiple of the " + type + " element size " +
+                                 std::to_string(size));
+            const std::string direction =
+                in.HasMember("direction") ? in["direction"].GetString() : "in";
+            arg.AddMember("dtype", str(type), a);
+            arg.AddMember("count", bytes / size, a);
+            if (direction != "out") {
+                if (!in.HasMember("input_file"))
+                    throw json_error(field + ": a buffer with direction '" + direction +
+                                     "' needs 'input_file'");
+                arg.AddMember("input_file", Value(in["input_file"], a), a);
+            }
+            if (direction != "in") {
+                const std::string file = in.HasMember("output_file")
+                                             ? in["output_file"].GetString()
+                                             : "outputs/" + name + ".bin";
+                arg.AddMember("output_file", str(file), a);
+            }
+        }
+        args.PushBack(arg, a);
+    }
+
+    Value one_case(rapidjson::kObjectType);
+    one_case.AddMember("name", "main", a);
+    one_case.AddMember("launch", launch, a);
+    one_case.AddMember("args", args, a);
+    Value cases(rapidjson::kArrayType);
+    cases.PushBack(one_case, a);
+    out.AddMember("cases", cases, a);
+    return out;
+}
+
+}  // namespace cuopt
