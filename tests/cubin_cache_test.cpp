@@ -1,0 +1,73 @@
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "harness/cubin_cache.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+kernel_spec saxpy() {
+    kernel_spec k;
+    k.source = "extern \"C\" __global__ void saxpy(float a, const float* x, float* y) { y[threadIdx.x] += a * x[threadIdx.x]; }";
+    k.source_name = "s.cu";
+    k.entry = "saxpy";
+    return k;
+}
+
+}  // namespace
+
+TEST_CASE("a second compile of the same kernel is a cache hit with the same cubin and log") {
+    test::scratch_folder dir;
+    const cubin_cache cache(dir / "cache");
+    const compile_result first = compile_cached(saxpy(), "sm_90", &cache);
+    REQUIRE(first.ok);
+    CHECK_FALSE(first.cache_hit);
+    const compile_result second = compile_cached(saxpy(), "sm_90", &cache);
+    CHECK(second.cache_hit);
+    CHECK(second.cubin_sha256 == first.cubin_sha256);
+    CHECK(second.log == first.log);
+    CHECK(second.lowered_name == "saxpy");
+    CHECK(second.ptxas.registers == first.ptxas.registers);
+}
+
+TEST_CASE("the cache key changes with the source - a define - an option and the arch") {
+    const std::string base = cubin_cache::key_for(saxpy(), "sm_90");
+    kernel_spec k = saxpy();
+    k.source += " ";
+    CHECK(cubin_cache::key_for(k, "sm_90") != base);
+    k = saxpy();
+    k.defines = {{"X", "1"}};
+    CHECK(cubin_cache::key_for(k, "sm_90") != base);
+    k = saxpy();
+    k.compile_options = {"--use_fast_math"};
+    CHECK(cubin_cache::key_for(k, "sm_90") != base);
+    CHECK(cubin_cache::key_for(saxpy(), "sm_80") != base);
+    CHECK(cubin_cache::key_for(saxpy(), "sm_90") == base);
+}
+
+TEST_CASE("a corrupted cache entry is a miss that recompiles") {
+    test::scratch_folder dir;
+    const cubin_cache cache(dir / "cache");
+    const compile_result first = compile_cached(saxpy(), "sm_90", &cache);
+    std::ofstream(dir / "cache" / (first.cache_key + ".cubin"), std::ios::binary | std::ios::trunc) << "garbage";
+    const compile_result again = compile_cached(saxpy(), "sm_90", &cache);
+    CHECK_FALSE(again.cache_hit);
+    CHECK(again.cubin_sha256 == first.cubin_sha256);
+}
+
+TEST_CASE("failed compiles and kernels with include-path options are never cached") {
+    test::scratch_folder dir;
+    const cubin_cache cache(dir / "cache");
+    kernel_spec bad = saxpy();
+    bad.source += " oops";
+    CHECK_FALSE(compile_cached(bad, "sm_90", &cache).ok);
+    CHECK_FALSE(compile_cached(bad, "sm_90", &cache).cache_hit);
+    kernel_spec with_include = saxpy();
+    with_include.compile_options = {"-I" + dir.path().string()};
+    CHECK_FALSE(cubin_cache::cacheable(with_include));
+    compile_cached(with_include, "sm_90", &cache);
+    CHECK_FALSE(compile_cached(with_include, "sm_90", &cache).cache_hit);
+}

@@ -1,0 +1,61 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+
+#include "common/dtype.hpp"
+
+using namespace cuopt;
+
+TEST_CASE("every dtype name parses back to itself and has its C size") {
+    for (const char* name : {"f16", "bf16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}) {
+        const auto t = parse_dtype(name);
+        REQUIRE(t);
+        CHECK(dtype_name(*t) == name);
+    }
+    CHECK(dtype_size(dtype::bf16) == 2);
+    CHECK(dtype_size(dtype::f64) == 8);
+    CHECK(dtype_size(dtype::u8) == 1);
+    CHECK_FALSE(parse_dtype("float"));
+    CHECK_FALSE(parse_dtype("F32"));
+}
+
+TEST_CASE("float poison patterns are NaNs and are counted as unwritten") {
+    float f;
+    const std::uint32_t bits = static_cast<std::uint32_t>(poison_bits(dtype::f32));
+    std::memcpy(&f, &bits, 4);
+    CHECK(std::isnan(f));
+    double d;
+    const std::uint64_t dbits = poison_bits(dtype::f64);
+    std::memcpy(&d, &dbits, 8);
+    CHECK(std::isnan(d));
+    CHECK(std::isnan(half_bits_to_float(static_cast<std::uint16_t>(poison_bits(dtype::f16)))));
+    CHECK(std::isnan(bf16_bits_to_float(static_cast<std::uint16_t>(poison_bits(dtype::bf16)))));
+
+    std::vector<float> values = {1.0f, f, 2.0f, f, std::nanf("")};
+    CHECK(count_poisoned(dtype::f32, values.data(), values.size()) == 2);  // a plain NaN is not poison
+}
+
+TEST_CASE("half and bfloat16 conversions round to nearest even") {
+    CHECK(float_to_half_bits(1.0f) == 0x3C00);
+    CHECK(float_to_half_bits(-2.0f) == 0xC000);
+    CHECK(float_to_half_bits(65504.0f) == 0x7BFF);
+    CHECK(float_to_half_bits(1e6f) == 0x7C00);           // overflow to infinity
+    CHECK(float_to_half_bits(5.9604645e-8f) == 0x0001);  // smallest subnormal
+    CHECK(float_to_half_bits(1.0f + 1.0f / 2048) == 0x3C00);  // tie rounds to even
+    CHECK(half_bits_to_float(0x3555) == Approx(0.33325195f));
+    CHECK(float_to_bf16_bits(1.0f) == 0x3F80);
+    CHECK(bf16_bits_to_float(float_to_bf16_bits(3.140625f)) == 3.140625f);
+    for (float v : {0.1f, -7.25f, 1000.5f, 3e-5f}) CHECK(half_bits_to_float(float_to_half_bits(v)) == Approx(v).epsilon(1e-3));
+}
+
+TEST_CASE("a scalar that does not fit its integer dtype is refused with the value and type") {
+    CHECK(encode_scalar(dtype::i32, 7).size() == 4);
+    CHECK(encode_scalar(dtype::u8, 255).size() == 1);
+    CHECK_THROWS_WITH(encode_scalar(dtype::u8, 256), Catch::Contains("u8"));
+    CHECK_THROWS_WITH(encode_scalar(dtype::i32, 1.5), Catch::Contains("not a i32 integer"));
+    CHECK_THROWS(encode_scalar(dtype::u32, -1));
+    const auto bytes = encode_scalar(dtype::f64, 0.25);
+    double back;
+    std::memcpy(&back, bytes.data(), 8);
+    CHECK(back == 0.25);
+}

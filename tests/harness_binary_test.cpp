@@ -1,0 +1,155 @@
+// Black-box tests of the real cuda-harness binary that need no GPU: bad input of
+// every class, compile errors, compile-only mode, the cache, stale outputs.
+#include <catch2/catch.hpp>
+
+#include "test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* k_kernel = "extern \"C\" __global__ void twice(const float* x, float* y, int n) {\n"
+                       "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n";
+
+std::string request_json(const std::string& x_count = "64", const std::string& entry = "twice",
+                         const std::string& x_file = "x.bin") {
+    return R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": ")" + entry + R"(" },
+      "cases": [ { "name": "c", "launch": { "grid": [1], "block": [64] }, "args": [
+        { "name": "x", "dtype": "f32", "count": )" + x_count + R"(, "input_file": ")" + x_file + R"(" },
+        { "name": "y", "dtype": "f32", "count": 64, "output_file": "out/y.bin" },
+        { "name": "n", "dtype": "i32", "value": 64 } ] } ] })";
+}
+
+struct harness_fixture {
+    test::scratch_folder dir;
+    harness_fixture() {
+        dir.write("k.cu", k_kernel);
+        dir.write_values("x.bin", std::vector<float>(64, 3.0f));
+    }
+    test::process_result run(const std::string& json, std::vector<std::string> extra = {}) {
+        dir.write("req.json", json);
+        std::vector<std::string> args = {(dir / "req.json").string(), "--cache-dir", test::test_cache_dir()};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return test::run_harness(args);
+    }
+    rapidjson::Document response() { return test::read_response(dir / "response.json"); }
+};
+
+}  // namespace
+
+TEST_CASE("each bad request exits 11 with a response and a message naming the field") {
+    harness_fixture f;
+    struct bad_case {
+        std::string json, message;
+    };
+    const std::vector<bad_case> cases = {
+        {"{ \"schema_version\": 1, ", "req.json: malformed JSON at line 1"},
+        {request_json("65"), "field cases[0].args[0].input_file: x.bin holds 256 bytes but count 65 x f32"},
+        {request_json("64", "twice", "../x.bin"), "field cases[0].args[0].input_file: '../x.bin' escapes the request folder"},
+        {request_json("64", "missing_kernel"), "field kernel.entry: no __global__ function 'missing_kernel' in k.cu"},
+        {[] {
+             std::string j = request_json();
+             j.replace(j.find("\"dtype\": \"f32\", \"count\": 64, \"output"), 14, "\"dtype\": \"f31\"");
+             return j;
+         }(),
+         "field cases[0].args[1].dtype: expected one of"},
+        {[] {
+             std::string j = request_json();
+             j.replace(j.find("\"cases\""), 7, "\"kases\"");
+             return j;
+         }(),
+         "field kases: unknown field; expected one of: schema_version, kernel, device, timing, cases"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.json);
+        const auto r = f.run(c.json, {"--compile-only"});
+        CHECK(r.exit_code == 11);
+        CHECK_THAT(r.output, Catch::Contains(c.message));
+        const auto doc = f.response();
+        CHECK(std::string(doc["status"].GetString()) == "invalid_request");
+        CHECK(doc["exit_code"].GetInt() == 11);
+        CHECK_THAT(doc["error"].GetString(), Catch::Contains(c.message));
+    }
+}
+
+TEST_CASE("a compile error exits 10 with NVRTC's log in the response") {
+    harness_fixture f;
+    f.dir.write("k.cu", std::string(k_kernel) + "this is not C++;\n");
+    const auto r = f.run(request_json(), {"--compile-only", "--no-cache"});
+    CHECK(r.exit_code == 10);
+    const auto doc = f.response();
+    CHECK(std::string(doc["status"].GetString()) == "compile_error");
+    CHECK_FALSE(doc["compile"]["ok"].GetBool());
+    CHECK_THAT(doc["compile"]["log"].GetString(), Catch::Contains("error"));
+    CHECK(doc["compile"]["cubin_sha256"].IsNull());
+}
+
+TEST_CASE("compile-only works without a GPU - reports resources and hits the cache the second time") {
+    harness_fixture f;
+    REQUIRE(f.run(request_json(), {"--compile-only", "--arch", "sm_80"}).exit_code == 0);
+    auto doc = f.response();
+    CHECK(std::string(doc["mode"].GetString()) == "compile_only");
+    CHECK(std::string(doc["compile"]["arch"].GetString()) == "sm_80");
+    CHECK(doc["compile"]["resources"]["registers"].GetInt() > 0);
+    CHECK(doc["cases"].GetArray().Size() == 0);
+    REQUIRE(f.run(request_json(), {"--compile-only", "--arch", "sm_80"}).exit_code == 0);
+    doc = f.response();
+    CHECK(doc["compile"]["cache_hit"].GetBool());
+}
+
+TEST_CASE("the response option writes the response where asked") {
+    harness_fixture f;
+    const auto r = f.run(request_json(), {"--compile-only", "--response", (f.dir / "elsewhere/r.json").string()});
+    CHECK(r.exit_code == 0);
+    CHECK(fs::exists(f.dir / "elsewhere/r.json"));
+    CHECK_FALSE(fs::exists(f.dir / "response.json"));
+}
+
+TEST_CASE("a stale output file from an earlier run is removed when the request fails") {
+    harness_fixture f;
+    f.dir.write("out/y.bin", "stale bytes that look like a result");
+    const auto r = f.run(request_json("63"));
+    CHECK(r.exit_code == 11);
+    CHECK_FALSE(fs::exists(f.dir / "out/y.bin"));
+}
+
+TEST_CASE("without a driver a valid request exits 14 after compiling - with the compile block") {
+    if (test::gpu_unavailable_reason().empty()) {
+        WARN("skipped: a GPU is present, so there is no 'no driver' path to test");
+        return;
+    }
+    harness_fixture f;
+    const auto r = f.run(request_json());
+    CHECK((r.exit_code == 14 || r.exit_code == 15));
+    CHECK_THAT(r.output, Catch::Contains("no CUDA"));
+    const auto doc = f.response();
+    CHECK(doc["compile"]["ok"].GetBool());
+    CHECK(doc["device"].IsNull());
+}
+
+TEST_CASE("a v0.0 request is accepted and its layout recorded") {
+    harness_fixture f;
+    const auto r = f.run(R"({ "source": "k.cu", "kernel": "twice", "grid": [1], "block": [64],
+        "arguments": [ { "kind": "buffer", "direction": "in", "bytes": 256, "input_file": "x.bin", "type": "float32" },
+                       { "kind": "buffer", "direction": "out", "bytes": 256, "type": "float32" },
+                       { "kind": "scalar", "type": "int32", "value": 64 } ] })",
+                         {"--compile-only"});
+    CHECK(r.exit_code == 0);
+    CHECK(std::string(f.response()["request_layout"].GetString()) == "upstream-v0");
+}
+
+TEST_CASE("asking for device info without a device exits with the no-driver or no-device code") {
+    if (test::gpu_unavailable_reason().empty()) {
+        WARN("skipped: a GPU is present");
+        return;
+    }
+    const auto r = test::run_harness({"--device-info"});
+    CHECK((r.exit_code == 14 || r.exit_code == 15));
+    CHECK_THAT(r.output, Catch::Contains("no CUDA"));
+}
+
+TEST_CASE("a missing request argument is a usage error") {
+    CHECK(test::run_harness({}).exit_code == 64);
+    CHECK(test::run_harness({"--bogus"}).exit_code == 64);
+}

@@ -1,0 +1,268 @@
+// [gpu] tests: the real cuda-harness on a real device. Each skips with the reason
+// printed when no device is usable here.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "common/counter_rng.h"
+#include "test_support.hpp"
+
+using namespace cuopt;
+
+namespace {
+
+const char* k_kernels = R"(
+extern "C" __global__ void axpb(const float* x, float* y, float a, float b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + b; }
+extern "C" __global__ void matmul_f32(const float* a, const float* b, float* c, int m, int n, int k) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m && col < n) { float acc = 0.f; for (int p = 0; p < k; ++p) acc += a[row * k + p] * b[p * n + col];
+    c[row * n + col] = acc; } }
+extern "C" __global__ void matmul_skip_last_row(const float* a, const float* b, float* c, int m, int n, int k) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m - 1 && col < n) { float acc = 0.f; for (int p = 0; p < k; ++p) acc += a[row * k + p] * b[p * n + col];
+    c[row * n + col] = acc; } }
+extern "C" __global__ void add_one_in_place(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.0f; }
+__device__ float busy(float v) { for (int r = 0; r < 4000; ++r) v = v * 0.999f + 0.001f; return v; }
+extern "C" __global__ void honest(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = busy(x[i]); }
+extern "C" __global__ void skip_if_written(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
+  if (!isnan(y[i])) return;  // "already computed": only an unpoisoned output lets this cheat
+  y[i] = busy(x[i]); }
+extern "C" __global__ void copy_f32(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i]; }
+extern "C" __global__ void copy_i32(const int* x, int* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i]; }
+extern "C" __global__ void illegal(float* p, int n) { p[(1ull << 40) + threadIdx.x] = 1.0f; }
+)";
+
+struct gpu_fixture {
+    test::scratch_folder dir;
+    gpu_fixture() { dir.write("k.cu", k_kernels); }
+    test::process_result run(const std::string& json) {
+        dir.write("req.json", json);
+        return test::run_harness({(dir / "req.json").string(), "--cache-dir", test::test_cache_dir()});
+    }
+    rapidjson::Document response() { return test::read_response(dir / "response.json"); }
+};
+
+std::string header(const std::string& entry, int warmup = 3, int iterations = 10, bool fresh = false) {
+    return R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": ")" + entry +
+           R"(" }, "timing": { "warmup": )" + std::to_string(warmup) + R"(, "iterations": )" +
+           std::to_string(iterations) + R"(, "fresh_inputs": )" + (fresh ? "true" : "false") + " }, ";
+}
+
+std::string matmul_case(const std::string& name, int m, int n, int k) {
+    const std::string mn = std::to_string(m * n), mk = std::to_string(m * k), kn = std::to_string(k * n);
+    return R"({ "name": ")" + name + R"(", "launch": { "grid": [)" + std::to_string((n + 15) / 16) + ", " +
+           std::to_string((m + 15) / 16) + R"(], "block": [16, 16] }, "args": [
+      { "name": "a", "dtype": "f32", "count": )" + mk + R"(, "generator": {"kind": "uniform", "low": -1, "high": 1, "seed": 1}, "input_dump_file": ")" + name + R"(/a.bin" },
+      { "name": "b", "dtype": "f32", "count": )" + kn + R"(, "generator": {"kind": "uniform", "low": -1, "high": 1, "seed": 2}, "input_dump_file": ")" + name + R"(/b.bin" },
+      { "name": "c", "dtype": "f32", "count": )" + mn + R"(, "output_file": ")" + name + R"(/c.bin" },
+      { "name": "m", "dtype": "i32", "value": )" + std::to_string(m) + R"( },
+      { "name": "n", "dtype": "i32", "value": )" + std::to_string(n) + R"( },
+      { "name": "k", "dtype": "i32", "value": )" + std::to_string(k) + R"( } ] })";
+}
+
+// Relative L2 error of c against a float64 reference computed from the dumped inputs.
+double matmul_error(const test::scratch_folder& dir, const std::string& name, int m, int n, int k) {
+    const auto a = test::read_values<float>(dir / (name + "/a.bin"));
+    const auto b = test::read_values<float>(dir / (name + "/b.bin"));
+    const auto c = test::read_values<float>(dir / (name + "/c.bin"));
+    REQUIRE(c.size() == static_cast<std::size_t>(m * n));
+    double diff = 0, norm = 0;
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            double ref = 0;
+            for (int p = 0; p < k; ++p) ref += static_cast<double>(a[i * k + p]) * b[p * n + j];
+            REQUIRE_FALSE(std::isnan(c[i * n + j]));
+            diff += (c[i * n + j] - ref) * (c[i * n + j] - ref);
+            norm += ref * ref;
+        }
+    return std::sqrt(diff / norm);
+}
+
+}  // namespace
+
+TEST_CASE("an elementwise kernel's outputs match the CPU and its timing is complete", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    std::vector<float> x(5000);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * static_cast<float>(i) - 300.0f;
+    f.dir.write_values("x.bin", x);
+    const auto r = f.run(header("axpb", 2, 25) + R"("cases": [ { "name": "e", "launch": { "grid": [20], "block": [256] },
+      "args": [ { "name": "x", "dtype": "f32", "count": 5000, "input_file": "x.bin" },
+                { "name": "y", "dtype": "f32", "count": 5000, "output_file": "y.bin" },
+                { "name": "a", "dtype": "f32", "value": 1.5 }, { "name": "b", "dtype": "f32", "value": -2 },
+                { "name": "n", "dtype": "i32", "value": 5000 } ] } ] })");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto doc = f.response();
+    const auto& c = doc["cases"][0];
+    CHECK(c["outputs"][0]["unwritten"].GetUint64() == 0);
+    const auto y = test::read_values<float>(f.dir / "y.bin");
+    for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(y[i] == Approx(1.5f * x[i] - 2.0f).epsilon(1e-6));
+    const auto& t = c["timing"];
+    CHECK(t["samples_ms"].GetArray().Size() == 25);
+    CHECK(t["min_ms"].GetDouble() > 0);
+    CHECK(t["min_ms"].GetDouble() <= t["median_ms"].GetDouble());
+    CHECK(t["median_ms"].GetDouble() <= t["max_ms"].GetDouble());
+    CHECK_FALSE(t["stream_hold_timed_out"].GetBool());
+    CHECK(std::string(doc["device"]["arch"].GetString()).rfind("sm_", 0) == 0);
+    CHECK(std::string(doc["compile"]["resources"]["source"].GetString()) == "driver");
+}
+
+TEST_CASE("the pilot matmul at 31x37x29 and 256^3 matches a float64 CPU reference", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    const auto r = f.run(header("matmul_f32") + R"("cases": [ )" + matmul_case("odd", 31, 37, 29) + ", " +
+                         matmul_case("cube", 256, 256, 256) + "] }");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(matmul_error(f.dir, "odd", 31, 37, 29) < 1e-6);
+    CHECK(matmul_error(f.dir, "cube", 256, 256, 256) < 1e-6);
+    const auto doc = f.response();
+    for (const auto& c : doc["cases"].GetArray())
+        for (const auto& o : c["outputs"].GetArray()) CHECK(o["unwritten"].GetUint64() == 0);
+}
+
+TEST_CASE("poisoning catches a kernel that skips the last row", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    const auto r = f.run(header("matmul_skip_last_row") + R"("cases": [ )" + matmul_case("odd", 31, 37, 29) + "] }");
+    REQUIRE(r.exit_code == 0);
+    const auto doc = f.response();
+    CHECK(doc["cases"][0]["outputs"][2]["unwritten"].GetUint64() == 37);
+    const auto c = test::read_values<float>(f.dir / "odd/c.bin");
+    CHECK(std::isnan(c[30 * 37]));
+    CHECK_FALSE(std::isnan(c[29 * 37]));
+}
+
+TEST_CASE("an in-place kernel sees its restored inputs before every launch", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    std::vector<float> x(1000);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+    f.dir.write_values("x.bin", x);
+    const auto r = f.run(header("add_one_in_place", 5, 20) + R"("cases": [ { "name": "ip", "launch": { "grid": [4], "block": [256] },
+      "args": [ { "name": "x", "dtype": "f32", "count": 1000, "input_file": "x.bin", "output_file": "x.out.bin" },
+                { "name": "n", "dtype": "i32", "value": 1000 } ] } ] })");
+    REQUIRE(r.exit_code == 0);
+    const auto out = test::read_values<float>(f.dir / "x.out.bin");
+    for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(out[i] == x[i] + 1.0f);  // not + 26
+}
+
+TEST_CASE("a kernel that skips work when its output looks written is timed like the honest one", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    const std::string args = R"("launch": { "grid": [1056], "block": [256] }, "args": [
+        { "name": "x", "dtype": "f32", "count": 270336, "generator": {"kind": "uniform", "low": 0, "high": 1} },
+        { "name": "y", "dtype": "f32", "count": 270336, "output_file": "y.bin" },
+        { "name": "n", "dtype": "i32", "value": 270336 } ] } ] })";
+    REQUIRE(f.run(header("honest", 3, 30) + R"("cases": [ { "name": "h", )" + args).exit_code == 0);
+    const double honest_ms = f.response()["cases"][0]["timing"]["median_ms"].GetDouble();
+    REQUIRE(f.run(header("skip_if_written", 3, 30) + R"("cases": [ { "name": "s", )" + args).exit_code == 0);
+    const auto doc = f.response();
+    const double cheat_ms = doc["cases"][0]["timing"]["median_ms"].GetDouble();
+    INFO("honest " << honest_ms << " ms, skip-if-written " << cheat_ms << " ms");
+    CHECK(cheat_ms > 0.9 * honest_ms);
+    CHECK(doc["cases"][0]["outputs"][0]["unwritten"].GetUint64() == 0);
+}
+
+TEST_CASE("an illegal-address kernel gives cuda_error - exit 13 - and skips the remaining cases", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    f.dir.write("out/second.bin", "stale");
+    const std::string one = R"("launch": { "grid": [1], "block": [32] }, "args": [
+        { "name": "p", "dtype": "f32", "count": 32, "output_file": "out/)";
+    const auto r = f.run(header("illegal") + R"("cases": [ { "name": "first", )" + one + R"(first.bin" },
+        { "name": "n", "dtype": "i32", "value": 32 } ] }, { "name": "second", )" + one + R"(second.bin" },
+        { "name": "n", "dtype": "i32", "value": 32 } ] } ] })");
+    CHECK(r.exit_code == 13);
+    const auto doc = f.response();
+    CHECK(std::string(doc["status"].GetString()) == "cuda_error");
+    CHECK(std::string(doc["cases"][0]["status"].GetString()) == "cuda_error");
+    CHECK_THAT(doc["cases"][0]["error"].GetString(), Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
+    CHECK(std::string(doc["cases"][1]["status"].GetString()) == "skipped");
+    CHECK(std::string(doc["cases"][1]["error"].GetString()) == "skipped: context lost");
+    CHECK_FALSE(std::filesystem::exists(f.dir / "out/first.bin"));
+    CHECK_FALSE(std::filesystem::exists(f.dir / "out/second.bin"));
+}
+
+TEST_CASE("fresh inputs change every launch and the checked launch's inputs are reproducible", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    const auto r = f.run(header("copy_f32", 4, 12, true) + R"("cases": [ { "name": "fr", "launch": { "grid": [8], "block": [128] },
+      "args": [ { "name": "x", "dtype": "f32", "count": 1000, "generator": {"kind": "uniform", "low": -3, "high": 5, "seed": 42},
+                  "input_dump_file": "x.bin" },
+                { "name": "y", "dtype": "f32", "count": 1000, "output_file": "y.bin" },
+                { "name": "n", "dtype": "i32", "value": 1000 } ] } ] })");
+    REQUIRE(r.exit_code == 0);
+    const auto doc = f.response();
+    const std::uint64_t launch = doc["cases"][0]["checked_launch_index"].GetUint64();
+    CHECK(launch == 4 + 12);
+    const auto x = test::read_values<float>(f.dir / "x.bin");
+    const auto y = test::read_values<float>(f.dir / "y.bin");
+    REQUIRE(x.size() == 1000);
+    CHECK(x == y);  // the outputs were computed from exactly the dumped inputs
+    int differs_from_first_launch = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const float expected = static_cast<float>(cuopt_rng::uniform(cuopt_rng::random_bits(42, launch, i), -3, 5));
+        REQUIRE(x[i] == expected);  // the CPU regenerates them bit for bit
+        differs_from_first_launch += x[i] != static_cast<float>(cuopt_rng::uniform(cuopt_rng::random_bits(42, 0, i), -3, 5));
+    }
+    CHECK(differs_from_first_launch > 990);
+}
+
+TEST_CASE("an integer range generator fills every value inside its inclusive bounds", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    REQUIRE(f.run(header("copy_i32") + R"("cases": [ { "name": "ints", "launch": { "grid": [16], "block": [256] },
+      "args": [ { "name": "x", "dtype": "i32", "count": 4096, "generator": {"kind": "int_range", "low": -5, "high": 5, "seed": 3} },
+                { "name": "y", "dtype": "i32", "count": 4096, "output_file": "y.bin" },
+                { "name": "n", "dtype": "i32", "value": 4096 } ] } ] })").exit_code == 0);
+    const auto y = test::read_values<int>(f.dir / "y.bin");
+    int lows = 0, highs = 0;
+    for (int v : y) {
+        REQUIRE(v >= -5);
+        REQUIRE(v <= 5);
+        lows += v == -5;
+        highs += v == 5;
+    }
+    CHECK(lows > 0);
+    CHECK(highs > 0);
+}
+
+TEST_CASE("a launch the device or kernel cannot run is rejected before anything runs", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    const std::string args = R"(, "args": [ { "name": "x", "dtype": "f32", "count": 10, "generator": {"kind": "normal"} },
+        { "name": "y", "dtype": "f32", "count": 10, "output_file": "y.bin" }, { "name": "n", "dtype": "i32", "value": 10 } ] } ] })";
+    auto r = f.run(header("copy_f32") + R"("cases": [ { "name": "big", "launch": { "grid": [1], "block": [2048] })" + args);
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("field cases[0].launch.block: [2048, 1, 1]") && Catch::Contains("exceeds the device's maximum block"));
+    r = f.run(header("copy_f32") + R"("cases": [ { "name": "big", "launch": { "grid": [1, 70000], "block": [32] })" + args);
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("field cases[0].launch.grid: [1, 70000, 1] exceeds the device's maximum grid"));
+    r = f.run(header("copy_f32") + R"("cases": [ { "name": "big", "launch": { "grid": [1], "block": [32], "dynamic_shared_bytes": 1000000 })" + args);
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("launch.dynamic_shared_bytes: 1000000"));
+    CHECK(std::string(f.response()["cases"][0]["status"].GetString()) == "invalid_launch");
+}
+
+TEST_CASE("arguments that disagree with the kernel's parameter list are rejected", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    auto r = f.run(header("copy_f32") + R"("cases": [ { "name": "few", "launch": { "grid": [1], "block": [32] },
+      "args": [ { "name": "x", "dtype": "f32", "count": 10, "generator": {"kind": "normal"} },
+                { "name": "y", "dtype": "f32", "count": 10, "output_file": "y.bin" } ] } ] })");
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("field cases[0].args: the kernel takes 3 parameter(s) but the case gives 2"));
+    r = f.run(header("copy_f32") + R"("cases": [ { "name": "wide", "launch": { "grid": [1], "block": [32] },
+      "args": [ { "name": "x", "dtype": "f32", "count": 10, "generator": {"kind": "normal"} },
+                { "name": "y", "dtype": "f32", "count": 10, "output_file": "y.bin" },
+                { "name": "n", "dtype": "i64", "value": 10 } ] } ] })");
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("args[2] ('n'): kernel parameter 2 is 4 bytes but a i64 scalar is 8 bytes"));
+}

@@ -1,0 +1,95 @@
+#include <catch2/catch.hpp>
+
+#include "harness/nvrtc_compiler.hpp"
+
+using namespace cuopt;
+
+namespace {
+
+kernel_spec spec(const std::string& source, const std::string& entry) {
+    kernel_spec k;
+    k.source = source;
+    k.source_name = "t.cu";
+    k.entry = entry;
+    return k;
+}
+
+const char* k_saxpy =
+    "#include <cuda_fp16.h>\n"
+    "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n";
+
+}  // namespace
+
+TEST_CASE("a kernel compiles for an explicit sm_90 with its resource report and full log") {
+    const compile_result r = compile_kernel(spec(k_saxpy, "saxpy"), "sm_90");
+    INFO(r.log);
+    REQUIRE(r.ok);
+    CHECK(r.lowered_name == "saxpy");
+    CHECK(r.cubin.size() > 100);
+    CHECK(r.cubin_sha256.size() == 64);
+    CHECK(r.ptxas.registers > 0);
+    CHECK(r.ptxas.spill_store_bytes == 0);
+    CHECK(r.ptxas.static_shared_bytes == 0);
+    CHECK_THAT(r.log, Catch::Contains("Compiling entry function 'saxpy' for 'sm_90'"));
+    CHECK(r.options.front() == "--gpu-architecture=sm_90");
+    CHECK_FALSE(r.cache_hit);
+}
+
+TEST_CASE("a compile error is a result carrying NVRTC's log - not an exception") {
+    const compile_result r = compile_kernel(spec("extern \"C\" __global__ void k(float* p) { p[0] = undefined_thing; }", "k"), "sm_90");
+    CHECK_FALSE(r.ok);
+    CHECK_FALSE(r.entry_missing);
+    CHECK_THAT(r.log, Catch::Contains("undefined_thing") && Catch::Contains("error"));
+}
+
+TEST_CASE("an entry that is absent - or not __global__ - is flagged as a missing entry") {
+    const std::string source = "extern \"C\" __global__ void real(float* p) {}\n__device__ float helper(float x) { return x; }\n";
+    CHECK(compile_kernel(spec(source, "nope"), "sm_90").entry_missing);
+    CHECK(compile_kernel(spec(source, "helper"), "sm_90").entry_missing);
+    CHECK_FALSE(compile_kernel(spec(source, "real"), "sm_90").entry_missing);
+}
+
+TEST_CASE("templated and C++-mangled kernels are found through name expressions") {
+    const std::string source = "template <typename T> __global__ void fill(T* p, T v) { p[threadIdx.x] = v; }\n"
+                               "template __global__ void fill<float>(float*, float);\n"
+                               "__global__ void plain(int* p) { p[0] = 1; }\n";
+    const compile_result t = compile_kernel(spec(source, "fill<float>"), "sm_90");
+    INFO(t.log);
+    REQUIRE(t.ok);
+    CHECK(t.lowered_name.rfind("_Z", 0) == 0);
+    const compile_result p = compile_kernel(spec(source, "plain"), "sm_90");
+    REQUIRE(p.ok);
+    CHECK(p.lowered_name == "_Z5plainPi");
+}
+
+TEST_CASE("defines reach the kernel and user options follow the harness's own") {
+    kernel_spec k = spec("#if TILE != 64\n#error TILE must be 64\n#endif\nextern \"C\" __global__ void k(float* p) { __shared__ float s[TILE]; s[threadIdx.x] = 1; p[0] = s[0]; }", "k");
+    k.defines = {{"TILE", "64"}};
+    k.compile_options = {"--use_fast_math"};
+    const compile_result r = compile_kernel(k, "sm_90");
+    INFO(r.log);
+    REQUIRE(r.ok);
+    CHECK(r.ptxas.static_shared_bytes == 256);
+    CHECK(r.options.back() == "--use_fast_math");
+    k.defines = {{"TILE", "32"}};
+    CHECK_THAT(compile_kernel(k, "sm_90").log, Catch::Contains("TILE must be 64"));
+}
+
+TEST_CASE("the ptxas report is parsed for the named function only") {
+    const std::string log =
+        "ptxas info    : Compiling entry function 'a' for 'sm_90'\n"
+        "ptxas info    : Function properties for a\n"
+        "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+        "ptxas info    : Used 255 registers, used 1 barriers, 1024 bytes smem, 368 bytes cmem[0]\n"
+        "ptxas info    : Compiling entry function 'b' for 'sm_90'\n"
+        "ptxas info    : Used 10 registers\n";
+    const ptxas_report a = parse_ptxas_report(log, "a");
+    CHECK(a.registers == 255);
+    CHECK(a.spill_store_bytes == 4);
+    CHECK(a.stack_frame_bytes == 8);
+    CHECK(a.static_shared_bytes == 1024);
+    CHECK(a.constant_bytes == 368);
+    CHECK(parse_ptxas_report(log, "b").registers == 10);
+    CHECK(parse_ptxas_report(log, "c").registers == -1);
+}

@@ -1,0 +1,169 @@
+#include <catch2/catch.hpp>
+
+#include "common/json_document.hpp"
+#include "harness/request_reader.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+
+namespace {
+
+const char* k_kernel = "extern \"C\" __global__ void scale(const float* x, float* y, float s, int n) {}\n";
+
+// A valid request with a file input, a generated input, an output and two scalars.
+std::string base_request() {
+    return R"({
+  "schema_version": 1,
+  "kernel": { "source_file": "k.cu", "entry": "scale", "defines": {"TILE": 32, "A_FLAG": true} },
+  "timing": { "warmup": 2, "iterations": 5, "fresh_inputs": true },
+  "cases": [ { "name": "small", "launch": { "grid": [4], "block": [128, 1] },
+    "args": [
+      { "name": "x", "dtype": "f32", "count": 8, "input_file": "x.bin" },
+      { "name": "y", "dtype": "f32", "count": 8, "generator": {"kind": "uniform", "low": -1, "high": 1, "seed": 9},
+        "output_file": "out/y.bin" },
+      { "name": "s", "dtype": "f32", "value": 0.5 },
+      { "name": "n", "dtype": "i32", "value": 8 } ] } ] })";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const auto pos = text.find(from);
+    REQUIRE(pos != std::string::npos);
+    return text.replace(pos, from.size(), to);
+}
+
+struct fixture {
+    test::scratch_folder dir;
+    fixture() {
+        dir.write("k.cu", k_kernel);
+        dir.write_values("x.bin", std::vector<float>(8, 1.5f));
+    }
+    std::string error_of(const std::string& json) {
+        dir.write("req.json", json);
+        try {
+            read_request(dir / "req.json");
+        } catch (const json_error& e) {
+            return e.what();
+        }
+        return "";
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a valid request is read with paths resolved - defines sorted and scalars encoded") {
+    fixture f;
+    f.dir.write("req.json", base_request());
+    const request r = read_request(f.dir / "req.json");
+    CHECK(r.kernel.entry == "scale");
+    CHECK(r.kernel.source == k_kernel);
+    REQUIRE(r.kernel.defines.size() == 2);
+    CHECK(r.kernel.defines[0] == std::make_pair(std::string("A_FLAG"), std::string("1")));
+    CHECK(r.kernel.defines[1] == std::make_pair(std::string("TILE"), std::string("32")));
+    CHECK(r.timing.warmup == 2);
+    CHECK(r.timing.iterations == 5);
+    CHECK(r.timing.flush_l2);
+    CHECK(r.timing.fresh_inputs);
+    REQUIRE(r.cases.size() == 1);
+    const run_case& c = r.cases[0];
+    CHECK(c.launch.grid == std::array<unsigned, 3>{4, 1, 1});
+    CHECK(c.launch.block == std::array<unsigned, 3>{128, 1, 1});
+    REQUIRE(c.args.size() == 4);
+    CHECK(c.args[0].is_buffer);
+    CHECK(*c.args[0].input_file == std::filesystem::weakly_canonical(f.dir / "x.bin"));
+    CHECK(c.args[1].generator->seed == 9);
+    CHECK(c.args[1].is_output());
+    CHECK_FALSE(c.args[2].is_buffer);
+    CHECK(c.args[2].scalar_bytes.size() == 4);
+    CHECK(c.args[3].scalar_bytes.size() == 4);
+}
+
+TEST_CASE("a buffer whose input file size disagrees with dtype x count is rejected with both sizes") {
+    fixture f;
+    CHECK(f.error_of(replaced(base_request(), "\"count\": 8, \"input_file\"", "\"count\": 9, \"input_file\"")) ==
+          "req.json: field cases[0].args[0].input_file: x.bin holds 32 bytes but count 9 x f32 (4 bytes) needs 36");
+}
+
+TEST_CASE("an unknown dtype is rejected with the list of accepted ones") {
+    fixture f;
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"dtype\": \"f32\", \"value\"", "\"dtype\": \"float\", \"value\"")),
+               Catch::Contains("field cases[0].args[2].dtype: expected one of [\"f16\",\"bf16\",\"f32\"") &&
+                   Catch::Contains("(got \"float\")"));
+}
+
+TEST_CASE("a path escaping the request folder is rejected naming the field") {
+    fixture f;
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"out/y.bin\"", "\"../y.bin\"")),
+               Catch::StartsWith("req.json: field cases[0].args[1].output_file: '../y.bin' escapes the request folder"));
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"k.cu\"", "\"/etc/k.cu\"")),
+               Catch::Contains("field kernel.source_file: '/etc/k.cu' is absolute"));
+}
+
+TEST_CASE("a missing input or source file is rejected naming the field") {
+    fixture f;
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"x.bin\"", "\"nope.bin\"")),
+               Catch::Contains("field cases[0].args[0].input_file: cannot read"));
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"k.cu\"", "\"nope.cu\"")),
+               Catch::Contains("field kernel.source_file:") && Catch::Contains("nope.cu: cannot open"));
+}
+
+TEST_CASE("a kernel needs exactly one of source_file and source") {
+    fixture f;
+    CHECK(f.error_of(replaced(base_request(), "\"source_file\": \"k.cu\", ", "")) ==
+          "req.json: field kernel: expected exactly one of 'source_file' and 'source'");
+    CHECK(f.error_of(replaced(base_request(), "\"source_file\": \"k.cu\", ", "\"source_file\": \"k.cu\", \"source\": \"x\", ")) ==
+          "req.json: field kernel: expected exactly one of 'source_file' and 'source'");
+}
+
+TEST_CASE("an argument is a buffer or a scalar - never both or neither") {
+    fixture f;
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"value\": 0.5", "\"value\": 0.5, \"count\": 3")),
+               Catch::Contains("field cases[0].args[2]: has 'value' (a scalar) and buffer fields"));
+    CHECK(f.error_of(replaced(base_request(), ", \"value\": 0.5", "")) ==
+          "req.json: field cases[0].args[2]: expected 'count' (a buffer) or 'value' (a scalar)");
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"value\": 8", "\"value\": 3000000000")),
+               Catch::Contains("field cases[0].args[3].value: value 3000000000") && Catch::Contains("i32"));
+}
+
+TEST_CASE("generator problems are rejected with the generator's field") {
+    fixture f;
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"low\": -1, \"high\": 1", "\"low\": 1, \"high\": 1")),
+               Catch::Contains("field cases[0].args[1].generator: uniform needs low < high"));
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"dtype\": \"f32\", \"count\": 8, \"generator\"",
+                                   "\"dtype\": \"i32\", \"count\": 8, \"generator\"")),
+               Catch::Contains("generator.kind: 'uniform' fills floating-point buffers; for i32 use 'int_range'"));
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"input_dump_file\": \"d.bin\"")),
+               Catch::Contains("args[0].input_dump_file: only a buffer with a 'generator' can dump its inputs"));
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"generator\": {\"kind\": \"normal\"}")),
+               Catch::Contains("has both 'input_file' and 'generator'"));
+}
+
+TEST_CASE("two arguments writing one file - or two cases with one name - are rejected") {
+    fixture f;
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"output_file\": \"out/y.bin\"")),
+               Catch::Contains("field cases[0].args[1]: writes") && Catch::Contains("which another argument also writes"));
+    const std::string one_case = R"({ "name": "small", "launch": { "grid": [1], "block": [1] }, "args": [] })";
+    const std::string two = R"({ "schema_version": 1, "kernel": { "source": "x", "entry": "k" }, "cases": [ )" +
+                            one_case + ", " + one_case + " ] }";
+    CHECK_THAT(f.error_of(two), Catch::Contains("field cases[1].name: duplicate case name 'small'"));
+}
+
+TEST_CASE("schema problems in a request name the field") {
+    fixture f;
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"block\": [128, 1]", "\"block\": [128, 0]")),
+               Catch::Contains("field cases[0].launch.block[1]: expected a number >= 1"));
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"schema_version\": 1", "\"schema_version\": 2")),
+               Catch::Contains("field schema_version: expected one of [1]"));
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"iterations\": 5", "\"iterations\": 0")),
+               Catch::Contains("field timing.iterations: expected a number >= 1"));
+    CHECK_THAT(f.error_of(replaced(base_request(), "\"grid\"", "\"grdi\"")),
+               Catch::Contains("field cases[0].launch.grdi: unknown field; expected one of: grid, block, dynamic_shared_bytes"));
+    CHECK_THAT(f.error_of("[1, 2"), Catch::StartsWith("req.json: malformed JSON at line 1, column 6"));
+}
+
+TEST_CASE("output paths are listed for removal even when the request is otherwise invalid") {
+    fixture f;
+    f.dir.write("req.json", replaced(base_request(), "\"schema_version\": 1", "\"schema_version\": 7"));
+    const auto paths = declared_output_paths(f.dir / "req.json");
+    REQUIRE(paths.size() == 1);
+    CHECK(paths[0].filename() == "y.bin");
+}

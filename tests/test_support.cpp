@@ -1,0 +1,82 @@
+#include "test_support.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "harness/cuda_driver.hpp"
+#include "harness/device_info.hpp"
+
+namespace cuopt::test {
+
+namespace fs = std::filesystem;
+
+scratch_folder::scratch_folder() {
+    std::random_device rd;
+    m_path = fs::temp_directory_path() / ("cuopt-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    fs::create_directories(m_path);
+}
+
+scratch_folder::~scratch_folder() {
+    std::error_code ec;
+    fs::remove_all(m_path, ec);
+}
+
+fs::path scratch_folder::write(const std::string& name, const std::string& text) const {
+    const fs::path p = m_path / name;
+    write_file_atomic(p, text);
+    return p;
+}
+
+std::string read_text(const fs::path& file) { return read_text_file(file); }
+
+std::string shell_quote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+process_result run_harness(const std::vector<std::string>& args) {
+    std::string command = shell_quote(CUOPT_HARNESS_BINARY);
+    for (const auto& a : args) command += " " + shell_quote(a);
+    command += " 2>&1";
+    process_result r;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+    const int status = ::pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+rapidjson::Document read_response(const fs::path& file) {
+    REQUIRE(fs::exists(file));
+    rapidjson::Document doc = parse_json(read_text_file(file), file.string());
+    REQUIRE_NOTHROW(validate_json(doc, embedded_schema("response"), file.string()));
+    return doc;
+}
+
+std::string gpu_unavailable_reason() {
+    try {
+        (void)query_device(0);
+        return "";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+std::string test_cache_dir() {
+    static const std::string dir = (fs::temp_directory_path() / ("cuopt-test-cache-" + std::to_string(::getpid()))).string();
+    return dir;
+}
+
+}  // namespace cuopt::test

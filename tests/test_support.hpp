@@ -1,0 +1,70 @@
+#pragma once
+/// Helpers shared by the tests: a scratch folder per test, file writers, running
+/// the real cuda-harness binary, reading its response, and knowing whether a GPU
+/// is here (tests that need one skip with a printed reason otherwise).
+
+#include <rapidjson/document.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cuopt::test {
+
+/// A fresh folder under the system temp dir, removed when the test ends.
+class scratch_folder {
+public:
+    scratch_folder();
+    ~scratch_folder();
+    const std::filesystem::path& path() const { return m_path; }
+    std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
+    /// Writes text into a file in the folder (creating parents) and returns its path.
+    std::filesystem::path write(const std::string& name, const std::string& text) const;
+    template <typename T>
+    std::filesystem::path write_values(const std::string& name, const std::vector<T>& values) const {
+        return write(name, std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+    }
+
+private:
+    std::filesystem::path m_path;
+};
+
+struct process_result {
+    int exit_code = -1;
+    std::string output;  // stdout and stderr together
+};
+
+/// Runs the real cuda-harness with arguments; never throws for a non-zero exit.
+process_result run_harness(const std::vector<std::string>& args);
+
+std::string read_text(const std::filesystem::path& file);
+
+/// Parses a JSON file and checks it against an embedded schema (REQUIREs both).
+rapidjson::Document read_response(const std::filesystem::path& file);
+
+template <typename T>
+std::vector<T> read_values(const std::filesystem::path& file) {
+    const std::string bytes = read_text(file);
+    std::vector<T> out(bytes.size() / sizeof(T));
+    std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+    return out;
+}
+
+/// Empty when a CUDA device can be used here; otherwise why not (for SKIP messages).
+std::string gpu_unavailable_reason();
+
+/// The cubin cache folder the tests use (never the user's own).
+std::string test_cache_dir();
+
+}  // namespace cuopt::test
+
+/// Skips the rest of a [gpu] test with the reason printed, when no GPU is usable.
+#define REQUIRE_GPU_OR_SKIP()                                                      \
+    do {                                                                            \
+        const std::string why_no_gpu = ::cuopt::test::gpu_unavailable_reason();    \
+        if (!why_no_gpu.empty()) {                                                  \
+            WARN("skipped: " << why_no_gpu);                                       \
+            return;                                                                 \
+        }                                                                           \
+    } while (0)

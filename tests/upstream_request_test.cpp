@@ -1,0 +1,66 @@
+#include <catch2/catch.hpp>
+
+#include "common/json_document.hpp"
+#include "harness/request_reader.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+
+namespace {
+
+const char* k_upstream = R"({
+  "source": "vec.cu", "kernel": "vec_add", "grid": [2, 1, 1], "block": [256, 1, 1],
+  "shared_memory_bytes": 128, "warmup": 3, "iterations": 20,
+  "arguments": [
+    { "kind": "buffer", "direction": "in", "bytes": 2048, "input_file": "a.bin", "type": "float32" },
+    { "kind": "buffer", "direction": "out", "bytes": 2048, "type": "float32" },
+    { "kind": "buffer", "direction": "inout", "bytes": 16, "input_file": "raw.bin" },
+    { "kind": "scalar", "type": "int32", "value": 512 } ] })";
+
+}  // namespace
+
+TEST_CASE("a v0.0 single-case request is read as one case with the same launch - args and timing") {
+    test::scratch_folder dir;
+    dir.write("vec.cu", "extern \"C\" __global__ void vec_add(const float*, float*, unsigned char*, int) {}");
+    dir.write_values("a.bin", std::vector<float>(512, 1.0f));
+    dir.write_values("raw.bin", std::vector<unsigned char>(16, 7));
+    dir.write("req.json", k_upstream);
+    const request r = read_request(dir / "req.json");
+    CHECK(r.upstream_layout);
+    CHECK(r.kernel.entry == "vec_add");
+    CHECK(r.timing.warmup == 3);
+    CHECK(r.timing.iterations == 20);
+    REQUIRE(r.cases.size() == 1);
+    const run_case& c = r.cases[0];
+    CHECK(c.launch.grid == std::array<unsigned, 3>{2, 1, 1});
+    CHECK(c.launch.dynamic_shared_bytes == 128);
+    REQUIRE(c.args.size() == 4);
+    CHECK(c.args[0].type == dtype::f32);
+    CHECK(c.args[0].count == 512);
+    CHECK_FALSE(c.args[0].is_output());
+    CHECK(c.args[1].output_file->filename() == "arg1.bin");
+    CHECK_FALSE(c.args[1].has_input());
+    CHECK(c.args[2].type == dtype::u8);  // no type: raw bytes
+    CHECK(c.args[2].count == 16);
+    CHECK(c.args[2].has_input());
+    CHECK(c.args[2].is_output());
+    CHECK_FALSE(c.args[3].is_buffer);
+}
+
+TEST_CASE("a v0.0 request whose byte count is not a whole number of elements is rejected") {
+    test::scratch_folder dir;
+    std::string text = k_upstream;
+    text.replace(text.find("\"bytes\": 2048, \"type\""), 13, "\"bytes\": 2047");
+    dir.write("req.json", text);
+    CHECK_THROWS_WITH(read_request(dir / "req.json"),
+                      Catch::Contains("field arguments[1].bytes: 2047 is not a multiple of the f32 element size 4"));
+}
+
+TEST_CASE("a v0.0 request with an unknown type names the argument and the accepted spellings") {
+    test::scratch_folder dir;
+    std::string text = k_upstream;
+    text.replace(text.find("\"int32\""), 7, "\"quad\"");
+    dir.write("req.json", text);
+    CHECK_THROWS_WITH(read_request(dir / "req.json"),
+                      Catch::Contains("arguments[3].type: unknown type 'quad'") && Catch::Contains("float32"));
+}
