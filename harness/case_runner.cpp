@@ -11,7 +11,7 @@ namespace cuopt {
 
 namespace {
 
-constexpr std::uint64_t k_hold_timeout_ns = 20'000'000'000ull;  // 20 s
+constexpr std::uint64_t k_hold_timeout_ns = 10'000'000'000ull;  // 10 s
 constexpr int k_max_batch = 32;  // timed launches enqueued behind one hold
 
 std::string dims(const std::array<unsigned, 3>& d) {
@@ -95,14 +95,18 @@ std::string check_arguments(const run_case& c, CUfunction kernel) {
 }
 
 case_runner::case_runner(const device_fingerprint& device, const support_kernels& support, CUfunction kernel,
-                         const timing_config& timing)
+                         const timing_config& timing, bool hold_stream)
     : m_device(device),
       m_support(support),
       m_kernel(kernel),
       m_timing(timing),
+      m_hold(hold_stream),
       m_stream(make_stream()),
-      m_l2_scratch(timing.flush_l2 ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2 : 0),
-      m_hold_flags(2 * sizeof(int)) {}
+      m_l2_scratch(timing.flush_l2 ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2 : 16),
+      m_flush_sink(sizeof(unsigned)),
+      m_hold_flags(2 * sizeof(int)) {
+    if (timing.flush_l2) CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), 0, m_l2_scratch.bytes() / 4, m_stream.get()));
+}
 
 case_outcome case_runner::run(const run_case& c) {
     case_outcome out;
@@ -146,9 +150,8 @@ case_outcome case_runner::run(const run_case& c) {
             else if (!a.has_input())
                 poison(stream, b.working, a.type, a.count);
         }
-        if (m_timing.flush_l2)  // last, so nothing written above stays warm in L2
-            CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), static_cast<unsigned>(launch_index),
-                                     m_l2_scratch.bytes() / 4, stream));
+        if (m_timing.flush_l2)  // last, so nothing written above stays in L2, warm or dirty
+            m_support.flush_l2(stream, m_l2_scratch.get(), m_l2_scratch.bytes(), m_flush_sink.get());
     };
     const auto& l = c.launch;
     auto launch = [&] {
@@ -166,6 +169,7 @@ case_outcome case_runner::run(const run_case& c) {
     CU_CALL(cuStreamSynchronize(stream));
     if (c.measure) {
         out.warmup = m_timing.warmup;
+        out.stream_held = m_hold;
         out.iterations = m_timing.iterations;
         for (int i = 0; i < m_timing.warmup; ++i) {
             prepare(++launch_index);
@@ -186,7 +190,7 @@ case_outcome case_runner::run(const run_case& c) {
             flags[0] = 0;
             flags[1] = 0;
             std::atomic_thread_fence(std::memory_order_seq_cst);
-            m_support.hold_stream(stream, release, timed_out, k_hold_timeout_ns);
+            if (m_hold) m_support.hold_stream(stream, release, timed_out, k_hold_timeout_ns);
             for (int i = 0; i < n; ++i) {
                 prepare(++launch_index);
                 CU_CALL(cuEventRecord(starts[i].get(), stream));

@@ -36,6 +36,7 @@ struct case_outcome {
     std::vector<double> samples_ms;
     sample_statistics stats_ms;
     std::uint64_t checked_launch_index = 0;  // launch whose inputs/outputs were kept
+    bool stream_held = false;                // timed launches were queued behind a held stream
     bool stream_hold_timed_out = false;      // host enqueue outran the hold: samples may include it
     std::vector<output_record> outputs;
 };
@@ -50,8 +51,10 @@ std::string check_arguments(const run_case& c, CUfunction kernel);
 
 class case_runner {
 public:
+    /// hold_stream: queue each batch of timed launches behind a spinning kernel so host
+    /// launch latency never lands in a sample. Off under profilers, which serialise launches.
     case_runner(const device_fingerprint& device, const support_kernels& support, CUfunction kernel,
-                const timing_config& timing);
+                const timing_config& timing, bool hold_stream);
 
     /// Runs the case. Throws cuda_error for a CUDA failure (the caller decides whether the
     /// context survived); throws std::runtime_error for an I/O failure writing outputs.
@@ -62,8 +65,10 @@ private:
     const support_kernels& m_support;
     CUfunction m_kernel;
     timing_config m_timing;
+    bool m_hold;
     stream_handle m_stream;
-    device_buffer m_l2_scratch;
+    device_buffer m_l2_scratch;  // twice the L2 size, zeroed, read before every launch
+    device_buffer m_flush_sink;
     mapped_host_buffer m_hold_flags;
 };
 

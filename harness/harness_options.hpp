@@ -16,6 +16,7 @@ struct harness_options {
     bool no_cache = false;        // always run NVRTC, never read or write the cubin cache
     std::string cache_dir;        // cubin cache folder (default: $CUDA_HARNESS_CACHE_DIR or ~/.cache/cuda-harness)
     bool quiet = false;           // no summary line on stderr
+    bool no_stream_hold = false;  // don't hold the stream while queueing timed launches (profilers)
 };
 
 }  // namespace cuopt

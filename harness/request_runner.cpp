@@ -1,6 +1,7 @@
 #include "harness/request_runner.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 
@@ -107,9 +108,16 @@ bool check_cases_phase(const request& req, CUfunction kernel, harness_report& re
     return all_ok;
 }
 
-void run_cases_phase(const request& req, CUfunction kernel, harness_report& report) {
+// A profiler that injects itself (ncu sets CUDA_INJECTION64_PATH) serialises launches,
+// so a held stream would only wait for its timeout there.
+bool should_hold_stream(const harness_options& o) {
+    const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+    return !o.no_stream_hold && !(injection && *injection);
+}
+
+void run_cases_phase(const request& req, CUfunction kernel, bool hold_stream, harness_report& report) {
     const support_kernels support(report.device->sm_count);
-    case_runner runner(*report.device, support, kernel, req.timing);
+    case_runner runner(*report.device, support, kernel, req.timing, hold_stream);
     for (std::size_t i = 0; i < req.cases.size(); ++i) {
         case_outcome& slot = report.cases[i];
         try {
@@ -140,6 +148,13 @@ harness_report run_request(const harness_options& o) {
     report.request_file = fs::absolute(o.request);
     report.request_folder = report.request_file.parent_path();
     report.mode = o.compile_only ? "compile_only" : "run";
+    auto phase_start = start;
+    // Closes the current phase: its name and the milliseconds since the previous one.
+    auto lap = [&](const char* name) {
+        const auto now = std::chrono::steady_clock::now();
+        report.phases_ms.emplace_back(name, std::chrono::duration<double, std::milli>(now - phase_start).count());
+        phase_start = now;
+    };
     auto finish = [&] {
         report.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         return report;
@@ -147,6 +162,7 @@ harness_report run_request(const harness_options& o) {
     try {
         remove_declared_outputs(o.request);
         const std::optional<request> req = read_phase(o, report);
+        lap("read_request");
         if (!req) return finish();
 
         // The device decides the arch; without one, still compile (for --arch or sm_90)
@@ -154,20 +170,28 @@ harness_report run_request(const harness_options& o) {
         std::string why;
         exit_code device_code = exit_code::ok;
         if (!o.compile_only || o.arch.empty()) report.device = device_phase(req->device, &why, &device_code);
+        lap("driver_init");
         const std::string arch = !o.arch.empty() ? o.arch : report.device ? report.device->arch() : k_fallback_arch;
-        if (!compile_phase(*req, arch, o, report) || o.compile_only) return finish();
+        const bool compiled = compile_phase(*req, arch, o, report);
+        lap("compile");
+        if (!compiled || o.compile_only) return finish();
         if (!report.device) {
             report.fail(device_code, device_code == exit_code::no_driver ? "no_driver" : "no_device", why);
             return finish();
         }
 
-        primary_context context(get_device(req->device));
+        // Deliberately never released: destroying the context costs tens of milliseconds and
+        // the process ends right after the response is written (the driver reclaims it).
+        const primary_context* context = new primary_context(get_device(req->device));
+        (void)context;
         const module_handle module = load_module(report.compile->cubin.data());
         CUfunction kernel{};
         CU_CALL(cuModuleGetFunction(&kernel, module.get(), report.compile->lowered_name.c_str()));
         report.attributes = read_attributes(kernel);
+        lap("context_and_module");
         if (!check_cases_phase(*req, kernel, report)) return finish();
-        run_cases_phase(*req, kernel, report);
+        run_cases_phase(*req, kernel, should_hold_stream(o), report);
+        lap("run_cases");
     } catch (const cuda_error& e) {
         report.fail(e.sticky() ? exit_code::context_lost : exit_code::case_failed, "cuda_error", e.what());
     } catch (const std::exception& e) {

@@ -85,6 +85,7 @@ Value case_json(const case_outcome& c, const harness_report& r, allocator& a) {
         t.AddMember("min_ms", c.stats_ms.min, a);
         t.AddMember("max_ms", c.stats_ms.max, a);
         t.AddMember("stdev_ms", c.stats_ms.stdev, a);
+        t.AddMember("stream_held", c.stream_held, a);
         t.AddMember("stream_hold_timed_out", c.stream_hold_timed_out, a);
         Value samples(rapidjson::kArrayType);
         for (double s : c.samples_ms) samples.PushBack(s, a);
@@ -149,6 +150,9 @@ std::string write_response_json(const harness_report& r) {
     for (const auto& c : r.cases) cases.PushBack(case_json(c, r, a), a);
     doc.AddMember("cases", cases, a);
     doc.AddMember("wall_ms", r.wall_ms, a);
+    Value phases(rapidjson::kObjectType);
+    for (const auto& [name, ms] : r.phases_ms) phases.AddMember(text(name, a), Value(ms), a);
+    doc.AddMember("phases_ms", phases, a);
     return to_pretty_json(doc);
 }
 

@@ -11,6 +11,7 @@ namespace cuopt {
 support_kernels::support_kernels(int sm_count)
     : m_module(load_module(support_kernels_fatbin)), m_sm_count(std::max(1, sm_count)) {
     CU_CALL(cuModuleGetFunction(&m_hold, m_module.get(), "cuopt_hold_stream"));
+    CU_CALL(cuModuleGetFunction(&m_flush, m_module.get(), "cuopt_flush_l2"));
     for (int t = 0; t <= static_cast<int>(dtype::u64); ++t) {
         const std::string name = "cuopt_generate_" + std::string(dtype_name(static_cast<dtype>(t)));
         CU_CALL(cuModuleGetFunction(&m_generate[t], m_module.get(), name.c_str()));
@@ -22,6 +23,13 @@ void support_kernels::hold_stream(CUstream stream, CUdeviceptr release, CUdevice
     unsigned long long timeout = timeout_ns;
     void* params[] = {&release, &timed_out, &timeout};
     CU_CALL(cuLaunchKernel(m_hold, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr));
+}
+
+void support_kernels::flush_l2(CUstream stream, CUdeviceptr scratch, std::size_t bytes, CUdeviceptr sink) const {
+    unsigned long long count = bytes / 16;
+    void* params[] = {&scratch, &count, &sink};
+    CU_CALL(cuLaunchKernel(m_flush, static_cast<unsigned>(4 * m_sm_count), 1, 1, 512, 1, 1, 0, stream, params,
+                           nullptr));
 }
 
 void support_kernels::generate(CUstream stream, CUdeviceptr buffer, dtype type, std::uint64_t count,

@@ -20,6 +20,9 @@ public:
     void hold_stream(CUstream stream, CUdeviceptr release, CUdeviceptr timed_out,
                      std::uint64_t timeout_ns) const;
 
+    /// Evicts L2 by reading `bytes` of zeroed scratch (bytes: a multiple of 16; sink: 4 bytes).
+    void flush_l2(CUstream stream, CUdeviceptr scratch, std::size_t bytes, CUdeviceptr sink) const;
+
     /// Fills `count` elements at `buffer` with the values of launch `launch_index`.
     void generate(CUstream stream, CUdeviceptr buffer, dtype type, std::uint64_t count,
                   const generator_spec& spec, std::uint64_t launch_index) const;
@@ -27,6 +30,7 @@ public:
 private:
     module_handle m_module;
     CUfunction m_hold{};
+    CUfunction m_flush{};
     CUfunction m_generate[12]{};
     int m_sm_count = 1;
 };

@@ -181,6 +181,7 @@ TEST_CASE("an illegal-address kernel gives cuda_error - exit 13 - and skips the 
         { "name": "n", "dtype": "i32", "value": 32 } ] } ] })");
     CHECK(r.exit_code == 13);
     const auto doc = f.response();
+    REQUIRE(doc["cases"].Size() == 2);
     CHECK(std::string(doc["status"].GetString()) == "cuda_error");
     CHECK(std::string(doc["cases"][0]["status"].GetString()) == "cuda_error");
     CHECK_THAT(doc["cases"][0]["error"].GetString(), Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS"));

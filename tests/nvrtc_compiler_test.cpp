@@ -83,7 +83,11 @@ TEST_CASE("the ptxas report is parsed for the named function only") {
         "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
         "ptxas info    : Used 255 registers, used 1 barriers, 1024 bytes smem, 368 bytes cmem[0]\n"
         "ptxas info    : Compiling entry function 'b' for 'sm_90'\n"
-        "ptxas info    : Used 10 registers\n";
+        "ptxas info    : Function properties for b\n"
+        "ptxas info    : Used 10 registers\n"
+        "ptxas info    : Compiling entry function 'c' for 'sm_90'\n"
+        "ptxas info    : Function properties for a\n"
+        "ptxas info    : Used 99 registers\n";
     const ptxas_report a = parse_ptxas_report(log, "a");
     CHECK(a.registers == 255);
     CHECK(a.spill_store_bytes == 4);
@@ -91,5 +95,6 @@ TEST_CASE("the ptxas report is parsed for the named function only") {
     CHECK(a.static_shared_bytes == 1024);
     CHECK(a.constant_bytes == 368);
     CHECK(parse_ptxas_report(log, "b").registers == 10);
-    CHECK(parse_ptxas_report(log, "c").registers == -1);
+    CHECK(parse_ptxas_report(log, "c").registers == -1);  // interleaved: another function's lines
+    CHECK(parse_ptxas_report(log, "d").registers == -1);
 }

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build needs (when missing), checks for the CUDA
+# toolkit, then configures and builds into build/. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ pkg-config rapidjson-dev libssl-dev catch2 libcli11-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: missing Debian packages: ${missing[*]}; fix: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cuda_root=${CUDAToolkit_ROOT:-/usr/local/cuda}
+if [[ ! -x $cuda_root/bin/nvcc || ! -f $cuda_root/include/nvrtc.h ]]; then
+  echo "setup: no CUDA toolkit (nvcc, nvrtc.h) under $cuda_root; fix: install CUDA 12.4+ there or export CUDAToolkit_ROOT=/path/to/cuda" >&2
+  exit 1
+fi
+
+cmake -S . -B build -G Ninja -DCUDAToolkit_ROOT="$cuda_root" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$(nproc)"
