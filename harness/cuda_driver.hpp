@@ -23,8 +23,7 @@ namespace cuopt {
     X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32Async) X(cuMemHostAlloc)             \
     X(cuMemFreeHost) X(cuMemHostGetDevicePointer) X(cuStreamCreate) X(cuStreamDestroy)        \
     X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                \
-    X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture)      \
-    X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy)
+    X(cuEventSynchronize) X(cuEventElapsedTime)
 
 struct driver_api {
 #define CUOPT_DECLARE(name) decltype(&::name) name = nullptr;

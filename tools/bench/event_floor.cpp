@@ -15,6 +15,7 @@
 using namespace cuopt;
 
 int main() {
+    std::setvbuf(stdout, nullptr, _IONBF, 0);  // a crash must not swallow the lines already measured
     const device_fingerprint dev = query_device(0);
     primary_context ctx(get_device(0));
     kernel_spec k;
@@ -29,83 +30,68 @@ int main() {
     const stream_handle stream = make_stream();
     const CUstream s = stream.get();
     mapped_host_buffer flags(8);
-    constexpr int n = 2000, batch = 32;
+    constexpr int n = 4096, max_batch = 256;
     std::vector<event_handle> a, b;
-    for (int i = 0; i < batch; ++i) a.push_back(make_event()), b.push_back(make_event());
+    for (int i = 0; i < max_batch; ++i) a.push_back(make_event()), b.push_back(make_event());
 
-    auto launch = [&] { CU_CALL(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr)); };
-    // Times `body` between the events of each pair, in held batches or synchronising each time.
-    auto measure = [&](bool hold, bool with_kernel, int kernels_before) {
+    struct method {
+        const char* name;
+        bool hold, kernel;
+        int before, batch, threads;
+    };
+    // Times the launch between the events of each pair, in held batches or synchronising each time.
+    auto measure = [&](const method& m) {
         std::vector<double> samples;
         auto* host = static_cast<volatile int*>(flags.host());
-        for (int done = 0; done < n; done += batch) {
+        auto launch = [&] { CU_CALL(cuLaunchKernel(f, 1, 1, 1, m.threads, 1, 1, 0, s, nullptr, nullptr)); };
+        for (int done = 0; done < n; done += m.batch) {
             host[0] = 0;
             std::atomic_thread_fence(std::memory_order_seq_cst);
-            if (hold) support.hold_stream(s, flags.device(), flags.device() + 4, 10'000'000'000ull);
-            for (int i = 0; i < batch; ++i) {
-                for (int j = 0; j < kernels_before; ++j) launch();
+            if (m.hold) support.hold_stream(s, flags.device(), flags.device() + 4, 10'000'000'000ull);
+            for (int i = 0; i < m.batch; ++i) {
+                for (int j = 0; j < m.before; ++j) launch();
                 CU_CALL(cuEventRecord(a[i].get(), s));
-                if (with_kernel) launch();
+                if (m.kernel) launch();
                 CU_CALL(cuEventRecord(b[i].get(), s));
-                if (!hold) CU_CALL(cuStreamSynchronize(s));
+                if (!m.hold) CU_CALL(cuStreamSynchronize(s));
             }
             std::atomic_thread_fence(std::memory_order_seq_cst);
             host[0] = 1;
             CU_CALL(cuStreamSynchronize(s));
-            for (int i = 0; i < batch; ++i) {
+            for (int i = 0; i < m.batch; ++i) {
                 float ms = 0;
                 CU_CALL(cuEventElapsedTime(&ms, a[i].get(), b[i].get()));
                 samples.push_back(ms * 1000.0);
             }
         }
-        return summarize(samples);
+        return samples;
     };
-    // The same pairs captured into a CUDA graph and replayed: the GPU-side cost of a launch
-    // without the stream's per-command processing.
-    auto measure_graph = [&] {
-        std::vector<double> samples;
-        for (int done = 0; done < n; done += batch) {
-            CU_CALL(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
-            for (int i = 0; i < batch; ++i) {
-                CU_CALL(cuEventRecord(a[i].get(), s));
-                launch();
-                CU_CALL(cuEventRecord(b[i].get(), s));
-            }
-            CUgraph graph{};
-            CU_CALL(cuStreamEndCapture(s, &graph));
-            CUgraphExec exec{};
-            CU_CALL(cuGraphInstantiate(&exec, graph, 0));
-            CU_CALL(cuGraphLaunch(exec, s));
-            CU_CALL(cuStreamSynchronize(s));
-            for (int i = 0; i < batch; ++i) {
-                float ms = 0;
-                CU_CALL(cuEventElapsedTime(&ms, a[i].get(), b[i].get()));
-                samples.push_back(ms * 1000.0);
-            }
-            CU_CALL(cuGraphExecDestroy(exec));
-            CU_CALL(cuGraphDestroy(graph));
-        }
-        return summarize(samples);
-    };
-    for (int i = 0; i < 200; ++i) launch();
-    CU_CALL(cuStreamSynchronize(s));
-    struct method {
-        const char* name;
-        bool hold, kernel;
-        int before;
-    };
-    const method methods[] = {{"held_stream_empty_kernel", true, true, 0},
-                              {"sync_each_empty_kernel", false, true, 0},
-                              {"held_stream_event_pair_only", true, false, 0},
-                              {"held_stream_kernel_after_busy_kernel", true, true, 1}};
+    // Batches: how many timed pairs sit behind one hold. The first dozen or so commands after
+    // a release are already fetched by the GPU; later ones pay for the fetch inside the sample.
+    const method methods[] = {{"held_stream_empty_kernel_batch32", true, true, 0, 32, 32},
+                              {"held_stream_empty_kernel_batch256", true, true, 0, 256, 32},
+                              {"held_stream_empty_kernel_batch16", true, true, 0, 16, 32},
+                              {"held_stream_empty_kernel_batch8", true, true, 0, 8, 32},
+                              {"held_stream_empty_kernel_batch4", true, true, 0, 4, 32},
+                              {"held_stream_empty_kernel_batch1", true, true, 0, 1, 32},
+                              {"held_stream_after_other_kernel_batch8", true, true, 1, 8, 32},
+                              {"held_stream_after_other_kernel_batch4", true, true, 1, 4, 32},
+                              {"sync_each_empty_kernel", false, true, 0, 32, 32},
+                              {"held_stream_event_pair_only_batch32", true, false, 0, 32, 32}};
+    measure(methods[0]);  // warm-up
     std::printf("{\n  \"device\": \"%s\",\n  \"launches\": %d,\n  \"methods_us\": {\n", dev.name.c_str(), n);
     for (std::size_t i = 0; i < std::size(methods); ++i) {
-        const auto st = measure(methods[i].hold, methods[i].kernel, methods[i].before);
-        std::printf("    \"%s\": {\"median\": %.3f, \"min\": %.3f, \"mean\": %.3f}%s\n", methods[i].name, st.median, st.min,
-                    st.mean, i + 1 < std::size(methods) ? "," : "");
+        std::vector<double> v = measure(methods[i]);
+        double even = 0, odd = 0;
+        for (std::size_t j = 0; j < v.size(); ++j) (j % 2 ? odd : even) += v[j];
+        const auto st = summarize(v);
+        std::sort(v.begin(), v.end());
+        auto pct = [&v](double p) { return v[static_cast<std::size_t>(p * (v.size() - 1))]; };
+        std::printf("    \"%s\": {\"median\": %.3f, \"min\": %.3f, \"p10\": %.3f, \"p25\": %.3f, \"p75\": %.3f, \"p90\": %.3f, "
+                    "\"mean_even_index\": %.3f, \"mean_odd_index\": %.3f}%s\n",
+                    methods[i].name, st.median, st.min, pct(0.1), pct(0.25), pct(0.75), pct(0.9), even / (v.size() / 2),
+                    odd / (v.size() / 2), i + 1 < std::size(methods) ? "," : "");
     }
-    const auto g = measure_graph();
-    std::printf("    ,\"graph_replay_empty_kernel\": {\"median\": %.3f, \"min\": %.3f, \"mean\": %.3f}\n", g.median, g.min, g.mean);
     std::printf("  }\n}\n");
     return 0;
 }
