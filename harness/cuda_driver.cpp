@@ -12,8 +12,8 @@ namespace {
 using get_proc_v2 = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
 driver_api load_driver() {
+    // Only the driver's own soname: the toolkit's link stub (stubs/libcuda.so) must never load.
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
     if (!lib) throw no_driver_error(std::string("no CUDA driver: cannot load libcuda.so.1 (") + dlerror() + ")");
     // Real drivers (not the toolkit's link stub) export cuGetProcAddress_v2; asking it
     // for each symbol at CUDA_VERSION returns the ABI version cuda.h declares.

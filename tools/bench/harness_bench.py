@@ -135,7 +135,7 @@ def main():
                                              "target": 0.01, "meets_target": med < 0.020 or spread(meds) < 0.01}
         print(f"{name}: median {med * 1000:.1f} us, spread over 5 runs {spread(meds) * 100:.2f}%", flush=True)
         if not a.skip_ncu:
-            ncu = ncu_durations_ms(b, req, name + "-ncu", kernel, skip=11, count=30)
+            ncu = ncu_durations_ms(b, req, name + "-ncu", kernel, skip=11, count=20)
             ncu_med = statistics.median(ncu)
             diff = (med - ncu_med) / ncu_med
             result["ncu_agreement"][name] = {"harness_median_ms": med, "ncu_median_ms": ncu_med, "ncu_samples": len(ncu),
