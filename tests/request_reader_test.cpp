@@ -37,6 +37,10 @@ struct fixture {
         dir.write("k.cu", k_kernel);
         dir.write_values("x.bin", std::vector<float>(8, 1.5f));
     }
+    /// The error for the base request with `from` replaced by `to` ("" when it reads fine).
+    std::string error_with(const std::string& from, const std::string& to) {
+        return error_of(replaced(base_request(), from, to));
+    }
     std::string error_of(const std::string& json) {
         dir.write("req.json", json);
         try {
@@ -79,67 +83,67 @@ TEST_CASE("a valid request is read with paths resolved - defines sorted and scal
 
 TEST_CASE("a buffer whose input file size disagrees with dtype x count is rejected with both sizes") {
     fixture f;
-    CHECK(f.error_of(replaced(base_request(), "\"count\": 8, \"input_file\"", "\"count\": 9, \"input_file\"")) ==
+    CHECK(f.error_with("\"count\": 8, \"input_file\"", "\"count\": 9, \"input_file\"") ==
           "req.json: field cases[0].args[0].input_file: x.bin holds 32 bytes but count 9 x f32 (4 bytes) needs 36");
 }
 
 TEST_CASE("an unknown dtype is rejected with the list of accepted ones") {
     fixture f;
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"dtype\": \"f32\", \"value\"", "\"dtype\": \"float\", \"value\"")),
+    CHECK_THAT(f.error_with("\"dtype\": \"f32\", \"value\"", "\"dtype\": \"float\", \"value\""),
                Catch::Contains("field cases[0].args[2].dtype: expected one of [\"f16\",\"bf16\",\"f32\"") &&
                    Catch::Contains("(got \"float\")"));
 }
 
 TEST_CASE("a path escaping the request folder is rejected naming the field") {
     fixture f;
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"out/y.bin\"", "\"../y.bin\"")),
+    CHECK_THAT(f.error_with("\"out/y.bin\"", "\"../y.bin\""),
                Catch::StartsWith("req.json: field cases[0].args[1].output_file: '../y.bin' escapes the request folder"));
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"k.cu\"", "\"/etc/k.cu\"")),
+    CHECK_THAT(f.error_with("\"k.cu\"", "\"/etc/k.cu\""),
                Catch::Contains("field kernel.source_file: '/etc/k.cu' is absolute"));
 }
 
 TEST_CASE("a missing input or source file is rejected naming the field") {
     fixture f;
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"x.bin\"", "\"nope.bin\"")),
+    CHECK_THAT(f.error_with("\"x.bin\"", "\"nope.bin\""),
                Catch::Contains("field cases[0].args[0].input_file: cannot read"));
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"k.cu\"", "\"nope.cu\"")),
+    CHECK_THAT(f.error_with("\"k.cu\"", "\"nope.cu\""),
                Catch::Contains("field kernel.source_file:") && Catch::Contains("nope.cu: cannot open"));
 }
 
 TEST_CASE("a kernel needs exactly one of source_file and source") {
     fixture f;
-    CHECK(f.error_of(replaced(base_request(), "\"source_file\": \"k.cu\", ", "")) ==
+    CHECK(f.error_with("\"source_file\": \"k.cu\", ", "") ==
           "req.json: field kernel: expected exactly one of 'source_file' and 'source'");
-    CHECK(f.error_of(replaced(base_request(), "\"source_file\": \"k.cu\", ", "\"source_file\": \"k.cu\", \"source\": \"x\", ")) ==
+    CHECK(f.error_with("\"source_file\": \"k.cu\", ", "\"source_file\": \"k.cu\", \"source\": \"x\", ") ==
           "req.json: field kernel: expected exactly one of 'source_file' and 'source'");
 }
 
 TEST_CASE("an argument is a buffer or a scalar - never both or neither") {
     fixture f;
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"value\": 0.5", "\"value\": 0.5, \"count\": 3")),
+    CHECK_THAT(f.error_with("\"value\": 0.5", "\"value\": 0.5, \"count\": 3"),
                Catch::Contains("field cases[0].args[2]: has 'value' (a scalar) and buffer fields"));
-    CHECK(f.error_of(replaced(base_request(), ", \"value\": 0.5", "")) ==
+    CHECK(f.error_with(", \"value\": 0.5", "") ==
           "req.json: field cases[0].args[2]: expected 'count' (a buffer) or 'value' (a scalar)");
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"value\": 8", "\"value\": 3000000000")),
+    CHECK_THAT(f.error_with("\"value\": 8", "\"value\": 3000000000"),
                Catch::Contains("field cases[0].args[3].value: value 3000000000") && Catch::Contains("i32"));
 }
 
 TEST_CASE("generator problems are rejected with the generator's field") {
     fixture f;
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"low\": -1, \"high\": 1", "\"low\": 1, \"high\": 1")),
+    CHECK_THAT(f.error_with("\"low\": -1, \"high\": 1", "\"low\": 1, \"high\": 1"),
                Catch::Contains("field cases[0].args[1].generator: uniform needs low < high"));
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"dtype\": \"f32\", \"count\": 8, \"generator\"",
-                                   "\"dtype\": \"i32\", \"count\": 8, \"generator\"")),
+    CHECK_THAT(f.error_with("\"dtype\": \"f32\", \"count\": 8, \"generator\"",
+                                   "\"dtype\": \"i32\", \"count\": 8, \"generator\""),
                Catch::Contains("generator.kind: 'uniform' fills floating-point buffers; for i32 use 'int_range'"));
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"input_dump_file\": \"d.bin\"")),
+    CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"input_dump_file\": \"d.bin\""),
                Catch::Contains("args[0].input_dump_file: only a buffer with a 'generator' can dump its inputs"));
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"generator\": {\"kind\": \"normal\"}")),
+    CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"generator\": {\"kind\": \"normal\"}"),
                Catch::Contains("has both 'input_file' and 'generator'"));
 }
 
 TEST_CASE("two arguments writing one file - or two cases with one name - are rejected") {
     fixture f;
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"output_file\": \"out/y.bin\"")),
+    CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"output_file\": \"out/y.bin\""),
                Catch::Contains("field cases[0].args[1]: writes") && Catch::Contains("which another argument also writes"));
     const std::string one_case = R"({ "name": "small", "launch": { "grid": [1], "block": [1] }, "args": [] })";
     const std::string two = R"({ "schema_version": 1, "kernel": { "source": "x", "entry": "k" }, "cases": [ )" +
@@ -149,13 +153,13 @@ TEST_CASE("two arguments writing one file - or two cases with one name - are rej
 
 TEST_CASE("schema problems in a request name the field") {
     fixture f;
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"block\": [128, 1]", "\"block\": [128, 0]")),
+    CHECK_THAT(f.error_with("\"block\": [128, 1]", "\"block\": [128, 0]"),
                Catch::Contains("field cases[0].launch.block[1]: expected a number >= 1"));
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"schema_version\": 1", "\"schema_version\": 2")),
+    CHECK_THAT(f.error_with("\"schema_version\": 1", "\"schema_version\": 2"),
                Catch::Contains("field schema_version: expected one of [1]"));
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"iterations\": 5", "\"iterations\": 0")),
+    CHECK_THAT(f.error_with("\"iterations\": 5", "\"iterations\": 0"),
                Catch::Contains("field timing.iterations: expected a number >= 1"));
-    CHECK_THAT(f.error_of(replaced(base_request(), "\"grid\"", "\"grdi\"")),
+    CHECK_THAT(f.error_with("\"grid\"", "\"grdi\""),
                Catch::Contains("field cases[0].launch.grdi: unknown field; expected one of: grid, block, dynamic_shared_bytes"));
     CHECK_THAT(f.error_of("[1, 2"), Catch::StartsWith("req.json: malformed JSON at line 1, column 6"));
 }
