@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/counter_rng.h"
+#include "common/dtype.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -35,6 +36,11 @@ extern "C" __global__ void copy_f32(const float* x, float* y, int n) {
 extern "C" __global__ void copy_i32(const int* x, int* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i]; }
 extern "C" __global__ void illegal(float* p, int n) { p[(1ull << 40) + threadIdx.x] = 1.0f; }
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+extern "C" __global__ void scale_half(const __half* x, __nv_bfloat16* y, __half s, float* scratch, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { scratch[i] = __half2float(x[i]); y[i] = __float2bfloat16(scratch[i] * __half2float(s)); } }
 )";
 
 struct gpu_fixture {
@@ -266,4 +272,29 @@ TEST_CASE("arguments that disagree with the kernel's parameter list are rejected
                 { "name": "n", "dtype": "i64", "value": 10 } ] } ] })");
     CHECK(r.exit_code == 11);
     CHECK_THAT(r.output, Catch::Contains("args[2] ('n'): kernel parameter 2 is 4 bytes but a i64 scalar is 8 bytes"));
+}
+
+TEST_CASE("half and bfloat16 buffers and a half scalar reach the kernel with the right bits", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    const auto r = f.run(header("scale_half") + R"("cases": [ { "name": "h", "measure": false, "launch": { "grid": [4], "block": [256] },
+      "args": [ { "name": "x", "dtype": "f16", "count": 1000, "generator": {"kind": "uniform", "low": -4, "high": 4, "seed": 5},
+                  "input_dump_file": "x.bin" },
+                { "name": "y", "dtype": "bf16", "count": 1000, "output_file": "y.bin" },
+                { "name": "s", "dtype": "f16", "value": -0.5 },
+                { "name": "scratch", "dtype": "f32", "count": 1000 },
+                { "name": "n", "dtype": "i32", "value": 1000 } ] } ] })");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto doc = f.response();
+    CHECK(doc["cases"][0]["timing"].IsNull());  // measure: false runs once, untimed
+    CHECK(doc["cases"][0]["checked_launch_index"].GetUint64() == 0);
+    const auto x = test::read_values<std::uint16_t>(f.dir / "x.bin");
+    const auto y = test::read_values<std::uint16_t>(f.dir / "y.bin");
+    REQUIRE(x.size() == 1000);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const float xv = half_bits_to_float(x[i]);
+        REQUIRE(x[i] == float_to_half_bits(static_cast<float>(cuopt_rng::uniform(cuopt_rng::random_bits(5, 0, i), -4, 4))));
+        REQUIRE(y[i] == float_to_bf16_bits(xv * -0.5f));
+    }
 }

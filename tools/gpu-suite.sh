@@ -2,7 +2,8 @@
 # The GPU proof, in one go on a machine with a GPU: every test (the [gpu] ones run for
 # real), the bundled example end to end (and under compute-sanitizer), the benchmark.
 # Logs and figures go to $1 (default results/gpu-suite). Build first (tools/setup.sh)
-# or carry build/ from a machine that can.
+# or carry build/ from a machine that can. BENCH=0 skips the benchmarks (about 5 min,
+# most of it ncu's replays).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/gpu-suite}
@@ -24,6 +25,7 @@ compute-sanitizer --tool memcheck --leak-check full --report-api-errors no build
   --no-stream-hold --quiet >"$out/sanitizer.log" 2>&1
 echo "compute-sanitizer exit $?: $(grep -E 'ERROR SUMMARY' "$out/sanitizer.log")" | tee -a "$out/summary.txt"
 
+[[ ${BENCH:-1} == 0 ]] && exit 0
 echo "== bench" | tee -a "$out/summary.txt"
 build/event-floor >"$out/event-floor.json" 2>&1 && cat "$out/event-floor.json" | tee -a "$out/summary.txt"
 python3 tools/bench/harness_bench.py --out "$out/bench.json" 2>&1 | tee -a "$out/summary.txt"
