@@ -162,6 +162,12 @@ TEST_CASE("schema problems in a request name the field") {
     CHECK_THAT(f.error_with("\"grid\"", "\"grdi\""),
                Catch::Contains("field cases[0].launch.grdi: unknown field; expected one of: grid, block, dynamic_shared_bytes"));
     CHECK_THAT(f.error_of("[1, 2"), Catch::StartsWith("req.json: malformed JSON at line 1, column 6"));
+    CHECK_THAT(f.error_with("\"grid\": [4]", "\"grid\": [4], \"dynamic_shared_bytes\": 1e12"),
+               Catch::Contains("field cases[0].launch.dynamic_shared_bytes: expected integer"));
+    CHECK_THAT(f.error_with("\"grid\": [4]", "\"grid\": [4], \"dynamic_shared_bytes\": 5000000000"),
+               Catch::Contains("field cases[0].launch.dynamic_shared_bytes: expected a number <= 4294967295"));
+    CHECK_THAT(f.error_with("\"seed\": 9", "\"seed\": 99999999999999999999999"),
+               Catch::Contains("field cases[0].args[1].generator.seed: expected"));
 }
 
 TEST_CASE("output paths are listed for removal even when the request is otherwise invalid") {
