@@ -1,0 +1,38 @@
+#pragma once
+/// Checks one output buffer against its oracle. Floats pass when every element has
+/// |x - r| <= atol + rtol * |r|; a NaN or infinity where the oracle is finite, or an
+/// element still holding the harness's poison, always fails. Integers must match
+/// exactly. The result says how badly and where, for the history and the model.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/dtype.hpp"
+
+namespace cuopt {
+
+struct tolerance {
+    double atol = 1e-5;
+    double rtol = 1e-5;
+};
+
+struct validation_result {
+    bool passed = false;
+    std::size_t count = 0;
+    std::size_t mismatches = 0;    // elements outside tolerance (including the two below)
+    std::size_t non_finite = 0;    // NaN/Inf where the oracle is finite
+    std::size_t unwritten = 0;     // elements still holding the poison pattern
+    std::size_t worst_index = 0;   // element with the largest excess over its tolerance
+    double worst_actual = 0, worst_expected = 0;
+    double max_abs_error = 0, max_rel_error = 0;
+    double relative_l2_error = 0;  // ||x - r|| / ||r|| over finite elements
+    /// One line for people: "12 of 1147 elements differ; worst [1146]: 3.5 vs 3.25 ..."
+    std::string summary() const;
+};
+
+/// Compares `count` elements of `actual` with `expected` (both raw buffers of `type`).
+validation_result validate_output(dtype type, const void* actual, const void* expected, std::size_t count,
+                                  const tolerance& tol);
+
+}  // namespace cuopt

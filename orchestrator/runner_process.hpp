@@ -1,0 +1,36 @@
+#pragma once
+/// Runs a child program (the harness) with a wall-clock limit, killing it when the
+/// limit passes, and hands back its exit status, the signal that ended it and its
+/// captured stdout and stderr. Behind an interface so the search loop can be tested
+/// with a fake; the real one (Boost.Process on Boost.Asio) is the only user of Boost.
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cuopt {
+
+struct process_result {
+    int exit_code = -1;       // valid when signal == 0 and !timed_out
+    int signal = 0;           // the signal that ended it (SIGKILL after a timeout)
+    bool timed_out = false;   // killed by us when the wall-clock limit passed
+    bool failed_to_start = false;
+    std::string stdout_text;
+    std::string stderr_text;
+    double wall_ms = 0;
+    /// "exit 13", "killed by signal 11 (Segmentation fault)", "timed out after 60000 ms", ...
+    std::string describe() const;
+};
+
+class process_runner {
+public:
+    virtual ~process_runner() = default;
+    /// argv[0] is the program. Never throws for the child's failures: they are data.
+    virtual process_result run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) = 0;
+};
+
+/// The real runner: a child process, its pipes read asynchronously, SIGKILL on timeout.
+std::unique_ptr<process_runner> make_child_process_runner();
+
+}  // namespace cuopt
