@@ -14,6 +14,8 @@ extern const unsigned char response_schema_json[];
 extern const std::size_t response_schema_json_size;
 extern const unsigned char request_v0_schema_json[];
 extern const std::size_t request_v0_schema_json_size;
+extern const unsigned char manifest_schema_json[];
+extern const std::size_t manifest_schema_json_size;
 
 namespace cuopt {
 
@@ -114,6 +116,8 @@ std::string_view embedded_schema(std::string_view name) {
         return {reinterpret_cast<const char*>(request_schema_json), request_schema_json_size};
     if (name == "request-v0")
         return {reinterpret_cast<const char*>(request_v0_schema_json), request_v0_schema_json_size};
+    if (name == "manifest")
+        return {reinterpret_cast<const char*>(manifest_schema_json), manifest_schema_json_size};
     if (name == "response")
         return {reinterpret_cast<const char*>(response_schema_json), response_schema_json_size};
     throw std::invalid_argument("no embedded schema named " + std::string(name));

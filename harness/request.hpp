@@ -15,13 +15,15 @@
 
 namespace cuopt {
 
-enum class generator_kind { uniform, normal, int_range };
+enum class generator_kind { uniform, normal, int_range, sequence, constant };
 
 /// A counter-based fill: element i of launch L is a pure function of (seed, L, i).
 struct generator_spec {
     generator_kind kind = generator_kind::uniform;
     double low = -1.0, high = 1.0;     // uniform, int_range (inclusive)
     double mean = 0.0, stddev = 1.0;   // normal
+    double start = 0.0, step = 1.0;    // sequence: start + step * index (the same every launch)
+    double value = 1.0;                // constant
     std::uint64_t seed = 0;
 };
 

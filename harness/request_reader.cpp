@@ -46,17 +46,22 @@ fs::path resolve(const request& req, const std::string& relative, const field_co
 generator_spec read_generator(const Value& g, dtype type, const field_context& ctx) {
     generator_spec spec;
     const std::string kind = g["kind"].GetString();
-    spec.kind = kind == "uniform" ? generator_kind::uniform
-                : kind == "normal" ? generator_kind::normal
-                                   : generator_kind::int_range;
+    spec.kind = kind == "uniform"    ? generator_kind::uniform
+                : kind == "normal"   ? generator_kind::normal
+                : kind == "sequence" ? generator_kind::sequence
+                : kind == "constant" ? generator_kind::constant
+                                     : generator_kind::int_range;
     if (g.HasMember("low")) spec.low = g["low"].GetDouble();
     if (g.HasMember("high")) spec.high = g["high"].GetDouble();
     if (g.HasMember("mean")) spec.mean = g["mean"].GetDouble();
     if (g.HasMember("stddev")) spec.stddev = g["stddev"].GetDouble();
     if (g.HasMember("seed")) spec.seed = g["seed"].GetUint64();
-    if (spec.kind != generator_kind::int_range && !is_float(type))
+    if (g.HasMember("start")) spec.start = g["start"].GetDouble();
+    if (g.HasMember("step")) spec.step = g["step"].GetDouble();
+    if (g.HasMember("value")) spec.value = g["value"].GetDouble();
+    if ((spec.kind == generator_kind::uniform || spec.kind == generator_kind::normal) && !is_float(type))
         ctx.at("kind").fail("'" + kind + "' fills floating-point buffers; for " +
-                            std::string(dtype_name(type)) + " use 'int_range'");
+                            std::string(dtype_name(type)) + " use 'int_range', 'sequence' or 'constant'");
     if (spec.kind == generator_kind::uniform && !(spec.low < spec.high))
         ctx.fail("uniform needs low < high (got low " + format_number(spec.low) + ", high " +
                  format_number(spec.high) + ")");

@@ -36,8 +36,10 @@ void support_kernels::generate(CUstream stream, CUdeviceptr buffer, dtype type, 
                                const generator_spec& spec, std::uint64_t launch_index) const {
     unsigned long long n = count, seed = spec.seed, launch = launch_index;
     int kind = static_cast<int>(spec.kind);
-    double a = spec.kind == generator_kind::normal ? spec.mean : spec.low;
-    double b = spec.kind == generator_kind::normal ? spec.stddev : spec.high;
+    double a = spec.low, b = spec.high;
+    if (spec.kind == generator_kind::normal) a = spec.mean, b = spec.stddev;
+    if (spec.kind == generator_kind::sequence) a = spec.start, b = spec.step;
+    if (spec.kind == generator_kind::constant) a = spec.value;
     void* params[] = {&buffer, &n, &kind, &a, &b, &seed, &launch};
     const unsigned threads = 256;
     const unsigned blocks = static_cast<unsigned>(

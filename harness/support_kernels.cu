@@ -47,7 +47,8 @@ __device__ __forceinline__ __nv_bfloat16 from_double<__nv_bfloat16>(double v) {
     return __float2bfloat16_rn(static_cast<float>(v));
 }
 
-// kind: 0 uniform(a=low, b=high), 1 normal(a=mean, b=stddev), 2 int_range(a=low, b=high)
+// kind: 0 uniform(a=low, b=high), 1 normal(a=mean, b=stddev), 2 int_range(a=low, b=high),
+//       3 sequence(a=start, b=step: a + b * index), 4 constant(a)
 template <typename T>
 __device__ void generate(T* out, unsigned long long count, int kind, double a, double b,
                          unsigned long long seed, unsigned long long launch) {
@@ -57,6 +58,10 @@ __device__ void generate(T* out, unsigned long long count, int kind, double a, d
         double v;
         if (kind == 0) {
             v = cuopt_rng::uniform(bits, a, b);
+        } else if (kind == 3) {
+            v = cuopt_rng::exact_add(a, cuopt_rng::exact_mul(b, (double)i));
+        } else if (kind == 4) {
+            v = a;
         } else if (kind == 1) {
             const double u1 = ((bits >> 32) + 1.0) * (1.0 / 4294967296.0);
             const double u2 = (bits & 0xFFFFFFFFull) * (1.0 / 4294967296.0);

@@ -298,3 +298,22 @@ TEST_CASE("half and bfloat16 buffers and a half scalar reach the kernel with the
         REQUIRE(y[i] == float_to_bf16_bits(xv * -0.5f));
     }
 }
+
+TEST_CASE("sequence and constant generators fill start + step x index and one value", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    const std::string launch = R"("launch": { "grid": [4], "block": [256] }, "args": [ { "name": "x", "dtype": "f32", "count": 1000, )";
+    const std::string rest = R"(, { "name": "n", "dtype": "i32", "value": 1000 } ] })";
+    REQUIRE(f.run(header("copy_f32", 1, 3, true) + R"("cases": [ { "name": "seq", )" + launch +
+                  R"("generator": {"kind": "sequence", "start": -3, "step": 0.5} }, { "name": "y", "dtype": "f32", "count": 1000, "output_file": "seq.bin" })" +
+                  rest + R"(, { "name": "const", )" + launch +
+                  R"("generator": {"kind": "constant", "value": 2.25} }, { "name": "y", "dtype": "f32", "count": 1000, "output_file": "const.bin" })" +
+                  rest + "] }")
+                .exit_code == 0);
+    const auto seq = test::read_values<float>(f.dir / "seq.bin");
+    const auto con = test::read_values<float>(f.dir / "const.bin");
+    for (std::size_t i = 0; i < 1000; ++i) {
+        REQUIRE(seq[i] == -3.0f + 0.5f * static_cast<float>(i));
+        REQUIRE(con[i] == 2.25f);
+    }
+}

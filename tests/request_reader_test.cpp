@@ -134,7 +134,7 @@ TEST_CASE("generator problems are rejected with the generator's field") {
                Catch::Contains("field cases[0].args[1].generator: uniform needs low < high"));
     CHECK_THAT(f.error_with("\"dtype\": \"f32\", \"count\": 8, \"generator\"",
                                    "\"dtype\": \"i32\", \"count\": 8, \"generator\""),
-               Catch::Contains("generator.kind: 'uniform' fills floating-point buffers; for i32 use 'int_range'"));
+               Catch::Contains("generator.kind: 'uniform' fills floating-point buffers; for i32 use 'int_range', 'sequence' or 'constant'"));
     CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"input_dump_file\": \"d.bin\""),
                Catch::Contains("args[0].input_dump_file: only a buffer with a 'generator' can dump its inputs"));
     CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"generator\": {\"kind\": \"normal\"}"),
