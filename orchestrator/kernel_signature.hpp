@@ -1,0 +1,35 @@
+#pragma once
+/// A kernel's C signature as the user gives it (--signature "void matmul_f32(const
+/// float* a, const float* b, float* c, int m, int n, int k)"), parsed into its entry
+/// name and parameters, so a manifest that disagrees with it (count, pointer vs
+/// scalar, element type) stops the run before anything is compiled.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/dtype.hpp"
+
+namespace cuopt {
+
+struct manifest;
+
+struct signature_param {
+    std::string name;
+    std::string type_text;   // as written, qualifiers removed: "float", "unsigned int"
+    bool is_pointer = false;
+    std::optional<dtype> type;  // nullopt for types outside the dtype table
+};
+
+struct kernel_signature {
+    std::string entry;
+    std::vector<signature_param> params;
+};
+
+/// Parses; throws std::invalid_argument with what it could not read.
+kernel_signature parse_kernel_signature(const std::string& text);
+
+/// "" when the manifest's args agree with the signature, else every disagreement, one per line.
+std::string check_signature(const kernel_signature& signature, const manifest& m);
+
+}  // namespace cuopt
