@@ -11,6 +11,11 @@ const char* exit_code_name(exit_code code) {
         case exit_code::context_lost: return "context_lost";
         case exit_code::no_driver: return "no_driver";
         case exit_code::no_device: return "no_device";
+        case exit_code::preflight_failed: return "preflight_failed";
+        case exit_code::initial_failed: return "initial_failed";
+        case exit_code::reference_failed: return "reference_failed";
+        case exit_code::interrupted: return "interrupted";
+        case exit_code::replay_mismatch: return "replay_mismatch";
         case exit_code::usage: return "usage";
         case exit_code::internal_error: return "internal_error";
     }

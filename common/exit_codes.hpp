@@ -13,6 +13,12 @@ enum class exit_code : int {
     context_lost = 13,     // sticky CUDA error (illegal address, ...); remaining cases skipped
     no_driver = 14,        // libcuda could not be loaded or initialised
     no_device = 15,        // the driver sees no device, or not the requested index
+    // cuda-optimizer only:
+    preflight_failed = 20,  // the preflight found no usable harness, driver or device
+    initial_failed = 21,    // the initial kernel fails a case (the run says which and why)
+    reference_failed = 22,  // the reference errs, or produces NaN or unwritten elements
+    interrupted = 23,       // SIGINT/SIGTERM: the run stopped cleanly after the current attempt
+    replay_mismatch = 24,   // a replayed best-case request no longer matches the run's oracle
     usage = 64,            // bad command line
     internal_error = 70,   // a bug or an unexpected system failure
 };

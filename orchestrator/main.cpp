@@ -1,0 +1,131 @@
+// cuda-optimizer: the gated, auditable search for faster CUDA kernels. See README.md.
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+
+#include "common/exit_codes.hpp"
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/commands.hpp"
+
+#ifndef CUOPT_VERSION
+#define CUOPT_VERSION "0.0.0"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using cuopt::optimizer_options;
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_signal(int) { g_interrupted = true; }
+
+// Options shared by optimize and check, each defined once with its help.
+void define_run_options(CLI::App* app, optimizer_options& o) {
+    app->add_option("--description", o.description, "What the kernel computes (recorded; shown to a model)");
+    app->add_option("--signature", o.signature, "The kernel's C signature; the manifest must agree with it");
+    app->add_option("--reference", o.reference, "Reviewed reference kernel (.cu): its outputs are the oracle");
+    app->add_option("--initial-kernel", o.initial_kernel, "Iteration 0 (.cu); must pass every case");
+    app->add_option("--input-cases", o.input_cases, "The manifest, input_cases.json");
+    app->add_option("--max-iterations", o.max_iterations, "Proposer iterations after the initial kernel (default 7)")
+        ->check(CLI::Range(0, 10000));
+    app->add_option("--proposer", o.proposer, "auto | autotune | files (auto: autotune when no model is configured)")
+        ->check(CLI::IsMember({"auto", "autotune", "files"}));
+    app->add_option("--candidates", o.candidates, "Folder of .cu candidates for --proposer files");
+    app->add_option("--results-dir", o.results_dir, "Where run-NNN folders go (default results)");
+    app->add_option("--device", o.device, "GPU index (default 0)")->check(CLI::NonNegativeNumber);
+    app->add_option("--harness", o.harness, "cuda-harness binary (default: beside cuda-optimizer)");
+    app->add_option("--timeout", o.timeout_s, "Wall-clock limit per harness run, seconds (default 60)")->check(CLI::PositiveNumber);
+    app->add_option("--seed", o.seed, "Autotune sampling seed (default 1)");
+    app->add_option("--batch", o.batch, "Autotune configurations per iteration (default 8)")->check(CLI::Range(1, 1000));
+    app->add_option("--min-gain", o.min_gain, "A new best must be faster by more than this fraction (default 0.01)")
+        ->check(CLI::Range(0.0, 1.0));
+    app->add_option("--max-repairs", o.max_repairs, "Compile-error repairs per iteration (default 2)")->check(CLI::Range(0, 100));
+    app->add_option("--warmup", o.warmup, "Warm-up launches per measured case (default 10)")->check(CLI::Range(0, 100000));
+    app->add_option("--iterations", o.iterations, "Timed launches per measured case (default 100)")->check(CLI::Range(1, 100000));
+    app->add_option("--config", o.config, "JSON file with the same keys (paths relative to it); flags win");
+}
+
+// Applies a --config JSON file to every option not given on the command line.
+void apply_config(CLI::App* app, optimizer_options& o) {
+    if (o.config.empty()) return;
+    const fs::path file = fs::absolute(o.config);
+    const rapidjson::Document d = cuopt::parse_json(cuopt::read_text_file(file), file.filename().string());
+    if (!d.IsObject()) throw cuopt::json_error(file.filename().string() + ": expected an object of option names");
+    const fs::path base = file.parent_path();
+    for (const auto& member : d.GetObject()) {
+        const std::string key = member.name.GetString();
+        std::string flag = "--" + key;
+        for (char& c : flag)
+            if (c == '_') c = '-';
+        CLI::Option* opt = nullptr;
+        try {
+            opt = app->get_option(flag);
+        } catch (const CLI::OptionNotFound&) {
+            throw cuopt::json_error(file.filename().string() + ": field " + key + ": unknown option");
+        }
+        if (opt->count() > 0 || key == "config") continue;  // the command line wins
+        const rapidjson::Value& v = member.value;
+        std::string value = v.IsString() ? v.GetString() : v.IsBool() ? (v.GetBool() ? "true" : "false") : "";
+        if (v.IsNumber()) value = v.IsInt64() ? std::to_string(v.GetInt64()) : std::to_string(v.GetDouble());
+        if (!v.IsString() && !v.IsNumber() && !v.IsBool())
+            throw cuopt::json_error(file.filename().string() + ": field " + key + ": expected a string or a number");
+        static const char* k_paths[] = {"reference", "initial_kernel", "input_cases", "candidates", "results_dir", "harness"};
+        for (const char* p : k_paths)
+            if (key == p && !value.empty() && fs::path(value).is_relative()) value = (base / value).lexically_normal().string();
+        opt->add_result(value);
+        opt->run_callback();
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"cuda-optimizer: makes CUDA kernels faster, with evidence"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", CUOPT_VERSION);
+    optimizer_options options;
+    bool quiet = false, json = false;
+    CLI::App* optimize = app.add_subcommand("optimize", "Run the gated search and write a run folder");
+    define_run_options(optimize, options);
+    optimize->add_flag("--quiet", quiet, "No progress lines on stderr");
+    optimize->add_flag("--json", json, "Print summary.json on stdout at the end");
+    CLI::App* check = app.add_subcommand("check", "Preflight: toolkit, driver, device, harness, manifest");
+    define_run_options(check, options);
+    std::string replay_request, replay_harness;
+    double replay_timeout = 60;
+    CLI::App* replay = app.add_subcommand("replay", "Re-run a run's best-case-N.json and compare with its oracle");
+    replay->add_option("request", replay_request, "A best-case-N.json inside a run folder")->required();
+    replay->add_option("--harness", replay_harness, "cuda-harness binary (default: beside cuda-optimizer)");
+    replay->add_option("--timeout", replay_timeout, "Wall-clock limit, seconds (default 60)")->check(CLI::PositiveNumber);
+    try {
+        app.parse(argc, argv);
+        apply_config(optimize->parsed() ? optimize : check, options);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return cuopt::to_int(cuopt::exit_code::usage);
+    } catch (const std::exception& e) {
+        std::cerr << "cuda-optimizer: " << e.what() << "\n";
+        return cuopt::to_int(cuopt::exit_code::usage);
+    }
+    options.quiet = quiet;
+    options.json = json;
+    if (options.harness.empty()) options.harness = cuopt::default_harness_path();
+    try {
+        if (replay->parsed())
+            return cuopt::run_replay(replay_request, replay_harness.empty() ? cuopt::default_harness_path() : replay_harness,
+                                     replay_timeout);
+        if (check->parsed()) return cuopt::run_check(options);
+        std::signal(SIGINT, on_signal);
+        std::signal(SIGTERM, on_signal);
+        return cuopt::run_optimize(options, std::vector<std::string>(argv, argv + argc), g_interrupted);
+    } catch (const std::exception& e) {
+        std::cerr << "cuda-optimizer: " << e.what() << "\n";
+        return cuopt::to_int(cuopt::exit_code::internal_error);
+    }
+}

@@ -1,0 +1,34 @@
+#pragma once
+/// cuda-optimizer's settings as a plain struct: each option once with its default and
+/// one sentence of help; main.cpp maps flags and --config keys onto it.
+
+#include <cstdint>
+#include <string>
+
+namespace cuopt {
+
+struct optimizer_options {
+    std::string description;          // what the kernel computes, for the record (and the model)
+    std::string signature;            // the kernel's C signature; the manifest must agree with it
+    std::string reference;            // reviewed reference kernel: its outputs are the oracle
+    std::string initial_kernel;       // iteration 0; must pass every case
+    std::string input_cases;          // the manifest (input_cases.json)
+    int max_iterations = 7;           // proposer iterations after the initial kernel
+    std::string proposer = "auto";    // auto | autotune | files
+    std::string candidates;           // folder of .cu files for --proposer files
+    std::string results_dir = "results";  // run folders go here as run-NNN
+    int device = 0;                   // GPU index
+    std::string harness;              // cuda-harness binary (default: beside cuda-optimizer)
+    double timeout_s = 60;            // wall-clock limit per harness run
+    std::uint64_t seed = 1;           // autotune's sampling seed
+    int batch = 8;                    // autotune configurations per iteration
+    double min_gain = 0.01;           // a new best must be faster by more than this fraction
+    int max_repairs = 2;              // compile-error repairs per iteration
+    int warmup = 10;                  // warm-up launches per measured case
+    int iterations = 100;             // timed launches per measured case
+    bool quiet = false;               // no progress lines
+    bool json = false;                // print summary.json on stdout at the end
+    std::string config;               // JSON file with the same keys; flags win
+};
+
+}  // namespace cuopt

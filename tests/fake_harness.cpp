@@ -1,0 +1,192 @@
+// fake-harness: a stand-in for cuda-harness on machines without a GPU, honouring the
+// same file contract (request in, outputs + response out, same exit codes). It "runs"
+// matmul_f32(a, b, c, m, n, k) on the CPU, and markers in the kernel source make it
+// misbehave the ways real candidates do:
+//   FAKE_COMPILE_ERROR   NVRTC-style compile error (exit 10)
+//   FAKE_ILLEGAL_ADDRESS cuda_error on the first case, the rest skipped (exit 13)
+//   FAKE_CRASH           dies by SIGSEGV          FAKE_HANG  sleeps forever
+//   FAKE_WRONG           c[0] is off by one       FAKE_SKIP_LAST_ROW  last row unwritten
+//   FAKE_MS=<x>          median = x ms per 256^3 of work (default 1), times
+//                        (1 + sum over defines of |value - 32| / 64): autotuning has a best.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include "common/counter_rng.h"
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "common/sha256.hpp"
+#include "harness/harness_report.hpp"
+#include "harness/request_reader.hpp"
+
+using namespace cuopt;
+
+namespace {
+
+double generated(const generator_spec& g, std::uint64_t launch, std::uint64_t i) {
+    const std::uint64_t bits = cuopt_rng::random_bits(g.seed, launch, i);
+    switch (g.kind) {
+        case generator_kind::uniform: return cuopt_rng::uniform(bits, g.low, g.high);
+        case generator_kind::normal: {
+            const double u1 = ((bits >> 32) + 1.0) * (1.0 / 4294967296.0);
+            const double u2 = (bits & 0xFFFFFFFFull) * (1.0 / 4294967296.0);
+            return g.mean + g.stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+        }
+        case generator_kind::int_range:
+            return static_cast<double>(cuopt_rng::int_range(bits, static_cast<std::int64_t>(g.low), static_cast<std::int64_t>(g.high)));
+        case generator_kind::sequence: return g.start + g.step * static_cast<double>(i);
+        case generator_kind::constant: return g.value;
+    }
+    return 0;
+}
+
+std::vector<float> input_values(const kernel_arg& a, std::uint64_t launch) {
+    std::vector<float> v(a.count);
+    if (a.input_file) {
+        const auto bytes = read_binary_file(*a.input_file);
+        std::memcpy(v.data(), bytes.data(), std::min(bytes.size(), v.size() * 4));
+    } else if (a.generator) {
+        for (std::uint64_t i = 0; i < a.count; ++i) v[i] = static_cast<float>(generated(*a.generator, launch, i));
+    }
+    return v;
+}
+
+std::int64_t scalar(const kernel_arg& a) {
+    std::int32_t v = 0;
+    std::memcpy(&v, a.scalar_bytes.data(), 4);
+    return v;
+}
+
+double fake_ms_per_unit(const std::string& source) {
+    const auto pos = source.find("FAKE_MS=");
+    return pos == std::string::npos ? 1.0 : std::stod(source.substr(pos + 8));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) return to_int(exit_code::usage);
+    if (std::string(argv[1]) == "--version") {
+        std::cout << "fake\n";
+        return 0;
+    }
+    if (std::string(argv[1]) == "--device-info") {
+        std::cout << "{ \"index\": 0, \"name\": \"fake CPU device\", \"arch\": \"sm_90\", \"sm_count\": 1 }\n";
+        return 0;
+    }
+    std::string response_path = (std::filesystem::absolute(argv[1]).parent_path() / "response.json").string();
+    for (int i = 2; i + 1 < argc; ++i)
+        if (std::string(argv[i]) == "--response") response_path = argv[i + 1];
+
+    harness_report report;
+    report.request_file = std::filesystem::absolute(argv[1]);
+    report.request_folder = report.request_file.parent_path();
+    auto finish = [&] {
+        write_file_atomic(response_path, write_response_json(report));
+        return to_int(report.code);
+    };
+    request req;
+    try {
+        req = read_request(argv[1]);
+    } catch (const std::exception& e) {
+        report.fail(exit_code::invalid_request, "invalid_request", e.what());
+        return finish();
+    }
+    report.entry = req.kernel.entry;
+    report.timing = req.timing;
+    device_fingerprint dev;
+    dev.name = "fake CPU device";
+    dev.cc_major = 9;
+    dev.sm_count = 1;
+    dev.nvrtc_version = "fake";
+    report.device = dev;
+    const std::string& src = req.kernel.source;
+    compile_result c;
+    c.arch = "sm_90";
+    c.lowered_name = req.kernel.entry;
+    c.ok = src.find("FAKE_COMPILE_ERROR") == std::string::npos;
+    c.log = c.ok ? "" : req.kernel.source_name + "(1): error: identifier \"FAKE_COMPILE_ERROR\" is undefined\n";
+    c.cubin_sha256 = sha256_hex(src);
+    c.ptxas.registers = 32;
+    c.ptxas.spill_store_bytes = 0;
+    report.compile = c;
+    if (!c.ok) {
+        report.fail(exit_code::compile_error, "compile_error", "NVRTC could not compile " + req.kernel.source_name);
+        return finish();
+    }
+    if (src.find("FAKE_CRASH") != std::string::npos) std::raise(SIGSEGV);
+    if (src.find("FAKE_HANG") != std::string::npos)
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (req.kernel.entry != "matmul_f32") {
+        report.fail(exit_code::invalid_request, "invalid_request", "fake-harness runs only matmul_f32");
+        return finish();
+    }
+    double define_factor = 1.0;
+    for (const auto& [name, value] : req.kernel.defines)
+        if (!value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-'))
+            define_factor += std::fabs(std::stod(value) - 32.0) / 64.0;
+
+    for (std::size_t ci = 0; ci < req.cases.size(); ++ci) {
+        const run_case& rc = req.cases[ci];
+        case_outcome out;
+        out.name = rc.name;
+        out.measured = rc.measure;
+        if (src.find("FAKE_ILLEGAL_ADDRESS") != std::string::npos) {
+            out.status = "cuda_error";
+            out.error = "cuStreamSynchronize(stream) failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)";
+            report.cases.push_back(out);
+            for (std::size_t j = ci + 1; j < req.cases.size(); ++j) {
+                case_outcome skipped;
+                skipped.name = req.cases[j].name;
+                skipped.error = "skipped: context lost";
+                report.cases.push_back(skipped);
+            }
+            report.fail(exit_code::context_lost, "cuda_error", "case '" + rc.name + "' lost the CUDA context");
+            return finish();
+        }
+        const std::uint64_t launch = rc.measure && req.timing.fresh_inputs ? req.timing.warmup + req.timing.iterations : 0;
+        const auto a = input_values(rc.args.at(0), launch);
+        const auto b = input_values(rc.args.at(1), launch);
+        const std::int64_t m = scalar(rc.args.at(3)), n = scalar(rc.args.at(4)), k = scalar(rc.args.at(5));
+        std::vector<float> cv(static_cast<std::size_t>(m * n));
+        for (std::int64_t i = 0; i < m; ++i)
+            for (std::int64_t j = 0; j < n; ++j) {
+                float acc = 0;
+                for (std::int64_t p = 0; p < k; ++p) acc += a[i * k + p] * b[p * n + j];
+                cv[i * n + j] = acc;
+            }
+        if (src.find("FAKE_WRONG") != std::string::npos) cv[0] += 1.0f;
+        if (src.find("FAKE_SKIP_LAST_ROW") != std::string::npos) {
+            const std::uint32_t poison = static_cast<std::uint32_t>(poison_bits(dtype::f32));
+            for (std::int64_t j = 0; j < n; ++j) std::memcpy(&cv[(m - 1) * n + j], &poison, 4);
+        }
+        const kernel_arg& c_arg = rc.args.at(2);
+        write_file_atomic(*c_arg.output_file, cv.data(), cv.size() * 4);
+        out.outputs.push_back({c_arg.name, "output", *c_arg.output_file, dtype::f32, c_arg.count,
+                               sha256_hex(cv.data(), cv.size() * 4), count_poisoned(dtype::f32, cv.data(), cv.size())});
+        for (int i : {0, 1}) {
+            const kernel_arg& in = rc.args.at(i);
+            if (!in.input_dump_file) continue;
+            const auto& v = i == 0 ? a : b;
+            write_file_atomic(*in.input_dump_file, v.data(), v.size() * 4);
+            out.outputs.push_back({in.name, "input_dump", *in.input_dump_file, dtype::f32, in.count,
+                                   sha256_hex(v.data(), v.size() * 4), 0});
+        }
+        out.checked_launch_index = launch;
+        if (rc.measure) {
+            const double ms = fake_ms_per_unit(src) * define_factor * static_cast<double>(m * n * k) / (256.0 * 256.0 * 256.0);
+            out.warmup = req.timing.warmup;
+            out.iterations = req.timing.iterations;
+            out.samples_ms.assign(static_cast<std::size_t>(req.timing.iterations), ms);
+            out.stats_ms = summarize(out.samples_ms);
+        }
+        out.status = "ok";
+        report.cases.push_back(out);
+    }
+    return finish();
+}
