@@ -16,6 +16,12 @@ extern const unsigned char request_v0_schema_json[];
 extern const std::size_t request_v0_schema_json_size;
 extern const unsigned char manifest_schema_json[];
 extern const std::size_t manifest_schema_json_size;
+extern const unsigned char history_schema_json[];
+extern const std::size_t history_schema_json_size;
+extern const unsigned char summary_schema_json[];
+extern const std::size_t summary_schema_json_size;
+extern const unsigned char run_schema_json[];
+extern const std::size_t run_schema_json_size;
 
 namespace cuopt {
 
@@ -116,6 +122,9 @@ std::string_view embedded_schema(std::string_view name) {
         return {reinterpret_cast<const char*>(request_schema_json), request_schema_json_size};
     if (name == "request-v0")
         return {reinterpret_cast<const char*>(request_v0_schema_json), request_v0_schema_json_size};
+    if (name == "history") return {reinterpret_cast<const char*>(history_schema_json), history_schema_json_size};
+    if (name == "summary") return {reinterpret_cast<const char*>(summary_schema_json), summary_schema_json_size};
+    if (name == "run") return {reinterpret_cast<const char*>(run_schema_json), run_schema_json_size};
     if (name == "manifest")
         return {reinterpret_cast<const char*>(manifest_schema_json), manifest_schema_json_size};
     if (name == "response")

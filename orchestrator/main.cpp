@@ -25,6 +25,7 @@ extern "C" void on_signal(int) { g_interrupted = true; }
 
 // Options shared by optimize and check, each defined once with its help.
 void define_run_options(CLI::App* app, optimizer_options& o) {
+    app->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one given wins
     app->add_option("--description", o.description, "What the kernel computes (recorded; shown to a model)");
     app->add_option("--signature", o.signature, "The kernel's C signature; the manifest must agree with it");
     app->add_option("--reference", o.reference, "Reviewed reference kernel (.cu): its outputs are the oracle");

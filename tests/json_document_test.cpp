@@ -48,7 +48,7 @@ TEST_CASE("a JSON pointer reads as a field path") {
 }
 
 TEST_CASE("the embedded request and response schemas are valid JSON") {
-    for (const char* name : {"request", "request-v0", "response", "manifest"}) {
+    for (const char* name : {"request", "request-v0", "response", "manifest", "history", "summary", "run"}) {
         rapidjson::Document d;
         const auto text = embedded_schema(name);
         d.Parse(text.data(), text.size());

@@ -46,7 +46,20 @@ std::string shell_quote(const std::string& s) {
 
 process_result run_harness(const std::vector<std::string>& args) {
     const char* override_binary = std::getenv("CUOPT_HARNESS_BINARY");
-    std::string command = shell_quote(override_binary && *override_binary ? override_binary : CUOPT_HARNESS_BINARY);
+    return run_program(override_binary && *override_binary ? override_binary : CUOPT_HARNESS_BINARY, args);
+}
+
+process_result run_optimizer(const std::vector<std::string>& args) { return run_program(CUOPT_OPTIMIZER_BINARY, args); }
+
+rapidjson::Document read_checked_json(const fs::path& file, const char* schema) {
+    REQUIRE(fs::exists(file));
+    rapidjson::Document doc = parse_json(read_text_file(file), file.string());
+    REQUIRE_NOTHROW(validate_json(doc, embedded_schema(schema), file.string()));
+    return doc;
+}
+
+process_result run_program(const std::string& binary, const std::vector<std::string>& args) {
+    std::string command = shell_quote(binary);
     for (const auto& a : args) command += " " + shell_quote(a);
     command += " 2>&1";
     process_result r;
@@ -60,12 +73,7 @@ process_result run_harness(const std::vector<std::string>& args) {
     return r;
 }
 
-rapidjson::Document read_response(const fs::path& file) {
-    REQUIRE(fs::exists(file));
-    rapidjson::Document doc = parse_json(read_text_file(file), file.string());
-    REQUIRE_NOTHROW(validate_json(doc, embedded_schema("response"), file.string()));
-    return doc;
-}
+rapidjson::Document read_response(const fs::path& file) { return read_checked_json(file, "response"); }
 
 std::string gpu_unavailable_reason() {
     try {

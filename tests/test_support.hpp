@@ -35,8 +35,15 @@ struct process_result {
     std::string output;  // stdout and stderr together
 };
 
-/// Runs the real cuda-harness with arguments; never throws for a non-zero exit.
+/// Runs a program with arguments, stdout and stderr together; never throws for a non-zero exit.
+process_result run_program(const std::string& binary, const std::vector<std::string>& args);
+/// Runs the real cuda-harness ($CUOPT_HARNESS_BINARY overrides the built one).
 process_result run_harness(const std::vector<std::string>& args);
+/// Runs the real cuda-optimizer.
+process_result run_optimizer(const std::vector<std::string>& args);
+
+/// Parses a JSON file and checks it against the named embedded schema (REQUIREs both).
+rapidjson::Document read_checked_json(const std::filesystem::path& file, const char* schema);
 
 std::string read_text(const std::filesystem::path& file);
 

@@ -1,0 +1,252 @@
+// The whole loop through the real cuda-optimizer binary and the real process runner,
+// against fake-harness (a CPU stand-in honouring the file contract) on CI.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <set>
+#include <thread>
+
+#include "common/file_io.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string k_examples = std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/";
+const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
+
+struct optimizer_fixture {
+    test::scratch_folder dir;
+    optimizer_fixture() {
+        for (const char* f : {"reference.cu", "initial.cu", "input_cases.json"}) dir.write(f, test::read_text(k_examples + f));
+        // The initial kernel is "slow" for the fake: 2 ms per 256^3.
+        std::string initial = test::read_text(k_examples + "initial.cu");
+        dir.write("initial.cu", initial + "// FAKE_MS=2\n");
+    }
+    std::string kernel(const std::string& marker) const { return test::read_text(k_examples + "initial.cu") + "// " + marker + "\n"; }
+    std::vector<std::string> args(std::vector<std::string> extra = {}) const {
+        std::vector<std::string> a = {"optimize", "--reference", (dir / "reference.cu").string(), "--initial-kernel",
+                                      (dir / "initial.cu").string(), "--input-cases", (dir / "input_cases.json").string(),
+                                      "--harness", k_fake, "--results-dir", (dir / "results").string(), "--timeout", "5"};
+        a.insert(a.end(), extra.begin(), extra.end());
+        return a;
+    }
+    fs::path run(int n = 1) const {
+        char name[16];
+        std::snprintf(name, sizeof name, "run-%03d", n);
+        return dir / "results" / name;
+    }
+};
+
+std::string verdict_of(const rapidjson::Document& history, const std::string& label) {
+    for (const auto& a : history["attempts"].GetArray())
+        if (label == a["label"].GetString()) return a["verdict"].GetString();
+    return "(no attempt " + label + ")";
+}
+
+}  // namespace
+
+TEST_CASE("a files run survives every bad candidate with the right verdict and keeps the fastest valid one") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_compile_error.cu", f.kernel("FAKE_COMPILE_ERROR"));
+    f.dir.write("cands/b_wrong.cu", f.kernel("FAKE_WRONG FAKE_MS=0.1"));
+    f.dir.write("cands/c_unwritten.cu", f.kernel("FAKE_SKIP_LAST_ROW FAKE_MS=0.1"));
+    f.dir.write("cands/d_crash.cu", f.kernel("FAKE_CRASH"));
+    f.dir.write("cands/e_hang.cu", f.kernel("FAKE_HANG"));
+    f.dir.write("cands/f_illegal.cu", f.kernel("FAKE_ILLEGAL_ADDRESS"));
+    f.dir.write("cands/g_faster.cu", f.kernel("FAKE_MS=1"));
+    f.dir.write("cands/h_noise.cu", f.kernel("FAKE_MS=0.995"));
+    f.dir.write("cands/i_bad_option.cu", f.kernel("FAKE_MS=0.5"));
+    f.dir.write("cands/i_bad_option.json", R"({ "compile_options": ["-rdc=true"], "rationale": "relocatable code" })");
+    const auto r = test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
+                                               "--max-iterations", "20", "--timeout", "2"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto history = test::read_checked_json(f.run() / "history.json", "history");
+    CHECK(verdict_of(history, "initial.cu") == "valid");
+    CHECK(verdict_of(history, "a_compile_error.cu") == "compile_error");
+    CHECK(verdict_of(history, "b_wrong.cu") == "wrong_output");
+    CHECK(verdict_of(history, "c_unwritten.cu") == "unwritten_output");
+    CHECK(verdict_of(history, "d_crash.cu") == "crash");
+    CHECK(verdict_of(history, "e_hang.cu") == "timeout");
+    CHECK(verdict_of(history, "f_illegal.cu") == "cuda_error");
+    CHECK(verdict_of(history, "g_faster.cu") == "valid");
+    CHECK(verdict_of(history, "h_noise.cu") == "valid");
+    CHECK(verdict_of(history, "i_bad_option.cu") == "invalid_request");
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    CHECK(std::string(summary["stop_reason"].GetString()) == "proposer_exhausted");
+    CHECK(std::string(summary["best"]["label"].GetString()) == "g_faster.cu");  // h is within the 1% minimum gain
+    CHECK(summary["best"]["speedup_vs_initial"].GetDouble() == Approx(2.0));
+    CHECK(summary["counts"]["rejected"]["timeout"].GetInt() == 1);
+    CHECK(summary["counts"]["valid"].GetInt() == 3);
+    CHECK(test::read_text(f.run() / "best.cu").find("FAKE_MS=1") != std::string::npos);
+    test::read_checked_json(f.run() / "run.json", "run");
+    for (int i = 0; i < 3; ++i) CHECK(fs::exists(f.run() / ("best-case-" + std::to_string(i) + ".json")));
+    CHECK_THAT(r.output, Catch::Contains("[iter 5.0] files    e_hang.cu  timeout"));
+}
+
+TEST_CASE("a wrong-output verdict says which case, which element and both values") {
+    optimizer_fixture f;
+    f.dir.write("cands/wrong.cu", f.kernel("FAKE_WRONG"));
+    REQUIRE(test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string()})).exit_code == 0);
+    const auto history = test::read_checked_json(f.run() / "history.json", "history");
+    const auto& wrong = history["attempts"][1];
+    CHECK_THAT(wrong["reason"].GetString(), Catch::StartsWith("case 'correctness-31x37x29': c: 1 of 1147 elements differ; worst [0]: got"));
+    CHECK(wrong["cases"][0]["outputs"][0]["worst_index"].GetInt() == 0);
+}
+
+TEST_CASE("replay of every best-case request matches, and a tampered oracle is a mismatch") {
+    optimizer_fixture f;
+    f.dir.write("cands/faster.cu", f.kernel("FAKE_MS=1"));
+    REQUIRE(test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string()})).exit_code == 0);
+    for (int i = 0; i < 3; ++i) {
+        const auto r = test::run_optimizer({"replay", (f.run() / ("best-case-" + std::to_string(i) + ".json")).string(), "--harness", k_fake});
+        INFO(r.output);
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.output, Catch::Contains("verdict: match"));
+    }
+    std::vector<float> oracle = test::read_values<float>(f.run() / "reference/outputs/perf-256.c.bin");
+    oracle[7] += 1.0f;
+    f.dir.write_values("results/run-001/reference/outputs/perf-256.c.bin", oracle);
+    const auto r = test::run_optimizer({"replay", (f.run() / "best-case-1.json").string(), "--harness", k_fake});
+    CHECK(r.exit_code == 24);
+    CHECK_THAT(r.output, Catch::Contains("MISMATCH") && Catch::Contains("worst [7]"));
+}
+
+TEST_CASE("autotune finds the best tunable configuration, never repeats one and is deterministic under a seed") {
+    optimizer_fixture f;
+    std::string manifest = test::read_text(f.dir / "input_cases.json");
+    manifest.replace(manifest.find("\"launch\""), 8, R"("tunables": { "TILE": [8, 16, 24, 32, 40, 64], "UNROLL": [1, 32, 4] }, "launch")");
+    f.dir.write("input_cases.json", manifest);
+    auto run_once = [&](const std::string& seed) {
+        const auto r = test::run_optimizer(f.args({"--proposer", "autotune", "--seed", seed, "--max-iterations", "7", "--batch", "4"}));
+        INFO(r.output);
+        REQUIRE(r.exit_code == 0);
+    };
+    run_once("7");
+    run_once("7");
+    const auto h1 = test::read_checked_json(f.run(1) / "history.json", "history");
+    const auto h2 = test::read_checked_json(f.run(2) / "history.json", "history");
+    std::set<std::string> labels;
+    REQUIRE(h1["attempts"].Size() == h2["attempts"].Size());
+    for (rapidjson::SizeType i = 0; i < h1["attempts"].Size(); ++i) {
+        const std::string label = h1["attempts"][i]["label"].GetString();
+        CHECK(label == h2["attempts"][i]["label"].GetString());
+        CHECK(labels.insert(label).second);  // never the same configuration twice
+    }
+    const auto summary = test::read_checked_json(f.run(1) / "summary.json", "summary");
+    CHECK_THAT(summary["best"]["label"].GetString(), Catch::StartsWith("TILE=32 UNROLL=32"));
+    CHECK(summary["best"]["speedup_vs_initial"].GetDouble() > 1.5);
+}
+
+TEST_CASE("run folders are numbered and never overwritten") {
+    optimizer_fixture f;
+    fs::create_directories(f.dir / "results/run-001");
+    f.dir.write("results/run-001/keep.txt", "earlier run");
+    REQUIRE(test::run_optimizer(f.args({"--max-iterations", "1"})).exit_code == 0);
+    CHECK(fs::exists(f.run(2) / "summary.json"));
+    CHECK(test::read_text(f.run(1) / "keep.txt") == "earlier run");
+}
+
+TEST_CASE("an initial kernel that fails a case stops the run and says which case and why") {
+    optimizer_fixture f;
+    f.dir.write("initial.cu", f.kernel("FAKE_SKIP_LAST_ROW"));
+    const auto r = test::run_optimizer(f.args());
+    CHECK(r.exit_code == 21);
+    CHECK_THAT(r.output, Catch::Contains("the initial kernel fails: unwritten_output: case 'correctness-31x37x29': c:"));
+    CHECK(fs::exists(f.run() / "history.json"));
+}
+
+TEST_CASE("a reference that leaves outputs unwritten is refused as an oracle") {
+    optimizer_fixture f;
+    f.dir.write("reference.cu", f.kernel("FAKE_SKIP_LAST_ROW"));
+    const auto r = test::run_optimizer(f.args());
+    CHECK(r.exit_code == 22);
+    CHECK_THAT(r.output, Catch::Contains("the reference left 37 of 1147 elements of 'c' unwritten"));
+}
+
+TEST_CASE("manifest and signature errors stop the run before anything runs") {
+    optimizer_fixture f;
+    auto r = test::run_optimizer(f.args({"--signature", "void matmul_f32(const float* a, const double* b, float* c, int m, int n, int k)"}));
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("parameter 1 ('b' vs args[1] 'b'): 'double' is f64 but the manifest says f32"));
+    CHECK_FALSE(fs::exists(f.dir / "results"));
+    std::string manifest = test::read_text(f.dir / "input_cases.json");
+    manifest.replace(manifest.find("\"m*k\""), 5, "\"m*q\"");
+    f.dir.write("input_cases.json", manifest);
+    r = test::run_optimizer(f.args());
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("unknown name 'q'"));
+}
+
+TEST_CASE("unknown flags are rejected by name and every subcommand has help") {
+    auto r = test::run_optimizer({"optimize", "--frobnicate"});
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("--frobnicate"));
+    r = test::run_optimizer({"optimize", "--help"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("--initial-kernel") && Catch::Contains("--max-iterations") && Catch::Contains("--config"));
+    CHECK(test::run_optimizer({"replay", "--help"}).exit_code == 0);
+}
+
+TEST_CASE("a config file works from any working folder and flags win over it") {
+    optimizer_fixture f;
+    f.dir.write("cfg/config.json", R"({ "reference": "../reference.cu", "initial_kernel": "../initial.cu",
+        "input_cases": "../input_cases.json", "results_dir": "../out", "max_iterations": 1, "harness": ")" + k_fake + R"(" })");
+    const auto r = test::run_optimizer({"optimize", "--config", (f.dir / "cfg/config.json").string(), "--max-iterations", "0"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = test::read_checked_json(f.dir / "out/run-001/summary.json", "summary");
+    CHECK(summary["iterations_run"].GetInt() == 0);
+    f.dir.write("cfg/bad.json", R"({ "max_iteration": 3 })");
+    const auto bad = test::run_optimizer({"optimize", "--config", (f.dir / "cfg/bad.json").string()});
+    CHECK(bad.exit_code == 64);
+    CHECK_THAT(bad.output, Catch::Contains("bad.json: field max_iteration: unknown option"));
+}
+
+TEST_CASE("SIGTERM stops the run cleanly after the current attempt with history intact") {
+    optimizer_fixture f;
+    for (int i = 0; i < 5; ++i) f.dir.write("cands/slow" + std::to_string(i) + ".cu", f.kernel("FAKE_HANG"));
+    std::vector<std::string> a = f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--timeout", "1"});
+    const pid_t pid = fork();
+    if (pid == 0) {
+        std::vector<char*> argv = {const_cast<char*>(CUOPT_OPTIMIZER_BINARY)};
+        for (auto& s : a) argv.push_back(s.data());
+        argv.push_back(nullptr);
+        freopen("/dev/null", "w", stderr);
+        execv(CUOPT_OPTIMIZER_BINARY, argv.data());
+        _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 23);
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    CHECK(std::string(summary["stop_reason"].GetString()) == "interrupted");
+    const auto history = test::read_checked_json(f.run() / "history.json", "history");
+    CHECK(history["attempts"].Size() >= 2);
+    CHECK(history["attempts"].Size() < 6);
+}
+
+TEST_CASE("without a GPU the real harness stops the run at the preflight with one line and exit 20") {
+    if (test::gpu_unavailable_reason().empty()) {
+        WARN("skipped: a GPU is present, so the preflight passes");
+        return;
+    }
+    optimizer_fixture f;
+    std::vector<std::string> a = f.args();
+    a[8] = CUOPT_HARNESS_BINARY;  // the value of --harness: the real one
+    const auto r = test::run_optimizer(a);
+    CHECK(r.exit_code == 20);
+    CHECK_THAT(r.output, Catch::Contains("cuda-optimizer: CUDA driver: no CUDA driver") && Catch::Contains("fix:"));
+    const auto check = test::run_optimizer({"check", "--initial-kernel", (f.dir / "initial.cu").string(), "--input-cases",
+                                            (f.dir / "input_cases.json").string(), "--harness", CUOPT_HARNESS_BINARY});
+    CHECK(check.exit_code == 20);
+    CHECK_THAT(check.output, Catch::Contains("ok    manifest valid") && Catch::Contains("FAIL  CUDA driver"));
+}
