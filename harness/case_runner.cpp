@@ -136,7 +136,7 @@ case_outcome case_runner::run(const run_case& c) {
             const auto bytes = read_binary_file(*a.input_file);
             CU_CALL(cuMemcpyHtoD(first.get(), bytes.data(), bytes.size()));
         } else if (a.generator && !fresh) {
-            m_support.generate(stream, first.get(), a.type, a.count, *a.generator, 0);
+            m_support.generate(stream, first.get(), a.type, a.count, *a.generator, c.launch_index_base);
         }
     }
     std::size_t next_buffer = 0;
@@ -168,7 +168,7 @@ case_outcome case_runner::run(const run_case& c) {
                                    static_cast<int>(l.dynamic_shared_bytes)));
 
     // Launch 0 produces the outputs of an unmeasured case; then warm-up launches 1..W.
-    std::uint64_t launch_index = 0;
+    std::uint64_t launch_index = c.launch_index_base;
     prepare(launch_index);
     launch();
     CU_CALL(cuStreamSynchronize(stream));
@@ -242,7 +242,8 @@ case_outcome case_runner::run(const run_case& c) {
         if (a.output_file) save(b.working.get(), *a.output_file, "output");
         if (a.input_dump_file) {
             device_buffer regenerated(a.bytes());
-            m_support.generate(stream, regenerated.get(), a.type, a.count, *a.generator, fresh ? launch_index : 0);
+            m_support.generate(stream, regenerated.get(), a.type, a.count, *a.generator,
+                               fresh ? launch_index : c.launch_index_base);
             CU_CALL(cuStreamSynchronize(stream));
             save(regenerated.get(), *a.input_dump_file, "input_dump");
         }

@@ -56,7 +56,7 @@ public:
     case_runner(const device_fingerprint& device, const support_kernels& support, CUfunction kernel,
                 const timing_config& timing, bool hold_stream);
 
-    /// Runs the case. Throws cuda_error for a CUDA failure (the caller decides whether the
+    /// Runs the case (launch indices start at its launch_index_base). Throws cuda_error for a CUDA failure (the caller decides whether the
     /// context survived); throws std::runtime_error for an I/O failure writing outputs.
     case_outcome run(const run_case& c);
 

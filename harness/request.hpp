@@ -54,6 +54,7 @@ struct launch_config {
 struct run_case {
     std::string name;
     bool measure = true;
+    std::uint64_t launch_index_base = 0;  // launch index of the case's first launch
     launch_config launch;
     std::vector<kernel_arg> args;
 };

@@ -214,6 +214,7 @@ request read_request(const fs::path& file) {
         rc.name = jc["name"].GetString();
         if (!names.insert(rc.name).second) cctx.at("name").fail("duplicate case name '" + rc.name + "'");
         if (jc.HasMember("measure")) rc.measure = jc["measure"].GetBool();
+        if (jc.HasMember("launch_index_base")) rc.launch_index_base = jc["launch_index_base"].GetUint64();
         rc.launch.grid = read_dim3(jc["launch"]["grid"]);
         rc.launch.block = read_dim3(jc["launch"]["block"]);
         if (jc["launch"].HasMember("dynamic_shared_bytes"))

@@ -41,7 +41,8 @@ void link_or_copy(const fs::path& from, const fs::path& to) {
 attempt_evaluator::attempt_evaluator(const manifest& m, evaluator_settings settings, process_runner& runner)
     : m_manifest(m), m_settings(std::move(settings)), m_runner(runner) {}
 
-std::string attempt_evaluator::build_request(const candidate& c, const request_paths& paths, bool dump_inputs) const {
+std::string attempt_evaluator::build_request(const candidate& c, const request_paths& paths, bool reference) const {
+    const bool dump_inputs = reference;
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     auto str = [&a](const std::string& s) { return Value(s.c_str(), a); };
@@ -75,7 +76,12 @@ std::string attempt_evaluator::build_request(const candidate& c, const request_p
         const launch_config l = evaluate_launch(launch_for(c, m_manifest, mc), vars);
         Value jc(rapidjson::kObjectType);
         jc.AddMember("name", str(mc.name), a);
-        jc.AddMember("measure", mc.kind == case_kind::performance, a);
+        const bool measured = mc.kind == case_kind::performance;
+        jc.AddMember("measure", measured && !reference, a);
+        // A candidate's checked launch of a measured case is the last timed one.
+        if (reference && measured && m_settings.timing.fresh_inputs)
+            jc.AddMember("launch_index_base",
+                         static_cast<uint64_t>(m_settings.timing.warmup + m_settings.timing.iterations), a);
         Value launch(rapidjson::kObjectType);
         Value grid(rapidjson::kArrayType), block(rapidjson::kArrayType);
         for (int i = 0; i < 3; ++i) grid.PushBack(l.grid[i], a), block.PushBack(l.block[i], a);

@@ -92,7 +92,9 @@ public:
         std::optional<std::string> only_case;  // a replay request holds one case
     };
     /// The harness request for a candidate (attempt folders and replay requests alike).
-    std::string build_request(const candidate& c, const request_paths& paths, bool dump_inputs) const;
+    /// A reference request (reference == true) launches every case once, without timing, with
+    /// the inputs of the launch a candidate's outputs are checked from, and dumps them.
+    std::string build_request(const candidate& c, const request_paths& paths, bool reference) const;
 
 private:
     const manifest& m_manifest;

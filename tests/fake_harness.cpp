@@ -149,7 +149,8 @@ int main(int argc, char** argv) {
             report.fail(exit_code::context_lost, "cuda_error", "case '" + rc.name + "' lost the CUDA context");
             return finish();
         }
-        const std::uint64_t launch = rc.measure && req.timing.fresh_inputs ? req.timing.warmup + req.timing.iterations : 0;
+        const std::uint64_t launch =
+            rc.launch_index_base + (rc.measure && req.timing.fresh_inputs ? req.timing.warmup + req.timing.iterations : 0);
         const auto a = input_values(rc.args.at(0), launch);
         const auto b = input_values(rc.args.at(1), launch);
         const std::int64_t m = scalar(rc.args.at(3)), n = scalar(rc.args.at(4)), k = scalar(rc.args.at(5));

@@ -220,6 +220,17 @@ TEST_CASE("fresh inputs change every launch and the checked launch's inputs are 
         differs_from_first_launch += x[i] != static_cast<float>(cuopt_rng::uniform(cuopt_rng::random_bits(42, 0, i), -3, 5));
     }
     CHECK(differs_from_first_launch > 990);
+
+    // A single untimed launch based at the checked launch's index sees exactly the same inputs.
+    REQUIRE(f.run(header("copy_f32", 4, 12, true) + R"("cases": [ { "name": "fr", "measure": false, "launch_index_base": 16,
+      "launch": { "grid": [8], "block": [128] },
+      "args": [ { "name": "x", "dtype": "f32", "count": 1000, "generator": {"kind": "uniform", "low": -3, "high": 5, "seed": 42},
+                  "input_dump_file": "x2.bin" },
+                { "name": "y", "dtype": "f32", "count": 1000, "output_file": "y2.bin" },
+                { "name": "n", "dtype": "i32", "value": 1000 } ] } ] })")
+                .exit_code == 0);
+    CHECK(f.response()["cases"][0]["checked_launch_index"].GetUint64() == 16);
+    CHECK(test::read_values<float>(f.dir / "y2.bin") == y);
 }
 
 TEST_CASE("an integer range generator fills every value inside its inclusive bounds", "[gpu]") {
