@@ -38,6 +38,7 @@ TEST_CASE("the pilot manifest reads with its cases, expressions and defaults") {
     CHECK(m.args[2].has_output());
     CHECK(m.args[2].tol.atol == 1e-4);
     CHECK(m.args[1].init.generator.kind == generator_kind::normal);
+    CHECK(m.default_tunables() == std::map<std::string, std::int64_t>{{"BLOCK_X", 16}, {"BLOCK_Y", 16}});
     const launch_config l = evaluate_launch(m.launch, m.variables(m.cases[0], m.default_tunables()));
     CHECK(l.grid == std::array<unsigned, 3>{3, 2, 1});
     CHECK(l.block == std::array<unsigned, 3>{16, 16, 1});
@@ -81,7 +82,7 @@ TEST_CASE("argument mistakes name the argument and what was expected") {
 TEST_CASE("expressions are checked for every case before anything runs") {
     CHECK_THAT(error_with(R"("count": "m*n")", R"("count": "m*q")"),
                Catch::Contains("field cases[0] ('correctness-31x37x29'): argument 'c': 'm*q': unknown name 'q' (known: k, m, n)"));
-    CHECK_THAT(error_with(R"~("grid": ["ceil(n/16)")~", R"~("grid": ["n/16")~"),
+    CHECK_THAT(error_with(R"~("grid": ["ceil(n/BLOCK_X)")~", R"~("grid": ["n/16")~"),
                Catch::Contains("field cases[0] ('correctness-31x37x29').launch: 'n/16' is 2.312500, not a whole number"));
     CHECK_THAT(error_with(R"("params": { "m": 31, "n": 37, "k": 29 })", R"("params": { "m": 31, "n": 37 })"),
                Catch::Contains("unknown name 'k'"));
@@ -89,18 +90,17 @@ TEST_CASE("expressions are checked for every case before anything runs") {
 
 TEST_CASE("tunables become variables of launch expressions but never of sizes") {
     test::scratch_folder dir;
-    CHECK(error_with(R"~("launch": { "grid": ["ceil(n/16)", "ceil(m/16)", 1], "block": [16, 16, 1])~",
+    CHECK(error_with(R"~("tunables": { "BLOCK_X": [16, 32, 8, 64, 128], "BLOCK_Y": [16, 8, 4, 2, 1] },
+  "launch": { "grid": ["ceil(n/BLOCK_X)", "ceil(m/BLOCK_Y)", 1], "block": ["BLOCK_X", "BLOCK_Y", 1])~",
                      R"~("tunables": { "TILE": [16, 32] }, "launch": { "grid": ["ceil(n/TILE)", "ceil(m/TILE)", 1], "block": ["TILE", "TILE", 1])~",
                      &dir)
               .empty());
     const manifest m = read_manifest(dir / "input_cases.json");
     CHECK(m.default_tunables().at("TILE") == 16);
     CHECK(evaluate_launch(m.launch, m.variables(m.cases[1], {{"TILE", 32}})).grid[0] == 8);
-    CHECK_THAT(error_with(R"("launch": {)", R"("tunables": { "m": [1] }, "launch": {)"),
+    CHECK_THAT(error_with(R"("BLOCK_Y": [16, 8, 4, 2, 1])", R"("BLOCK_Y": [16, 8, 4, 2, 1], "m": [1])"),
                Catch::Contains("field cases[0].params.m: is also a tunable"));
-    CHECK_THAT(error_with(R"("launch": {)", R"("tunables": { "T": [2] }, "launch": {)") +
-                   error_with(R"("count": "m*n")", R"("count": "m*n*T")"),
-               Catch::Contains("unknown name 'T'"));
+    CHECK_THAT(error_with(R"("count": "m*n")", R"("count": "m*n*BLOCK_X")"), Catch::Contains("unknown name 'BLOCK_X'"));
 }
 
 TEST_CASE("an input or expected file of the wrong size names both sizes and the case") {

@@ -120,7 +120,12 @@ TEST_CASE("replay of every best-case request matches, and a tampered oracle is a
 TEST_CASE("autotune finds the best tunable configuration, never repeats one and is deterministic under a seed") {
     optimizer_fixture f;
     std::string manifest = test::read_text(f.dir / "input_cases.json");
-    manifest.replace(manifest.find("\"launch\""), 8, R"("tunables": { "TILE": [8, 16, 24, 32, 40, 64], "UNROLL": [1, 32, 4] }, "launch")");
+    auto replace_line = [&manifest](const std::string& key, const std::string& line) {
+        const auto start = manifest.find(key);
+        manifest.replace(start, manifest.find('\n', start) - start, line);
+    };
+    replace_line("\"tunables\"", R"("tunables": { "TILE": [8, 16, 24, 32, 40, 64], "UNROLL": [1, 32, 4] },)");
+    replace_line("\"launch\"", R"~("launch": { "grid": ["ceil(n/16)", "ceil(m/16)", 1], "block": [16, 16, 1] },)~");
     f.dir.write("input_cases.json", manifest);
     auto run_once = [&](const std::string& seed) {
         const auto r = test::run_optimizer(f.args({"--proposer", "autotune", "--seed", seed, "--max-iterations", "7", "--batch", "4"}));
