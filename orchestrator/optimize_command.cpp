@@ -12,6 +12,7 @@
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/commands.hpp"
+#include "orchestrator/heatmap.hpp"
 #include "orchestrator/kernel_signature.hpp"
 #include "orchestrator/preflight.hpp"
 #include "orchestrator/run_artifacts.hpp"
@@ -249,6 +250,11 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
     // 4. Finalise: summary, best, run record.
     write_best(run, outcome, m, evaluator);
     write_file_atomic(run / "summary.json", summary_json(outcome, m, oracle, run));
+    try {
+        write_heatmap(make_heatmap_data(outcome, m), run);
+    } catch (const std::exception& e) {
+        std::cerr << "cuda-optimizer: heatmap not drawn: " << e.what() << "\n";
+    }
     info.finished_utc = utc_now();
     info.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     write_file_atomic(run / "run.json", run_json(info, outcome));

@@ -87,6 +87,10 @@ TEST_CASE("a files run survives every bad candidate with the right verdict and k
     test::read_checked_json(f.run() / "run.json", "run");
     for (int i = 0; i < 3; ++i) CHECK(fs::exists(f.run() / ("best-case-" + std::to_string(i) + ".json")));
     CHECK_THAT(r.output, Catch::Contains("[iter 5.0] files    e_hang.cu  timeout"));
+    const std::string png = test::read_text(f.run() / "heatmap.png");
+    CHECK(png.rfind("\x89PNG", 0) == 0);
+    const std::string svg = test::read_text(f.run() / "heatmap.svg");
+    CHECK(svg.find("<svg") != std::string::npos);
 }
 
 TEST_CASE("a wrong-output verdict says which case, which element and both values") {
