@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Packs what the GPU machine needs into .bundle/ (git-ignored; carry it): the stripped
-# binaries, built here where the Debian dependencies are. On the device, unpack with
-#   mkdir -p build/tests && cp .bundle/cuda-harness .bundle/event-floor build/ && cp .bundle/cuopt_tests build/tests/
+# binaries, built here where the Debian dependencies are, and the shared libraries the
+# GPU image lacks (cairo and its dependencies) in .bundle/lib. On the device:
+#   mkdir -p build/tests && cp .bundle/{cuda-harness,cuda-optimizer,event-floor,cublas-sgemm} build/ \
+#     && cp -r .bundle/lib build/ && cp .bundle/cuopt_tests build/tests/
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[[ -x build/cuda-harness ]] || tools/setup.sh
-rm -rf .bundle && mkdir -p .bundle
-strip -o .bundle/cuda-harness build/cuda-harness
+[[ -x build/cuda-optimizer ]] || tools/setup.sh
+rm -rf .bundle && mkdir -p .bundle/lib
+for b in cuda-harness cuda-optimizer event-floor cublas-sgemm; do strip -o ".bundle/$b" "build/$b"; done
 strip -o .bundle/cuopt_tests build/tests/cuopt_tests
-strip -o .bundle/event-floor build/event-floor
+# Everything cuda-optimizer loads from outside glibc, libstdc++, OpenSSL, zlib and libpng.
+ldd build/cuda-optimizer | awk '/=> \// {print $3}' | grep -vE '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|libz|libpng16|libcrypto|libssl)\.so' |
+  while read -r lib; do cp -L "$lib" .bundle/lib/; done
 du -sh .bundle

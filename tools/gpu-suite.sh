@@ -9,9 +9,9 @@ cd "$(dirname "$0")/.."
 out=${1:-results/gpu-suite}
 mkdir -p "$out"
 [[ -x build/cuda-harness ]] || tools/setup.sh
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv >"$out/nvidia-smi.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv >"$out/summary.txt" 2>&1
 
-echo "== tests" | tee "$out/summary.txt"
+echo "== tests" | tee -a "$out/summary.txt"
 build/tests/cuopt_tests --durations yes >"$out/tests.log" 2>&1
 echo "cuopt_tests exit $?" | tee -a "$out/summary.txt"
 tail -3 "$out/tests.log" | tee -a "$out/summary.txt"
@@ -24,6 +24,9 @@ cp examples/harness/matmul/response.json "$out/example-response.json"
 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no build/cuda-harness examples/harness/matmul/request.json \
   --no-stream-hold --quiet >"$out/sanitizer.log" 2>&1
 echo "compute-sanitizer exit $?: $(grep -E 'ERROR SUMMARY' "$out/sanitizer.log")" | tee -a "$out/summary.txt"
+
+echo "== cuda-optimizer" | tee -a "$out/summary.txt"
+tools/gpu-optimizer-suite.sh "$out" 2>&1 | tail -6 | tee -a "$out/summary.txt"
 
 [[ ${BENCH:-1} == 0 ]] && exit 0
 echo "== bench" | tee -a "$out/summary.txt"
