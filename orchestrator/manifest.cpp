@@ -219,6 +219,7 @@ manifest read_manifest(const fs::path& file) {
         for (const auto& t : doc["tunables"].GetObject())
             for (const auto& v : t.value.GetArray()) m.tunables[t.name.GetString()].push_back(v.GetInt64());
     m.launch = read_launch(doc["launch"], launch_expressions{});
+    if (doc.HasMember("reference_launch")) m.reference_launch = read_launch(doc["reference_launch"], m.launch);
     std::set<std::string> names;
     for (rapidjson::SizeType i = 0; i < doc["args"].Size(); ++i) {
         m.args.push_back(read_arg(doc["args"][i], i, m.folder, ctx));

@@ -66,6 +66,7 @@ struct manifest {
     std::string description;
     std::map<std::string, std::vector<std::int64_t>> tunables;
     launch_expressions launch;
+    std::optional<launch_expressions> reference_launch;  // the reference kernel's own launch
     std::vector<manifest_arg> args;
     std::vector<manifest_case> cases;
 

@@ -206,6 +206,7 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         ref.proposer = "reference";
         ref.label = fs::path(o.reference).filename().string();
         ref.compile_options.clear();
+        ref.launch = m.reference_launch;
         info.sha256["reference"] = sha256_hex(ref.source);
         const attempt_result r = evaluator.evaluate(ref, run / "reference", nullptr);
         if (r.verdict != "valid")

@@ -32,11 +32,16 @@ def perf_median(summary):
 
 
 cublas = load(cublas_file)
-auto_ms, sweep_ms = perf_median(tiled), perf_median(sweep)
+# The sweep's best is the fastest valid configuration it measured, not the run's "best"
+# (which moves only for gains above the minimum gain, in the order configurations ran).
+sweep_valid = [a for a in sweep_hist["attempts"] if a["verdict"] == "valid" and a["geomean_ms"]]
+sweep_fastest = min(sweep_valid, key=lambda a: a["geomean_ms"])
+auto_ms, sweep_ms = perf_median(tiled), sweep_fastest["geomean_ms"]
 result["tiled"] = {
     "autotune": {"best": tiled["best"], "best_median_ms": auto_ms, "attempts": tiled["counts"]["attempts"],
                  "initial_median_ms": [c for c in tiled["cases"] if c["kind"] == "performance"][0]["initial_median_ms"]},
-    "sweep": {"best": sweep["best"], "best_median_ms": sweep_ms, "attempts": sweep["counts"]["attempts"],
+    "sweep": {"fastest": {"label": sweep_fastest["label"], "geomean_ms": sweep_ms}, "run_best": sweep["best"],
+              "best_median_ms": sweep_ms, "attempts": sweep["counts"]["attempts"],
               "valid": sweep["counts"]["valid"], "rejected": sweep["counts"]["rejected"]},
     "autotune_vs_sweep": auto_ms / sweep_ms, "target_autotune_vs_sweep": 1.05,
     "cublas_median_ms": cublas["median_ms"], "sweep_best_vs_cublas_speed": cublas["median_ms"] / sweep_ms,
@@ -50,7 +55,7 @@ t = result["tiled"]
 print(f"pilot: best speedup {pilot['best']['speedup_vs_initial']:.2f}x ({pilot['best']['label']}), stop {pilot['stop_reason']}")
 print("bad candidates:", ", ".join(f"{k}: {v['verdict']}" for k, v in result["bad_candidates"].items()))
 print(f"tiled 4096^3: autotune best {auto_ms:.3f} ms ({tiled['best']['label']}) after {tiled['counts']['attempts']} attempts; "
-      f"sweep best {sweep_ms:.3f} ms ({sweep['best']['label']}) over {sweep['counts']['attempts']}; "
+      f"sweep fastest {sweep_ms:.3f} ms ({sweep_fastest['label']}) over {sweep['counts']['attempts']}; "
       f"autotune/sweep {t['autotune_vs_sweep']:.3f} (target <= 1.05)")
 print(f"cuBLAS {cublas['median_ms']:.3f} ms: sweep best at {t['sweep_best_vs_cublas_speed']:.2f}x cuBLAS speed, "
       f"autotune best at {t['autotune_best_vs_cublas_speed']:.2f}x (target >= 0.6)")
