@@ -33,6 +33,13 @@ std::optional<dtype> dtype_of(const std::string& c_type) {
 
 }  // namespace
 
+std::string first_kernel_name(const std::string& source) {
+    std::smatch m;
+    static const std::regex k_global(
+        R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*))");
+    return std::regex_search(source, m, k_global) ? std::string(m[1]) : std::string();
+}
+
 kernel_signature parse_kernel_signature(const std::string& text) {
     std::smatch m;
     static const std::regex k_shape(R"(^\s*(?:extern\s+"C"\s+)?(?:__global__\s+)?void\s+(?:__global__\s+)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*;?\s*$)");

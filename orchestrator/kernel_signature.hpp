@@ -26,6 +26,9 @@ struct kernel_signature {
     std::vector<signature_param> params;
 };
 
+/// The first __global__ function's name in a source ("" when there is none).
+std::string first_kernel_name(const std::string& source);
+
 /// Parses; throws std::invalid_argument with what it could not read.
 kernel_signature parse_kernel_signature(const std::string& text);
 

@@ -30,11 +30,7 @@ int fail(exit_code code, const std::string& message) {
 
 // The kernel's name: the signature's, else the first __global__ function in the source.
 std::string entry_of(const std::string& source, const std::optional<kernel_signature>& sig) {
-    if (sig) return sig->entry;
-    std::smatch m;
-    static const std::regex k_global(R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*))");
-    if (std::regex_search(source, m, k_global)) return m[1];
-    return "";
+    return sig ? sig->entry : first_kernel_name(source);
 }
 
 std::string format_ms(std::optional<double> ms) {

@@ -3,7 +3,11 @@
 #include <filesystem>
 #include <sstream>
 
+#include <unistd.h>
+
+#include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "orchestrator/kernel_signature.hpp"
 #include "orchestrator/manifest.hpp"
 
 namespace cuopt {
@@ -51,6 +55,35 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
     }
     const bool harness_ok = fs::is_regular_file(o.harness);
     add("harness", harness_ok, o.harness, "build it (tools/setup.sh) or pass --harness PATH");
+    if (harness_ok && fs::is_regular_file(o.initial_kernel)) {
+        // NVRTC and the toolkit headers, proven by compiling the initial kernel (no GPU needed).
+        const fs::path tmp = fs::temp_directory_path() / ("cuda-optimizer-preflight-" + std::to_string(::getpid()));
+        fs::create_directories(tmp);
+        const std::string source = read_text_file(o.initial_kernel);
+        write_file_atomic(tmp / "kernel.cu", source);
+        write_file_atomic(tmp / "request.json", R"({ "schema_version": 1, "kernel": { "source_file": "kernel.cu", "entry": ")" +
+                                                   first_kernel_name(source) +
+                                                   R"(" }, "cases": [ { "name": "compile", "launch": { "grid": [1], "block": [1] }, "args": [] } ] })");
+        const process_result p = runner.run({o.harness, (tmp / "request.json").string(), "--compile-only", "--quiet"},
+                                            std::chrono::seconds(120));
+        std::string first_error;
+        try {
+            const rapidjson::Document d = parse_json(read_text_file(tmp / "response.json"), "preflight response");
+            if (d["error"].IsString()) first_error = d["error"].GetString();
+            if (d["compile"].IsObject()) {
+                const std::string log = d["compile"]["log"].GetString();
+                const auto pos = log.find("error");
+                if (p.exit_code == 10 && pos != std::string::npos)
+                    first_error = log.substr(log.rfind('\n', pos) + 1, log.find('\n', pos) - log.rfind('\n', pos) - 1);
+            }
+        } catch (const std::exception&) {
+            first_error = p.describe();
+        }
+        add("CUDA toolkit", p.exit_code == 0, p.exit_code == 0 ? "NVRTC compiles the initial kernel" : first_error,
+            p.exit_code == 10 ? "fix the initial kernel" : "install the CUDA toolkit (NVRTC) or set CUDA_HOME");
+        std::error_code ec;
+        fs::remove_all(tmp, ec);
+    }
     if (harness_ok) {
         const process_result p = runner.run({o.harness, "--device-info", "--device", std::to_string(o.device)},
                                             std::chrono::seconds(60));

@@ -75,6 +75,14 @@ int main(int argc, char** argv) {
         std::cout << "fake\n";
         return 0;
     }
+    for (int i = 2; i < argc; ++i)
+        if (std::string(argv[i]) == "--compile-only") {
+            harness_report r;
+            r.mode = "compile_only";
+            r.request_file = std::filesystem::absolute(argv[1]);
+            write_file_atomic(r.request_file.parent_path() / "response.json", write_response_json(r));
+            return 0;
+        }
     if (std::string(argv[1]) == "--device-info") {
         std::cout << "{ \"index\": 0, \"name\": \"fake CPU device\", \"arch\": \"sm_90\", \"sm_count\": 1 }\n";
         return 0;

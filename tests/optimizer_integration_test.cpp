@@ -85,7 +85,7 @@ TEST_CASE("a files run survives every bad candidate with the right verdict and k
     CHECK(summary["counts"]["valid"].GetInt() == 3);
     CHECK(test::read_text(f.run() / "best.cu").find("FAKE_MS=1") != std::string::npos);
     test::read_checked_json(f.run() / "run.json", "run");
-    for (int i = 0; i < 3; ++i) CHECK(fs::exists(f.run() / ("best-case-" + std::to_string(i) + ".json")));
+    for (int i = 0; i < 3; ++i) test::read_checked_json(f.run() / ("best-case-" + std::to_string(i) + ".json"), "request");
     CHECK_THAT(r.output, Catch::Contains("[iter 5.0] files    e_hang.cu  timeout"));
     const std::string png = test::read_text(f.run() / "heatmap.png");
     CHECK(png.rfind("\x89PNG", 0) == 0);
@@ -257,5 +257,6 @@ TEST_CASE("without a GPU the real harness stops the run at the preflight with on
     const auto check = test::run_optimizer({"check", "--initial-kernel", (f.dir / "initial.cu").string(), "--input-cases",
                                             (f.dir / "input_cases.json").string(), "--harness", CUOPT_HARNESS_BINARY});
     CHECK(check.exit_code == 20);
-    CHECK_THAT(check.output, Catch::Contains("ok    manifest valid") && Catch::Contains("FAIL  CUDA driver"));
+    CHECK_THAT(check.output, Catch::Contains("ok    manifest valid") && Catch::Contains("ok    CUDA toolkit") &&
+                                 Catch::Contains("FAIL  CUDA driver"));
 }

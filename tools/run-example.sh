@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the main job on the bundled example: cuda-harness on the
-# pilot matmul request (three cases), then prints each case's median.
+# Sets up, builds and runs the main job on the bundled example: cuda-optimizer on the
+# pilot matmul (examples/matmul), 7 autotune iterations on GPU 0, no API key needed.
+# Without a GPU it stops after the preflight with a one-line reason (exit 20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-example=examples/harness/matmul
-set +e
-build/cuda-harness "$example/request.json"
-code=$?
-set -e
-echo "response: $example/response.json (exit $code)"
-exit $code
+exec build/cuda-optimizer optimize --config examples/matmul/config.json --max-iterations 7 --device 0 "$@"
