@@ -152,6 +152,33 @@ TEST_CASE("autotune finds the best tunable configuration, never repeats one and 
     CHECK(summary["best"]["speedup_vs_initial"].GetDouble() > 1.5);
 }
 
+TEST_CASE("expected-output files are an oracle that needs no reference kernel") {
+    optimizer_fixture f;
+    REQUIRE(test::run_optimizer(f.args({"--max-iterations", "0"})).exit_code == 0);
+    // Keep the first run's oracle as expected files, then run again without --reference.
+    std::string manifest = test::read_text(f.dir / "input_cases.json");
+    for (const char* c : {"correctness-31x37x29", "perf-256", "perf-384x256x320"}) {
+        const std::string name = c;
+        fs::copy_file(f.run() / "reference/outputs" / (name + ".c.bin"), f.dir / ("expected-" + name + ".bin"));
+        const std::string key = "\"name\": \"" + name + "\",";
+        manifest.insert(manifest.find(key) + key.size(), " \"expected\": { \"c\": \"expected-" + name + ".bin\" },");
+    }
+    f.dir.write("input_cases.json", manifest);
+    std::vector<std::string> a = f.args({"--max-iterations", "0"});
+    a.erase(a.begin() + 1, a.begin() + 3);  // no --reference
+    const auto r = test::run_optimizer(a);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto history = test::read_checked_json(f.run(2) / "history.json", "history");
+    CHECK(std::string(history["attempts"][0]["verdict"].GetString()) == "valid");
+    CHECK(fs::exists(f.run(2) / "reference/expected/perf-256.c.bin"));
+    // And a case without any oracle is refused before the search.
+    f.dir.write("input_cases.json", test::read_text(k_examples + "input_cases.json"));
+    const auto none = test::run_optimizer(a);
+    CHECK(none.exit_code == 11);
+    CHECK_THAT(none.output, Catch::Contains("has no oracle: pass --reference or give cases[].expected"));
+}
+
 TEST_CASE("run folders are numbered and never overwritten") {
     optimizer_fixture f;
     fs::create_directories(f.dir / "results/run-001");
