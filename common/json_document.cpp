@@ -6,22 +6,19 @@
 #include <rapidjson/schema.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <cstdio>
 #include <map>
 
-extern const unsigned char request_schema_json[];
-extern const std::size_t request_schema_json_size;
-extern const unsigned char response_schema_json[];
-extern const std::size_t response_schema_json_size;
-extern const unsigned char request_v0_schema_json[];
-extern const std::size_t request_v0_schema_json_size;
-extern const unsigned char manifest_schema_json[];
-extern const std::size_t manifest_schema_json_size;
-extern const unsigned char history_schema_json[];
-extern const std::size_t history_schema_json_size;
-extern const unsigned char summary_schema_json[];
-extern const std::size_t summary_schema_json_size;
-extern const unsigned char run_schema_json[];
-extern const std::size_t run_schema_json_size;
+// The schemas in schemas/, embedded at build time by cmake/embed.cmake.
+#define CUOPT_EMBEDDED_SCHEMAS(X)                                                                  \
+    X("request", request_schema_json) X("request-v0", request_v0_schema_json)                      \
+    X("response", response_schema_json) X("manifest", manifest_schema_json)                        \
+    X("history", history_schema_json) X("summary", summary_schema_json) X("run", run_schema_json)
+#define CUOPT_DECLARE_SCHEMA(name, symbol) \
+    extern const unsigned char symbol[];   \
+    extern const std::size_t symbol##_size;
+CUOPT_EMBEDDED_SCHEMAS(CUOPT_DECLARE_SCHEMA)
+#undef CUOPT_DECLARE_SCHEMA
 
 namespace cuopt {
 
@@ -118,18 +115,21 @@ rapidjson::Document parse_json(const std::string& text, const std::string& sourc
 }
 
 std::string_view embedded_schema(std::string_view name) {
-    if (name == "request")
-        return {reinterpret_cast<const char*>(request_schema_json), request_schema_json_size};
-    if (name == "request-v0")
-        return {reinterpret_cast<const char*>(request_v0_schema_json), request_v0_schema_json_size};
-    if (name == "history") return {reinterpret_cast<const char*>(history_schema_json), history_schema_json_size};
-    if (name == "summary") return {reinterpret_cast<const char*>(summary_schema_json), summary_schema_json_size};
-    if (name == "run") return {reinterpret_cast<const char*>(run_schema_json), run_schema_json_size};
-    if (name == "manifest")
-        return {reinterpret_cast<const char*>(manifest_schema_json), manifest_schema_json_size};
-    if (name == "response")
-        return {reinterpret_cast<const char*>(response_schema_json), response_schema_json_size};
+#define CUOPT_FIND_SCHEMA(schema_name, symbol) \
+    if (name == schema_name) return {reinterpret_cast<const char*>(symbol), symbol##_size};
+    CUOPT_EMBEDDED_SCHEMAS(CUOPT_FIND_SCHEMA)
+#undef CUOPT_FIND_SCHEMA
     throw std::invalid_argument("no embedded schema named " + std::string(name));
+}
+
+std::string json_scalar_text(const rapidjson::Value& v) {
+    if (v.IsString()) return v.GetString();
+    if (v.IsBool()) return v.GetBool() ? "1" : "0";
+    if (v.IsInt64()) return std::to_string(v.GetInt64());
+    if (v.IsUint64()) return std::to_string(v.GetUint64());
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v.GetDouble());
+    return buf;
 }
 
 void validate_json(const rapidjson::Value& doc, std::string_view schema_text,

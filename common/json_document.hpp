@@ -27,6 +27,9 @@ std::string_view embedded_schema(std::string_view name);
 void validate_json(const rapidjson::Value& doc, std::string_view schema_text,
                    const std::string& source_name);
 
+/// A string, boolean (1/0) or number as text, exactly: "32", "-1", "0.10000000000000001".
+std::string json_scalar_text(const rapidjson::Value& v);
+
 /// Pretty-printed JSON with a trailing newline.
 std::string to_pretty_json(const rapidjson::Value& value);
 

@@ -137,16 +137,6 @@ std::array<unsigned, 3> read_dim3(const Value& v) {
     return out;
 }
 
-std::string define_value(const Value& v) {
-    if (v.IsBool()) return v.GetBool() ? "1" : "0";
-    if (v.IsString()) return v.GetString();
-    if (v.IsInt64()) return std::to_string(v.GetInt64());
-    if (v.IsUint64()) return std::to_string(v.GetUint64());
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v.GetDouble());
-    return buf;
-}
-
 kernel_spec read_kernel(const request& req, const Value& k, const field_context& ctx) {
     kernel_spec spec;
     spec.entry = k["entry"].GetString();
@@ -169,7 +159,7 @@ kernel_spec read_kernel(const request& req, const Value& k, const field_context&
         for (const auto& o : k["compile_options"].GetArray()) spec.compile_options.emplace_back(o.GetString());
     if (k.HasMember("defines"))
         for (const auto& d : k["defines"].GetObject())
-            spec.defines.emplace_back(d.name.GetString(), define_value(d.value));
+            spec.defines.emplace_back(d.name.GetString(), json_scalar_text(d.value));
     std::sort(spec.defines.begin(), spec.defines.end());
     return spec;
 }

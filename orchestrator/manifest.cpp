@@ -20,24 +20,15 @@ struct context {
     }
 };
 
-std::string expression_text(const Value& v) {
-    if (v.IsString()) return v.GetString();
-    if (v.IsInt64()) return std::to_string(v.GetInt64());
-    if (v.IsUint64()) return std::to_string(v.GetUint64());
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v.GetDouble());
-    return buf;
-}
-
 launch_expressions read_launch(const Value& v, const launch_expressions& base) {
     launch_expressions l = base;
     for (const char* key : {"grid", "block"}) {
         if (!v.HasMember(key)) continue;
         auto& dims = std::string(key) == "grid" ? l.grid : l.block;
         dims = {"1", "1", "1"};
-        for (rapidjson::SizeType i = 0; i < v[key].Size(); ++i) dims[i] = expression_text(v[key][i]);
+        for (rapidjson::SizeType i = 0; i < v[key].Size(); ++i) dims[i] = json_scalar_text(v[key][i]);
     }
-    if (v.HasMember("dynamic_shared_bytes")) l.dynamic_shared_bytes = expression_text(v["dynamic_shared_bytes"]);
+    if (v.HasMember("dynamic_shared_bytes")) l.dynamic_shared_bytes = json_scalar_text(v["dynamic_shared_bytes"]);
     return l;
 }
 
@@ -114,13 +105,13 @@ manifest_arg read_arg(const Value& a, std::size_t index, const fs::path& folder,
         if (!a.HasMember("value")) ctx.fail(field, "a scalar needs 'value' (a number or an expression such as \"m\")");
         for (const char* key : {"count", "init", "tolerance"})
             if (a.HasMember(key)) ctx.fail(field + "." + key, "a scalar takes only 'value'");
-        arg.value = expression_text(a["value"]);
+        arg.value = json_scalar_text(a["value"]);
         arg.value_is_number = a["value"].IsNumber() && !a["value"].IsInt64();
         return arg;
     }
     if (!a.HasMember("count")) ctx.fail(field, "a buffer needs 'count' (elements; an expression such as \"m*k\")");
     if (a.HasMember("value")) ctx.fail(field + ".value", "a buffer takes 'count' and 'init', not 'value'");
-    arg.count = expression_text(a["count"]);
+    arg.count = json_scalar_text(a["count"]);
     if (a.HasMember("init") && !arg.has_input()) ctx.fail(field + ".init", "an output is written by the kernel; only input and inout buffers take 'init'");
     arg.init = a.HasMember("init") ? read_init(a["init"], folder, arg.type, ctx, field + ".init") : default_init(arg.type, index);
     arg.tol = default_tolerance(arg.type);
