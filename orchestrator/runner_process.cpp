@@ -1,9 +1,11 @@
 #include "orchestrator/runner_process.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <cstring>
 #include <future>
 
@@ -12,6 +14,15 @@ namespace cuopt {
 namespace bp = boost::process;
 
 namespace {
+
+// Puts the child in a process group of its own, so a Ctrl-C aimed at cuda-optimizer does
+// not kill the harness mid-attempt: the attempt finishes, is written, then the run stops.
+struct own_process_group : bp::extend::handler {
+    template <typename Executor>
+    void on_exec_setup(Executor&) const {
+        ::setpgid(0, 0);
+    }
+};
 
 class child_process_runner final : public process_runner {
 public:
@@ -25,7 +36,7 @@ public:
         bp::child child;
         try {
             child = bp::child(bp::exe = argv.at(0), bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
-                              bp::std_in.close(), bp::std_out > out, bp::std_err > err, io,
+                              bp::std_in.close(), bp::std_out > out, bp::std_err > err, io, own_process_group{},
                               bp::on_exit = [&exited](int, const std::error_code&) { exited = true; });
         } catch (const std::exception& e) {
             r.failed_to_start = true;
