@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 
@@ -14,7 +15,8 @@ const std::vector<std::vector<std::string>> k_flag_variants = {
 
 class autotune_proposer final : public proposer {
 public:
-    autotune_proposer(const manifest& m, std::uint64_t seed, int batch) : m_batch(std::max(1, batch)), m_rng(seed) {
+    autotune_proposer(const manifest& m, std::uint64_t seed, int batch, int max_threads)
+        : m_manifest(m), m_batch(std::max(1, batch)), m_max_threads(max_threads), m_rng(seed) {
         for (const auto& [name, values] : m.tunables) {
             m_names.push_back(name);
             m_values.push_back(values);
@@ -61,10 +63,29 @@ private:
         for (const auto& d : m_dims) n *= d.size();
         return n;
     }
-    bool fresh(const std::vector<std::size_t>& p, const std::vector<std::vector<std::size_t>>& picks) const {
-        return !m_seen.count(p) && std::find(picks.begin(), picks.end(), p) == picks.end();
+    bool fresh(const std::vector<std::size_t>& p, const std::vector<std::vector<std::size_t>>& picks) {
+        if (m_seen.count(p) || std::find(picks.begin(), picks.end(), p) != picks.end()) return false;
+        if (runnable(p)) return true;
+        m_seen.insert(p);  // never proposed, never asked about again
+        return false;
     }
-    void enumerate_rest(std::vector<std::vector<std::size_t>>& picks) const {
+    // Every case's launch evaluates and fits the device's block limit under these tunables.
+    bool runnable(const std::vector<std::size_t>& p) const {
+        std::map<std::string, std::int64_t> tunables;
+        for (std::size_t d = 0; d < m_names.size(); ++d) tunables[m_names[d]] = m_values[d][p[d]];
+        candidate probe;
+        for (const manifest_case& mc : m_manifest.cases) {
+            try {
+                const launch_config l = evaluate_launch(launch_for(probe, m_manifest, mc), m_manifest.variables(mc, tunables));
+                const unsigned long long threads = 1ull * l.block[0] * l.block[1] * l.block[2];
+                if (m_max_threads > 0 && threads > static_cast<unsigned long long>(m_max_threads)) return false;
+            } catch (const expression_error&) {
+                return false;
+            }
+        }
+        return true;
+    }
+    void enumerate_rest(std::vector<std::vector<std::size_t>>& picks) {
         std::vector<std::size_t> p(m_dims.size(), 0);
         for (;;) {
             if (picks.size() >= static_cast<std::size_t>(m_batch)) return;
@@ -123,7 +144,9 @@ private:
         return c;
     }
 
+    const manifest& m_manifest;
     int m_batch;
+    int m_max_threads;
     std::mt19937_64 m_rng;
     std::vector<std::string> m_names;
     std::vector<std::vector<std::int64_t>> m_values;
@@ -133,8 +156,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<proposer> make_autotune_proposer(const manifest& m, std::uint64_t seed, int batch_size) {
-    return std::make_unique<autotune_proposer>(m, seed, batch_size);
+std::unique_ptr<proposer> make_autotune_proposer(const manifest& m, std::uint64_t seed, int batch_size,
+                                                 int max_threads_per_block) {
+    return std::make_unique<autotune_proposer>(m, seed, batch_size, max_threads_per_block);
 }
 
 }  // namespace cuopt

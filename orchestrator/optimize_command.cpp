@@ -99,6 +99,15 @@ std::string check_reference_outputs(const attempt_result& ref, const manifest& m
     return "";
 }
 
+// From cuda-harness --device-info; 0 when unknown.
+int max_threads_per_block(const std::string& device_json) {
+    rapidjson::Document d;
+    d.Parse(device_json.c_str());
+    return !d.HasParseError() && d.IsObject() && d.HasMember("max_threads_per_block") && d["max_threads_per_block"].IsInt()
+               ? d["max_threads_per_block"].GetInt()
+               : 0;
+}
+
 }  // namespace
 
 std::string default_harness_path() {
@@ -151,7 +160,7 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
     std::unique_ptr<proposer> prop;
     try {
         const std::string kind = o.proposer == "auto" ? "autotune" : o.proposer;
-        if (kind == "autotune") prop = make_autotune_proposer(m, o.seed, o.batch);
+        if (kind == "autotune") prop = make_autotune_proposer(m, o.seed, o.batch, max_threads_per_block(pre.device_json));
         else if (kind == "files") {
             if (o.candidates.empty()) return fail(exit_code::usage, "--proposer files needs --candidates DIR");
             prop = make_files_proposer(o.candidates);

@@ -36,8 +36,10 @@ public:
 
 /// Searches the manifest's tunables and a few NVRTC flag variants around the initial
 /// kernel: a spread sample first, then neighbours of the best; never repeats a
-/// configuration; deterministic for a given seed.
-std::unique_ptr<proposer> make_autotune_proposer(const manifest& m, std::uint64_t seed, int batch_size);
+/// configuration; deterministic for a given seed. Configurations whose launch the
+/// device cannot run (a block over max_threads_per_block, when known: > 0) are skipped.
+std::unique_ptr<proposer> make_autotune_proposer(const manifest& m, std::uint64_t seed, int batch_size,
+                                                 int max_threads_per_block = 0);
 
 /// One candidate per iteration from DIR/*.cu in name order, each with an optional
 /// same-name .json (entry, launch, case_launch, defines, compile_options, rationale).

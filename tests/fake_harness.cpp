@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
             return 0;
         }
     if (std::string(argv[1]) == "--device-info") {
-        std::cout << "{ \"index\": 0, \"name\": \"fake CPU device\", \"arch\": \"sm_90\", \"sm_count\": 1 }\n";
+        std::cout << "{ \"index\": 0, \"name\": \"fake CPU device\", \"arch\": \"sm_90\", \"sm_count\": 1, "
+                     "\"max_threads_per_block\": 1024 }\n";
         return 0;
     }
     std::string response_path = (std::filesystem::absolute(argv[1]).parent_path() / "response.json").string();
