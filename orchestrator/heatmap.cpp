@@ -104,10 +104,8 @@ heatmap_data make_heatmap_data(const search_outcome& o, const manifest& m) {
     heatmap_data d;
     for (const auto& mc : m.cases)
         if (mc.kind == case_kind::performance) d.columns.push_back(mc.name);
-    auto median = [](const attempt_result& r, const std::string& name) {
-        for (const auto& ce : r.cases)
-            if (ce.name == name && ce.median_ms) return *ce.median_ms;
-        return std::nan("");
+    auto median = [&o](std::optional<std::size_t> attempt, const std::string& name) {
+        return o.median_ms(attempt, name).value_or(std::nan(""));
     };
     for (std::size_t i = 0; i < o.history.size(); ++i) {
         const attempt_result& r = o.history[i];
@@ -115,10 +113,7 @@ heatmap_data make_heatmap_data(const search_outcome& o, const manifest& m) {
         d.rejected.push_back(r.verdict == "valid" ? "" : r.verdict);
         d.best.push_back(o.best && *o.best == i);
         std::vector<double> row;
-        for (const auto& col : d.columns) {
-            const double base = o.initial ? median(o.history[*o.initial], col) : std::nan("");
-            row.push_back(median(r, col) / base);
-        }
+        for (const auto& col : d.columns) row.push_back(median(i, col) / median(o.initial, col));
         d.ratio.push_back(row);
     }
     return d;

@@ -63,13 +63,7 @@ std::string progress_line(const attempt_result& r, const search_outcome& o) {
 std::string closing_table(const search_outcome& o, const manifest& m) {
     std::string t = "case                          initial        best           speedup\n";
     for (const manifest_case& mc : m.cases) {
-        auto median = [&](std::optional<std::size_t> i) -> std::optional<double> {
-            if (!i) return std::nullopt;
-            for (const auto& ce : o.history[*i].cases)
-                if (ce.name == mc.name) return ce.median_ms;
-            return std::nullopt;
-        };
-        const auto a = median(o.initial), b = median(o.best);
+        const auto a = o.median_ms(o.initial, mc.name), b = o.median_ms(o.best, mc.name);
         char row[160];
         std::snprintf(row, sizeof row, "%-29s %-14s %-14s %s\n", mc.name.c_str(), format_ms(a).c_str(), format_ms(b).c_str(),
                       a && b ? (std::to_string(*a / *b).substr(0, 5) + "x").c_str() : "-");

@@ -198,13 +198,7 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
         c.AddMember("index", static_cast<uint64_t>(i), a);
         c.AddMember("name", text(mc.name, a), a);
         c.AddMember("kind", text(mc.kind == case_kind::performance ? "performance" : "correctness", a), a);
-        auto median_of = [&](std::optional<std::size_t> idx) -> std::optional<double> {
-            if (!idx) return std::nullopt;
-            for (const auto& ce : o.history[*idx].cases)
-                if (ce.name == mc.name) return ce.median_ms;
-            return std::nullopt;
-        };
-        const auto initial_ms = median_of(o.initial), best_ms = median_of(o.best);
+        const auto initial_ms = o.median_ms(o.initial, mc.name), best_ms = o.median_ms(o.best, mc.name);
         c.AddMember("initial_median_ms", number(initial_ms), a);
         c.AddMember("best_median_ms", number(best_ms), a);
         c.AddMember("speedup", initial_ms && best_ms ? Value(*initial_ms / *best_ms) : Value(), a);

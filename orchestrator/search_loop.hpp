@@ -29,6 +29,14 @@ struct search_outcome {
     std::optional<std::size_t> best;
     std::string stop_reason;  // max_iterations | proposer_exhausted | interrupted | error
     std::string error;
+
+    /// The median latency of one case in one attempt (nullopt: no such attempt, or not timed).
+    std::optional<double> median_ms(std::optional<std::size_t> attempt, const std::string& case_name) const {
+        if (!attempt) return std::nullopt;
+        for (const auto& ce : history[*attempt].cases)
+            if (ce.name == case_name) return ce.median_ms;
+        return std::nullopt;
+    }
 };
 
 class search_loop {
