@@ -1,0 +1,111 @@
+// The model client against a real HTTP server on loopback: records, budgets, failures.
+#include <catch2/catch.hpp>
+
+#include "common/json_document.hpp"
+#include "loopback_http_server.hpp"
+#include "orchestrator/llm_client.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+using namespace std::chrono_literals;
+
+namespace {
+
+const char* k_key = "sk-test-4f9a8b7c6d5e";
+
+std::string openai_reply(long long prompt, long long completion) {
+    return R"({"choices": [{"finish_reason": "stop", "message": {"content": "ok"}}],
+               "usage": {"prompt_tokens": )" + std::to_string(prompt) + R"(, "completion_tokens": )" +
+           std::to_string(completion) + "}}";
+}
+
+struct client_fixture {
+    test::scratch_folder dir;
+    std::unique_ptr<http_transport> transport = make_curl_transport();
+    std::vector<std::chrono::milliseconds> slept;
+    llm_client make(const test::loopback_http_server& server, llm_budget budget = {}) {
+        llm_settings s;
+        s.base_url = server.url("/v1");
+        s.timeout = 2s;
+        retry_settings r;
+        r.max_attempts = 3;
+        return llm_client(s, k_key, *transport, r, budget, dir.path(), [this](std::chrono::milliseconds d) { slept.push_back(d); });
+    }
+    std::vector<chat_turn> turns() const { return {{chat_turn::role::user, "hello", {}, "", ""}}; }
+};
+
+}  // namespace
+
+TEST_CASE("each exchange is saved as model-NNN.json with usage, status and retries, and no key") {
+    client_fixture f;
+    test::loopback_http_server server({{429, {{"Retry-After", "1"}}, R"({"error": "rate"})"}, {200, {}, openai_reply(100, 20)}});
+    llm_client client = f.make(server);
+    const model_reply r = client.send("sys", f.turns(), {});
+    CHECK(r.text == "ok");
+    CHECK(client.totals().calls == 1);
+    CHECK(client.totals().usage.prompt == 100);
+    const auto rec = parse_json(test::read_text(f.dir / "model-001.json"), "model-001.json");
+    CHECK(rec["response"]["http_status"].GetInt() == 200);
+    CHECK(rec["retries"].GetInt() == 1);
+    CHECK(rec["usage"]["completion_tokens"].GetInt() == 20);
+    CHECK(rec["request"]["body"]["messages"][1]["content"].GetString() == std::string("hello"));
+    CHECK(test::read_text(f.dir / "model-001.json").find(k_key) == std::string::npos);
+    CHECK(server.requests().at(0).headers.at("authorization") == std::string("Bearer ") + k_key);  // it was sent, not saved
+}
+
+TEST_CASE("the call budget and the token budget stop the run before a request is sent") {
+    client_fixture f;
+    test::loopback_http_server server({{200, {}, openai_reply(600, 500)}});
+    llm_client calls = f.make(server, {1, 0});
+    calls.send("sys", f.turns(), {});
+    CHECK_THROWS_AS(calls.send("sys", f.turns(), {}), llm_budget_exhausted);
+    llm_client tokens = f.make(server, {0, 1000});
+    tokens.send("sys", f.turns(), {});
+    CHECK_THROWS_WITH(tokens.send("sys", f.turns(), {}), Catch::Contains("budget of 1000 tokens is spent (1100 used)"));
+    CHECK(server.requests().size() == 2);
+}
+
+TEST_CASE("an invalid key (401) is an API error with the body, not retried") {
+    client_fixture f;
+    test::loopback_http_server server({{401, {}, R"({"error": {"message": "Incorrect API key provided: sk-test-4f9a8b7c6d5e"}})"}});
+    llm_client client = f.make(server);
+    try {
+        client.send("sys", f.turns(), {});
+        FAIL("no error");
+    } catch (const llm_api_error& e) {
+        CHECK(e.status() == 401);
+        CHECK_THAT(e.what(), Catch::Contains("Incorrect API key") && !Catch::Contains(k_key));
+    }
+    CHECK(server.requests().size() == 1);
+    CHECK(test::read_text(f.dir / "model-001.json").find(k_key) == std::string::npos);
+}
+
+TEST_CASE("500 then success, a truncated body and a hang past the timeout are retried") {
+    client_fixture f;
+    test::loopback_http_server server({{500, {}, "boom"}, {200, {}, "{\"choices\": [", 0ms, true}, {200, {}, "{}", 3000ms},
+                                       {200, {}, openai_reply(1, 1)}});
+    llm_client client = f.make(server);
+    CHECK_THROWS_AS(client.send("sys", f.turns(), {}), llm_api_error);  // 3 attempts: 500, truncated, hang
+    CHECK(client.send("sys", f.turns(), {}).text == "ok");
+    const auto rec = parse_json(test::read_text(f.dir / "model-001.json"), "model-001.json");
+    CHECK(rec["attempts"].Size() == 3);
+    CHECK_THAT(rec["error"].GetString(), Catch::StartsWith("gave up after 3 attempts"));
+}
+
+TEST_CASE("a reply that is not the documented shape is recorded and raised as a protocol error") {
+    client_fixture f;
+    test::loopback_http_server server({{200, {}, R"({"unexpected": true})"}});
+    llm_client client = f.make(server);
+    CHECK_THROWS_AS(client.send("sys", f.turns(), {}), model_protocol_error);
+    const auto rec = parse_json(test::read_text(f.dir / "model-001.json"), "model-001.json");
+    CHECK_THAT(rec["error"].GetString(), Catch::Contains("missing 'choices'"));
+}
+
+TEST_CASE("cost is estimated from the price table and unknown models say so") {
+    llm_totals t;
+    t.usage.prompt = 2'000'000;
+    t.usage.completion = 500'000;
+    const price_table prices = {{"gpt-5-mini", {0.25, 2.0}}};
+    CHECK(*estimate_cost(prices, "gpt-5-mini", t) == Approx(0.5 + 1.0));
+    CHECK_FALSE(estimate_cost(prices, "some-local-model", t));
+}
