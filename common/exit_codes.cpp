@@ -16,6 +16,7 @@ const char* exit_code_name(exit_code code) {
         case exit_code::reference_failed: return "reference_failed";
         case exit_code::interrupted: return "interrupted";
         case exit_code::replay_mismatch: return "replay_mismatch";
+        case exit_code::proposer_failed: return "proposer_failed";
         case exit_code::usage: return "usage";
         case exit_code::internal_error: return "internal_error";
     }

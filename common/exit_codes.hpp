@@ -19,6 +19,7 @@ enum class exit_code : int {
     reference_failed = 22,  // the reference errs, or produces NaN or unwritten elements
     interrupted = 23,       // SIGINT/SIGTERM: the run stopped cleanly after the current attempt
     replay_mismatch = 24,   // a replayed best-case request no longer matches the run's oracle
+    proposer_failed = 25,   // the model API refused (a 4xx other than 429) or stayed unreachable
     usage = 64,            // bad command line
     internal_error = 70,   // a bug or an unexpected system failure
 };

@@ -134,6 +134,45 @@ std::string attempt_evaluator::build_request(const candidate& c, const request_p
     return to_pretty_json(doc);
 }
 
+compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::path& folder) const {
+    compile_summary out;
+    fs::create_directories(folder);
+    write_file_atomic(folder / "kernel.cu", c.source);
+    for (const manifest_case& mc : m_manifest.cases)
+        for (const manifest_arg& ma : m_manifest.args)
+            if (ma.has_input())
+                if (const auto& init = m_manifest.init_for(mc, ma); init.file)
+                    link_or_copy(*init.file, folder / "inputs" / init.file->filename());
+    try {
+        write_file_atomic(folder / "request.json", build_request(c, request_paths{}, false));
+    } catch (const expression_error& e) {
+        out.log = std::string("the launch does not evaluate: ") + e.what();
+        return out;
+    }
+    const process_result p = m_runner.run({m_settings.harness, (folder / "request.json").string(), "--compile-only",
+                                           "--quiet", "--response", (folder / "response.json").string()},
+                                          m_settings.timeout);
+    try {
+        const rapidjson::Document d = parse_json(read_text_file(folder / "response.json"), "compile response");
+        if (d["compile"].IsObject()) {
+            const Value& comp = d["compile"];
+            out.ok = comp["ok"].GetBool() && p.exit_code == 0;
+            out.cache_hit = comp["cache_hit"].GetBool();
+            out.wall_ms = comp["wall_ms"].GetDouble();
+            out.log = comp["log"].GetString();
+            const Value& res = comp["resources"];
+            auto opt = [&res](const char* k) { return res[k].IsInt() ? std::optional<int>(res[k].GetInt()) : std::nullopt; };
+            out.registers = opt("registers");
+            out.static_shared_bytes = opt("static_shared_bytes");
+            out.spill_store_bytes = opt("spill_store_bytes");
+        }
+        if (!out.ok && d["error"].IsString()) out.log = std::string(d["error"].GetString()) + "\n" + out.log;
+    } catch (const std::exception& e) {
+        out.log = "cuda-harness " + p.describe() + ": " + e.what();
+    }
+    return out;
+}
+
 attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& folder, const oracle_files* oracle) const {
     attempt_result r;
     r.cand = c;

@@ -84,6 +84,10 @@ public:
     /// reference run passes none and dumps every generated input instead.
     attempt_result evaluate(const candidate& c, const std::filesystem::path& folder, const oracle_files* oracle) const;
 
+    /// NVRTC only (cuda-harness --compile-only) for a candidate, in `folder`: no GPU run.
+    /// The summary's log holds the error text when the harness failed before compiling.
+    compile_summary compile_only(const candidate& c, const std::filesystem::path& folder) const;
+
     /// Where a request finds its files, relative to its own folder.
     struct request_paths {
         std::string source_file = "kernel.cu";

@@ -24,6 +24,7 @@ struct candidate {
     std::optional<int> parent_iteration;
     std::string proposer;  // initial | reference | autotune | files | llm
     std::string label;     // short name for tables: a file name, "TILE=32 BK=8", ...
+    std::string rejected;  // set by a proposer that gave up on this iteration: recorded, never run
 };
 
 /// The launch a candidate runs a case with: its per-case launch, else its default,

@@ -20,7 +20,7 @@ const std::map<std::string, std::pair<std::string, std::string>>& reason_classes
         {"cuda_error", {"E", "CUDA error"}},       {"crash", {"X", "crash"}},
         {"timeout", {"T", "timeout"}},             {"wrong_output", {"W", "wrong output"}},
         {"unwritten_output", {"U", "unwritten output"}}, {"nan_output", {"N", "NaN/Inf output"}},
-        {"harness_error", {"H", "harness error"}}};
+        {"harness_error", {"H", "harness error"}}, {"invalid_submission", {"S", "invalid submission"}}};
     return k;
 }
 

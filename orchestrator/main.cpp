@@ -33,8 +33,19 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--input-cases", o.input_cases, "The manifest, input_cases.json");
     app->add_option("--max-iterations", o.max_iterations, "Proposer iterations after the initial kernel (default 7)")
         ->check(CLI::Range(0, 10000));
-    app->add_option("--proposer", o.proposer, "auto | autotune | files (auto: autotune when no model is configured)")
-        ->check(CLI::IsMember({"auto", "autotune", "files"}));
+    app->add_option("--proposer", o.proposer, "auto | llm | autotune | files (auto: the model when a key or base URL is configured)")
+        ->check(CLI::IsMember({"auto", "llm", "autotune", "files"}));
+    app->add_option("--provider", o.provider, "openai (and compatible servers) | anthropic")
+        ->check(CLI::IsMember({"openai", "anthropic"}));
+    app->add_option("--model", o.model, "Model name (default gpt-5-mini, or claude-sonnet-4-5 for anthropic)");
+    app->add_option("--reasoning-effort", o.reasoning_effort, "OpenAI reasoning effort (default medium; none to omit)");
+    app->add_option("--base-url", o.base_url, "API base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (also $OPENAI_BASE_URL)");
+    app->add_option("--temperature", o.temperature, "Sampling temperature, for models that accept one");
+    app->add_option("--max-model-calls", o.max_model_calls, "Model calls per run before budget_exhausted (default 200)")
+        ->check(CLI::Range(1, 1000000));
+    app->add_option("--max-tokens-total", o.max_tokens_total, "Tokens per run before budget_exhausted (default 5000000)")
+        ->check(CLI::Range(1LL, 1000000000000LL));
+    app->add_flag("--use-nsight", o.use_nsight, "Offer the model a profile tool (ncu on the current best)");
     app->add_option("--candidates", o.candidates, "Folder of .cu candidates for --proposer files");
     app->add_option("--results-dir", o.results_dir, "Where run-NNN folders go (default results)");
     app->add_option("--device", o.device, "GPU index (default 0)")->check(CLI::NonNegativeNumber);
@@ -63,6 +74,12 @@ void apply_config(CLI::App* app, optimizer_options& o) {
         for (char& c : flag)
             if (c == '_') c = '-';
         CLI::Option* opt = nullptr;
+        if (key == "prices") {
+            if (!member.value.IsObject())
+                throw cuopt::json_error(file.filename().string() + ": field prices: expected {\"model\": {\"input_per_mtok\": x, \"output_per_mtok\": y}}");
+            o.prices_json = cuopt::to_pretty_json(member.value);
+            continue;
+        }
         try {
             opt = app->get_option(flag);
         } catch (const CLI::OptionNotFound&) {

@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <fstream>
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
@@ -13,6 +16,7 @@
 #include "common/sha256.hpp"
 #include "orchestrator/commands.hpp"
 #include "orchestrator/heatmap.hpp"
+#include "orchestrator/llm_proposer.hpp"
 #include "orchestrator/kernel_signature.hpp"
 #include "orchestrator/preflight.hpp"
 #include "orchestrator/run_artifacts.hpp"
@@ -102,6 +106,103 @@ int max_threads_per_block(const std::string& device_json) {
                : 0;
 }
 
+// KEY=VALUE lines of ./.env (quotes stripped); the environment wins over it.
+std::map<std::string, std::string> read_dot_env() {
+    std::map<std::string, std::string> out;
+    std::ifstream in(".env");
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto eq = line.find('=');
+        if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+        std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+        if (key.rfind("export ", 0) == 0) key = key.substr(7);
+        while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
+        if (value.size() >= 2 && (value[0] == '"' || value[0] == '\'') && value.back() == value[0])
+            value = value.substr(1, value.size() - 2);
+        out[key] = value;
+    }
+    return out;
+}
+
+std::string setting(const std::string& name, const std::map<std::string, std::string>& dot_env) {
+    if (const char* v = std::getenv(name.c_str()); v && *v) return v;
+    const auto it = dot_env.find(name);
+    return it == dot_env.end() ? "" : it->second;
+}
+
+price_table read_prices(const std::string& json) {
+    price_table prices;
+    if (json.empty()) return prices;
+    const rapidjson::Document d = parse_json(json, "config prices");
+    for (const auto& m : d.GetObject()) {
+        if (!m.value.IsObject()) throw json_error(std::string("config: field prices.") + m.name.GetString() + ": expected an object");
+        model_price p;
+        if (m.value.HasMember("input_per_mtok")) p.input_per_mtok = m.value["input_per_mtok"].GetDouble();
+        if (m.value.HasMember("output_per_mtok")) p.output_per_mtok = m.value["output_per_mtok"].GetDouble();
+        prices[m.name.GetString()] = p;
+    }
+    return prices;
+}
+
+std::string model_block(const llm_client& client, const price_table& prices) {
+    const llm_totals& t = client.totals();
+    const auto cost = estimate_cost(prices, client.settings().model, t);
+    char cost_text[64];
+    std::snprintf(cost_text, sizeof cost_text, "%.6f", cost ? *cost : 0.0);
+    return std::string("{\"provider\": \"") + (client.settings().provider == llm_provider::openai ? "openai" : "anthropic") +
+           "\", \"model\": \"" + client.settings().model + "\", \"calls\": " + std::to_string(t.calls) +
+           ", \"prompt_tokens\": " + std::to_string(t.usage.prompt) + ", \"completion_tokens\": " +
+           std::to_string(t.usage.completion) + ", \"reasoning_tokens\": " + std::to_string(t.usage.reasoning) +
+           ", \"cached_tokens\": " + std::to_string(t.usage.cached) + ", \"estimated_cost_usd\": " +
+           (cost ? std::string(cost_text) : std::string("\"unknown\"")) + "}";
+}
+
+// Nsight Compute on the current best for one case: a few key metrics as "name: value unit" lines.
+std::string profile_best(const search_state& s, const std::string& case_name, const manifest& m,
+                         const attempt_evaluator& evaluator, process_runner& runner, const std::string& harness,
+                         const fs::path& run) {
+    if (std::none_of(m.cases.begin(), m.cases.end(), [&](const manifest_case& c) { return c.name == case_name; }))
+        return "error: no case named '" + case_name + "'";
+    const candidate& best = s.best ? s.history[*s.best].cand : s.initial;
+    static int count = 0;
+    const fs::path dir = run / "profile" / std::to_string(++count);
+    fs::create_directories(dir / "inputs");
+    write_file_atomic(dir / "kernel.cu", best.source);
+    for (const auto& e : fs::directory_iterator(run / "inputs")) {
+        std::error_code ec;
+        fs::create_hard_link(e.path(), dir / "inputs" / e.path().filename(), ec);
+        if (ec) fs::copy_file(e.path(), dir / "inputs" / e.path().filename(), fs::copy_options::overwrite_existing);
+    }
+    attempt_evaluator::request_paths paths;
+    paths.only_case = case_name;
+    write_file_atomic(dir / "request.json", evaluator.build_request(best, paths, false));
+    const std::string metrics =
+        "gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+        "l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,launch__registers_per_thread,"
+        "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,"
+        "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,"
+        "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,"
+        "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio";
+    const process_result p = runner.run({"ncu", "--clock-control", "none", "--csv", "--metrics", metrics, "-k",
+                                         "regex:" + best.entry, "--launch-count", "1", harness,
+                                         (dir / "request.json").string(), "--no-stream-hold", "--quiet"},
+                                        std::chrono::seconds(300));
+    if (p.failed_to_start) return "profile unavailable: ncu is not on PATH";
+    std::string table, line;
+    std::istringstream in(p.stdout_text);
+    while (std::getline(in, line)) {
+        // "ID","Process ID",...,"Metric Name","Metric Unit","Metric Value": the last three fields.
+        std::vector<std::string> fields;
+        static const std::regex field(R"~("([^"]*)")~");
+        for (auto it = std::sregex_iterator(line.begin(), line.end(), field); it != std::sregex_iterator(); ++it)
+            fields.push_back((*it)[1]);
+        if (fields.size() < 3 || fields[fields.size() - 3] == "Metric Name") continue;
+        table += fields[fields.size() - 3] + ": " + fields.back() + " " + fields[fields.size() - 2] + "\n";
+    }
+    return table.empty() ? "profile failed: ncu " + p.describe() + ": " + p.stderr_text.substr(0, 600) : table;
+}
+
 }  // namespace
 
 std::string default_harness_path() {
@@ -121,6 +222,18 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
     info.command_line = command_line;
     info.started_utc = utc_now();
     auto runner = make_child_process_runner();
+
+    // 0. Which proposer: a model when a key or a base URL is configured (auto), else the autotuner.
+    const auto dot_env = read_dot_env();
+    const bool anthropic = o.provider == "anthropic";
+    const std::string api_key = setting(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY", dot_env);
+    const std::string base_url = !o.base_url.empty() ? o.base_url : anthropic ? "" : setting("OPENAI_BASE_URL", dot_env);
+    const bool model_configured = !api_key.empty() || !base_url.empty();
+    const std::string kind = o.proposer == "auto" ? (model_configured ? "llm" : "autotune") : o.proposer;
+    if (kind == "llm" && !model_configured)
+        return fail(exit_code::usage, std::string("--proposer llm needs a key: set ") +
+                                          (anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY") +
+                                          " (or put it in ./.env), or give --base-url for a local server");
 
     // 1. Preflight and the contract.
     const preflight_report pre = run_preflight(o, *runner);
@@ -153,19 +266,36 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
 
     std::unique_ptr<proposer> prop;
     try {
-        const std::string kind = o.proposer == "auto" ? "autotune" : o.proposer;
-        if (kind == "autotune") prop = make_autotune_proposer(m, o.seed, o.batch, max_threads_per_block(pre.device_json));
+        if (kind == "llm") {
+            // Built once the run folder exists (its model-NNN.json records go there).
+        } else if (kind == "autotune") prop = make_autotune_proposer(m, o.seed, o.batch, max_threads_per_block(pre.device_json));
         else if (kind == "files") {
             if (o.candidates.empty()) return fail(exit_code::usage, "--proposer files needs --candidates DIR");
             prop = make_files_proposer(o.candidates);
-        } else return fail(exit_code::usage, "--proposer: expected auto, autotune or files, got '" + o.proposer + "'");
+        } else return fail(exit_code::usage, "--proposer: expected auto, llm, autotune or files, got '" + o.proposer + "'");
     } catch (const std::exception& e) {
         return fail(exit_code::usage, e.what());
     }
-    info.proposer = prop->name();
-    if (!o.quiet)
-        std::cerr << "cuda-optimizer: proposer " << prop->name()
-                  << (o.proposer == "auto" ? " (auto: no model is configured)" : "") << "\n";
+    llm_settings model;
+    model.provider = anthropic ? llm_provider::anthropic : llm_provider::openai;
+    model.model = !o.model.empty() ? o.model : anthropic ? "claude-sonnet-4-5" : "gpt-5-mini";
+    model.base_url = base_url;
+    model.reasoning_effort = anthropic || o.reasoning_effort == "none" ? "" : o.reasoning_effort;
+    if (o.temperature >= 0) model.temperature = o.temperature;
+    price_table prices;
+    try {
+        prices = read_prices(o.prices_json);
+    } catch (const std::exception& e) {
+        return fail(exit_code::usage, e.what());
+    }
+    info.proposer = kind;
+    if (!o.quiet) {
+        std::cerr << "cuda-optimizer: proposer " << kind;
+        if (kind == "llm") std::cerr << " (" << (anthropic ? "anthropic" : "openai") << ", " << model.model
+                                     << (base_url.empty() ? "" : ", " + base_url) << ")";
+        else if (o.proposer == "auto") std::cerr << " (auto: no model is configured)";
+        std::cerr << "\n";
+    }
 
     // 2. The run folder, the inputs and the oracle.
     const fs::path run = create_run_folder(o.results_dir);
@@ -233,6 +363,25 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
             }
         }
 
+    std::unique_ptr<http_transport> transport;
+    std::unique_ptr<llm_client> client;
+    if (kind == "llm") {
+        transport = make_curl_transport();
+        client = std::make_unique<llm_client>(model, api_key, *transport, retry_settings{},
+                                              llm_budget{o.max_model_calls, o.max_tokens_total}, run);
+        llm_proposer_settings ls;
+        ls.description = o.description;
+        ls.signature = o.signature;
+        ls.device_json = pre.device_json;
+        ls.work_folder = run / "model-compile";
+        profile_function profile;
+        if (o.use_nsight)
+            profile = [&](const search_state& s, const std::string& case_name) {
+                return profile_best(s, case_name, m, evaluator, *runner, o.harness, run);
+            };
+        prop = make_llm_proposer(m, *client, evaluator, ls, profile);
+    }
+
     // 3. The search, with history written after every attempt.
     search_settings ss;
     ss.max_iterations = o.max_iterations;
@@ -249,7 +398,8 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
 
     // 4. Finalise: summary, best, run record.
     write_best(run, outcome, m, evaluator);
-    write_file_atomic(run / "summary.json", summary_json(outcome, m, oracle, run));
+    if (client) info.model_json = model_block(*client, prices);
+    write_file_atomic(run / "summary.json", summary_json(outcome, m, oracle, run, info.model_json));
     try {
         write_heatmap(make_heatmap_data(outcome, m), run);
     } catch (const std::exception& e) {
@@ -262,8 +412,10 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
     if (o.json) std::cout << read_text_file(run / "summary.json");
     if (outcome.stop_reason == "error") {
         std::cerr << "cuda-optimizer: " << outcome.error << "\n";
-        return to_int(exit_code::initial_failed);
+        const bool initial_failed = outcome.history.size() == 1 && outcome.history[0].verdict != "valid";
+        return to_int(initial_failed ? exit_code::initial_failed : exit_code::proposer_failed);
     }
+    if (outcome.stop_reason == "budget_exhausted" && !o.quiet) std::cerr << "cuda-optimizer: " << outcome.error << "\n";
     if (outcome.stop_reason == "interrupted") return to_int(exit_code::interrupted);
     return to_int(exit_code::ok);
 }

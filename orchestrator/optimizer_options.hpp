@@ -29,6 +29,16 @@ struct optimizer_options {
     bool quiet = false;               // no progress lines
     bool json = false;                // print summary.json on stdout at the end
     std::string config;               // JSON file with the same keys; flags win
+    // The model proposer (--proposer llm, or auto with a key or base URL configured):
+    std::string provider = "openai";  // openai (and compatible servers) | anthropic
+    std::string model;                // default gpt-5-mini (openai), claude-sonnet-4-5 (anthropic)
+    std::string reasoning_effort = "medium";  // OpenAI reasoning models; "none" leaves it out
+    std::string base_url;             // API base URL (also $OPENAI_BASE_URL): a local vLLM or llama.cpp server
+    double temperature = -1;          // sent only when >= 0, for models that accept it
+    int max_model_calls = 200;        // per run; budget_exhausted when spent
+    long long max_tokens_total = 5000000;  // prompt + completion per run; budget_exhausted when spent
+    bool use_nsight = false;          // offer the model an ncu profile tool
+    std::string prices_json;          // config "prices": {"model": {"input_per_mtok": x, "output_per_mtok": y}}
 };
 
 }  // namespace cuopt

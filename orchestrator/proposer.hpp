@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,18 @@ struct search_state {
     const std::vector<attempt_result>& history;
     std::optional<std::size_t> best;  // index into history
     int iteration = 1;                // the iteration being proposed
+};
+
+/// Thrown by a proposer that cannot go on (its budget is spent, its API refused): the
+/// search stops with this reason ("budget_exhausted", "error") and message.
+class proposer_stop : public std::runtime_error {
+public:
+    proposer_stop(std::string reason, const std::string& message)
+        : std::runtime_error(message), m_reason(std::move(reason)) {}
+    const std::string& reason() const { return m_reason; }
+
+private:
+    std::string m_reason;
 };
 
 class proposer {

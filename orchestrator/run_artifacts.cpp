@@ -182,7 +182,8 @@ std::string history_json(const search_outcome& o, const fs::path& run) {
     return to_pretty_json(doc);
 }
 
-std::string summary_json(const search_outcome& o, const manifest& m, const oracle_files& oracle, const fs::path& run) {
+std::string summary_json(const search_outcome& o, const manifest& m, const oracle_files& oracle, const fs::path& run,
+                         const std::string& model_json) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("schema_version", 1, a);
@@ -235,6 +236,9 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     int iterations = 0;
     for (const auto& r : o.history) iterations = std::max(iterations, r.iteration);
     doc.AddMember("iterations_run", iterations, a);
+    rapidjson::Document model;
+    model.Parse(model_json.c_str());
+    doc.AddMember("model", model.HasParseError() ? Value() : Value(model, a), a);
     return to_pretty_json(doc);
 }
 
@@ -272,6 +276,9 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     doc.AddMember("harness_wall_s", harness_s, a);
     doc.AddMember("gpu_busy_ms_estimate", gpu_ms, a);
     doc.AddMember("attempts", static_cast<int>(o.history.size()), a);
+    rapidjson::Document model;
+    model.Parse(info.model_json.c_str());
+    doc.AddMember("model", model.HasParseError() ? Value() : Value(model, a), a);
     return to_pretty_json(doc);
 }
 

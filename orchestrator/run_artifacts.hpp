@@ -28,12 +28,13 @@ struct run_info {
     double wall_s = 0;
     std::map<std::string, std::string> settings;  // max_iterations, min_gain, timeout_s, seed, ...
     int launches_per_measured_case = 111;         // 1 + warm-up + timed: for the GPU-busy estimate
+    std::string model_json = "null";              // the model proposer's usage block, when one ran
 };
 
 std::string history_json(const search_outcome& outcome, const std::filesystem::path& run);
 /// summary.json; each case lists its outputs with dtype, tolerance and oracle file (for replay).
 std::string summary_json(const search_outcome& outcome, const manifest& m, const oracle_files& oracle,
-                         const std::filesystem::path& run);
+                         const std::filesystem::path& run, const std::string& model_json = "null");
 std::string run_json(const run_info& info, const search_outcome& outcome);
 
 /// Writes best.cu and best-case-N.json (N = case index) for the best attempt.

@@ -18,7 +18,12 @@ attempt_result search_loop::evaluate(const candidate& c, int iteration, int atte
                                      search_outcome& out, int repair_of) {
     attempt_result r;
     const std::string refused = check_compile_options(c.compile_options, m_settings.run_folder);
-    if (!refused.empty()) {
+    if (!c.rejected.empty()) {
+        r.cand = c;
+        r.folder = m_folders(iteration, attempt);
+        r.verdict = "invalid_submission";
+        r.reason = c.rejected;
+    } else if (!refused.empty()) {
         r.cand = c;
         r.folder = m_folders(iteration, attempt);
         r.verdict = "invalid_request";
@@ -60,7 +65,14 @@ search_outcome search_loop::run(const candidate& initial, const oracle_files& or
             return out;
         }
         const search_state state{m_manifest, initial, out.history, out.best, iteration};
-        const std::vector<candidate> batch = m_proposer.propose(state);
+        std::vector<candidate> batch;
+        try {
+            batch = m_proposer.propose(state);
+        } catch (const proposer_stop& stop) {
+            out.stop_reason = stop.reason();
+            out.error = stop.what();
+            return out;
+        }
         if (batch.empty()) {
             out.stop_reason = "proposer_exhausted";
             return out;
@@ -71,7 +83,14 @@ search_outcome search_loop::run(const candidate& initial, const oracle_files& or
             attempt_result r = evaluate(c, iteration, attempt++, oracle, out);
             while (r.verdict == "compile_error" && repairs < m_settings.max_repairs) {
                 const search_state now{m_manifest, initial, out.history, out.best, iteration};
-                const std::optional<candidate> fixed = m_proposer.repair(now, r);
+                std::optional<candidate> fixed;
+                try {
+                    fixed = m_proposer.repair(now, r);
+                } catch (const proposer_stop& stop) {
+                    out.stop_reason = stop.reason();
+                    out.error = stop.what();
+                    return out;
+                }
                 if (!fixed) break;
                 ++repairs;
                 r = evaluate(*fixed, iteration, attempt++, oracle, out, r.attempt);

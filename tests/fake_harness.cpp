@@ -75,14 +75,8 @@ int main(int argc, char** argv) {
         std::cout << "fake\n";
         return 0;
     }
-    for (int i = 2; i < argc; ++i)
-        if (std::string(argv[i]) == "--compile-only") {
-            harness_report r;
-            r.mode = "compile_only";
-            r.request_file = std::filesystem::absolute(argv[1]);
-            write_file_atomic(r.request_file.parent_path() / "response.json", write_response_json(r));
-            return 0;
-        }
+    bool compile_only = false;
+    for (int i = 2; i < argc; ++i) compile_only |= std::string(argv[i]) == "--compile-only";
     if (std::string(argv[1]) == "--device-info") {
         std::cout << "{ \"index\": 0, \"name\": \"fake CPU device\", \"arch\": \"sm_90\", \"sm_count\": 1, "
                      "\"max_threads_per_block\": 1024 }\n";
@@ -126,6 +120,10 @@ int main(int argc, char** argv) {
     report.compile = c;
     if (!c.ok) {
         report.fail(exit_code::compile_error, "compile_error", "NVRTC could not compile " + req.kernel.source_name);
+        return finish();
+    }
+    if (compile_only) {
+        report.mode = "compile_only";
         return finish();
     }
     if (src.find("FAKE_CRASH") != std::string::npos) std::raise(SIGSEGV);

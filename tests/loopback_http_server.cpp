@@ -25,10 +25,13 @@ loopback_http_server::loopback_http_server(std::vector<scripted_reply> script)
 
 loopback_http_server::~loopback_http_server() {
     m_stop = true;
-    boost::system::error_code ec;
-    tcp::socket wake(m_impl->io);
-    wake.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), m_port), ec);  // unblocks accept()
-    m_thread.join();
+    {
+        // Unblocks accept(); the socket must be gone before its io_context is.
+        boost::system::error_code ec;
+        tcp::socket wake(m_impl->io);
+        wake.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), m_port), ec);
+        m_thread.join();
+    }
     delete m_impl;
 }
 

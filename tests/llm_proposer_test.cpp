@@ -1,0 +1,147 @@
+// The model proposer end to end: the real cuda-optimizer, fake-harness, and a scripted
+// model API on loopback speaking OpenAI's Chat Completions.
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <catch2/catch.hpp>
+
+#include "common/json_document.hpp"
+#include "loopback_http_server.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string k_examples = std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/";
+const char* k_key = "sk-itest-7d1e5c9b3a";
+
+std::string json_string(const std::string& s) {
+    rapidjson::StringBuffer b;
+    rapidjson::Writer<rapidjson::StringBuffer> w(b);
+    w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
+    return b.GetString();
+}
+
+std::string tool_reply(const std::string& name, const std::string& args_json) {
+    static int id = 0;
+    return R"({"choices": [{"finish_reason": "tool_calls", "message": {"content": null, "tool_calls": [{"id": "call_)" +
+           std::to_string(++id) + R"(", "type": "function", "function": {"name": ")" + name + R"(", "arguments": )" +
+           json_string(args_json) + "}}]}}], \"usage\": {\"prompt_tokens\": 1000, \"completion_tokens\": 100}}";
+}
+
+std::string kernel(const std::string& marker) { return test::read_text(k_examples + "initial.cu") + "// " + marker + "\n"; }
+
+std::string submit(const std::string& marker, bool with_rationale = true) {
+    return tool_reply("submit_candidate", "{\"source\": " + json_string(kernel(marker)) +
+                                              (with_rationale ? ", \"rationale\": \"fewer cycles\"" : "") + "}");
+}
+
+struct llm_fixture {
+    test::scratch_folder dir;
+    llm_fixture() {
+        for (const char* f : {"reference.cu", "input_cases.json"}) dir.write(f, test::read_text(k_examples + f));
+        dir.write("initial.cu", kernel("FAKE_MS=2"));
+    }
+    test::process_result run(const test::loopback_http_server& server, std::vector<std::string> extra) {
+        std::vector<std::string> a = {"-u", "ANTHROPIC_API_KEY", "-u", "OPENAI_BASE_URL", std::string("OPENAI_API_KEY=") + k_key,
+                                      CUOPT_OPTIMIZER_BINARY, "optimize", "--reference", (dir / "reference.cu").string(),
+                                      "--initial-kernel", (dir / "initial.cu").string(), "--input-cases",
+                                      (dir / "input_cases.json").string(), "--harness", CUOPT_FAKE_HARNESS_BINARY,
+                                      "--results-dir", (dir / "results").string(), "--base-url", server.url("/v1")};
+        a.insert(a.end(), extra.begin(), extra.end());
+        return test::run_program("/usr/bin/env", a);
+    }
+    fs::path run_folder() const { return dir / "results/run-001"; }
+    // Every artifact of the run, scanned for the key.
+    bool key_anywhere() const {
+        for (const auto& e : fs::recursive_directory_iterator(run_folder()))
+            if (e.is_regular_file() && test::read_text(e.path()).find(k_key) != std::string::npos) return true;
+        return false;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a 3-iteration model run compiles, fixes an error, submits, improves and records every exchange") {
+    llm_fixture f;
+    test::loopback_http_server server({
+        {200, {}, tool_reply("compile", "{\"source\": " + json_string(kernel("FAKE_COMPILE_ERROR")) + "}")},
+        {200, {}, tool_reply("compile", "{\"source\": " + json_string(kernel("FAKE_MS=1")) + "}")},
+        {200, {}, submit("FAKE_MS=1")},
+        {200, {}, submit("FAKE_MS=0.5", false)},  // breaks the schema: a correction turn
+        {200, {}, submit("FAKE_MS=0.5")},
+        {200, {}, R"({"choices": [{"finish_reason": "stop", "message": {"content": "I think it is fast now."}}]})"},
+        {200, {}, submit("FAKE_MS=0.4")},
+    });
+    const auto r = f.run(server, {"--max-iterations", "3", "--proposer", "llm"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("proposer llm (openai, gpt-5-mini"));
+    const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
+    REQUIRE(history["attempts"].Size() == 4);
+    for (const auto& a : history["attempts"].GetArray()) CHECK(std::string(a["verdict"].GetString()) == "valid");
+    const auto summary = test::read_checked_json(f.run_folder() / "summary.json", "summary");
+    CHECK(summary["best"]["iteration"].GetInt() == 3);
+    CHECK(summary["best"]["speedup_vs_initial"].GetDouble() == Approx(5.0));
+    CHECK(summary["model"]["calls"].GetInt() == 7);
+    CHECK(summary["model"]["prompt_tokens"].GetInt() == 6000);  // the plain-text reply reported no usage
+    CHECK(std::string(summary["model"]["estimated_cost_usd"].GetString()) == "unknown");
+    test::read_checked_json(f.run_folder() / "run.json", "run");
+    for (int i = 1; i <= 7; ++i) {
+        char name[32];
+        std::snprintf(name, sizeof name, "model-%03d.json", i);
+        CHECK(fs::exists(f.run_folder() / name));
+    }
+    // The compile tool's answer and the correction went back to the model.
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 7);
+    CHECK_THAT(requests[1].body, Catch::Contains("did not compile"));
+    CHECK_THAT(requests[4].body, Catch::Contains("missing required field 'rationale'"));
+    CHECK_THAT(requests[6].body, Catch::Contains("That was not a tool call"));
+    CHECK(requests[0].headers.at("authorization") == std::string("Bearer ") + k_key);
+    CHECK_FALSE(f.key_anywhere());
+}
+
+TEST_CASE("an invalid key stops the run cleanly with the API's message and exit 25") {
+    llm_fixture f;
+    test::loopback_http_server server({{401, {}, R"({"error": {"message": "Incorrect API key provided"}})"}});
+    const auto r = f.run(server, {"--max-iterations", "3"});
+    CHECK(r.exit_code == 25);
+    CHECK_THAT(r.output, Catch::Contains("the model API failed: HTTP 401") && Catch::Contains("Incorrect API key"));
+    const auto summary = test::read_checked_json(f.run_folder() / "summary.json", "summary");
+    CHECK(std::string(summary["stop_reason"].GetString()) == "error");
+    CHECK(test::read_checked_json(f.run_folder() / "history.json", "history")["attempts"].Size() == 1);
+    CHECK_FALSE(f.key_anywhere());
+}
+
+TEST_CASE("the model-call budget ends the run with budget_exhausted, nothing lost") {
+    llm_fixture f;
+    test::loopback_http_server server({{200, {}, tool_reply("compile", "{\"source\": \"x\"}")}});
+    const auto r = f.run(server, {"--max-model-calls", "3", "--max-iterations", "5"});
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    const auto summary = test::read_checked_json(f.run_folder() / "summary.json", "summary");
+    CHECK(std::string(summary["stop_reason"].GetString()) == "budget_exhausted");
+    CHECK(summary["model"]["calls"].GetInt() == 3);
+    CHECK(server.requests().size() == 3);
+}
+
+TEST_CASE("auto picks the autotuner without a key, and --proposer llm without one is a one-line error") {
+    llm_fixture f;
+    const std::vector<std::string> base = {"-u", "OPENAI_API_KEY", "-u", "OPENAI_BASE_URL", "-u", "ANTHROPIC_API_KEY",
+                                           CUOPT_OPTIMIZER_BINARY, "optimize", "--reference", (f.dir / "reference.cu").string(),
+                                           "--initial-kernel", (f.dir / "initial.cu").string(), "--input-cases",
+                                           (f.dir / "input_cases.json").string(), "--harness", CUOPT_FAKE_HARNESS_BINARY,
+                                           "--results-dir", (f.dir / "results").string(), "--max-iterations", "0"};
+    auto a = base;
+    const auto autotune = test::run_program("/usr/bin/env", a);
+    CHECK(autotune.exit_code == 0);
+    CHECK_THAT(autotune.output, Catch::Contains("proposer autotune (auto: no model is configured)"));
+    a.insert(a.end(), {"--proposer", "llm", "--provider", "anthropic"});
+    const auto missing = test::run_program("/usr/bin/env", a);
+    CHECK(missing.exit_code == 64);
+    CHECK_THAT(missing.output, Catch::Contains("--proposer llm needs a key: set ANTHROPIC_API_KEY"));
+}
