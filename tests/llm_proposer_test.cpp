@@ -145,3 +145,42 @@ TEST_CASE("auto picks the autotuner without a key, and --proposer llm without on
     CHECK(missing.exit_code == 64);
     CHECK_THAT(missing.output, Catch::Contains("--proposer llm needs a key: set ANTHROPIC_API_KEY"));
 }
+
+TEST_CASE("an unreadable model reply gets a correction turn and the iteration goes on") {
+    llm_fixture f;
+    test::loopback_http_server server({{200, {}, "this is not JSON"}, {200, {}, submit("FAKE_MS=1")}});
+    const auto r = f.run(server, {"--max-iterations", "1"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
+    REQUIRE(history["attempts"].Size() == 2);
+    CHECK(std::string(history["attempts"][1]["verdict"].GetString()) == "valid");
+    CHECK_THAT(server.requests().at(1).body, Catch::Contains("could not be read"));
+}
+
+TEST_CASE("a model that never submits has its iteration recorded as an invalid submission") {
+    llm_fixture f;
+    test::loopback_http_server server({{200, {}, R"({"choices": [{"message": {"content": "thinking..."}}]})"}});
+    const auto r = f.run(server, {"--max-iterations", "1"});
+    REQUIRE(r.exit_code == 0);
+    const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
+    REQUIRE(history["attempts"].Size() == 2);
+    CHECK(std::string(history["attempts"][1]["verdict"].GetString()) == "invalid_submission");
+    CHECK_THAT(history["attempts"][1]["reason"].GetString(), Catch::Contains("no tool call after corrections"));
+    CHECK(server.requests().size() == 3);  // the first reply and two corrections
+}
+
+// Not run by default: tools/bench/model_loop_overhead.sh runs it and reads what it prints.
+TEST_CASE("bench: orchestrator time per model iteration against an instant API", "[.bench]") {
+    llm_fixture f;
+    std::vector<test::scripted_reply> script;
+    for (int i = 0; i < 7; ++i) script.push_back({200, {}, submit("FAKE_MS=" + std::to_string(1.9 - 0.1 * i))});
+    test::loopback_http_server server(script);
+    const auto r = f.run(server, {"--max-iterations", "7", "--quiet"});
+    REQUIRE(r.exit_code == 0);
+    const auto run = test::read_checked_json(f.run_folder() / "run.json", "run");
+    const double per_iteration_ms = (run["wall_s"].GetDouble() - run["harness_wall_s"].GetDouble()) * 1000.0 / 7.0;
+    std::printf("model loop: %.2f ms per iteration in the orchestrator outside the harness's runs (7 iterations)\n",
+                per_iteration_ms);
+    CHECK(per_iteration_ms <= 50.0);
+}
