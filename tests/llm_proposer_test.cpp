@@ -184,3 +184,29 @@ TEST_CASE("bench: orchestrator time per model iteration against an instant API",
                 per_iteration_ms);
     CHECK(per_iteration_ms <= 50.0);
 }
+
+TEST_CASE("with --use-nsight the model can profile the current best and gets ncu's metrics back", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    llm_fixture f;
+    f.dir.write("initial.cu", test::read_text(k_examples + "initial.cu"));
+    test::loopback_http_server server({{200, {}, tool_reply("profile", R"({"case": "perf-256"})")},
+                                       {200, {}, tool_reply("submit_candidate", "{\"source\": " +
+                                                                                    json_string(test::read_text(k_examples + "initial.cu")) +
+                                                                                    ", \"rationale\": \"same\"}")}});
+    std::vector<std::string> a = {"--max-iterations", "1", "--use-nsight", "--proposer", "llm"};
+    auto r = [&] {
+        std::vector<std::string> args = {std::string("OPENAI_API_KEY=") + k_key, CUOPT_OPTIMIZER_BINARY, "optimize",
+                                         "--reference", (f.dir / "reference.cu").string(), "--initial-kernel",
+                                         (f.dir / "initial.cu").string(), "--input-cases", (f.dir / "input_cases.json").string(),
+                                         "--harness", CUOPT_HARNESS_BINARY, "--results-dir", (f.dir / "results").string(),
+                                         "--base-url", server.url("/v1")};
+        args.insert(args.end(), a.begin(), a.end());
+        return test::run_program("/usr/bin/env", args);
+    }();
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 2);
+    INFO(requests[1].body.substr(0, 4000));
+    CHECK_THAT(requests[1].body, Catch::Contains("gpu__time_duration.sum") && Catch::Contains("launch__registers_per_thread"));
+}
