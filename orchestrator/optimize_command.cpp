@@ -188,7 +188,7 @@ std::string profile_best(const search_state& s, const std::string& case_name, co
                                          "regex:" + best.entry, "--launch-count", "1", harness,
                                          (dir / "request.json").string(), "--no-stream-hold", "--quiet"},
                                         std::chrono::seconds(300));
-    if (p.failed_to_start) return "profile unavailable: ncu is not on PATH";
+    if (p.failed_to_start) return "profile unavailable: " + p.stderr_text;
     std::string table, line;
     std::istringstream in(p.stdout_text);
     while (std::getline(in, line)) {

@@ -35,7 +35,11 @@ public:
         std::error_code start_error;
         bp::child child;
         try {
-            child = bp::child(bp::exe = argv.at(0), bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
+            // A bare name ("ncu") is looked up on PATH, as a shell would.
+            const boost::filesystem::path program =
+                argv.at(0).find('/') == std::string::npos ? bp::search_path(argv.at(0)) : boost::filesystem::path(argv.at(0));
+            if (program.empty()) throw std::runtime_error("not found on PATH");
+            child = bp::child(bp::exe = program, bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
                               bp::std_in.close(), bp::std_out > out, bp::std_err > err, io, own_process_group{},
                               bp::on_exit = [&exited](int, const std::error_code&) { exited = true; });
         } catch (const std::exception& e) {
