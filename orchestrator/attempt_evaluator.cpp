@@ -36,6 +36,31 @@ void link_or_copy(const fs::path& from, const fs::path& to) {
     if (ec) fs::copy_file(from, to, fs::copy_options::overwrite_existing);
 }
 
+// Every file input the manifest names, hard-linked (else copied) into folder/inputs/.
+void link_input_files(const manifest& m, const fs::path& folder) {
+    for (const manifest_case& mc : m.cases)
+        for (const manifest_arg& ma : m.args)
+            if (ma.has_input())
+                if (const auto& init = m.init_for(mc, ma); init.file)
+                    link_or_copy(*init.file, folder / "inputs" / init.file->filename());
+}
+
+// The compile block of a harness response.
+compile_summary read_compile_block(const Value& comp) {
+    compile_summary out;
+    out.ok = comp["ok"].GetBool();
+    out.cache_hit = comp["cache_hit"].GetBool();
+    out.wall_ms = comp["wall_ms"].GetDouble();
+    out.log = comp["log"].GetString();
+    const Value& res = comp["resources"];
+    auto opt = [&res](const char* k) { return res[k].IsInt() ? std::optional<int>(res[k].GetInt()) : std::nullopt; };
+    out.registers = opt("registers");
+    out.static_shared_bytes = opt("static_shared_bytes");
+    out.local_bytes = opt("local_bytes");
+    out.spill_store_bytes = opt("spill_store_bytes");
+    return out;
+}
+
 }  // namespace
 
 attempt_evaluator::attempt_evaluator(const manifest& m, evaluator_settings settings, process_runner& runner)
@@ -138,11 +163,7 @@ compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::pa
     compile_summary out;
     fs::create_directories(folder);
     write_file_atomic(folder / "kernel.cu", c.source);
-    for (const manifest_case& mc : m_manifest.cases)
-        for (const manifest_arg& ma : m_manifest.args)
-            if (ma.has_input())
-                if (const auto& init = m_manifest.init_for(mc, ma); init.file)
-                    link_or_copy(*init.file, folder / "inputs" / init.file->filename());
+    link_input_files(m_manifest, folder);
     try {
         write_file_atomic(folder / "request.json", build_request(c, request_paths{}, false));
     } catch (const expression_error& e) {
@@ -155,16 +176,8 @@ compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::pa
     try {
         const rapidjson::Document d = parse_json(read_text_file(folder / "response.json"), "compile response");
         if (d["compile"].IsObject()) {
-            const Value& comp = d["compile"];
-            out.ok = comp["ok"].GetBool() && p.exit_code == 0;
-            out.cache_hit = comp["cache_hit"].GetBool();
-            out.wall_ms = comp["wall_ms"].GetDouble();
-            out.log = comp["log"].GetString();
-            const Value& res = comp["resources"];
-            auto opt = [&res](const char* k) { return res[k].IsInt() ? std::optional<int>(res[k].GetInt()) : std::nullopt; };
-            out.registers = opt("registers");
-            out.static_shared_bytes = opt("static_shared_bytes");
-            out.spill_store_bytes = opt("spill_store_bytes");
+            out = read_compile_block(d["compile"]);
+            out.ok = out.ok && p.exit_code == 0;
         }
         if (!out.ok && d["error"].IsString()) out.log = std::string(d["error"].GetString()) + "\n" + out.log;
     } catch (const std::exception& e) {
@@ -179,11 +192,7 @@ attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& f
     r.folder = folder;
     fs::create_directories(folder);
     write_file_atomic(folder / "kernel.cu", c.source);
-    for (const manifest_case& mc : m_manifest.cases)
-        for (const manifest_arg& ma : m_manifest.args)
-            if (ma.has_input())
-                if (const auto& init = m_manifest.init_for(mc, ma); init.file)
-                    link_or_copy(*init.file, folder / "inputs" / init.file->filename());
+    link_input_files(m_manifest, folder);
     const fs::path request = folder / "request.json";
     const fs::path response = folder / "response.json";
     write_file_atomic(request, build_request(c, request_paths{}, oracle == nullptr));
@@ -218,19 +227,7 @@ attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& f
         return r;
     }
 
-    if (doc["compile"].IsObject()) {
-        const Value& comp = doc["compile"];
-        r.compile.ok = comp["ok"].GetBool();
-        r.compile.cache_hit = comp["cache_hit"].GetBool();
-        r.compile.wall_ms = comp["wall_ms"].GetDouble();
-        r.compile.log = comp["log"].GetString();
-        const Value& res = comp["resources"];
-        auto opt = [&res](const char* k) { return res[k].IsInt() ? std::optional<int>(res[k].GetInt()) : std::nullopt; };
-        r.compile.registers = opt("registers");
-        r.compile.static_shared_bytes = opt("static_shared_bytes");
-        r.compile.local_bytes = opt("local_bytes");
-        r.compile.spill_store_bytes = opt("spill_store_bytes");
-    }
+    if (doc["compile"].IsObject()) r.compile = read_compile_block(doc["compile"]);
     const std::string status = doc["status"].GetString();
     const std::string error = doc["error"].IsString() ? doc["error"].GetString() : "";
     for (const Value& jc : doc["cases"].GetArray()) {

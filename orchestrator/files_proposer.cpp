@@ -10,20 +10,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-launch_expressions read_launch_json(const rapidjson::Value& v, launch_expressions l) {
-    auto text = [](const rapidjson::Value& x) {
-        return x.IsString() ? std::string(x.GetString()) : std::to_string(x.GetInt64());
-    };
-    for (const char* key : {"grid", "block"})
-        if (v.HasMember(key)) {
-            auto& dims = std::string(key) == "grid" ? l.grid : l.block;
-            dims = {"1", "1", "1"};
-            for (rapidjson::SizeType i = 0; i < v[key].Size() && i < 3; ++i) dims[i] = text(v[key][i]);
-        }
-    if (v.HasMember("dynamic_shared_bytes")) l.dynamic_shared_bytes = text(v["dynamic_shared_bytes"]);
-    return l;
-}
-
 class files_proposer final : public proposer {
 public:
     explicit files_proposer(const fs::path& folder) {
@@ -59,10 +45,10 @@ public:
                 for (const auto& def : d["defines"].GetObject())
                     c.defines[def.name.GetString()] = def.value.IsString() ? def.value.GetString()
                                                                            : std::to_string(def.value.GetInt64());
-            if (d.HasMember("launch")) c.launch = read_launch_json(d["launch"], s.contract.launch);
+            if (d.HasMember("launch")) c.launch = read_launch_expressions(d["launch"], s.contract.launch);
             if (d.HasMember("case_launch"))
                 for (const auto& cl : d["case_launch"].GetObject())
-                    c.case_launch[cl.name.GetString()] = read_launch_json(cl.value, s.contract.launch);
+                    c.case_launch[cl.name.GetString()] = read_launch_expressions(cl.value, s.contract.launch);
         }
         return {c};
     }

@@ -49,17 +49,6 @@ std::string compile_report(const compile_summary& c, std::size_t budget) {
     return s;
 }
 
-launch_expressions launch_from(const rapidjson::Value& v, launch_expressions l) {
-    for (const char* key : {"grid", "block"})
-        if (v.HasMember(key)) {
-            auto& dims = std::string(key) == "grid" ? l.grid : l.block;
-            dims = {"1", "1", "1"};
-            for (rapidjson::SizeType i = 0; i < v[key].Size() && i < 3; ++i) dims[i] = json_scalar_text(v[key][i]);
-        }
-    if (v.HasMember("dynamic_shared_bytes")) l.dynamic_shared_bytes = json_scalar_text(v["dynamic_shared_bytes"]);
-    return l;
-}
-
 class llm_proposer final : public proposer {
 public:
     llm_proposer(const manifest& m, llm_client& client, const attempt_evaluator& evaluator, llm_proposer_settings s,
@@ -160,7 +149,7 @@ private:
         }
         candidate c = candidate_from(s, args);
         c.rationale = args["rationale"].GetString();
-        if (args.HasMember("launch")) c.launch = launch_from(args["launch"], m_manifest.launch);
+        if (args.HasMember("launch")) c.launch = read_launch_expressions(args["launch"], m_manifest.launch);
         if (args.HasMember("case_launch"))
             for (const auto& cl : args["case_launch"].GetObject()) {
                 bool known = false;
@@ -169,7 +158,7 @@ private:
                     result = std::string("error: case_launch names no case '") + cl.name.GetString() + "'";
                     return true;
                 }
-                c.case_launch[cl.name.GetString()] = launch_from(cl.value, m_manifest.launch);
+                c.case_launch[cl.name.GetString()] = read_launch_expressions(cl.value, m_manifest.launch);
             }
         const compile_summary compiled = m_evaluator.compile_only(c, scratch());
         if (!compiled.ok) {

@@ -20,17 +20,6 @@ struct context {
     }
 };
 
-launch_expressions read_launch(const Value& v, const launch_expressions& base) {
-    launch_expressions l = base;
-    for (const char* key : {"grid", "block"}) {
-        if (!v.HasMember(key)) continue;
-        auto& dims = std::string(key) == "grid" ? l.grid : l.block;
-        dims = {"1", "1", "1"};
-        for (rapidjson::SizeType i = 0; i < v[key].Size(); ++i) dims[i] = json_scalar_text(v[key][i]);
-    }
-    if (v.HasMember("dynamic_shared_bytes")) l.dynamic_shared_bytes = json_scalar_text(v["dynamic_shared_bytes"]);
-    return l;
-}
 
 // Inputs nobody described get random values, never zeros: zeros hide unwritten outputs.
 input_init default_init(dtype type, std::size_t index) {
@@ -172,6 +161,18 @@ const input_init& manifest::init_for(const manifest_case& c, const manifest_arg&
     return it != c.inputs.end() ? it->second : a.init;
 }
 
+launch_expressions read_launch_expressions(const rapidjson::Value& v, const launch_expressions& base) {
+    launch_expressions l = base;
+    for (const char* key : {"grid", "block"}) {
+        if (!v.HasMember(key)) continue;
+        auto& dims = std::string(key) == "grid" ? l.grid : l.block;
+        dims = {"1", "1", "1"};
+        for (rapidjson::SizeType i = 0; i < v[key].Size() && i < 3; ++i) dims[i] = json_scalar_text(v[key][i]);
+    }
+    if (v.HasMember("dynamic_shared_bytes")) l.dynamic_shared_bytes = json_scalar_text(v["dynamic_shared_bytes"]);
+    return l;
+}
+
 launch_config evaluate_launch(const launch_expressions& l, const expression_variables& vars) {
     launch_config out;
     auto dim = [&vars](const std::string& e, const char* what) {
@@ -209,8 +210,8 @@ manifest read_manifest(const fs::path& file) {
     if (doc.HasMember("tunables"))
         for (const auto& t : doc["tunables"].GetObject())
             for (const auto& v : t.value.GetArray()) m.tunables[t.name.GetString()].push_back(v.GetInt64());
-    m.launch = read_launch(doc["launch"], launch_expressions{});
-    if (doc.HasMember("reference_launch")) m.reference_launch = read_launch(doc["reference_launch"], m.launch);
+    m.launch = read_launch_expressions(doc["launch"], launch_expressions{});
+    if (doc.HasMember("reference_launch")) m.reference_launch = read_launch_expressions(doc["reference_launch"], m.launch);
     std::set<std::string> names;
     for (rapidjson::SizeType i = 0; i < doc["args"].Size(); ++i) {
         m.args.push_back(read_arg(doc["args"][i], i, m.folder, ctx));
@@ -234,7 +235,7 @@ manifest read_manifest(const fs::path& file) {
                     ctx.fail(field + ".params." + p.name.GetString(), "is also a tunable; pick another name");
                 mc.params[p.name.GetString()] = p.value.GetInt64();
             }
-        if (jc.HasMember("launch")) mc.launch = read_launch(jc["launch"], m.launch);
+        if (jc.HasMember("launch")) mc.launch = read_launch_expressions(jc["launch"], m.launch);
         auto find_arg = [&](const std::string& name) -> const manifest_arg* {
             for (const auto& a : m.args)
                 if (a.name == name) return &a;

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <rapidjson/document.h>
+
 #include "common/dtype.hpp"
 #include "harness/request.hpp"
 #include "orchestrator/integer_expression.hpp"
@@ -79,6 +81,10 @@ struct manifest {
 
 /// Reads and checks a manifest; throws json_error naming the file and field.
 manifest read_manifest(const std::filesystem::path& file);
+
+/// A launch object ({grid, block, dynamic_shared_bytes}, numbers or expressions) over `base`:
+/// given dimensions replace the base's, missing trailing ones are 1.
+launch_expressions read_launch_expressions(const rapidjson::Value& v, const launch_expressions& base);
 
 /// An evaluated launch for one case under one tunable configuration.
 launch_config evaluate_launch(const launch_expressions& l, const expression_variables& vars);
