@@ -258,7 +258,10 @@ TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the 
         execv(CUOPT_OPTIMIZER_BINARY, argv.data());
         _exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    // Interrupt once the first hanging candidate is under way (however slow this machine is).
+    const fs::path started = f.run() / "candidates/iter-01/attempt-0/request.json";
+    for (int i = 0; i < 600 && !fs::exists(started); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(fs::exists(started));
     kill(-pid, SIGINT);
     int status = 0;
     waitpid(pid, &status, 0);
@@ -267,8 +270,7 @@ TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the 
     const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
     CHECK(std::string(summary["stop_reason"].GetString()) == "interrupted");
     const auto history = test::read_checked_json(f.run() / "history.json", "history");
-    CHECK(history["attempts"].Size() >= 2);
-    CHECK(history["attempts"].Size() < 6);
+    CHECK(history["attempts"].Size() == 2);  // the initial kernel and the attempt under way
     // The attempt under way when the signal came ran to its own end (a timeout), not a crash.
     const auto& last = history["attempts"][history["attempts"].Size() - 1];
     CHECK(std::string(last["verdict"].GetString()) == "timeout");
