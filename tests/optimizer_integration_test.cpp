@@ -293,3 +293,25 @@ TEST_CASE("without a GPU the real harness stops the run at the preflight with on
     CHECK_THAT(check.output, Catch::Contains("ok    manifest valid") && Catch::Contains("ok    CUDA toolkit") &&
                                  Catch::Contains("FAIL  CUDA driver"));
 }
+
+TEST_CASE("bad proposer settings, signatures and price tables are refused by name before any run") {
+    optimizer_fixture f;
+    auto r = test::run_optimizer(f.args({"--proposer", "files"}));
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("--proposer files needs --candidates DIR"));
+    r = test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "nowhere").string()}));
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("nowhere: no such folder"));
+    fs::create_directories(f.dir / "empty");
+    r = test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "empty").string()}));
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("empty: no .cu files"));
+    r = test::run_optimizer(f.args({"--signature", "int matmul_f32(float* a)"}));
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("--signature: signature 'int matmul_f32(float* a)': expected 'void NAME(TYPE NAME, ...)'"));
+    f.dir.write("cfg.json", R"({ "prices": [1, 2] })");
+    r = test::run_optimizer(f.args({"--config", (f.dir / "cfg.json").string()}));
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("cfg.json: field prices: expected"));
+    CHECK_FALSE(fs::exists(f.dir / "results"));
+}
