@@ -38,7 +38,7 @@ void text_at(cairo_t* cr, double x, double y, const std::string& s, double size,
     cairo_show_text(cr, s.c_str());
 }
 
-void draw(cairo_t* cr, const heatmap_data& d, double width, double height) {
+void draw(cairo_t* cr, const heatmap_data& d, double height) {
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
@@ -90,7 +90,6 @@ void draw(cairo_t* cr, const heatmap_data& d, double width, double height) {
     for (const auto& [verdict, lc] : reason_classes()) reasons += lc.first + " " + lc.second + "   ";
     text_at(cr, 10, ly + 28, reasons, 10);
     text_at(cr, 10, ly + 48, "* the attempt that ended as best; cells show speedup (initial median / attempt median)", 10);
-    (void)width;
 }
 
 }  // namespace
@@ -125,7 +124,7 @@ void write_heatmap(const heatmap_data& d, const std::filesystem::path& folder) {
     const std::string svg = (folder / "heatmap.svg").string(), png = (folder / "heatmap.png").string();
     cairo_surface_t* s = cairo_svg_surface_create(svg.c_str(), width, height);
     cairo_t* cr = cairo_create(s);
-    draw(cr, d, width, height);
+    draw(cr, d, height);
     cairo_destroy(cr);
     cairo_surface_finish(s);
     const cairo_status_t svg_status = cairo_surface_status(s);
@@ -133,7 +132,7 @@ void write_heatmap(const heatmap_data& d, const std::filesystem::path& folder) {
     if (svg_status != CAIRO_STATUS_SUCCESS) throw std::runtime_error(svg + ": " + cairo_status_to_string(svg_status));
     s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(width), static_cast<int>(height));
     cr = cairo_create(s);
-    draw(cr, d, width, height);
+    draw(cr, d, height);
     cairo_destroy(cr);
     const cairo_status_t png_status = cairo_surface_write_to_png(s, png.c_str());
     cairo_surface_destroy(s);
