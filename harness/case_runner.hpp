@@ -11,7 +11,7 @@
 
 #include "harness/cuda_handles.hpp"
 #include "harness/device_info.hpp"
-#include "harness/request.hpp"
+#include "common/request.hpp"
 #include "harness/sample_statistics.hpp"
 #include "harness/support_kernels.hpp"
 

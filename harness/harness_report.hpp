@@ -13,7 +13,7 @@
 #include "harness/case_runner.hpp"
 #include "harness/device_info.hpp"
 #include "harness/nvrtc_compiler.hpp"
-#include "harness/request.hpp"
+#include "common/request.hpp"
 
 namespace cuopt {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/request.hpp"
+#include "common/request.hpp"
 
 namespace cuopt {
 

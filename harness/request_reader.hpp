@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "harness/request.hpp"
+#include "common/request.hpp"
 
 namespace cuopt {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "harness/cuda_handles.hpp"
-#include "harness/request.hpp"
+#include "common/request.hpp"
 
 namespace cuopt {
 

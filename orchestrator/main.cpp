@@ -9,7 +9,7 @@
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
-#include "orchestrator/commands.hpp"
+#include "orchestrator/commands/commands.hpp"
 
 #ifndef CUOPT_VERSION
 #define CUOPT_VERSION "0.0.0"

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "orchestrator/proposer.hpp"
+#include "orchestrator/proposers/proposer.hpp"
 
 using namespace cuopt;
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "orchestrator/heatmap.hpp"
+#include "orchestrator/artifacts/heatmap.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "loopback_http_server.hpp"
-#include "orchestrator/retry_policy.hpp"
+#include "orchestrator/model/retry_policy.hpp"
 
 using namespace cuopt;
 using namespace std::chrono_literals;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "orchestrator/integer_expression.hpp"
+#include "orchestrator/contract/integer_expression.hpp"
 
 using namespace cuopt;
 

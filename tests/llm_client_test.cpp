@@ -3,7 +3,7 @@
 
 #include "common/json_document.hpp"
 #include "loopback_http_server.hpp"
-#include "orchestrator/llm_client.hpp"
+#include "orchestrator/model/llm_client.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/json_document.hpp"
-#include "orchestrator/llm_protocol.hpp"
+#include "orchestrator/model/llm_protocol.hpp"
 
 using namespace cuopt;
 

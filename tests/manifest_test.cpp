@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "common/json_document.hpp"
-#include "orchestrator/kernel_signature.hpp"
-#include "orchestrator/manifest.hpp"
+#include "orchestrator/contract/kernel_signature.hpp"
+#include "orchestrator/contract/manifest.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;

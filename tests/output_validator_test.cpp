@@ -2,7 +2,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "orchestrator/output_validator.hpp"
+#include "orchestrator/evaluation/output_validator.hpp"
 
 using namespace cuopt;
 

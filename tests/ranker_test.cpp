@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "orchestrator/ranker.hpp"
+#include "orchestrator/evaluation/ranker.hpp"
 
 using namespace cuopt;
 

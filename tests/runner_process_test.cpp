@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <csignal>
 
-#include "orchestrator/runner_process.hpp"
+#include "orchestrator/evaluation/runner_process.hpp"
 
 using namespace cuopt;
 using namespace std::chrono_literals;

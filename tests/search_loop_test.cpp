@@ -2,7 +2,7 @@
 // proposer within the same iteration, the repair is recorded, and the bound holds.
 #include <catch2/catch.hpp>
 
-#include "orchestrator/search_loop.hpp"
+#include "orchestrator/search/search_loop.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;

@@ -1,0 +1,47 @@
+#pragma once
+/// The run folder and what goes in it: results/run-NNN (next free number, never an
+/// existing one), history.json rewritten atomically after every attempt, summary.json,
+/// run.json, best.cu and one self-contained replay request per case (best-case-N.json).
+/// Serialisation only: the search decides, this writes.
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "orchestrator/search/search_loop.hpp"
+
+namespace cuopt {
+
+/// Creates results/run-NNN with the next free number (mkdir is the lock).
+std::filesystem::path create_run_folder(const std::filesystem::path& results_dir);
+
+/// candidates/iter-NN/attempt-M inside a run folder.
+std::filesystem::path attempt_folder(const std::filesystem::path& run, int iteration, int attempt);
+
+struct run_info {
+    std::vector<std::string> command_line;
+    std::string proposer;
+    std::map<std::string, std::string> sha256;  // what went in: reference, initial, manifest, inputs, harness
+    std::string device_json = "null";            // the harness's device block, as JSON
+    std::string started_utc, finished_utc;
+    double wall_s = 0;
+    std::map<std::string, std::string> settings;  // max_iterations, min_gain, timeout_s, seed, ...
+    int launches_per_measured_case = 111;         // 1 + warm-up + timed: for the GPU-busy estimate
+    std::string model_json = "null";              // the model proposer's usage block, when one ran
+};
+
+std::string history_json(const search_outcome& outcome, const std::filesystem::path& run);
+/// summary.json; each case lists its outputs with dtype, tolerance and oracle file (for replay).
+std::string summary_json(const search_outcome& outcome, const manifest& m, const oracle_files& oracle,
+                         const std::filesystem::path& run, const std::string& model_json = "null");
+std::string run_json(const run_info& info, const search_outcome& outcome);
+
+/// Writes best.cu and best-case-N.json (N = case index) for the best attempt.
+void write_best(const std::filesystem::path& run, const search_outcome& outcome, const manifest& m,
+                const attempt_evaluator& evaluator);
+
+/// "2026-11-30T03:40:00Z".
+std::string utc_now();
+
+}  // namespace cuopt

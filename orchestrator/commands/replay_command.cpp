@@ -1,0 +1,77 @@
+#include <cstdio>
+#include <iostream>
+#include <regex>
+
+#include "common/exit_codes.hpp"
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/commands/commands.hpp"
+#include "orchestrator/evaluation/output_validator.hpp"
+#include "orchestrator/evaluation/runner_process.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+
+// Re-runs best-case-N.json through the harness and compares its outputs with the run's
+// oracle (the same tolerances), and its latency with the one recorded for the best.
+int run_replay(const std::string& request_arg, const std::string& harness, double timeout_s) {
+    auto fail = [](exit_code c, const std::string& m) {
+        std::cerr << "cuda-optimizer replay: " << m << "\n";
+        return to_int(c);
+    };
+    const fs::path request = fs::absolute(request_arg);
+    const fs::path run = request.parent_path();
+    std::smatch m;
+    const std::string name = request.filename().string();
+    if (!std::regex_match(name, m, std::regex(R"(best-case-(\d+)\.json)")))
+        return fail(exit_code::usage, request_arg + ": expected a best-case-N.json from a run folder");
+    const std::size_t index = std::stoul(m[1]);
+    rapidjson::Document summary;
+    try {
+        summary = parse_json(read_text_file(run / "summary.json"), "summary.json");
+    } catch (const std::exception& e) {
+        return fail(exit_code::invalid_request, std::string("cannot read the run's summary.json: ") + e.what());
+    }
+    if (!summary["cases"].IsArray() || index >= summary["cases"].Size())
+        return fail(exit_code::invalid_request, "summary.json has no case " + std::to_string(index));
+    const rapidjson::Value& sc = summary["cases"][static_cast<rapidjson::SizeType>(index)];
+    const std::string case_name = sc["name"].GetString();
+
+    const fs::path response = run / "replay" / ("response-" + std::to_string(index) + ".json");
+    fs::create_directories(response.parent_path());
+    const auto runner = make_child_process_runner();
+    const process_result p = runner->run({harness, request.string(), "--response", response.string(), "--quiet"},
+                                         std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
+    if (p.exit_code != 0)
+        return fail(exit_code::replay_mismatch, "cuda-harness " + p.describe() + ": " + p.stderr_text.substr(0, 400));
+    const rapidjson::Document resp = parse_json(read_text_file(response), response.string());
+    const rapidjson::Value& rc = resp["cases"][0];
+
+    bool match = true;
+    std::cout << "replay of case '" << case_name << "' (" << name << ")\n";
+    for (const auto& out : sc["outputs"].GetArray()) {
+        const std::string arg = out["arg"].GetString();
+        if (!out["oracle"].IsString()) continue;
+        const auto dt = parse_dtype(out["dtype"].GetString());
+        const auto actual = read_binary_file(run / "replay" / (case_name + "." + arg + ".bin"));
+        const auto expected = read_binary_file(run / out["oracle"].GetString());
+        if (!dt || actual.size() != expected.size()) {
+            std::cout << "  " << arg << ": size differs from the oracle\n";
+            match = false;
+            continue;
+        }
+        const validation_result v = validate_output(*dt, actual.data(), expected.data(), actual.size() / dtype_size(*dt),
+                                                    {out["atol"].GetDouble(), out["rtol"].GetDouble()});
+        std::cout << "  " << arg << ": " << (v.passed ? "matches" : "MISMATCH") << " - " << v.summary() << "\n";
+        match &= v.passed;
+    }
+    if (rc["timing"].IsObject() && sc["best_median_ms"].IsNumber()) {
+        const double now = rc["timing"]["median_ms"].GetDouble(), then = sc["best_median_ms"].GetDouble();
+        std::printf("  latency: median %.6f ms now, %.6f ms recorded (%.3fx)\n", now, then, then / now);
+    }
+    std::cout << "verdict: " << (match ? "match" : "mismatch") << "\n";
+    return match ? 0 : to_int(exit_code::replay_mismatch);
+}
+
+}  // namespace cuopt

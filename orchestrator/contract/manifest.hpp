@@ -1,0 +1,92 @@
+#pragma once
+/// The user's contract of success (input_cases.json, schemas/manifest.schema.json):
+/// the kernel's arguments in parameter order with how each input is made and how
+/// close each output must be, the launch as expressions over case parameters and
+/// tunables, and the named correctness and performance cases. Read once, checked
+/// whole (every expression evaluated for every case) before anything runs.
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "common/dtype.hpp"
+#include "common/request.hpp"
+#include "orchestrator/contract/integer_expression.hpp"
+#include "orchestrator/evaluation/output_validator.hpp"
+
+namespace cuopt {
+
+enum class arg_kind { input, output, inout, scalar };
+enum class case_kind { correctness, performance };
+
+/// How an input buffer is filled: a file (relative to the manifest) or a generator.
+struct input_init {
+    std::optional<std::filesystem::path> file;
+    generator_spec generator;
+};
+
+struct manifest_arg {
+    std::string name;
+    dtype type = dtype::f32;
+    arg_kind kind = arg_kind::input;
+    std::string count;         // expression (buffers)
+    std::string value;         // expression or number literal (scalars)
+    bool value_is_number = false;  // a float literal, not an integer expression
+    input_init init;           // inputs and inouts
+    tolerance tol;             // outputs and inouts
+
+    bool is_buffer() const { return kind != arg_kind::scalar; }
+    bool has_input() const { return kind == arg_kind::input || kind == arg_kind::inout; }
+    bool has_output() const { return kind == arg_kind::output || kind == arg_kind::inout; }
+};
+
+/// grid, block and shared bytes as expressions; empty strings inherit the default.
+struct launch_expressions {
+    std::array<std::string, 3> grid{"1", "1", "1"};
+    std::array<std::string, 3> block{"1", "1", "1"};
+    std::string dynamic_shared_bytes = "0";
+};
+
+struct manifest_case {
+    std::string name;
+    case_kind kind = case_kind::performance;
+    expression_variables params;
+    std::optional<launch_expressions> launch;               // replaces the manifest's launch
+    std::map<std::string, input_init> inputs;               // per-case input overrides
+    std::map<std::string, std::filesystem::path> expected;  // output name -> exact expected values
+};
+
+struct manifest {
+    std::filesystem::path file;
+    std::filesystem::path folder;
+    std::string description;
+    std::map<std::string, std::vector<std::int64_t>> tunables;
+    launch_expressions launch;
+    std::optional<launch_expressions> reference_launch;  // the reference kernel's own launch
+    std::vector<manifest_arg> args;
+    std::vector<manifest_case> cases;
+
+    /// The first value of every tunable: the configuration a kernel gets by default.
+    std::map<std::string, std::int64_t> default_tunables() const;
+    /// Case parameters plus the given tunable values (tunables win on a name clash: never, checked).
+    expression_variables variables(const manifest_case& c, const std::map<std::string, std::int64_t>& tunables) const;
+    const input_init& init_for(const manifest_case& c, const manifest_arg& a) const;
+};
+
+/// Reads and checks a manifest; throws json_error naming the file and field.
+manifest read_manifest(const std::filesystem::path& file);
+
+/// A launch object ({grid, block, dynamic_shared_bytes}, numbers or expressions) over `base`:
+/// given dimensions replace the base's, missing trailing ones are 1.
+launch_expressions read_launch_expressions(const rapidjson::Value& v, const launch_expressions& base);
+
+/// An evaluated launch for one case under one tunable configuration.
+launch_config evaluate_launch(const launch_expressions& l, const expression_variables& vars);
+
+}  // namespace cuopt

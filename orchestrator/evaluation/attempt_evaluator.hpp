@@ -1,0 +1,109 @@
+#pragma once
+/// Turns one candidate into evidence: writes its source and a harness request into
+/// its own folder, runs cuda-harness as a child process (timeout, kill), reads the
+/// response and checks every output against the oracle. Every failure (compile,
+/// launch, crash, hang, wrong or unwritten output) becomes a verdict, never a throw.
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/request.hpp"
+#include "orchestrator/contract/candidate.hpp"
+#include "orchestrator/contract/manifest.hpp"
+#include "orchestrator/evaluation/output_validator.hpp"
+#include "orchestrator/evaluation/runner_process.hpp"
+
+namespace cuopt {
+
+/// The expected bytes of every (case, output) pair: files from the reference run or the manifest.
+using oracle_files = std::map<std::pair<std::string, std::string>, std::filesystem::path>;
+
+struct output_check {
+    std::string arg;
+    std::filesystem::path file;
+    std::uint64_t unwritten = 0;
+    std::optional<validation_result> validation;  // absent without an oracle (the reference run)
+};
+
+struct case_evaluation {
+    std::string name;
+    case_kind kind = case_kind::performance;
+    std::string status = "not_run";  // passed | failed | not_run
+    std::string reason;
+    std::optional<double> median_ms, mean_ms, min_ms, max_ms, stdev_ms;
+    std::vector<output_check> outputs;
+};
+
+struct compile_summary {
+    bool ok = false;
+    bool cache_hit = false;
+    double wall_ms = 0;
+    std::string log;
+    std::optional<int> registers, static_shared_bytes, local_bytes, spill_store_bytes;
+};
+
+struct attempt_result {
+    int iteration = 0;
+    int attempt = 0;
+    candidate cand;
+    std::filesystem::path folder;
+    /// valid | compile_error | invalid_request | cuda_error | crash | timeout | wrong_output |
+    /// unwritten_output | nan_output | harness_error
+    std::string verdict;
+    std::string reason;
+    compile_summary compile;
+    std::vector<case_evaluation> cases;
+    std::optional<double> geomean_ms;  // over performance cases, when valid
+    int harness_exit_code = -1;
+    int harness_signal = 0;
+    double harness_wall_ms = 0;
+    std::string harness_stderr;  // its tail
+    // Filled in by the search loop:
+    bool became_best = false;
+    std::optional<double> speedup_vs_initial;
+    int repair_of = -1;  // attempt index this one repairs, or -1
+};
+
+struct evaluator_settings {
+    std::string harness;                  // cuda-harness binary
+    std::chrono::milliseconds timeout{60000};
+    int device = 0;
+    timing_config timing;                 // fresh_inputs true by default for the search
+    std::string cache_dir;                // "" = the harness's default
+};
+
+class attempt_evaluator {
+public:
+    attempt_evaluator(const manifest& m, evaluator_settings settings, process_runner& runner);
+
+    /// Runs the candidate in `folder`. With an oracle, outputs are checked against it; the
+    /// reference run passes none and dumps every generated input instead.
+    attempt_result evaluate(const candidate& c, const std::filesystem::path& folder, const oracle_files* oracle) const;
+
+    /// NVRTC only (cuda-harness --compile-only) for a candidate, in `folder`: no GPU run.
+    /// The summary's log holds the error text when the harness failed before compiling.
+    compile_summary compile_only(const candidate& c, const std::filesystem::path& folder) const;
+
+    /// Where a request finds its files, relative to its own folder.
+    struct request_paths {
+        std::string source_file = "kernel.cu";
+        std::string inputs_prefix = "inputs/";
+        std::string outputs_prefix = "outputs/";
+        std::optional<std::string> only_case;  // a replay request holds one case
+    };
+    /// The harness request for a candidate (attempt folders and replay requests alike).
+    /// A reference request (reference == true) launches every case once, without timing, with
+    /// the inputs of the launch a candidate's outputs are checked from, and dumps them.
+    std::string build_request(const candidate& c, const request_paths& paths, bool reference) const;
+
+private:
+    const manifest& m_manifest;
+    evaluator_settings m_settings;
+    process_runner& m_runner;
+};
+
+}  // namespace cuopt

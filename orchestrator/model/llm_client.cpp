@@ -1,0 +1,109 @@
+#include "orchestrator/model/llm_client.hpp"
+
+#include <rapidjson/document.h>
+
+#include <cstdio>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+
+namespace cuopt {
+
+using rapidjson::Value;
+
+std::optional<double> estimate_cost(const price_table& prices, const std::string& model, const llm_totals& t) {
+    const auto it = prices.find(model);
+    if (it == prices.end()) return std::nullopt;
+    return (static_cast<double>(t.usage.prompt) * it->second.input_per_mtok +
+            static_cast<double>(t.usage.completion) * it->second.output_per_mtok) / 1e6;
+}
+
+llm_client::llm_client(llm_settings settings, std::string api_key, http_transport& transport, retry_settings retries,
+                       llm_budget budget, std::filesystem::path record_folder, sleeper sleep)
+    : m_settings(std::move(settings)),
+      m_key(std::move(api_key)),
+      m_transport(transport),
+      m_retries(retries),
+      m_budget(budget),
+      m_folder(std::move(record_folder)),
+      m_sleep(std::move(sleep)) {}
+
+model_reply llm_client::send(const std::string& system, const std::vector<chat_turn>& turns,
+                             const std::vector<tool_spec>& tools) {
+    if (m_budget.max_calls > 0 && m_totals.calls >= m_budget.max_calls)
+        throw llm_budget_exhausted("the run's budget of " + std::to_string(m_budget.max_calls) + " model calls is spent");
+    const long long used = m_totals.usage.prompt + m_totals.usage.completion;
+    if (m_budget.max_tokens_total > 0 && used >= m_budget.max_tokens_total)
+        throw llm_budget_exhausted("the run's budget of " + std::to_string(m_budget.max_tokens_total) +
+                                   " tokens is spent (" + std::to_string(used) + " used)");
+    const http_request request = build_model_request(m_settings, m_key, system, turns, tools);
+    const exchange_result result = post_with_retries(m_transport, request, m_retries, m_sleep);
+    ++m_totals.calls;
+    if (!result.ok) {
+        record(request, result, std::nullopt, result.error);
+        throw llm_api_error(result.response.status, redact(result.error, {m_key}));
+    }
+    model_reply reply;
+    try {
+        reply = parse_model_reply(m_settings.provider, result.response.body);
+    } catch (const model_protocol_error& e) {
+        record(request, result, std::nullopt, e.what());
+        throw;
+    }
+    m_totals.usage.prompt += reply.usage.prompt;
+    m_totals.usage.completion += reply.usage.completion;
+    m_totals.usage.reasoning += reply.usage.reasoning;
+    m_totals.usage.cached += reply.usage.cached;
+    record(request, result, reply, "");
+    return reply;
+}
+
+void llm_client::record(const http_request& request, const exchange_result& result, const std::optional<model_reply>& reply,
+                        const std::string& error) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    auto str = [&a](const std::string& s) { return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a); };
+    d.AddMember("schema_version", 1, a);
+    d.AddMember("index", m_totals.calls, a);
+    d.AddMember("provider", Value(m_settings.provider == llm_provider::openai ? "openai" : "anthropic", a), a);
+    d.AddMember("model", str(m_settings.model), a);
+    rapidjson::Document req;
+    req.Parse(record_request(request, {m_key}).c_str());
+    d.AddMember("request", Value(req, a), a);
+    Value response(rapidjson::kObjectType);
+    response.AddMember("http_status", static_cast<int64_t>(result.response.status), a);
+    rapidjson::Document body;
+    const std::string clean_body = redact(result.response.body, {m_key});
+    body.Parse(clean_body.c_str());
+    response.AddMember("body", body.HasParseError() ? str(clean_body) : Value(body, a), a);
+    d.AddMember("response", response, a);
+    double latency = 0;
+    Value attempts(rapidjson::kArrayType);
+    for (const exchange_attempt& at : result.attempts) {
+        Value v(rapidjson::kObjectType);
+        v.AddMember("http_status", static_cast<int64_t>(at.status), a);
+        v.AddMember("transport_error", str(redact(at.transport_error, {m_key})), a);
+        v.AddMember("latency_ms", at.latency_ms, a);
+        v.AddMember("waited_ms", at.waited_ms, a);
+        attempts.PushBack(v, a);
+        latency += at.latency_ms + at.waited_ms;
+    }
+    d.AddMember("latency_ms", latency, a);
+    d.AddMember("retries", static_cast<int>(result.attempts.empty() ? 0 : result.attempts.size() - 1), a);
+    d.AddMember("attempts", attempts, a);
+    Value usage;
+    if (reply) {
+        usage.SetObject();
+        usage.AddMember("prompt_tokens", static_cast<int64_t>(reply->usage.prompt), a);
+        usage.AddMember("completion_tokens", static_cast<int64_t>(reply->usage.completion), a);
+        usage.AddMember("reasoning_tokens", static_cast<int64_t>(reply->usage.reasoning), a);
+        usage.AddMember("cached_tokens", static_cast<int64_t>(reply->usage.cached), a);
+    }
+    d.AddMember("usage", usage, a);
+    d.AddMember("error", error.empty() ? Value() : str(redact(error, {m_key})), a);
+    char name[32];
+    std::snprintf(name, sizeof name, "model-%03d.json", m_totals.calls);
+    write_file_atomic(m_folder / name, redact(to_pretty_json(d), {m_key}));
+}
+
+}  // namespace cuopt

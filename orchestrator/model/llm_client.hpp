@@ -1,0 +1,80 @@
+#pragma once
+/// One conversation partner: sends a conversation to the configured model API through
+/// the retry policy, enforces the run's budget (model calls, total tokens) before each
+/// call, keeps usage totals, and writes every exchange as model-NNN.json with every
+/// credential removed. Failures are typed so the search can stop cleanly on them.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/model/llm_protocol.hpp"
+#include "orchestrator/model/retry_policy.hpp"
+
+namespace cuopt {
+
+struct llm_budget {
+    int max_calls = 0;               // 0: no cap
+    long long max_tokens_total = 0;  // prompt + completion over the run; 0: no cap
+};
+
+struct llm_totals {
+    int calls = 0;
+    token_usage usage;
+};
+
+/// The run's budget is spent: stop reason budget_exhausted.
+class llm_budget_exhausted : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The API refused for good (a 4xx other than 429) or stayed unreachable after retries.
+class llm_api_error : public std::runtime_error {
+public:
+    llm_api_error(long status, const std::string& message) : std::runtime_error(message), m_status(status) {}
+    long status() const { return m_status; }
+
+private:
+    long m_status;
+};
+
+/// Per-model prices in US dollars per million tokens, from the config's price table.
+struct model_price {
+    double input_per_mtok = 0;
+    double output_per_mtok = 0;
+};
+using price_table = std::map<std::string, model_price>;
+
+/// Estimated cost of the totals; nullopt ("unknown", never 0) for a model not in the table.
+std::optional<double> estimate_cost(const price_table& prices, const std::string& model, const llm_totals& totals);
+
+class llm_client {
+public:
+    llm_client(llm_settings settings, std::string api_key, http_transport& transport, retry_settings retries,
+               llm_budget budget, std::filesystem::path record_folder, sleeper sleep = {});
+
+    /// One exchange. Throws llm_budget_exhausted (nothing sent), llm_api_error, or
+    /// model_protocol_error (the reply was recorded but is not what the API documents).
+    model_reply send(const std::string& system, const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools);
+
+    const llm_totals& totals() const { return m_totals; }
+    const llm_settings& settings() const { return m_settings; }
+
+private:
+    void record(const http_request& request, const exchange_result& result, const std::optional<model_reply>& reply,
+                const std::string& error);
+
+    llm_settings m_settings;
+    std::string m_key;
+    http_transport& m_transport;
+    retry_settings m_retries;
+    llm_budget m_budget;
+    std::filesystem::path m_folder;
+    sleeper m_sleep;
+    llm_totals m_totals;
+};
+
+}  // namespace cuopt

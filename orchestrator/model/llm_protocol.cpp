@@ -1,0 +1,265 @@
+#include "orchestrator/model/llm_protocol.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/json_document.hpp"
+
+namespace cuopt {
+
+using rapidjson::Value;
+using allocator = rapidjson::Document::AllocatorType;
+
+namespace {
+
+Value str(const std::string& s, allocator& a) { return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a); }
+
+std::string compact(const Value& v) {
+    rapidjson::StringBuffer b;
+    rapidjson::Writer<rapidjson::StringBuffer> w(b);
+    v.Accept(w);
+    return b.GetString();
+}
+
+Value parsed(const std::string& json, allocator& a, const std::string& what) {
+    rapidjson::Document d;
+    d.Parse(json.c_str(), json.size());
+    if (d.HasParseError()) throw model_protocol_error(what + " is not valid JSON: " + json.substr(0, 200));
+    return Value(d, a);
+}
+
+std::string trim_slash(std::string s) {
+    while (!s.empty() && s.back() == '/') s.pop_back();
+    return s;
+}
+
+http_request openai_request(const llm_settings& s, const std::string& key, const std::string& system,
+                            const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("model", str(s.model, a), a);
+    Value messages(rapidjson::kArrayType);
+    Value sys(rapidjson::kObjectType);
+    sys.AddMember("role", "system", a);
+    sys.AddMember("content", str(system, a), a);
+    messages.PushBack(sys, a);
+    for (const chat_turn& t : turns) {
+        Value m(rapidjson::kObjectType);
+        if (t.who == chat_turn::role::tool_result) {
+            m.AddMember("role", "tool", a);
+            m.AddMember("tool_call_id", str(t.tool_call_id, a), a);
+            m.AddMember("content", str(t.text, a), a);
+        } else {
+            m.AddMember("role", Value(t.who == chat_turn::role::user ? "user" : "assistant", a), a);
+            m.AddMember("content", str(t.text, a), a);
+            if (!t.calls.empty()) {
+                Value calls(rapidjson::kArrayType);
+                for (const tool_call& c : t.calls) {
+                    Value call(rapidjson::kObjectType), fn(rapidjson::kObjectType);
+                    call.AddMember("id", str(c.id, a), a);
+                    call.AddMember("type", "function", a);
+                    fn.AddMember("name", str(c.name, a), a);
+                    fn.AddMember("arguments", str(c.arguments_json, a), a);
+                    call.AddMember("function", fn, a);
+                    calls.PushBack(call, a);
+                }
+                m.AddMember("tool_calls", calls, a);
+            }
+        }
+        messages.PushBack(m, a);
+    }
+    d.AddMember("messages", messages, a);
+    Value ts(rapidjson::kArrayType);
+    for (const tool_spec& t : tools) {
+        Value tool(rapidjson::kObjectType), fn(rapidjson::kObjectType);
+        tool.AddMember("type", "function", a);
+        fn.AddMember("name", str(t.name, a), a);
+        fn.AddMember("description", str(t.description, a), a);
+        fn.AddMember("parameters", parsed(t.parameters_schema, a, "tool " + t.name + " schema"), a);
+        tool.AddMember("function", fn, a);
+        ts.PushBack(tool, a);
+    }
+    if (!tools.empty()) d.AddMember("tools", ts, a);
+    if (!s.reasoning_effort.empty()) d.AddMember("reasoning_effort", str(s.reasoning_effort, a), a);
+    if (s.temperature) d.AddMember("temperature", *s.temperature, a);
+    d.AddMember("max_completion_tokens", s.max_output_tokens, a);
+    http_request r;
+    r.url = trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url) + "/chat/completions";
+    r.headers["Content-Type"] = "application/json";
+    if (!key.empty()) r.headers["Authorization"] = "Bearer " + key;  // local servers often need none
+    r.body = compact(d);
+    r.timeout = s.timeout;
+    return r;
+}
+
+http_request anthropic_request(const llm_settings& s, const std::string& key, const std::string& system,
+                               const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("model", str(s.model, a), a);
+    d.AddMember("max_tokens", s.max_output_tokens, a);
+    d.AddMember("system", str(system, a), a);
+    Value messages(rapidjson::kArrayType);
+    for (const chat_turn& t : turns) {
+        Value m(rapidjson::kObjectType), content(rapidjson::kArrayType);
+        const bool from_user = t.who != chat_turn::role::assistant;
+        m.AddMember("role", Value(from_user ? "user" : "assistant", a), a);
+        if (t.who == chat_turn::role::tool_result) {
+            Value block(rapidjson::kObjectType);
+            block.AddMember("type", "tool_result", a);
+            block.AddMember("tool_use_id", str(t.tool_call_id, a), a);
+            block.AddMember("content", str(t.text, a), a);
+            content.PushBack(block, a);
+        } else {
+            if (!t.text.empty()) {
+                Value block(rapidjson::kObjectType);
+                block.AddMember("type", "text", a);
+                block.AddMember("text", str(t.text, a), a);
+                content.PushBack(block, a);
+            }
+            for (const tool_call& c : t.calls) {
+                Value block(rapidjson::kObjectType);
+                block.AddMember("type", "tool_use", a);
+                block.AddMember("id", str(c.id, a), a);
+                block.AddMember("name", str(c.name, a), a);
+                block.AddMember("input", parsed(c.arguments_json, a, "tool call " + c.name + " input"), a);
+                content.PushBack(block, a);
+            }
+        }
+        // Consecutive tool results travel in one user message, as the API requires.
+        if (t.who == chat_turn::role::tool_result && !messages.Empty()) {
+            Value& last = messages[messages.Size() - 1];
+            if (std::string(last["role"].GetString()) == "user" && last["content"].IsArray() &&
+                last["content"].Size() > 0 && std::string(last["content"][0]["type"].GetString()) == "tool_result") {
+                last["content"].PushBack(content[0], a);
+                continue;
+            }
+        }
+        m.AddMember("content", content, a);
+        messages.PushBack(m, a);
+    }
+    d.AddMember("messages", messages, a);
+    Value ts(rapidjson::kArrayType);
+    for (const tool_spec& t : tools) {
+        Value tool(rapidjson::kObjectType);
+        tool.AddMember("name", str(t.name, a), a);
+        tool.AddMember("description", str(t.description, a), a);
+        tool.AddMember("input_schema", parsed(t.parameters_schema, a, "tool " + t.name + " schema"), a);
+        ts.PushBack(tool, a);
+    }
+    if (!tools.empty()) d.AddMember("tools", ts, a);
+    if (s.temperature) d.AddMember("temperature", *s.temperature, a);
+    http_request r;
+    r.url = trim_slash(s.base_url.empty() ? "https://api.anthropic.com" : s.base_url) + "/v1/messages";
+    r.headers["Content-Type"] = "application/json";
+    r.headers["anthropic-version"] = "2023-06-01";
+    if (!key.empty()) r.headers["x-api-key"] = key;
+    r.body = compact(d);
+    r.timeout = s.timeout;
+    return r;
+}
+
+long long number_at(const Value& obj, const char* key) {
+    if (!obj.IsObject()) return 0;
+    const auto it = obj.FindMember(key);
+    return it != obj.MemberEnd() && it->value.IsNumber() ? it->value.GetInt64() : 0;
+}
+
+const Value& member(const Value& obj, const char* key, const std::string& where) {
+    if (!obj.IsObject() || !obj.HasMember(key)) throw model_protocol_error(where + ": missing '" + key + "'");
+    return obj[key];
+}
+
+}  // namespace
+
+http_request build_model_request(const llm_settings& s, const std::string& key, const std::string& system,
+                                 const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools) {
+    return s.provider == llm_provider::openai ? openai_request(s, key, system, turns, tools)
+                                              : anthropic_request(s, key, system, turns, tools);
+}
+
+model_reply parse_model_reply(llm_provider provider, const std::string& body) {
+    rapidjson::Document d;
+    d.Parse(body.c_str(), body.size());
+    if (d.HasParseError() || !d.IsObject())
+        throw model_protocol_error("the reply is not a JSON object: " + body.substr(0, 200));
+    model_reply r;
+    if (provider == llm_provider::openai) {
+        const Value& choices = member(d, "choices", "reply");
+        if (!choices.IsArray() || choices.Empty()) throw model_protocol_error("reply: 'choices' is empty");
+        const Value& msg = member(choices[0], "message", "reply.choices[0]");
+        if (msg.HasMember("content") && msg["content"].IsString()) r.text = msg["content"].GetString();
+        if (choices[0].HasMember("finish_reason") && choices[0]["finish_reason"].IsString())
+            r.stop_reason = choices[0]["finish_reason"].GetString();
+        if (msg.HasMember("tool_calls") && msg["tool_calls"].IsArray())
+            for (const Value& c : msg["tool_calls"].GetArray()) {
+                const Value& fn = member(c, "function", "reply tool call");
+                tool_call call;
+                call.id = c.HasMember("id") && c["id"].IsString() ? c["id"].GetString() : "";
+                call.name = member(fn, "name", "reply tool call").GetString();
+                const Value& args = member(fn, "arguments", "reply tool call");
+                call.arguments_json = args.IsString() ? args.GetString() : compact(args);
+                r.calls.push_back(call);
+            }
+        const Value& u = d.HasMember("usage") ? d["usage"] : Value().Move();
+        r.usage.prompt = number_at(u, "prompt_tokens");
+        r.usage.completion = number_at(u, "completion_tokens");
+        if (u.IsObject() && u.HasMember("completion_tokens_details"))
+            r.usage.reasoning = number_at(u["completion_tokens_details"], "reasoning_tokens");
+        if (u.IsObject() && u.HasMember("prompt_tokens_details"))
+            r.usage.cached = number_at(u["prompt_tokens_details"], "cached_tokens");
+        return r;
+    }
+    const Value& content = member(d, "content", "reply");
+    if (!content.IsArray()) throw model_protocol_error("reply: 'content' is not an array");
+    for (const Value& block : content.GetArray()) {
+        const std::string type = member(block, "type", "reply content block").GetString();
+        if (type == "text") r.text += member(block, "text", "reply text block").GetString();
+        if (type == "tool_use") {
+            tool_call call;
+            call.id = member(block, "id", "reply tool_use").GetString();
+            call.name = member(block, "name", "reply tool_use").GetString();
+            call.arguments_json = compact(member(block, "input", "reply tool_use"));
+            r.calls.push_back(call);
+        }
+    }
+    if (d.HasMember("stop_reason") && d["stop_reason"].IsString()) r.stop_reason = d["stop_reason"].GetString();
+    const Value& u = d.HasMember("usage") ? d["usage"] : Value().Move();
+    r.usage.prompt = number_at(u, "input_tokens");
+    r.usage.completion = number_at(u, "output_tokens");
+    r.usage.cached = number_at(u, "cache_read_input_tokens");
+    return r;
+}
+
+std::string redact(std::string text, const std::vector<std::string>& secrets) {
+    for (const std::string& s : secrets) {
+        if (s.empty()) continue;
+        for (std::size_t pos; (pos = text.find(s)) != std::string::npos;) text.replace(pos, s.size(), "[REDACTED]");
+    }
+    return text;
+}
+
+std::string record_request(const http_request& request, const std::vector<std::string>& secrets) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("url", str(request.url, a), a);
+    Value headers(rapidjson::kObjectType);
+    for (const auto& [name, value] : request.headers) {
+        std::string lower = name;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (lower == "authorization" || lower == "x-api-key" || lower == "api-key" || lower == "proxy-authorization")
+            continue;  // credentials never leave the process
+        headers.AddMember(str(name, a), str(value, a), a);
+    }
+    d.AddMember("headers", headers, a);
+    rapidjson::Document body;
+    body.Parse(request.body.c_str(), request.body.size());
+    d.AddMember("body", body.HasParseError() ? str(request.body, a) : Value(body, a), a);
+    return redact(to_pretty_json(d), secrets);
+}
+
+}  // namespace cuopt

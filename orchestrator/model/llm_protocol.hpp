@@ -1,0 +1,78 @@
+#pragma once
+/// The two model APIs as data: a provider-neutral conversation (system text, user and
+/// assistant turns, tool calls and their results, tool definitions) encoded as an OpenAI
+/// Chat Completions or an Anthropic Messages request, and their replies decoded back
+/// (text, tool calls, usage). No I/O here; credentials go only into request headers,
+/// and record_request() is the one way a request is written down (credentials removed).
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "orchestrator/model/http_client.hpp"
+
+namespace cuopt {
+
+enum class llm_provider { openai, anthropic };
+
+struct llm_settings {
+    llm_provider provider = llm_provider::openai;
+    std::string model = "gpt-5-mini";
+    std::string base_url;                   // "" = the provider's own
+    std::string reasoning_effort = "medium";  // OpenAI reasoning models; "" to leave out
+    std::optional<double> temperature;      // only where the model accepts it
+    int max_output_tokens = 16000;
+    std::chrono::milliseconds timeout{180000};
+};
+
+struct tool_spec {
+    std::string name;
+    std::string description;
+    std::string parameters_schema;  // JSON Schema text of the arguments object
+};
+
+struct tool_call {
+    std::string id;
+    std::string name;
+    std::string arguments_json;  // as the model sent it (validated by the caller)
+};
+
+struct chat_turn {
+    enum class role { user, assistant, tool_result } who = role::user;
+    std::string text;                 // user/assistant text, or the tool result
+    std::vector<tool_call> calls;     // assistant turns
+    std::string tool_call_id;         // tool results
+    std::string tool_name;            // tool results (OpenAI wants it implicit, Anthropic by id)
+};
+
+struct token_usage {
+    long long prompt = 0, completion = 0, reasoning = 0, cached = 0;
+};
+
+struct model_reply {
+    std::string text;
+    std::vector<tool_call> calls;
+    token_usage usage;
+    std::string stop_reason;
+};
+
+/// A reply that does not have the shape the API documents; what() says what is missing.
+class model_protocol_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+http_request build_model_request(const llm_settings& s, const std::string& api_key, const std::string& system,
+                                 const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools);
+
+model_reply parse_model_reply(llm_provider provider, const std::string& body);
+
+/// The request as JSON for model-NNN.json: url, headers without any credential, body;
+/// then every secret string scrubbed from the result as a second guard.
+std::string record_request(const http_request& request, const std::vector<std::string>& secrets);
+
+/// Replaces every occurrence of each non-empty secret with "[REDACTED]".
+std::string redact(std::string text, const std::vector<std::string>& secrets);
+
+}  // namespace cuopt

@@ -1,0 +1,65 @@
+#include <algorithm>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/proposers/proposer.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class files_proposer final : public proposer {
+public:
+    explicit files_proposer(const fs::path& folder) {
+        if (!fs::is_directory(folder)) throw std::invalid_argument("--candidates " + folder.string() + ": no such folder");
+        for (const auto& e : fs::directory_iterator(folder))
+            if (e.is_regular_file() && e.path().extension() == ".cu") m_files.push_back(e.path());
+        std::sort(m_files.begin(), m_files.end());
+        if (m_files.empty()) throw std::invalid_argument("--candidates " + folder.string() + ": no .cu files");
+    }
+
+    std::string name() const override { return "files"; }
+
+    std::vector<candidate> propose(const search_state& s) override {
+        if (m_next >= m_files.size()) return {};
+        const fs::path file = m_files[m_next++];
+        candidate c = s.initial;
+        c.proposer = "files";
+        c.label = file.filename().string();
+        c.source = read_text_file(file);
+        c.rationale = "from " + file.filename().string();
+        c.parent_iteration = std::nullopt;
+        const fs::path side = fs::path(file).replace_extension(".json");
+        if (fs::exists(side)) {
+            const rapidjson::Document d = parse_json(read_text_file(side), side.filename().string());
+            if (!d.IsObject()) throw json_error(side.filename().string() + ": expected an object");
+            if (d.HasMember("entry")) c.entry = d["entry"].GetString();
+            if (d.HasMember("rationale")) c.rationale = d["rationale"].GetString();
+            if (d.HasMember("compile_options")) {
+                c.compile_options.clear();
+                for (const auto& o : d["compile_options"].GetArray()) c.compile_options.emplace_back(o.GetString());
+            }
+            if (d.HasMember("defines"))
+                for (const auto& def : d["defines"].GetObject())
+                    c.defines[def.name.GetString()] = def.value.IsString() ? def.value.GetString()
+                                                                           : std::to_string(def.value.GetInt64());
+            if (d.HasMember("launch")) c.launch = read_launch_expressions(d["launch"], s.contract.launch);
+            if (d.HasMember("case_launch"))
+                for (const auto& cl : d["case_launch"].GetObject())
+                    c.case_launch[cl.name.GetString()] = read_launch_expressions(cl.value, s.contract.launch);
+        }
+        return {c};
+    }
+
+private:
+    std::vector<fs::path> m_files;
+    std::size_t m_next = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<proposer> make_files_proposer(const fs::path& folder) { return std::make_unique<files_proposer>(folder); }
+
+}  // namespace cuopt

@@ -1,0 +1,65 @@
+#pragma once
+/// The gated search: iteration 0 is the initial kernel (it must pass every case), then
+/// each iteration asks the proposer for a batch, evaluates every candidate, lets the
+/// proposer repair compile errors (bounded), and moves the best only for a real gain.
+/// After every attempt the caller's hook runs (history is written there), so nothing
+/// is lost if the run is interrupted or dies.
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/evaluation/attempt_evaluator.hpp"
+#include "orchestrator/proposers/proposer.hpp"
+
+namespace cuopt {
+
+struct search_settings {
+    int max_iterations = 7;
+    double min_gain = 0.01;  // a new best must be more than 1% faster
+    int max_repairs = 2;     // compile-error repairs per iteration
+    std::string run_folder;  // for the compile-option allow-list
+};
+
+struct search_outcome {
+    std::vector<attempt_result> history;
+    std::optional<std::size_t> initial;  // index of iteration 0
+    std::optional<std::size_t> best;
+    std::string stop_reason;  // max_iterations | proposer_exhausted | interrupted | error
+    std::string error;
+
+    /// The median latency of one case in one attempt (nullopt: no such attempt, or not timed).
+    std::optional<double> median_ms(std::optional<std::size_t> attempt, const std::string& case_name) const {
+        if (!attempt) return std::nullopt;
+        for (const auto& ce : history[*attempt].cases)
+            if (ce.name == case_name) return ce.median_ms;
+        return std::nullopt;
+    }
+};
+
+class search_loop {
+public:
+    using attempt_hook = std::function<void(const attempt_result&, const search_outcome&)>;
+    using folder_for = std::function<std::filesystem::path(int iteration, int attempt)>;
+
+    search_loop(const manifest& m, const attempt_evaluator& evaluator, proposer& p, search_settings settings,
+                folder_for folders, attempt_hook on_attempt, const std::atomic<bool>* interrupted);
+
+    search_outcome run(const candidate& initial, const oracle_files& oracle);
+
+private:
+    attempt_result evaluate(const candidate& c, int iteration, int attempt, const oracle_files& oracle,
+                            search_outcome& out, int repair_of = -1);
+
+    const manifest& m_manifest;
+    const attempt_evaluator& m_evaluator;
+    proposer& m_proposer;
+    search_settings m_settings;
+    folder_for m_folders;
+    attempt_hook m_on_attempt;
+    const std::atomic<bool>* m_interrupted;
+};
+
+}  // namespace cuopt
