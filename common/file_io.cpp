@@ -54,4 +54,12 @@ fs::path resolve_inside(const fs::path& base, const std::string& relative) {
     return full;
 }
 
+void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to) {
+    std::filesystem::create_directories(to.parent_path());
+    std::error_code ec;
+    std::filesystem::remove(to, ec);
+    std::filesystem::create_hard_link(from, to, ec);
+    if (ec) std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
+}
+
 }  // namespace cuopt

@@ -20,6 +20,10 @@ inline void write_file_atomic(const std::filesystem::path& path, std::string_vie
     write_file_atomic(path, text.data(), text.size());
 }
 
+/// Hard-links `from` at `to` (replacing it), or copies it where a link cannot be made
+/// (another file system). Creates parent folders.
+void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to);
+
 /// Resolves `relative` against `base`. Throws std::invalid_argument when it is
 /// absolute or, after normalisation (.., symlinks of existing parts), lies outside base.
 std::filesystem::path resolve_inside(const std::filesystem::path& base, const std::string& relative);

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <map>
 
+#include "common/tool_version.hpp"
+
 // The schemas in schemas/, embedded at build time by cmake/embed.cmake.
 #define CUOPT_EMBEDDED_SCHEMAS(X)                                                                  \
     X("request", request_schema_json) X("request-v0", request_v0_schema_json)                      \
@@ -38,11 +40,9 @@ std::string type_name_of(const rapidjson::Value& v) {
     return "unknown";
 }
 
+// A value as it appears in a message: compact, cut at 80 characters.
 std::string compact(const rapidjson::Value& v) {
-    rapidjson::StringBuffer buf;
-    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-    v.Accept(w);
-    std::string s = buf.GetString();
+    const std::string s = to_compact_json(v);
     return s.size() > 80 ? s.substr(0, 77) + "..." : s;
 }
 
@@ -161,6 +161,27 @@ std::string to_pretty_json(const rapidjson::Value& value) {
     w.SetFormatOptions(rapidjson::kFormatSingleLineArray);
     value.Accept(w);
     return std::string(buf.GetString()) + "\n";
+}
+
+std::string to_compact_json(const rapidjson::Value& value) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    value.Accept(w);
+    return std::string(buf.GetString(), buf.GetSize());
+}
+
+rapidjson::Value json_text(std::string_view s, rapidjson::Document::AllocatorType& a) {
+    return rapidjson::Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+void add_document_header(rapidjson::Document& doc, const char* tool_name) {
+    auto& a = doc.GetAllocator();
+    doc.AddMember("schema_version", 1, a);
+    rapidjson::Value tool(rapidjson::kObjectType);
+    tool.AddMember("name", rapidjson::StringRef(tool_name), a);
+    tool.AddMember("version", rapidjson::StringRef(tool_version()), a);
+    tool.AddMember("commit", rapidjson::StringRef(tool_commit()), a);
+    doc.AddMember("tool", tool, a);
 }
 
 std::string pointer_to_field(std::string_view pointer) {

@@ -33,6 +33,16 @@ std::string json_scalar_text(const rapidjson::Value& v);
 /// Pretty-printed JSON with a trailing newline.
 std::string to_pretty_json(const rapidjson::Value& value);
 
+/// One line, no spaces: what goes over the wire and into messages.
+std::string to_compact_json(const rapidjson::Value& value);
+
+/// A JSON string holding a copy of `s` (embedded NULs kept).
+rapidjson::Value json_text(std::string_view s, rapidjson::Document::AllocatorType& a);
+
+/// The members every document the tools write opens with: "schema_version": 1 and
+/// "tool": {name, version, commit}.
+void add_document_header(rapidjson::Document& doc, const char* tool_name);
+
 /// Human form of a JSON pointer for messages: "/cases/0/args" -> "cases[0].args".
 std::string pointer_to_field(std::string_view pointer);
 

@@ -9,23 +9,16 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "common/dtype.hpp"
+#include "common/generator_spec.hpp"
 
 namespace cuopt {
 
-enum class generator_kind { uniform, normal, int_range, sequence, constant };
-
-/// A counter-based fill: element i of launch L is a pure function of (seed, L, i).
-struct generator_spec {
-    generator_kind kind = generator_kind::uniform;
-    double low = -1.0, high = 1.0;     // uniform, int_range (inclusive)
-    double mean = 0.0, stddev = 1.0;   // normal
-    double start = 0.0, step = 1.0;    // sequence: start + step * index (the same every launch)
-    double value = 1.0;                // constant
-    std::uint64_t seed = 0;
-};
+/// A scalar argument's value as the request gives it: an exact integer or a real number.
+using scalar_number = std::variant<std::int64_t, double>;
 
 struct kernel_arg {
     std::string name;
@@ -38,7 +31,8 @@ struct kernel_arg {
     std::optional<std::filesystem::path> output_file;
     std::optional<std::filesystem::path> input_dump_file;
     // scalar
-    std::vector<unsigned char> scalar_bytes;
+    scalar_number scalar = 0.0;              // as written in the request
+    std::vector<unsigned char> scalar_bytes;  // what the kernel receives (set by the reader)
 
     std::uint64_t bytes() const { return count * dtype_size(type); }
     bool has_input() const { return input_file || generator; }

@@ -248,7 +248,7 @@ case_outcome case_runner::run(const run_case& c) {
             save(regenerated.get(), *a.input_dump_file, "input_dump");
         }
     }
-    out.status = "ok";
+    out.status = case_run_status::ok;
     return out;
 }
 

@@ -12,6 +12,7 @@
 #include "harness/cuda_handles.hpp"
 #include "harness/device_info.hpp"
 #include "common/request.hpp"
+#include "common/response_status.hpp"
 #include "harness/sample_statistics.hpp"
 #include "harness/support_kernels.hpp"
 
@@ -29,7 +30,7 @@ struct output_record {
 
 struct case_outcome {
     std::string name;
-    std::string status = "skipped";  // ok | cuda_error | invalid_launch | skipped
+    case_run_status status = case_run_status::skipped;
     std::string error;
     bool measured = false;
     int warmup = 0, iterations = 0;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/exit_codes.hpp"
+#include "common/response_status.hpp"
 #include "harness/case_runner.hpp"
 #include "harness/device_info.hpp"
 #include "harness/nvrtc_compiler.hpp"
@@ -28,7 +29,7 @@ struct kernel_attributes {
 
 struct harness_report {
     exit_code code = exit_code::ok;
-    std::string status = "ok";  // ok | compile_error | invalid_request | cuda_error | no_driver | no_device | internal_error
+    response_status status = response_status::ok;
     std::string error;
     std::string mode = "run";   // run | compile_only
     std::filesystem::path request_file;
@@ -44,10 +45,10 @@ struct harness_report {
     std::vector<std::pair<std::string, double>> phases_ms;  // where the wall time went, in order
 
     /// Records a failure; the first failure decides status and exit code.
-    void fail(exit_code c, const std::string& status_name, const std::string& message) {
+    void fail(exit_code c, const std::string& message) {
         if (code != exit_code::ok) return;
         code = c;
-        status = status_name;
+        status = status_for(c);
         error = message;
     }
 };

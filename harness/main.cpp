@@ -8,14 +8,12 @@
 #include <iostream>
 
 #include "common/exit_codes.hpp"
+#include "common/tool_version.hpp"
 #include "common/file_io.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/harness_options.hpp"
 #include "harness/request_runner.hpp"
 
-#ifndef CUOPT_VERSION
-#define CUOPT_VERSION "0.0.0"
-#endif
 
 namespace {
 
@@ -37,7 +35,7 @@ void define_options(CLI::App& app, harness_options& o) {
     app.add_flag("--quiet", o.quiet, "No summary line on stderr");
     app.add_flag("--no-stream-hold", o.no_stream_hold,
                  "Queue timed launches without holding the stream (automatic under ncu, which serialises launches)");
-    app.set_version_flag("--version", CUOPT_VERSION);
+    app.set_version_flag("--version", cuopt::tool_version());
 }
 
 int print_device_info(const harness_options& o) {
@@ -66,12 +64,12 @@ int run(const harness_options& o) {
         std::cerr << "cuda-harness: cannot write the response: " << e.what() << "\n";
         return to_int(exit_code::internal_error);
     }
-    if (!report.error.empty()) std::cerr << "cuda-harness: " << report.status << ": " << report.error << "\n";
+    if (!report.error.empty()) std::cerr << "cuda-harness: " << cuopt::k_response_statuses.name(report.status) << ": " << report.error << "\n";
     if (!o.quiet) {
-        std::cerr << "cuda-harness: " << report.status << " (exit " << to_int(report.code) << ", "
+        std::cerr << "cuda-harness: " << cuopt::k_response_statuses.name(report.status) << " (exit " << to_int(report.code) << ", "
                   << exit_code_name(report.code) << "); response: " << response.string() << "\n";
         for (const auto& c : report.cases)
-            if (c.status == "ok" && c.measured)
+            if (c.status == cuopt::case_run_status::ok && c.measured)
                 std::fprintf(stderr, "  %-24s median %.6f ms over %d launches\n", c.name.c_str(), c.stats_ms.median,
                              c.iterations);
     }

@@ -30,11 +30,6 @@ struct field_context {
     }
 };
 
-std::string format_number(double v) {
-    if (std::floor(v) == v && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
-    return std::to_string(v);
-}
-
 fs::path resolve(const request& req, const std::string& relative, const field_context& ctx) {
     try {
         return resolve_inside(req.folder, relative);
@@ -43,41 +38,10 @@ fs::path resolve(const request& req, const std::string& relative, const field_co
     }
 }
 
-generator_spec read_generator(const Value& g, dtype type, const field_context& ctx) {
-    generator_spec spec;
-    const std::string kind = g["kind"].GetString();
-    spec.kind = kind == "uniform"    ? generator_kind::uniform
-                : kind == "normal"   ? generator_kind::normal
-                : kind == "sequence" ? generator_kind::sequence
-                : kind == "constant" ? generator_kind::constant
-                                     : generator_kind::int_range;
-    if (g.HasMember("low")) spec.low = g["low"].GetDouble();
-    if (g.HasMember("high")) spec.high = g["high"].GetDouble();
-    if (g.HasMember("mean")) spec.mean = g["mean"].GetDouble();
-    if (g.HasMember("stddev")) spec.stddev = g["stddev"].GetDouble();
-    if (g.HasMember("seed")) spec.seed = g["seed"].GetUint64();
-    if (g.HasMember("start")) spec.start = g["start"].GetDouble();
-    if (g.HasMember("step")) spec.step = g["step"].GetDouble();
-    if (g.HasMember("value")) spec.value = g["value"].GetDouble();
-    if ((spec.kind == generator_kind::uniform || spec.kind == generator_kind::normal) && !is_float(type))
-        ctx.at("kind").fail("'" + kind + "' fills floating-point buffers; for " +
-                            std::string(dtype_name(type)) + " use 'int_range', 'sequence' or 'constant'");
-    if (spec.kind == generator_kind::uniform && !(spec.low < spec.high))
-        ctx.fail("uniform needs low < high (got low " + format_number(spec.low) + ", high " +
-                 format_number(spec.high) + ")");
-    if (spec.kind == generator_kind::int_range) {
-        if (std::floor(spec.low) != spec.low || std::floor(spec.high) != spec.high || spec.low > spec.high)
-            ctx.fail("int_range needs integer low <= high (got low " + format_number(spec.low) +
-                     ", high " + format_number(spec.high) + ")");
-        if (!is_float(type)) {
-            try {
-                encode_scalar(type, spec.low);
-                encode_scalar(type, spec.high);
-            } catch (const std::invalid_argument& e) {
-                ctx.fail(std::string("range does not fit the buffer's dtype: ") + e.what());
-            }
-        }
-    }
+generator_spec read_checked_generator(const Value& g, dtype type, const field_context& ctx) {
+    const generator_spec spec = read_generator(g);
+    if (const auto problem = check_generator(spec, type))
+        (problem->field.empty() ? ctx : ctx.at(problem->field)).fail(problem->message);
     return spec;
 }
 
@@ -94,7 +58,9 @@ kernel_arg read_arg(const request& req, const Value& a, const field_context& ctx
                      "expected one or the other");
         const Value& v = a["value"];
         try {
-            arg.scalar_bytes = encode_scalar(arg.type, v.IsBool() ? (v.GetBool() ? 1.0 : 0.0) : v.GetDouble());
+            const double number = v.IsBool() ? (v.GetBool() ? 1.0 : 0.0) : v.GetDouble();
+            arg.scalar = v.IsInt64() ? scalar_number(v.GetInt64()) : scalar_number(number);
+            arg.scalar_bytes = encode_scalar(arg.type, number);
         } catch (const std::invalid_argument& e) {
             ctx.at("value").fail(e.what());
         }
@@ -120,7 +86,8 @@ kernel_arg read_arg(const request& req, const Value& a, const field_context& ctx
                                       std::to_string(dtype_size(arg.type)) + " bytes) needs " +
                                       std::to_string(arg.bytes()));
     }
-    if (a.HasMember("generator")) arg.generator = read_generator(a["generator"], arg.type, ctx.at("generator"));
+    if (a.HasMember("generator"))
+        arg.generator = read_checked_generator(a["generator"], arg.type, ctx.at("generator"));
     if (a.HasMember("output_file"))
         arg.output_file = resolve(req, a["output_file"].GetString(), ctx.at("output_file"));
     if (a.HasMember("input_dump_file")) {

@@ -35,9 +35,9 @@ std::optional<request> read_phase(const harness_options& o, harness_report& repo
         report.timing = req.timing;
         return req;
     } catch (const json_error& e) {
-        report.fail(exit_code::invalid_request, "invalid_request", e.what());
+        report.fail(exit_code::invalid_request, e.what());
     } catch (const fs::filesystem_error& e) {
-        report.fail(exit_code::invalid_request, "invalid_request", e.what());
+        report.fail(exit_code::invalid_request, e.what());
     }
     return std::nullopt;
 }
@@ -62,13 +62,13 @@ bool compile_phase(const request& req, const std::string& arch, const harness_op
     report.compile = compile_cached(req.kernel, arch, cache.get());
     const compile_result& c = *report.compile;
     if (c.entry_missing) {
-        report.fail(exit_code::invalid_request, "invalid_request",
+        report.fail(exit_code::invalid_request,
                     req.file.filename().string() + ": field kernel.entry: no __global__ function '" + req.kernel.entry +
                         "' in " + req.kernel.source_name);
         return false;
     }
     if (!c.ok) {
-        report.fail(exit_code::compile_error, "compile_error",
+        report.fail(exit_code::compile_error,
                     "NVRTC could not compile " + req.kernel.source_name + " for " + arch + " (see compile.log)");
         return false;
     }
@@ -97,14 +97,14 @@ bool check_cases_phase(const request& req, CUfunction kernel, harness_report& re
         out.name = c.name;
         out.measured = c.measure;
         if (problem.empty()) continue;
-        out.status = "invalid_launch";
+        out.status = case_run_status::invalid_launch;
         out.error = req.file.filename().string() + ": field cases[" + std::to_string(i) + "]." + problem;
-        report.fail(exit_code::invalid_request, "invalid_request", out.error);
+        report.fail(exit_code::invalid_request, out.error);
         all_ok = false;
     }
     if (!all_ok)
         for (auto& c : report.cases)
-            if (c.status == "skipped") c.error = "not run: the request was rejected";
+            if (c.status == case_run_status::skipped) c.error = "not run: the request was rejected";
     return all_ok;
 }
 
@@ -123,16 +123,16 @@ void run_cases_phase(const request& req, CUfunction kernel, bool hold_stream, ha
         try {
             slot = runner.run(req.cases[i]);
         } catch (const cuda_error& e) {
-            slot.status = "cuda_error";
+            slot.status = case_run_status::cuda_error;
             slot.error = e.what();
             if (!e.sticky()) {
-                report.fail(exit_code::case_failed, "cuda_error", "case '" + slot.name + "': " + e.what());
+                report.fail(exit_code::case_failed, "case '" + slot.name + "': " + e.what());
                 continue;
             }
-            report.fail(exit_code::context_lost, "cuda_error",
+            report.fail(exit_code::context_lost,
                         "case '" + slot.name + "' lost the CUDA context: " + e.what());
             for (std::size_t j = i + 1; j < req.cases.size(); ++j) {
-                report.cases[j].status = "skipped";
+                report.cases[j].status = case_run_status::skipped;
                 report.cases[j].error = "skipped: context lost";
             }
             return;
@@ -176,7 +176,7 @@ harness_report run_request(const harness_options& o) {
         lap("compile");
         if (!compiled || o.compile_only) return finish();
         if (!report.device) {
-            report.fail(device_code, device_code == exit_code::no_driver ? "no_driver" : "no_device", why);
+            report.fail(device_code, why);
             return finish();
         }
 
@@ -193,9 +193,9 @@ harness_report run_request(const harness_options& o) {
         run_cases_phase(*req, kernel, should_hold_stream(o), report);
         lap("run_cases");
     } catch (const cuda_error& e) {
-        report.fail(e.sticky() ? exit_code::context_lost : exit_code::case_failed, "cuda_error", e.what());
+        report.fail(e.sticky() ? exit_code::context_lost : exit_code::case_failed, e.what());
     } catch (const std::exception& e) {
-        report.fail(exit_code::internal_error, "internal_error", e.what());
+        report.fail(exit_code::internal_error, e.what());
     }
     return finish();
 }

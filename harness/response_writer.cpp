@@ -3,10 +3,6 @@
 #include "common/json_document.hpp"
 #include "harness/harness_report.hpp"
 
-#ifndef CUOPT_VERSION
-#define CUOPT_VERSION "0.0.0"
-#endif
-
 namespace cuopt {
 
 namespace {
@@ -14,16 +10,15 @@ namespace {
 using rapidjson::Value;
 using allocator = rapidjson::Document::AllocatorType;
 
-Value text(const std::string& s, allocator& a) { return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a); }
 
 Value device_json(const device_fingerprint& d, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("index", d.index, a);
-    v.AddMember("name", text(d.name, a), a);
-    v.AddMember("uuid", text(d.uuid, a), a);
-    v.AddMember("pci_bus_id", text(d.pci_bus_id, a), a);
-    v.AddMember("compute_capability", text(std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor), a), a);
-    v.AddMember("arch", text(d.arch(), a), a);
+    v.AddMember("name", json_text(d.name, a), a);
+    v.AddMember("uuid", json_text(d.uuid, a), a);
+    v.AddMember("pci_bus_id", json_text(d.pci_bus_id, a), a);
+    v.AddMember("compute_capability", json_text(std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor), a), a);
+    v.AddMember("arch", json_text(d.arch(), a), a);
     v.AddMember("sm_count", d.sm_count, a);
     v.AddMember("l2_bytes", static_cast<int64_t>(d.l2_bytes), a);
     v.AddMember("total_memory_bytes", static_cast<int64_t>(d.total_memory_bytes), a);
@@ -32,9 +27,9 @@ Value device_json(const device_fingerprint& d, allocator& a) {
     v.AddMember("sm_clock_max_khz", d.sm_clock_khz, a);
     v.AddMember("memory_clock_max_khz", d.memory_clock_khz, a);
     v.AddMember("memory_bus_width_bits", d.memory_bus_width_bits, a);
-    v.AddMember("driver_version", text(std::to_string(d.driver_version / 1000) + "." +
+    v.AddMember("driver_version", json_text(std::to_string(d.driver_version / 1000) + "." +
                                            std::to_string((d.driver_version % 1000) / 10), a), a);
-    v.AddMember("nvrtc_version", text(d.nvrtc_version, a), a);
+    v.AddMember("nvrtc_version", json_text(d.nvrtc_version, a), a);
     return v;
 }
 
@@ -42,17 +37,17 @@ Value compile_json(const harness_report& r, allocator& a) {
     const compile_result& c = *r.compile;
     Value v(rapidjson::kObjectType);
     v.AddMember("ok", c.ok, a);
-    v.AddMember("entry", text(r.entry, a), a);
-    v.AddMember("lowered_name", text(c.lowered_name, a), a);
-    v.AddMember("arch", text(c.arch, a), a);
-    v.AddMember("nvrtc_version", text(nvrtc_version_string(), a), a);
+    v.AddMember("entry", json_text(r.entry, a), a);
+    v.AddMember("lowered_name", json_text(c.lowered_name, a), a);
+    v.AddMember("arch", json_text(c.arch, a), a);
+    v.AddMember("nvrtc_version", json_text(nvrtc_version_string(), a), a);
     Value opts(rapidjson::kArrayType);
-    for (const auto& o : c.options) opts.PushBack(text(o, a), a);
+    for (const auto& o : c.options) opts.PushBack(json_text(o, a), a);
     v.AddMember("options", opts, a);
-    v.AddMember("log", text(c.log, a), a);
+    v.AddMember("log", json_text(c.log, a), a);
     v.AddMember("wall_ms", c.wall_ms, a);
     v.AddMember("cache_hit", c.cache_hit, a);
-    v.AddMember("cubin_sha256", c.ok ? text(c.cubin_sha256, a) : Value(), a);
+    v.AddMember("cubin_sha256", c.ok ? json_text(c.cubin_sha256, a) : Value(), a);
     Value res(rapidjson::kObjectType);
     const auto& p = c.ptxas;
     auto num = [&a](long long x) { return x < 0 ? Value() : Value(static_cast<int64_t>(x)); };
@@ -65,18 +60,18 @@ Value compile_json(const harness_report& r, allocator& a) {
     res.AddMember("stack_frame_bytes", num(p.stack_frame_bytes), a);
     res.AddMember("spill_store_bytes", num(p.spill_store_bytes), a);
     res.AddMember("spill_load_bytes", num(p.spill_load_bytes), a);
-    res.AddMember("source", text(r.attributes ? "driver" : "ptxas", a), a);
+    res.AddMember("source", json_text(r.attributes ? "driver" : "ptxas", a), a);
     v.AddMember("resources", res, a);
     return v;
 }
 
 Value case_json(const case_outcome& c, const harness_report& r, allocator& a) {
     Value v(rapidjson::kObjectType);
-    v.AddMember("name", text(c.name, a), a);
-    v.AddMember("status", text(c.status, a), a);
-    v.AddMember("error", c.error.empty() ? Value() : text(c.error, a), a);
+    v.AddMember("name", json_text(c.name, a), a);
+    v.AddMember("status", rapidjson::StringRef(k_case_run_statuses.name(c.status)), a);
+    v.AddMember("error", c.error.empty() ? Value() : json_text(c.error, a), a);
     v.AddMember("measured", c.measured, a);
-    if (c.status == "ok" && c.measured) {
+    if (c.status == case_run_status::ok && c.measured) {
         Value t(rapidjson::kObjectType);
         t.AddMember("warmup", c.warmup, a);
         t.AddMember("iterations", c.iterations, a);
@@ -98,12 +93,12 @@ Value case_json(const case_outcome& c, const harness_report& r, allocator& a) {
     Value outs(rapidjson::kArrayType);
     for (const auto& o : c.outputs) {
         Value ov(rapidjson::kObjectType);
-        ov.AddMember("arg", text(o.arg, a), a);
-        ov.AddMember("role", text(o.role, a), a);
-        ov.AddMember("file", text(o.file.lexically_relative(r.request_folder).generic_string(), a), a);
-        ov.AddMember("dtype", text(std::string(dtype_name(o.type)), a), a);
+        ov.AddMember("arg", json_text(o.arg, a), a);
+        ov.AddMember("role", json_text(o.role, a), a);
+        ov.AddMember("file", json_text(o.file.lexically_relative(r.request_folder).generic_string(), a), a);
+        ov.AddMember("dtype", json_text(std::string(dtype_name(o.type)), a), a);
         ov.AddMember("count", static_cast<uint64_t>(o.count), a);
-        ov.AddMember("sha256", text(o.sha256, a), a);
+        ov.AddMember("sha256", json_text(o.sha256, a), a);
         ov.AddMember("unwritten", static_cast<uint64_t>(o.unwritten), a);
         outs.PushBack(ov, a);
     }
@@ -122,18 +117,14 @@ std::string write_device_json(const device_fingerprint& device) {
 std::string write_response_json(const harness_report& r) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
-    doc.AddMember("schema_version", 1, a);
-    Value tool(rapidjson::kObjectType);
-    tool.AddMember("name", "cuda-harness", a);
-    tool.AddMember("version", CUOPT_VERSION, a);
-    doc.AddMember("tool", tool, a);
-    doc.AddMember("status", text(r.status, a), a);
+    add_document_header(doc, "cuda-harness");
+    doc.AddMember("status", rapidjson::StringRef(k_response_statuses.name(r.status)), a);
     doc.AddMember("exit_code", to_int(r.code), a);
-    doc.AddMember("exit_name", text(exit_code_name(r.code), a), a);
-    doc.AddMember("error", r.error.empty() ? Value() : text(r.error, a), a);
-    doc.AddMember("mode", text(r.mode, a), a);
-    doc.AddMember("request_file", text(r.request_file.filename().string(), a), a);
-    doc.AddMember("request_layout", text(r.upstream_layout ? "upstream-v0" : "native", a), a);
+    doc.AddMember("exit_name", json_text(exit_code_name(r.code), a), a);
+    doc.AddMember("error", r.error.empty() ? Value() : json_text(r.error, a), a);
+    doc.AddMember("mode", json_text(r.mode, a), a);
+    doc.AddMember("request_file", json_text(r.request_file.filename().string(), a), a);
+    doc.AddMember("request_layout", json_text(r.upstream_layout ? "upstream-v0" : "native", a), a);
     doc.AddMember("device", r.device ? device_json(*r.device, a) : Value(), a);
     doc.AddMember("compile", r.compile ? compile_json(r, a) : Value(), a);
     if (r.timing) {
@@ -151,7 +142,7 @@ std::string write_response_json(const harness_report& r) {
     doc.AddMember("cases", cases, a);
     doc.AddMember("wall_ms", r.wall_ms, a);
     Value phases(rapidjson::kObjectType);
-    for (const auto& [name, ms] : r.phases_ms) phases.AddMember(text(name, a), Value(ms), a);
+    for (const auto& [name, ms] : r.phases_ms) phases.AddMember(json_text(name, a), Value(ms), a);
     doc.AddMember("phases_ms", phases, a);
     return to_pretty_json(doc);
 }

@@ -9,11 +9,10 @@
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/tool_version.hpp"
 #include "orchestrator/commands/commands.hpp"
+#include "orchestrator/model/llm_protocol.hpp"
 
-#ifndef CUOPT_VERSION
-#define CUOPT_VERSION "0.0.0"
-#endif
 
 namespace {
 
@@ -23,7 +22,8 @@ using cuopt::optimizer_options;
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_signal(int) { g_interrupted = true; }
 
-// Options shared by optimize and check, each defined once with its help.
+// Options shared by optimize and check, each defined once with its help; the defaults
+// shown are the struct's own (optimizer_options and the structs it holds).
 void define_run_options(CLI::App* app, optimizer_options& o) {
     app->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one given wins
     app->add_option("--description", o.description, "What the kernel computes (recorded; shown to a model)");
@@ -31,33 +31,57 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--reference", o.reference, "Reviewed reference kernel (.cu): its outputs are the oracle");
     app->add_option("--initial-kernel", o.initial_kernel, "Iteration 0 (.cu); must pass every case");
     app->add_option("--input-cases", o.input_cases, "The manifest, input_cases.json");
-    app->add_option("--max-iterations", o.max_iterations, "Proposer iterations after the initial kernel (default 7)")
+    app->add_option("--max-iterations", o.search.max_iterations, "Proposer iterations after the initial kernel")
+        ->capture_default_str()
         ->check(CLI::Range(0, 10000));
-    app->add_option("--proposer", o.proposer, "auto | llm | autotune | files (auto: the model when a key or base URL is configured)")
+    app->add_option("--proposer", o.proposer,
+                    "auto | llm | autotune | files (auto: the model when a key or base URL is configured)")
+        ->capture_default_str()
         ->check(CLI::IsMember({"auto", "llm", "autotune", "files"}));
     app->add_option("--provider", o.provider, "openai (and compatible servers) | anthropic")
+        ->capture_default_str()
         ->check(CLI::IsMember({"openai", "anthropic"}));
-    app->add_option("--model", o.model, "Model name (default gpt-5-mini, or claude-sonnet-4-5 for anthropic)");
-    app->add_option("--reasoning-effort", o.reasoning_effort, "OpenAI reasoning effort (default medium; none to omit)");
-    app->add_option("--base-url", o.base_url, "API base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (also $OPENAI_BASE_URL)");
+    app->add_option("--model", o.model,
+                    std::string("Model name (default ") + cuopt::default_model(cuopt::llm_provider::openai) + ", or " +
+                        cuopt::default_model(cuopt::llm_provider::anthropic) + " for anthropic)");
+    app->add_option("--reasoning-effort", o.reasoning_effort, "OpenAI reasoning effort (none to omit)")
+        ->capture_default_str();
+    app->add_option("--base-url", o.base_url,
+                    "API base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (also $OPENAI_BASE_URL)");
     app->add_option("--temperature", o.temperature, "Sampling temperature, for models that accept one");
-    app->add_option("--max-model-calls", o.max_model_calls, "Model calls per run before budget_exhausted (default 200)")
+    app->add_option("--max-model-calls", o.max_model_calls, "Model calls per run before budget_exhausted")
+        ->capture_default_str()
         ->check(CLI::Range(1, 1000000));
-    app->add_option("--max-tokens-total", o.max_tokens_total, "Tokens per run before budget_exhausted (default 5000000)")
+    app->add_option("--max-tokens-total", o.max_tokens_total, "Tokens per run before budget_exhausted")
+        ->capture_default_str()
         ->check(CLI::Range(1LL, 1000000000000LL));
     app->add_flag("--use-nsight", o.use_nsight, "Offer the model a profile tool (ncu on the current best)");
+    app->add_option("--profile-timeout", o.profile_timeout_s, "Wall-clock limit per ncu profile, seconds")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     app->add_option("--candidates", o.candidates, "Folder of .cu candidates for --proposer files");
-    app->add_option("--results-dir", o.results_dir, "Where run-NNN folders go (default results)");
-    app->add_option("--device", o.device, "GPU index (default 0)")->check(CLI::NonNegativeNumber);
+    app->add_option("--results-dir", o.results_dir, "Where run-NNN folders go")->capture_default_str();
+    app->add_option("--device", o.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
     app->add_option("--harness", o.harness, "cuda-harness binary (default: beside cuda-optimizer)");
-    app->add_option("--timeout", o.timeout_s, "Wall-clock limit per harness run, seconds (default 60)")->check(CLI::PositiveNumber);
-    app->add_option("--seed", o.seed, "Autotune sampling seed (default 1)");
-    app->add_option("--batch", o.batch, "Autotune configurations per iteration (default 8)")->check(CLI::Range(1, 1000));
-    app->add_option("--min-gain", o.min_gain, "A new best must be faster by more than this fraction (default 0.01)")
+    app->add_option("--timeout", o.timeout_s, "Wall-clock limit per harness run, seconds")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app->add_option("--seed", o.seed, "Autotune sampling seed")->capture_default_str();
+    app->add_option("--batch", o.batch, "Autotune configurations per iteration")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+    app->add_option("--min-gain", o.search.min_gain, "A new best must be faster by more than this fraction")
+        ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));
-    app->add_option("--max-repairs", o.max_repairs, "Compile-error repairs per iteration (default 2)")->check(CLI::Range(0, 100));
-    app->add_option("--warmup", o.warmup, "Warm-up launches per measured case (default 10)")->check(CLI::Range(0, 100000));
-    app->add_option("--iterations", o.iterations, "Timed launches per measured case (default 100)")->check(CLI::Range(1, 100000));
+    app->add_option("--max-repairs", o.search.max_repairs, "Compile-error repairs per iteration")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100));
+    app->add_option("--warmup", o.timing.warmup, "Warm-up launches per measured case")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
+    app->add_option("--iterations", o.timing.iterations, "Timed launches per measured case")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
     app->add_option("--config", o.config, "JSON file with the same keys (paths relative to it); flags win");
 }
 
@@ -104,7 +128,7 @@ void apply_config(CLI::App* app, optimizer_options& o) {
 int main(int argc, char** argv) {
     CLI::App app{"cuda-optimizer: makes CUDA kernels faster, with evidence"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", CUOPT_VERSION);
+    app.set_version_flag("--version", cuopt::tool_version());
     optimizer_options options;
     bool quiet = false, json = false;
     CLI::App* optimize = app.add_subcommand("optimize", "Run the gated search and write a run folder");
@@ -113,12 +137,13 @@ int main(int argc, char** argv) {
     optimize->add_flag("--json", json, "Print summary.json on stdout at the end");
     CLI::App* check = app.add_subcommand("check", "Preflight: toolkit, driver, device, harness, manifest");
     define_run_options(check, options);
-    std::string replay_request, replay_harness;
-    double replay_timeout = 60;
+    std::string replay_request;
     CLI::App* replay = app.add_subcommand("replay", "Re-run a run's best-case-N.json and compare with its oracle");
     replay->add_option("request", replay_request, "A best-case-N.json inside a run folder")->required();
-    replay->add_option("--harness", replay_harness, "cuda-harness binary (default: beside cuda-optimizer)");
-    replay->add_option("--timeout", replay_timeout, "Wall-clock limit, seconds (default 60)")->check(CLI::PositiveNumber);
+    replay->add_option("--harness", options.harness, "cuda-harness binary (default: beside cuda-optimizer)");
+    replay->add_option("--timeout", options.timeout_s, "Wall-clock limit, seconds")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     try {
         app.parse(argc, argv);
         apply_config(optimize->parsed() ? optimize : check, options);
@@ -136,8 +161,7 @@ int main(int argc, char** argv) {
     if (options.harness.empty()) options.harness = cuopt::default_harness_path();
     try {
         if (replay->parsed())
-            return cuopt::run_replay(replay_request, replay_harness.empty() ? cuopt::default_harness_path() : replay_harness,
-                                     replay_timeout);
+            return cuopt::run_replay(replay_request, options.harness, options.timeout_s);
         if (check->parsed()) return cuopt::run_check(options);
         std::signal(SIGINT, on_signal);
         std::signal(SIGTERM, on_signal);

@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     try {
         req = read_request(argv[1]);
     } catch (const std::exception& e) {
-        report.fail(exit_code::invalid_request, "invalid_request", e.what());
+        report.fail(exit_code::invalid_request, e.what());
         return finish();
     }
     report.entry = req.kernel.entry;
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     c.ptxas.spill_store_bytes = 0;
     report.compile = c;
     if (!c.ok) {
-        report.fail(exit_code::compile_error, "compile_error", "NVRTC could not compile " + req.kernel.source_name);
+        report.fail(exit_code::compile_error, "NVRTC could not compile " + req.kernel.source_name);
         return finish();
     }
     if (compile_only) {
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
     if (src.find("FAKE_HANG") != std::string::npos)
         for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     if (req.kernel.entry != "matmul_f32") {
-        report.fail(exit_code::invalid_request, "invalid_request", "fake-harness runs only matmul_f32");
+        report.fail(exit_code::invalid_request, "fake-harness runs only matmul_f32");
         return finish();
     }
     double define_factor = 1.0;
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
         out.name = rc.name;
         out.measured = rc.measure;
         if (src.find("FAKE_ILLEGAL_ADDRESS") != std::string::npos) {
-            out.status = "cuda_error";
+            out.status = case_run_status::cuda_error;
             out.error = "cuStreamSynchronize(stream) failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)";
             report.cases.push_back(out);
             for (std::size_t j = ci + 1; j < req.cases.size(); ++j) {
@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
                 skipped.error = "skipped: context lost";
                 report.cases.push_back(skipped);
             }
-            report.fail(exit_code::context_lost, "cuda_error", "case '" + rc.name + "' lost the CUDA context");
+            report.fail(exit_code::context_lost, "case '" + rc.name + "' lost the CUDA context");
             return finish();
         }
         const std::uint64_t launch =
@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
             out.samples_ms.assign(static_cast<std::size_t>(req.timing.iterations), ms);
             out.stats_ms = summarize(out.samples_ms);
         }
-        out.status = "ok";
+        out.status = case_run_status::ok;
         report.cases.push_back(out);
     }
     return finish();

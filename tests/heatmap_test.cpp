@@ -13,10 +13,10 @@ TEST_CASE("heatmap rows carry the latency ratio to the initial kernel and reject
     m.cases[0].kind = case_kind::correctness;
     m.cases[1].name = "perf";
     search_outcome o;
-    auto attempt = [](int it, const std::string& verdict, std::optional<double> ms) {
+    auto attempt = [](int it, verdict v, std::optional<double> ms) {
         attempt_result r;
         r.iteration = it;
-        r.verdict = verdict;
+        r.verdict = v;
         r.cand.label = "k" + std::to_string(it);
         case_evaluation ce;
         ce.name = "perf";
@@ -24,7 +24,8 @@ TEST_CASE("heatmap rows carry the latency ratio to the initial kernel and reject
         r.cases.push_back(ce);
         return r;
     };
-    o.history = {attempt(0, "valid", 2.0), attempt(1, "valid", 1.0), attempt(2, "wrong_output", std::nullopt)};
+    o.history = {attempt(0, verdict::valid, 2.0), attempt(1, verdict::valid, 1.0),
+                 attempt(2, verdict::wrong_output, std::nullopt)};
     o.initial = 0;
     o.best = 1;
     const heatmap_data d = make_heatmap_data(o, m);

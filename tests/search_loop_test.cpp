@@ -16,7 +16,7 @@ public:
     std::vector<candidate> propose(const search_state& s) override {
         if (s.iteration > 1) return {};
         candidate c = s.initial;
-        c.proposer = "files";
+        c.proposer = proposer_kind::files;
         c.label = "broken";
         c.source += "\n// FAKE_COMPILE_ERROR\n";
         return {c};
@@ -49,11 +49,11 @@ struct loop_fixture {
     loop_fixture() {
         initial.source = test::read_text(std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/initial.cu");
         initial.entry = "matmul_f32";
-        initial.proposer = "initial";
+        initial.proposer = proposer_kind::initial;
         initial.label = "initial";
         const attempt_evaluator ref(m, settings(), *runner);
         const attempt_result r = ref.evaluate(initial, dir / "reference", nullptr);
-        REQUIRE(r.verdict == "valid");
+        REQUIRE(r.verdict == verdict::valid);
         for (const auto& ce : r.cases)
             for (const auto& oc : ce.outputs) oracle[{ce.name, oc.arg}] = oc.file;
     }
@@ -78,14 +78,14 @@ TEST_CASE("a compile error is repaired within its iteration and the repair is re
     repairing_proposer p(1);  // the first repair still fails, the second compiles
     const search_outcome o = f.run(p, 2);
     REQUIRE(o.history.size() == 4);
-    CHECK(o.history[1].verdict == "compile_error");
-    CHECK(o.history[2].verdict == "compile_error");
+    CHECK(o.history[1].verdict == verdict::compile_error);
+    CHECK(o.history[2].verdict == verdict::compile_error);
     CHECK(o.history[2].repair_of == 0);
-    CHECK(o.history[3].verdict == "valid");
+    CHECK(o.history[3].verdict == verdict::valid);
     CHECK(o.history[3].repair_of == 1);
     CHECK(o.history[3].iteration == 1);
     CHECK(o.history[3].became_best);
-    CHECK(o.stop_reason == "proposer_exhausted");
+    CHECK(o.stop == stop_reason::proposer_exhausted);
 }
 
 TEST_CASE("repairs stop at the per-iteration bound") {
@@ -94,6 +94,6 @@ TEST_CASE("repairs stop at the per-iteration bound") {
     const search_outcome o = f.run(p, 2);
     CHECK(p.calls == 2);
     REQUIRE(o.history.size() == 4);
-    CHECK(o.history.back().verdict == "compile_error");
+    CHECK(o.history.back().verdict == verdict::compile_error);
     CHECK_FALSE(o.best != o.initial);
 }

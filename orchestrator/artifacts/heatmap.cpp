@@ -109,7 +109,7 @@ heatmap_data make_heatmap_data(const search_outcome& o, const manifest& m) {
     for (std::size_t i = 0; i < o.history.size(); ++i) {
         const attempt_result& r = o.history[i];
         d.row_labels.push_back(std::to_string(r.iteration) + "." + std::to_string(r.attempt) + " " + r.cand.label);
-        d.rejected.push_back(r.verdict == "valid" ? "" : r.verdict);
+        d.rejected.push_back(r.verdict == verdict::valid ? "" : to_string(r.verdict));
         d.best.push_back(o.best && *o.best == i);
         std::vector<double> row;
         for (const auto& col : d.columns) row.push_back(median(i, col) / median(o.initial, col));

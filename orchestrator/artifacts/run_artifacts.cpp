@@ -8,17 +8,13 @@
 #include <cstring>
 #include <cstdio>
 #include <ctime>
+#include <variant>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
-
-#ifndef CUOPT_VERSION
-#define CUOPT_VERSION "0.0.0"
-#endif
-#ifndef CUOPT_GIT_COMMIT
-#define CUOPT_GIT_COMMIT "unknown"
-#endif
+#include "orchestrator/contract/request_writer.hpp"
+#include "orchestrator/evaluation/compile_log.hpp"
 
 namespace cuopt {
 
@@ -28,50 +24,37 @@ using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
-Value text(const std::string& s, allocator& a) { return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a); }
+Value setting_json(std::int64_t v, allocator&) { return Value(v); }
+Value setting_json(double v, allocator&) { return Value(v); }
+Value setting_json(const std::string& v, allocator& a) { return json_text(v, a); }
 Value number(const std::optional<double>& v) { return v ? Value(*v) : Value(); }
 Value integer(const std::optional<int>& v) { return v ? Value(*v) : Value(); }
-
-// Keeps the error lines of a long compile log and its end, within a budget.
-std::string trimmed_log(const std::string& log, std::size_t budget = 6000) {
-    if (log.size() <= budget) return log;
-    std::string errors;
-    std::size_t start = 0;
-    while (start < log.size() && errors.size() < budget / 2) {
-        std::size_t end = log.find('\n', start);
-        if (end == std::string::npos) end = log.size();
-        const std::string line = log.substr(start, end - start);
-        if (line.find("error") != std::string::npos) errors += line + "\n";
-        start = end + 1;
-    }
-    return errors + "[... " + std::to_string(log.size()) + " bytes in all; end of log:]\n" + log.substr(log.size() - budget / 2);
-}
 
 Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("iteration", r.iteration, a);
     v.AddMember("attempt", r.attempt, a);
-    v.AddMember("proposer", text(r.cand.proposer, a), a);
-    v.AddMember("label", text(r.cand.label, a), a);
-    v.AddMember("rationale", text(r.cand.rationale, a), a);
+    v.AddMember("proposer", rapidjson::StringRef(to_string(r.cand.proposer)), a);
+    v.AddMember("label", json_text(r.cand.label, a), a);
+    v.AddMember("rationale", json_text(r.cand.rationale, a), a);
     v.AddMember("parent_iteration", r.cand.parent_iteration ? Value(*r.cand.parent_iteration) : Value(), a);
     v.AddMember("repair_of", r.repair_of >= 0 ? Value(r.repair_of) : Value(), a);
     Value cand(rapidjson::kObjectType);
-    cand.AddMember("entry", text(r.cand.entry, a), a);
-    cand.AddMember("source_file", text((r.folder / "kernel.cu").lexically_relative(run).generic_string(), a), a);
-    cand.AddMember("source_sha256", text(sha256_hex(r.cand.source), a), a);
+    cand.AddMember("entry", json_text(r.cand.entry, a), a);
+    cand.AddMember("source_file", json_text((r.folder / "kernel.cu").lexically_relative(run).generic_string(), a), a);
+    cand.AddMember("source_sha256", json_text(sha256_hex(r.cand.source), a), a);
     Value defines(rapidjson::kObjectType);
-    for (const auto& [k, val] : r.cand.defines) defines.AddMember(text(k, a), text(val, a), a);
+    for (const auto& [k, val] : r.cand.defines) defines.AddMember(json_text(k, a), json_text(val, a), a);
     cand.AddMember("defines", defines, a);
     Value tunables(rapidjson::kObjectType);
-    for (const auto& [k, val] : r.cand.tunables) tunables.AddMember(text(k, a), Value(static_cast<int64_t>(val)), a);
+    for (const auto& [k, val] : r.cand.tunables) tunables.AddMember(json_text(k, a), Value(static_cast<int64_t>(val)), a);
     cand.AddMember("tunables", tunables, a);
     Value opts(rapidjson::kArrayType);
-    for (const auto& o : r.cand.compile_options) opts.PushBack(text(o, a), a);
+    for (const auto& o : r.cand.compile_options) opts.PushBack(json_text(o, a), a);
     cand.AddMember("compile_options", opts, a);
     v.AddMember("candidate", cand, a);
-    v.AddMember("verdict", text(r.verdict, a), a);
-    v.AddMember("reason", text(r.reason, a), a);
+    v.AddMember("verdict", rapidjson::StringRef(to_string(r.verdict)), a);
+    v.AddMember("reason", json_text(r.reason, a), a);
     v.AddMember("became_best", r.became_best, a);
     v.AddMember("geomean_ms", number(r.geomean_ms), a);
     v.AddMember("speedup_vs_initial", number(r.speedup_vs_initial), a);
@@ -83,21 +66,21 @@ Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
     comp.AddMember("static_shared_bytes", integer(r.compile.static_shared_bytes), a);
     comp.AddMember("local_bytes", integer(r.compile.local_bytes), a);
     comp.AddMember("spill_store_bytes", integer(r.compile.spill_store_bytes), a);
-    comp.AddMember("log", text(trimmed_log(r.compile.log), a), a);
+    comp.AddMember("log", json_text(trim_compile_log(r.compile.log, 6000), a), a);
     v.AddMember("compile", comp, a);
     Value h(rapidjson::kObjectType);
     h.AddMember("exit_code", r.harness_exit_code, a);
     h.AddMember("signal", r.harness_signal, a);
     h.AddMember("wall_ms", r.harness_wall_ms, a);
-    h.AddMember("stderr_tail", text(r.harness_stderr, a), a);
+    h.AddMember("stderr_tail", json_text(r.harness_stderr, a), a);
     v.AddMember("harness", h, a);
     Value cases(rapidjson::kArrayType);
     for (const case_evaluation& ce : r.cases) {
         Value c(rapidjson::kObjectType);
-        c.AddMember("name", text(ce.name, a), a);
-        c.AddMember("kind", text(ce.kind == case_kind::performance ? "performance" : "correctness", a), a);
-        c.AddMember("status", text(ce.status, a), a);
-        c.AddMember("reason", text(ce.reason, a), a);
+        c.AddMember("name", json_text(ce.name, a), a);
+        c.AddMember("kind", json_text(ce.kind == case_kind::performance ? "performance" : "correctness", a), a);
+        c.AddMember("status", rapidjson::StringRef(to_string(ce.status)), a);
+        c.AddMember("reason", json_text(ce.reason, a), a);
         c.AddMember("median_ms", number(ce.median_ms), a);
         c.AddMember("mean_ms", number(ce.mean_ms), a);
         c.AddMember("min_ms", number(ce.min_ms), a);
@@ -106,8 +89,8 @@ Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
         Value outs(rapidjson::kArrayType);
         for (const output_check& oc : ce.outputs) {
             Value o(rapidjson::kObjectType);
-            o.AddMember("arg", text(oc.arg, a), a);
-            o.AddMember("file", text(oc.file.lexically_relative(run).generic_string(), a), a);
+            o.AddMember("arg", json_text(oc.arg, a), a);
+            o.AddMember("file", json_text(oc.file.lexically_relative(run).generic_string(), a), a);
             o.AddMember("unwritten", static_cast<uint64_t>(oc.unwritten), a);
             if (oc.validation) {
                 const validation_result& vr = *oc.validation;
@@ -135,8 +118,8 @@ Value attempt_ref(const search_outcome& o, std::optional<std::size_t> index, all
     Value v(rapidjson::kObjectType);
     v.AddMember("iteration", r.iteration, a);
     v.AddMember("attempt", r.attempt, a);
-    v.AddMember("label", text(r.cand.label, a), a);
-    v.AddMember("proposer", text(r.cand.proposer, a), a);
+    v.AddMember("label", json_text(r.cand.label, a), a);
+    v.AddMember("proposer", rapidjson::StringRef(to_string(r.cand.proposer)), a);
     v.AddMember("geomean_ms", number(r.geomean_ms), a);
     v.AddMember("speedup_vs_initial", number(r.speedup_vs_initial ? r.speedup_vs_initial : std::optional<double>(1.0)), a);
     return v;
@@ -175,7 +158,7 @@ std::string history_json(const search_outcome& o, const fs::path& run) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("schema_version", 1, a);
-    doc.AddMember("run", text(run.filename().string(), a), a);
+    doc.AddMember("run", json_text(run.filename().string(), a), a);
     Value attempts(rapidjson::kArrayType);
     for (const auto& r : o.history) attempts.PushBack(attempt_json(r, run, a), a);
     doc.AddMember("attempts", attempts, a);
@@ -187,8 +170,8 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("schema_version", 1, a);
-    doc.AddMember("stop_reason", text(o.stop_reason, a), a);
-    doc.AddMember("error", o.error.empty() ? Value() : text(o.error, a), a);
+    doc.AddMember("stop_reason", rapidjson::StringRef(to_string(o.stop)), a);
+    doc.AddMember("error", o.error.empty() ? Value() : json_text(o.error, a), a);
     doc.AddMember("initial", attempt_ref(o, o.initial, a), a);
     doc.AddMember("best", attempt_ref(o, o.best, a), a);
     doc.AddMember("best_source", o.best ? Value("best.cu") : Value(), a);
@@ -197,23 +180,23 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
         const manifest_case& mc = m.cases[i];
         Value c(rapidjson::kObjectType);
         c.AddMember("index", static_cast<uint64_t>(i), a);
-        c.AddMember("name", text(mc.name, a), a);
-        c.AddMember("kind", text(mc.kind == case_kind::performance ? "performance" : "correctness", a), a);
+        c.AddMember("name", json_text(mc.name, a), a);
+        c.AddMember("kind", json_text(mc.kind == case_kind::performance ? "performance" : "correctness", a), a);
         const auto initial_ms = o.median_ms(o.initial, mc.name), best_ms = o.median_ms(o.best, mc.name);
         c.AddMember("initial_median_ms", number(initial_ms), a);
         c.AddMember("best_median_ms", number(best_ms), a);
         c.AddMember("speedup", initial_ms && best_ms ? Value(*initial_ms / *best_ms) : Value(), a);
-        c.AddMember("replay_request", o.best ? text("best-case-" + std::to_string(i) + ".json", a) : Value(), a);
+        c.AddMember("replay_request", o.best ? json_text("best-case-" + std::to_string(i) + ".json", a) : Value(), a);
         Value outs(rapidjson::kArrayType);
         for (const manifest_arg& ma : m.args) {
             if (!ma.has_output()) continue;
             Value ov(rapidjson::kObjectType);
-            ov.AddMember("arg", text(ma.name, a), a);
-            ov.AddMember("dtype", text(std::string(dtype_name(ma.type)), a), a);
+            ov.AddMember("arg", json_text(ma.name, a), a);
+            ov.AddMember("dtype", json_text(std::string(dtype_name(ma.type)), a), a);
             ov.AddMember("atol", ma.tol.atol, a);
             ov.AddMember("rtol", ma.tol.rtol, a);
             const auto it = oracle.find({mc.name, ma.name});
-            ov.AddMember("oracle", it == oracle.end() ? Value() : text(it->second.lexically_relative(run).generic_string(), a), a);
+            ov.AddMember("oracle", it == oracle.end() ? Value() : json_text(it->second.lexically_relative(run).generic_string(), a), a);
             outs.PushBack(ov, a);
         }
         c.AddMember("outputs", outs, a);
@@ -224,13 +207,13 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     std::map<std::string, int> rejected;
     int valid = 0;
     for (const auto& r : o.history) {
-        if (r.verdict == "valid") ++valid;
-        else ++rejected[r.verdict];
+        if (r.verdict == verdict::valid) ++valid;
+        else ++rejected[to_string(r.verdict)];
     }
     counts.AddMember("attempts", static_cast<int>(o.history.size()), a);
     counts.AddMember("valid", valid, a);
     Value rej(rapidjson::kObjectType);
-    for (const auto& [k, n] : rejected) rej.AddMember(text(k, a), Value(n), a);
+    for (const auto& [k, n] : rejected) rej.AddMember(json_text(k, a), Value(n), a);
     counts.AddMember("rejected", rej, a);
     doc.AddMember("counts", counts, a);
     int iterations = 0;
@@ -245,27 +228,23 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
 std::string run_json(const run_info& info, const search_outcome& o) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
-    doc.AddMember("schema_version", 1, a);
-    Value tool(rapidjson::kObjectType);
-    tool.AddMember("name", "cuda-optimizer", a);
-    tool.AddMember("version", CUOPT_VERSION, a);
-    tool.AddMember("commit", CUOPT_GIT_COMMIT, a);
-    doc.AddMember("tool", tool, a);
+    add_document_header(doc, "cuda-optimizer");
     Value cmd(rapidjson::kArrayType);
-    for (const auto& c : info.command_line) cmd.PushBack(text(c, a), a);
+    for (const auto& c : info.command_line) cmd.PushBack(json_text(c, a), a);
     doc.AddMember("command_line", cmd, a);
-    doc.AddMember("proposer", text(info.proposer, a), a);
+    doc.AddMember("proposer", rapidjson::StringRef(to_string(info.proposer)), a);
     Value settings(rapidjson::kObjectType);
-    for (const auto& [k, v] : info.settings) settings.AddMember(text(k, a), text(v, a), a);
+    for (const auto& [k, v] : info.settings)
+        settings.AddMember(json_text(k, a), std::visit([&a](const auto& x) { return setting_json(x, a); }, v), a);
     doc.AddMember("settings", settings, a);
     Value hashes(rapidjson::kObjectType);
-    for (const auto& [k, v] : info.sha256) hashes.AddMember(text(k, a), text(v, a), a);
+    for (const auto& [k, v] : info.sha256) hashes.AddMember(json_text(k, a), json_text(v, a), a);
     doc.AddMember("sha256", hashes, a);
     rapidjson::Document device;
     device.Parse(info.device_json.c_str());
     doc.AddMember("device", device.HasParseError() ? Value() : Value(device, a), a);
-    doc.AddMember("started", text(info.started_utc, a), a);
-    doc.AddMember("finished", info.finished_utc.empty() ? Value() : text(info.finished_utc, a), a);
+    doc.AddMember("started", json_text(info.started_utc, a), a);
+    doc.AddMember("finished", info.finished_utc.empty() ? Value() : json_text(info.finished_utc, a), a);
     doc.AddMember("wall_s", info.wall_s, a);
     double harness_s = 0, gpu_ms = 0;
     for (const auto& r : o.history) {
@@ -292,7 +271,8 @@ void write_best(const fs::path& run, const search_outcome& o, const manifest& m,
         paths.inputs_prefix = "inputs/";
         paths.outputs_prefix = "replay/";
         paths.only_case = m.cases[i].name;
-        write_file_atomic(run / ("best-case-" + std::to_string(i) + ".json"), evaluator.build_request(best, paths, false));
+        write_file_atomic(run / ("best-case-" + std::to_string(i) + ".json"),
+                          write_request_json(evaluator.make_request(best, paths, false)));
     }
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "orchestrator/search/search_loop.hpp"
@@ -19,14 +20,17 @@ std::filesystem::path create_run_folder(const std::filesystem::path& results_dir
 /// candidates/iter-NN/attempt-M inside a run folder.
 std::filesystem::path attempt_folder(const std::filesystem::path& run, int iteration, int attempt);
 
+/// A setting as run.json records it: a whole number, a real number or text.
+using setting_value = std::variant<std::int64_t, double, std::string>;
+
 struct run_info {
     std::vector<std::string> command_line;
-    std::string proposer;
+    proposer_kind proposer = proposer_kind::autotune;
     std::map<std::string, std::string> sha256;  // what went in: reference, initial, manifest, inputs, harness
     std::string device_json = "null";            // the harness's device block, as JSON
     std::string started_utc, finished_utc;
     double wall_s = 0;
-    std::map<std::string, std::string> settings;  // max_iterations, min_gain, timeout_s, seed, ...
+    std::map<std::string, setting_value> settings;  // max_iterations, min_gain, timeout_s, seed, ...
     int launches_per_measured_case = 111;         // 1 + warm-up + timed: for the GPU-busy estimate
     std::string model_json = "null";              // the model proposer's usage block, when one ran
 };

@@ -6,6 +6,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/commands/commands.hpp"
+#include "orchestrator/contract/response_reader.hpp"
 #include "orchestrator/evaluation/output_validator.hpp"
 #include "orchestrator/evaluation/runner_process.hpp"
 
@@ -45,8 +46,9 @@ int run_replay(const std::string& request_arg, const std::string& harness, doubl
                                          std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
     if (p.exit_code != 0)
         return fail(exit_code::replay_mismatch, "cuda-harness " + p.describe() + ": " + p.stderr_text.substr(0, 400));
-    const rapidjson::Document resp = parse_json(read_text_file(response), response.string());
-    const rapidjson::Value& rc = resp["cases"][0];
+    const harness_response resp = read_response(response);
+    if (resp.cases.empty()) return fail(exit_code::replay_mismatch, response.string() + ": no case came back");
+    const response_case& rc = resp.cases.front();
 
     bool match = true;
     std::cout << "replay of case '" << case_name << "' (" << name << ")\n";
@@ -66,8 +68,8 @@ int run_replay(const std::string& request_arg, const std::string& harness, doubl
         std::cout << "  " << arg << ": " << (v.passed ? "matches" : "MISMATCH") << " - " << v.summary() << "\n";
         match &= v.passed;
     }
-    if (rc["timing"].IsObject() && sc["best_median_ms"].IsNumber()) {
-        const double now = rc["timing"]["median_ms"].GetDouble(), then = sc["best_median_ms"].GetDouble();
+    if (rc.timing && sc["best_median_ms"].IsNumber()) {
+        const double now = rc.timing->median_ms, then = sc["best_median_ms"].GetDouble();
         std::printf("  latency: median %.6f ms now, %.6f ms recorded (%.3fx)\n", now, then, then / now);
     }
     std::cout << "verdict: " << (match ? "match" : "mismatch") << "\n";

@@ -8,9 +8,19 @@
 #include <string>
 #include <vector>
 
+#include "common/name_table.hpp"
 #include "orchestrator/contract/manifest.hpp"
 
 namespace cuopt {
+
+/// Who wrote a candidate.
+enum class proposer_kind { initial, reference, autotune, files, llm };
+
+inline constexpr auto k_proposer_kinds = make_name_table<proposer_kind>({
+    {proposer_kind::initial, "initial"}, {proposer_kind::reference, "reference"},
+    {proposer_kind::autotune, "autotune"}, {proposer_kind::files, "files"}, {proposer_kind::llm, "llm"}});
+
+inline const char* to_string(proposer_kind k) { return k_proposer_kinds.name(k); }
 
 struct candidate {
     std::string source;
@@ -22,7 +32,7 @@ struct candidate {
     std::map<std::string, std::int64_t> tunables;           // bound tunables (also passed as defines)
     std::string rationale;
     std::optional<int> parent_iteration;
-    std::string proposer;  // initial | reference | autotune | files | llm
+    proposer_kind proposer = proposer_kind::initial;
     std::string label;     // short name for tables: a file name, "TILE=32 BK=8", ...
     std::string rejected;  // set by a proposer that gave up on this iteration: recorded, never run
 };

@@ -50,26 +50,9 @@ input_init read_init(const Value& v, const fs::path& folder, dtype type, const c
         if (!fs::is_regular_file(*init.file)) ctx.fail(field + ".file", "no such file " + init.file->string());
         return init;
     }
-    generator_spec& g = init.generator;
-    g.kind = kind == "uniform" ? generator_kind::uniform
-             : kind == "normal" ? generator_kind::normal
-             : kind == "int_range" ? generator_kind::int_range
-             : kind == "sequence" ? generator_kind::sequence
-                                  : generator_kind::constant;
-    auto num = [&v](const char* key, double fallback) { return v.HasMember(key) ? v[key].GetDouble() : fallback; };
-    g.low = num("low", -1.0);
-    g.high = num("high", 1.0);
-    g.mean = num("mean", 0.0);
-    g.stddev = num("stddev", 1.0);
-    g.start = num("start", 0.0);
-    g.step = num("step", 1.0);
-    g.value = num("value", 1.0);
-    g.seed = v.HasMember("seed") ? v["seed"].GetUint64() : 0;
-    if ((g.kind == generator_kind::uniform || g.kind == generator_kind::normal) && !is_float(type))
-        ctx.fail(field + ".kind", "'" + kind + "' fills floating-point buffers; for " + std::string(dtype_name(type)) +
-                                      " use 'int_range', 'sequence' or 'constant'");
-    if (g.kind == generator_kind::uniform && !(g.low < g.high)) ctx.fail(field, "uniform needs low < high");
-    if (g.kind == generator_kind::int_range && !(g.low <= g.high)) ctx.fail(field, "int_range needs low <= high");
+    init.generator = read_generator(v);
+    if (const auto problem = check_generator(init.generator, type))
+        ctx.fail(problem->field.empty() ? field : field + "." + problem->field, problem->message);
     return init;
 }
 
@@ -154,6 +137,12 @@ expression_variables manifest::variables(const manifest_case& c, const std::map<
     expression_variables vars = c.params;
     for (const auto& [name, value] : t) vars[name] = value;
     return vars;
+}
+
+const manifest_arg* manifest::find_arg(const std::string& name) const {
+    for (const manifest_arg& a : args)
+        if (a.name == name) return &a;
+    return nullptr;
 }
 
 const input_init& manifest::init_for(const manifest_case& c, const manifest_arg& a) const {

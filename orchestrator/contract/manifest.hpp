@@ -77,6 +77,8 @@ struct manifest {
     /// Case parameters plus the given tunable values (tunables win on a name clash: never, checked).
     expression_variables variables(const manifest_case& c, const std::map<std::string, std::int64_t>& tunables) const;
     const input_init& init_for(const manifest_case& c, const manifest_arg& a) const;
+    /// The argument with this name, or nullptr.
+    const manifest_arg* find_arg(const std::string& name) const;
 };
 
 /// Reads and checks a manifest; throws json_error naming the file and field.

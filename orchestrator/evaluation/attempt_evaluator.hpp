@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "common/request.hpp"
+#include "orchestrator/contract/response_reader.hpp"
 #include "orchestrator/contract/candidate.hpp"
 #include "orchestrator/contract/manifest.hpp"
 #include "orchestrator/evaluation/output_validator.hpp"
 #include "orchestrator/evaluation/runner_process.hpp"
+#include "orchestrator/evaluation/verdict.hpp"
 
 namespace cuopt {
 
@@ -32,18 +34,10 @@ struct output_check {
 struct case_evaluation {
     std::string name;
     case_kind kind = case_kind::performance;
-    std::string status = "not_run";  // passed | failed | not_run
+    case_status status = case_status::not_run;
     std::string reason;
     std::optional<double> median_ms, mean_ms, min_ms, max_ms, stdev_ms;
     std::vector<output_check> outputs;
-};
-
-struct compile_summary {
-    bool ok = false;
-    bool cache_hit = false;
-    double wall_ms = 0;
-    std::string log;
-    std::optional<int> registers, static_shared_bytes, local_bytes, spill_store_bytes;
 };
 
 struct attempt_result {
@@ -51,9 +45,7 @@ struct attempt_result {
     int attempt = 0;
     candidate cand;
     std::filesystem::path folder;
-    /// valid | compile_error | invalid_request | cuda_error | crash | timeout | wrong_output |
-    /// unwritten_output | nan_output | harness_error
-    std::string verdict;
+    cuopt::verdict verdict = cuopt::verdict::harness_error;
     std::string reason;
     compile_summary compile;
     std::vector<case_evaluation> cases;
@@ -68,9 +60,12 @@ struct attempt_result {
     int repair_of = -1;  // attempt index this one repairs, or -1
 };
 
+/// How long one harness run may take before it is killed, unless the user says otherwise.
+inline constexpr double k_default_harness_timeout_s = 60;
+
 struct evaluator_settings {
-    std::string harness;                  // cuda-harness binary
-    std::chrono::milliseconds timeout{60000};
+    std::string harness;  // cuda-harness binary
+    std::chrono::milliseconds timeout{static_cast<long long>(k_default_harness_timeout_s * 1000)};
     int device = 0;
     timing_config timing;                 // fresh_inputs true by default for the search
     std::string cache_dir;                // "" = the harness's default
@@ -95,12 +90,21 @@ public:
         std::string outputs_prefix = "outputs/";
         std::optional<std::string> only_case;  // a replay request holds one case
     };
-    /// The harness request for a candidate (attempt folders and replay requests alike).
-    /// A reference request (reference == true) launches every case once, without timing, with
-    /// the inputs of the launch a candidate's outputs are checked from, and dumps them.
-    std::string build_request(const candidate& c, const request_paths& paths, bool reference) const;
+    /// The harness request for a candidate (attempt folders and replay requests alike), its
+    /// paths relative to the request's folder. A reference request (reference == true)
+    /// launches every case once, without timing, with the inputs of the launch a candidate's
+    /// outputs are checked from, and dumps them. Throws expression_error for a launch that
+    /// does not evaluate.
+    request make_request(const candidate& c, const request_paths& paths, bool reference) const;
 
 private:
+    run_case make_case(const candidate& c, const manifest_case& mc, const request_paths& paths, bool reference) const;
+    /// Runs the harness on folder/request.json and fills r's harness fields; nullopt (with
+    /// r's verdict and reason set) when there is no usable response.
+    std::optional<harness_response> run_harness(const std::filesystem::path& folder, attempt_result& r) const;
+    /// Every output of every case against the oracle; sets r's verdict.
+    void check_outputs(attempt_result& r, const oracle_files& oracle) const;
+
     const manifest& m_manifest;
     evaluator_settings m_settings;
     process_runner& m_runner;

@@ -65,7 +65,7 @@ void llm_client::record(const http_request& request, const exchange_result& resu
     auto str = [&a](const std::string& s) { return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a); };
     d.AddMember("schema_version", 1, a);
     d.AddMember("index", m_totals.calls, a);
-    d.AddMember("provider", Value(m_settings.provider == llm_provider::openai ? "openai" : "anthropic", a), a);
+    d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(m_settings.provider)), a);
     d.AddMember("model", str(m_settings.model), a);
     rapidjson::Document req;
     req.Parse(record_request(request, {m_key}).c_str());

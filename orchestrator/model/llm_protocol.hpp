@@ -10,15 +10,24 @@
 #include <string>
 #include <vector>
 
+#include "common/name_table.hpp"
 #include "orchestrator/model/http_client.hpp"
 
 namespace cuopt {
 
 enum class llm_provider { openai, anthropic };
 
+inline constexpr auto k_llm_providers =
+    make_name_table<llm_provider>({{llm_provider::openai, "openai"}, {llm_provider::anthropic, "anthropic"}});
+
+/// The model a provider gets when none is named: the one place these names live.
+constexpr const char* default_model(llm_provider p) {
+    return p == llm_provider::anthropic ? "claude-sonnet-4-5" : "gpt-5-mini";
+}
+
 struct llm_settings {
     llm_provider provider = llm_provider::openai;
-    std::string model = "gpt-5-mini";
+    std::string model = default_model(llm_provider::openai);
     std::string base_url;                   // "" = the provider's own
     std::string reasoning_effort = "medium";  // OpenAI reasoning models; "" to leave out
     std::optional<double> temperature;      // only where the model accepts it

@@ -129,7 +129,7 @@ private:
     }
     candidate make_candidate(const search_state& s, const std::vector<std::size_t>& p) const {
         candidate c = s.initial;
-        c.proposer = "autotune";
+        c.proposer = proposer_kind::autotune;
         c.parent_iteration = s.best ? std::optional<int>(s.history[*s.best].iteration) : std::nullopt;
         c.tunables.clear();
         std::string label;

@@ -26,7 +26,7 @@ public:
         if (m_next >= m_files.size()) return {};
         const fs::path file = m_files[m_next++];
         candidate c = s.initial;
-        c.proposer = "files";
+        c.proposer = proposer_kind::files;
         c.label = file.filename().string();
         c.source = read_text_file(file);
         c.rationale = "from " + file.filename().string();

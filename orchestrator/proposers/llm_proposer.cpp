@@ -6,6 +6,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "orchestrator/evaluation/compile_log.hpp"
 
 namespace cuopt {
 
@@ -25,15 +26,6 @@ const char* k_compile_schema = R"({"type": "object", "required": ["source"], "ad
 const char* k_profile_schema = R"({"type": "object", "required": ["case"], "additionalProperties": false,
   "properties": {"case": {"type": "string"}}})";
 
-std::string trim_keep_errors(const std::string& log, std::size_t budget) {
-    if (log.size() <= budget) return log;
-    std::string errors, line;
-    std::istringstream in(log);
-    while (std::getline(in, line) && errors.size() < budget / 2)
-        if (line.find("error") != std::string::npos) errors += line + "\n";
-    return errors + "[... trimmed; end of log:]\n" + log.substr(log.size() - budget / 2);
-}
-
 std::string fmt(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.4g", v);
@@ -45,7 +37,7 @@ std::string compile_report(const compile_summary& c, std::size_t budget) {
     if (c.registers) s += " registers " + std::to_string(*c.registers);
     if (c.static_shared_bytes) s += ", static shared " + std::to_string(*c.static_shared_bytes) + " B";
     if (c.spill_store_bytes) s += ", spill stores " + std::to_string(*c.spill_store_bytes) + " B";
-    if (!c.log.empty()) s += "\nlog:\n" + trim_keep_errors(c.log, budget);
+    if (!c.log.empty()) s += "\nlog:\n" + trim_compile_log(c.log, budget);
     return s;
 }
 
@@ -74,9 +66,9 @@ public:
             try {
                 reply = m_client.send(k_system, turns, m_tools);
             } catch (const llm_budget_exhausted& e) {
-                throw proposer_stop("budget_exhausted", e.what());
+                throw proposer_stop(stop_reason::budget_exhausted, e.what());
             } catch (const llm_api_error& e) {
-                throw proposer_stop("error", std::string("the model API failed: ") + e.what());
+                throw proposer_stop(stop_reason::error, std::string("the model API failed: ") + e.what());
             } catch (const model_protocol_error& e) {
                 if (++corrections > m_settings.max_corrections) return {rejected(s, std::string("unreadable reply: ") + e.what())};
                 turns.push_back({chat_turn::role::user, std::string("Your last reply could not be read (") + e.what() +
@@ -108,7 +100,7 @@ public:
 private:
     candidate rejected(const search_state& s, const std::string& why) const {
         candidate c = s.initial;
-        c.proposer = "llm";
+        c.proposer = proposer_kind::llm;
         c.label = "rejected submission";
         c.rejected = why;
         return c;
@@ -171,7 +163,7 @@ private:
 
     candidate candidate_from(const search_state& s, const rapidjson::Value& args) const {
         candidate c = s.best ? s.history[*s.best].cand : s.initial;
-        c.proposer = "llm";
+        c.proposer = proposer_kind::llm;
         c.source = args["source"].GetString();
         c.parent_iteration = s.best ? std::optional<int>(s.history[*s.best].iteration) : std::nullopt;
         c.label = "iteration " + std::to_string(s.iteration);
@@ -236,7 +228,7 @@ std::string describe_for_model(const search_state& s, const llm_proposer_setting
     std::string history;
     for (auto it = s.history.rbegin(); it != s.history.rend(); ++it) {
         std::string line = "- iteration " + std::to_string(it->iteration) + "." + std::to_string(it->attempt) + " " +
-                           it->cand.label + ": " + it->verdict;
+                           it->cand.label + ": " + to_string(it->verdict);
         if (it->speedup_vs_initial) line += ", " + fmt(*it->speedup_vs_initial) + "x vs initial";
         if (!it->reason.empty()) line += " (" + it->reason.substr(0, 300) + ")";
         if (history.size() + line.size() > settings.history_budget_chars) {

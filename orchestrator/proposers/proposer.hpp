@@ -13,6 +13,7 @@
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/contract/candidate.hpp"
 #include "orchestrator/contract/manifest.hpp"
+#include "orchestrator/search/stop_reason.hpp"
 
 namespace cuopt {
 
@@ -26,15 +27,14 @@ struct search_state {
 };
 
 /// Thrown by a proposer that cannot go on (its budget is spent, its API refused): the
-/// search stops with this reason ("budget_exhausted", "error") and message.
+/// search stops with this reason (budget_exhausted, error) and message.
 class proposer_stop : public std::runtime_error {
 public:
-    proposer_stop(std::string reason, const std::string& message)
-        : std::runtime_error(message), m_reason(std::move(reason)) {}
-    const std::string& reason() const { return m_reason; }
+    proposer_stop(stop_reason reason, const std::string& message) : std::runtime_error(message), m_reason(reason) {}
+    stop_reason reason() const { return m_reason; }
 
 private:
-    std::string m_reason;
+    stop_reason m_reason;
 };
 
 class proposer {

@@ -21,12 +21,12 @@ attempt_result search_loop::evaluate(const candidate& c, int iteration, int atte
     if (!c.rejected.empty()) {
         r.cand = c;
         r.folder = m_folders(iteration, attempt);
-        r.verdict = "invalid_submission";
+        r.verdict = verdict::invalid_submission;
         r.reason = c.rejected;
     } else if (!refused.empty()) {
         r.cand = c;
         r.folder = m_folders(iteration, attempt);
-        r.verdict = "invalid_request";
+        r.verdict = verdict::invalid_request;
         r.reason = refused;
     } else {
         r = m_evaluator.evaluate(c, m_folders(iteration, attempt), &oracle);
@@ -34,7 +34,7 @@ attempt_result search_loop::evaluate(const candidate& c, int iteration, int atte
     r.iteration = iteration;
     r.attempt = attempt;
     r.repair_of = repair_of;
-    if (r.verdict == "valid" && r.geomean_ms) {
+    if (r.verdict == verdict::valid && r.geomean_ms) {
         const std::optional<double> best_ms =
             out.best ? out.history[*out.best].geomean_ms : std::optional<double>();
         if (out.initial && out.history[*out.initial].geomean_ms)
@@ -53,15 +53,15 @@ attempt_result search_loop::evaluate(const candidate& c, int iteration, int atte
 search_outcome search_loop::run(const candidate& initial, const oracle_files& oracle) {
     search_outcome out;
     const attempt_result first = evaluate(initial, 0, 0, oracle, out);
-    if (first.verdict != "valid") {
-        out.stop_reason = "error";
-        out.error = "the initial kernel fails: " + first.verdict + (first.reason.empty() ? "" : ": " + first.reason);
+    if (first.verdict != verdict::valid) {
+        out.stop = stop_reason::error;
+        out.error = "the initial kernel fails: " + std::string(to_string(first.verdict)) + (first.reason.empty() ? "" : ": " + first.reason);
         if (m_on_attempt) m_on_attempt(out.history.back(), out);
         return out;
     }
     for (int iteration = 1; iteration <= m_settings.max_iterations; ++iteration) {
         if (m_interrupted && *m_interrupted) {
-            out.stop_reason = "interrupted";
+            out.stop = stop_reason::interrupted;
             return out;
         }
         const search_state state{m_manifest, initial, out.history, out.best, iteration};
@@ -69,25 +69,25 @@ search_outcome search_loop::run(const candidate& initial, const oracle_files& or
         try {
             batch = m_proposer.propose(state);
         } catch (const proposer_stop& stop) {
-            out.stop_reason = stop.reason();
+            out.stop = stop.reason();
             out.error = stop.what();
             return out;
         }
         if (batch.empty()) {
-            out.stop_reason = "proposer_exhausted";
+            out.stop = stop_reason::proposer_exhausted;
             return out;
         }
         int attempt = 0, repairs = 0;
         for (const candidate& c : batch) {
             if (m_interrupted && *m_interrupted) break;
             attempt_result r = evaluate(c, iteration, attempt++, oracle, out);
-            while (r.verdict == "compile_error" && repairs < m_settings.max_repairs) {
+            while (r.verdict == verdict::compile_error && repairs < m_settings.max_repairs) {
                 const search_state now{m_manifest, initial, out.history, out.best, iteration};
                 std::optional<candidate> fixed;
                 try {
                     fixed = m_proposer.repair(now, r);
                 } catch (const proposer_stop& stop) {
-                    out.stop_reason = stop.reason();
+                    out.stop = stop.reason();
                     out.error = stop.what();
                     return out;
                 }
@@ -97,7 +97,7 @@ search_outcome search_loop::run(const candidate& initial, const oracle_files& or
             }
         }
     }
-    out.stop_reason = m_interrupted && *m_interrupted ? "interrupted" : "max_iterations";
+    out.stop = m_interrupted && *m_interrupted ? stop_reason::interrupted : stop_reason::max_iterations;
     return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/proposers/proposer.hpp"
+#include "orchestrator/search/stop_reason.hpp"
 
 namespace cuopt {
 
@@ -27,7 +28,7 @@ struct search_outcome {
     std::vector<attempt_result> history;
     std::optional<std::size_t> initial;  // index of iteration 0
     std::optional<std::size_t> best;
-    std::string stop_reason;  // max_iterations | proposer_exhausted | interrupted | error
+    stop_reason stop = stop_reason::max_iterations;
     std::string error;
 
     /// The median latency of one case in one attempt (nullopt: no such attempt, or not timed).

@@ -1,0 +1,74 @@
+#include "common/generator_spec.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace cuopt {
+
+namespace {
+
+std::string format_number(double v) {
+    if (std::floor(v) == v && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+    return std::to_string(v);
+}
+
+std::string low_high(const generator_spec& g) {
+    return "(got low " + format_number(g.low) + ", high " + format_number(g.high) + ")";
+}
+
+}  // namespace
+
+generator_spec read_generator(const rapidjson::Value& v) {
+    generator_spec g;
+    g.kind = k_generator_kinds.parse(v["kind"].GetString()).value_or(generator_kind::uniform);
+    auto number = [&v](const char* key, double& into) {
+        if (v.HasMember(key)) into = v[key].GetDouble();
+    };
+    number("low", g.low);
+    number("high", g.high);
+    number("mean", g.mean);
+    number("stddev", g.stddev);
+    number("start", g.start);
+    number("step", g.step);
+    number("value", g.value);
+    if (v.HasMember("seed")) g.seed = v["seed"].GetUint64();
+    return g;
+}
+
+std::optional<generator_problem> check_generator(const generator_spec& g, dtype type) {
+    const std::string kind = k_generator_kinds.name(g.kind);
+    if ((g.kind == generator_kind::uniform || g.kind == generator_kind::normal) && !is_float(type))
+        return generator_problem{"kind", "'" + kind + "' fills floating-point buffers; for " +
+                                             std::string(dtype_name(type)) +
+                                             " use 'int_range', 'sequence' or 'constant'"};
+    if (g.kind == generator_kind::uniform && !(g.low < g.high))
+        return generator_problem{"", "uniform needs low < high " + low_high(g)};
+    if (g.kind != generator_kind::int_range) return std::nullopt;
+    if (std::floor(g.low) != g.low || std::floor(g.high) != g.high || g.low > g.high)
+        return generator_problem{"", "int_range needs integer low <= high " + low_high(g)};
+    if (!is_float(type)) {
+        try {
+            encode_scalar(type, g.low);
+            encode_scalar(type, g.high);
+        } catch (const std::invalid_argument& e) {
+            return generator_problem{"", std::string("range does not fit the buffer's dtype: ") + e.what()};
+        }
+    }
+    return std::nullopt;
+}
+
+rapidjson::Value write_generator(const generator_spec& g, rapidjson::Document::AllocatorType& a) {
+    rapidjson::Value v(rapidjson::kObjectType);
+    v.AddMember("kind", rapidjson::StringRef(k_generator_kinds.name(g.kind)), a);
+    v.AddMember("low", g.low, a);
+    v.AddMember("high", g.high, a);
+    v.AddMember("mean", g.mean, a);
+    v.AddMember("stddev", g.stddev, a);
+    v.AddMember("start", g.start, a);
+    v.AddMember("step", g.step, a);
+    v.AddMember("value", g.value, a);
+    v.AddMember("seed", static_cast<std::uint64_t>(g.seed), a);
+    return v;
+}
+
+}  // namespace cuopt

@@ -1,0 +1,50 @@
+#pragma once
+/// A declarative input fill, shared by the manifest (what the user asks for), the
+/// request (what the harness is told) and the harness's GPU generator: the kind names,
+/// reading a generator object, the checks against a buffer's dtype and writing it back,
+/// each in one place so both programs accept and reject the same generators.
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/dtype.hpp"
+#include "common/name_table.hpp"
+
+namespace cuopt {
+
+enum class generator_kind { uniform, normal, int_range, sequence, constant };
+
+inline constexpr auto k_generator_kinds = make_name_table<generator_kind>({
+    {generator_kind::uniform, "uniform"}, {generator_kind::normal, "normal"},
+    {generator_kind::int_range, "int_range"}, {generator_kind::sequence, "sequence"},
+    {generator_kind::constant, "constant"}});
+
+/// A counter-based fill: element i of launch L is a pure function of (seed, L, i).
+struct generator_spec {
+    generator_kind kind = generator_kind::uniform;
+    double low = -1.0, high = 1.0;    // uniform, int_range (inclusive)
+    double mean = 0.0, stddev = 1.0;  // normal
+    double start = 0.0, step = 1.0;   // sequence: start + step * index (the same every launch)
+    double value = 1.0;               // constant
+    std::uint64_t seed = 0;
+};
+
+/// Reads {"kind": ..., "low": ..., ...} (schema-checked: kind is a known name, numbers
+/// are numbers); missing fields keep their defaults.
+generator_spec read_generator(const rapidjson::Value& v);
+
+/// What is wrong with filling a `type` buffer from `g`: `field` is "kind" when the kind
+/// itself is the problem, "" when its values are. nullopt when it can fill the buffer.
+struct generator_problem {
+    std::string field;
+    std::string message;
+};
+std::optional<generator_problem> check_generator(const generator_spec& g, dtype type);
+
+/// The generator object with every field, as read_generator reads it.
+rapidjson::Value write_generator(const generator_spec& g, rapidjson::Document::AllocatorType& a);
+
+}  // namespace cuopt

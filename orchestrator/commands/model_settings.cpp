@@ -1,0 +1,94 @@
+#include "orchestrator/commands/model_settings.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "common/json_document.hpp"
+#include "orchestrator/commands/run_failure.hpp"
+
+namespace cuopt {
+
+namespace {
+
+// KEY=VALUE lines of ./.env (quotes stripped); the environment wins over it.
+std::map<std::string, std::string> read_dot_env() {
+    std::map<std::string, std::string> out;
+    std::ifstream in(".env");
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto eq = line.find('=');
+        if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+        std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+        if (key.rfind("export ", 0) == 0) key = key.substr(7);
+        while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
+        if (value.size() >= 2 && (value[0] == '"' || value[0] == '\'') && value.back() == value[0])
+            value = value.substr(1, value.size() - 2);
+        out[key] = value;
+    }
+    return out;
+}
+
+std::string setting(const std::string& name, const std::map<std::string, std::string>& dot_env) {
+    if (const char* v = std::getenv(name.c_str()); v && *v) return v;
+    const auto it = dot_env.find(name);
+    return it == dot_env.end() ? "" : it->second;
+}
+
+price_table read_prices(const std::string& json) {
+    price_table prices;
+    if (json.empty()) return prices;
+    const rapidjson::Document d = parse_json(json, "config prices");
+    for (const auto& m : d.GetObject()) {
+        if (!m.value.IsObject())
+            throw json_error(std::string("config: field prices.") + m.name.GetString() + ": expected an object");
+        model_price p;
+        if (m.value.HasMember("input_per_mtok")) p.input_per_mtok = m.value["input_per_mtok"].GetDouble();
+        if (m.value.HasMember("output_per_mtok")) p.output_per_mtok = m.value["output_per_mtok"].GetDouble();
+        prices[m.name.GetString()] = p;
+    }
+    return prices;
+}
+
+}  // namespace
+
+model_config read_model_config(const optimizer_options& o) {
+    model_config c;
+    const auto dot_env = read_dot_env();
+    const bool anthropic = o.provider == "anthropic";
+    c.settings.provider = anthropic ? llm_provider::anthropic : llm_provider::openai;
+    c.key_name = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+    c.api_key = setting(c.key_name, dot_env);
+    c.settings.base_url = !o.base_url.empty() ? o.base_url : anthropic ? "" : setting("OPENAI_BASE_URL", dot_env);
+    c.configured = !c.api_key.empty() || !c.settings.base_url.empty();
+    c.settings.model = !o.model.empty() ? o.model : default_model(c.settings.provider);
+    c.settings.reasoning_effort = anthropic || o.reasoning_effort == "none" ? "" : o.reasoning_effort;
+    if (o.temperature >= 0) c.settings.temperature = o.temperature;
+    try {
+        c.prices = read_prices(o.prices_json);
+    } catch (const std::exception& e) {
+        throw run_failure(exit_code::usage, e.what());
+    }
+    return c;
+}
+
+std::string model_usage_json(const llm_client& client, const price_table& prices) {
+    const llm_totals& t = client.totals();
+    const auto cost = estimate_cost(prices, client.settings().model, t);
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(client.settings().provider)), a);
+    d.AddMember("model", json_text(client.settings().model, a), a);
+    d.AddMember("calls", t.calls, a);
+    d.AddMember("prompt_tokens", static_cast<std::int64_t>(t.usage.prompt), a);
+    d.AddMember("completion_tokens", static_cast<std::int64_t>(t.usage.completion), a);
+    d.AddMember("reasoning_tokens", static_cast<std::int64_t>(t.usage.reasoning), a);
+    d.AddMember("cached_tokens", static_cast<std::int64_t>(t.usage.cached), a);
+    if (cost)
+        d.AddMember("estimated_cost_usd", *cost, a);
+    else
+        d.AddMember("estimated_cost_usd", "unknown", a);
+    return to_compact_json(d);
+}
+
+}  // namespace cuopt

@@ -1,0 +1,28 @@
+#pragma once
+/// Which model the run talks to, with which key and at which prices: the --provider,
+/// --model and --base-url flags, the environment and ./.env (the environment wins),
+/// and the config's price table. Also the model block that summary.json and run.json
+/// carry at the end (usage and estimated cost; never the key).
+
+#include <string>
+
+#include "orchestrator/commands/optimizer_options.hpp"
+#include "orchestrator/model/llm_client.hpp"
+
+namespace cuopt {
+
+struct model_config {
+    llm_settings settings;
+    std::string api_key;      // from the environment or ./.env; never written anywhere
+    std::string key_name;     // OPENAI_API_KEY or ANTHROPIC_API_KEY
+    bool configured = false;  // a key or a base URL is set: --proposer auto picks the model
+    price_table prices;
+};
+
+/// Reads the model settings; throws run_failure(usage) for a malformed price table.
+model_config read_model_config(const optimizer_options& o);
+
+/// {"provider", "model", "calls", "*_tokens", "estimated_cost_usd"} as JSON text.
+std::string model_usage_json(const llm_client& client, const price_table& prices);
+
+}  // namespace cuopt

@@ -1,0 +1,103 @@
+#include "orchestrator/contract/request_writer.hpp"
+
+#include <rapidjson/document.h>
+
+#include <cstdlib>
+
+#include "common/json_document.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+using rapidjson::Value;
+using allocator = rapidjson::Document::AllocatorType;
+
+namespace {
+
+Value relative_path(const fs::path& p, const fs::path& folder, allocator& a) {
+    return json_text((p.is_absolute() ? p.lexically_relative(folder) : p).generic_string(), a);
+}
+
+// A define whose text is a plain integer is written as a number, as the proposers give it.
+Value define_value(const std::string& text, allocator& a) {
+    char* end = nullptr;
+    const long long n = text.empty() ? 0 : std::strtoll(text.c_str(), &end, 10);
+    if (end && *end == '\0' && std::to_string(n) == text) return Value(static_cast<std::int64_t>(n));
+    return json_text(text, a);
+}
+
+Value kernel_json(const kernel_spec& k, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("source_file", json_text(k.source_name, a), a);
+    v.AddMember("entry", json_text(k.entry, a), a);
+    Value options(rapidjson::kArrayType);
+    for (const auto& o : k.compile_options) options.PushBack(json_text(o, a), a);
+    v.AddMember("compile_options", options, a);
+    Value defines(rapidjson::kObjectType);
+    for (const auto& [name, text] : k.defines) defines.AddMember(json_text(name, a), define_value(text, a), a);
+    v.AddMember("defines", defines, a);
+    return v;
+}
+
+Value dim3_json(const std::array<unsigned, 3>& d, allocator& a) {
+    Value v(rapidjson::kArrayType);
+    for (unsigned x : d) v.PushBack(x, a);
+    return v;
+}
+
+Value arg_json(const kernel_arg& arg, const fs::path& folder, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("name", json_text(arg.name, a), a);
+    v.AddMember("dtype", json_text(dtype_name(arg.type), a), a);
+    if (!arg.is_buffer) {
+        if (const auto* i = std::get_if<std::int64_t>(&arg.scalar))
+            v.AddMember("value", *i, a);
+        else
+            v.AddMember("value", std::get<double>(arg.scalar), a);
+        return v;
+    }
+    v.AddMember("count", static_cast<std::uint64_t>(arg.count), a);
+    if (arg.input_file) v.AddMember("input_file", relative_path(*arg.input_file, folder, a), a);
+    if (arg.generator) v.AddMember("generator", write_generator(*arg.generator, a), a);
+    if (arg.input_dump_file) v.AddMember("input_dump_file", relative_path(*arg.input_dump_file, folder, a), a);
+    if (arg.output_file) v.AddMember("output_file", relative_path(*arg.output_file, folder, a), a);
+    return v;
+}
+
+Value case_json(const run_case& c, const fs::path& folder, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("name", json_text(c.name, a), a);
+    v.AddMember("measure", c.measure, a);
+    if (c.launch_index_base) v.AddMember("launch_index_base", static_cast<std::uint64_t>(c.launch_index_base), a);
+    Value launch(rapidjson::kObjectType);
+    launch.AddMember("grid", dim3_json(c.launch.grid, a), a);
+    launch.AddMember("block", dim3_json(c.launch.block, a), a);
+    launch.AddMember("dynamic_shared_bytes", c.launch.dynamic_shared_bytes, a);
+    v.AddMember("launch", launch, a);
+    Value args(rapidjson::kArrayType);
+    for (const kernel_arg& arg : c.args) args.PushBack(arg_json(arg, folder, a), a);
+    v.AddMember("args", args, a);
+    return v;
+}
+
+}  // namespace
+
+std::string write_request_json(const request& req) {
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("schema_version", 1, a);
+    doc.AddMember("kernel", kernel_json(req.kernel, a), a);
+    doc.AddMember("device", req.device, a);
+    Value timing(rapidjson::kObjectType);
+    timing.AddMember("warmup", req.timing.warmup, a);
+    timing.AddMember("iterations", req.timing.iterations, a);
+    timing.AddMember("flush_l2", req.timing.flush_l2, a);
+    timing.AddMember("fresh_inputs", req.timing.fresh_inputs, a);
+    doc.AddMember("timing", timing, a);
+    Value cases(rapidjson::kArrayType);
+    for (const run_case& c : req.cases) cases.PushBack(case_json(c, req.folder, a), a);
+    doc.AddMember("cases", cases, a);
+    return to_pretty_json(doc);
+}
+
+}  // namespace cuopt
