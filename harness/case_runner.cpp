@@ -1,7 +1,6 @@
 #include "harness/case_runner.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <memory>
 
 #include "common/file_io.hpp"
@@ -11,24 +10,9 @@ namespace cuopt {
 
 namespace {
 
-constexpr std::uint64_t k_hold_timeout_ns = 10'000'000'000ull;  // 10 s
-constexpr int k_max_batch = 32;  // timed launches enqueued behind one hold
-// Stream commands the GPU has already fetched when a hold is released. On the H200 the
-// first ~40 commands after a release run without fetch stalls; later ones add ~0.7 us to
-// an empty kernel's sample (tools/bench/event_floor.cpp measures this). Batches are sized
-// to stay well inside that window.
-constexpr int k_prefetched_commands = 16;
-
 std::string dims(const std::array<unsigned, 3>& d) {
     return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + "]";
 }
-
-struct live_buffer {
-    const kernel_arg* arg = nullptr;
-    device_buffer working;   // what the kernel sees
-    device_buffer pristine;  // in-place inputs: the values to restore before each launch
-    CUdeviceptr param{};
-};
 
 void poison(CUstream stream, const device_buffer& b, dtype type, std::uint64_t count) {
     const std::uint64_t bits = poison_bits(type);
@@ -105,23 +89,15 @@ case_runner::case_runner(const device_fingerprint& device, const support_kernels
       m_support(support),
       m_kernel(kernel),
       m_timing(timing),
-      m_hold(hold_stream),
       m_stream(make_stream()),
       m_l2_scratch(timing.flush_l2 ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2 : 16),
       m_flush_sink(sizeof(unsigned)),
-      m_hold_flags(2 * sizeof(int)) {
+      m_timer(support, m_stream.get(), hold_stream) {
     if (timing.flush_l2) CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), 0, m_l2_scratch.bytes() / 4, m_stream.get()));
 }
 
-case_outcome case_runner::run(const run_case& c) {
-    case_outcome out;
-    out.name = c.name;
-    out.measured = c.measure;
-    const CUstream stream = m_stream.get();
-    const bool fresh = m_timing.fresh_inputs;
-
+std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
     std::vector<live_buffer> buffers;
-    std::vector<void*> params;
     buffers.reserve(c.args.size());
     for (const kernel_arg& a : c.args) {
         if (!a.is_buffer) continue;
@@ -130,34 +106,82 @@ case_outcome case_runner::run(const run_case& c) {
         b.working = device_buffer(a.bytes());
         b.param = b.working.get();
         const bool in_place = a.has_input() && a.is_output();
-        if (in_place && !(a.generator && fresh)) b.pristine = device_buffer(a.bytes());
+        if (in_place && !(a.generator && m_timing.fresh_inputs)) b.pristine = device_buffer(a.bytes());
         const device_buffer& first = in_place && b.pristine.get() ? b.pristine : b.working;
         if (a.input_file) {
             const auto bytes = read_binary_file(*a.input_file);
             CU_CALL(cuMemcpyHtoD(first.get(), bytes.data(), bytes.size()));
-        } else if (a.generator && !fresh) {
-            m_support.generate(stream, first.get(), a.type, a.count, *a.generator, c.launch_index_base);
+        } else if (a.generator && !m_timing.fresh_inputs) {
+            m_support.generate(m_stream.get(), first.get(), a.type, a.count, *a.generator, c.launch_index_base);
         }
     }
+    return buffers;
+}
+
+void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index) const {
+    const CUstream stream = m_stream.get();
+    for (live_buffer& b : buffers) {
+        const kernel_arg& a = *b.arg;
+        if (a.generator && m_timing.fresh_inputs)
+            m_support.generate(stream, b.working.get(), a.type, a.count, *a.generator, launch_index);
+        else if (b.pristine.get())
+            CU_CALL(cuMemcpyDtoDAsync(b.working.get(), b.pristine.get(), a.bytes(), stream));
+        else if (!a.has_input())
+            poison(stream, b.working, a.type, a.count);
+    }
+    if (m_timing.flush_l2)  // last, so nothing written above stays in L2, warm or dirty
+        m_support.flush_l2(stream, m_l2_scratch.get(), m_l2_scratch.bytes(), m_flush_sink.get());
+}
+
+int case_runner::commands_per_launch(const std::vector<live_buffer>& buffers) const {
+    int commands = 3 + (m_timing.flush_l2 ? 1 : 0);
+    for (const live_buffer& b : buffers)
+        commands += (b.arg->generator && m_timing.fresh_inputs) || b.pristine.get() || !b.arg->has_input();
+    return commands;
+}
+
+output_record case_runner::save(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
+                                const char* role) const {
+    std::vector<unsigned char> host(a.bytes());
+    CU_CALL(cuMemcpyDtoH(host.data(), from, host.size()));
+    write_file_atomic(file, host.data(), host.size());
+    output_record r;
+    r.arg = a.name;
+    r.role = role;
+    r.file = file;
+    r.type = a.type;
+    r.count = a.count;
+    r.sha256 = sha256_hex(host.data(), host.size());
+    r.unwritten = count_poisoned(a.type, host.data(), a.count);
+    return r;
+}
+
+void case_runner::save_outputs(const run_case& c, const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
+                               case_outcome& out) const {
+    for (const live_buffer& b : buffers) {
+        const kernel_arg& a = *b.arg;
+        if (a.output_file) out.outputs.push_back(save(a, b.working.get(), *a.output_file, "output"));
+        if (a.input_dump_file) {
+            device_buffer regenerated(a.bytes());
+            m_support.generate(m_stream.get(), regenerated.get(), a.type, a.count, *a.generator,
+                               m_timing.fresh_inputs ? launch_index : c.launch_index_base);
+            CU_CALL(cuStreamSynchronize(m_stream.get()));
+            out.outputs.push_back(save(a, regenerated.get(), *a.input_dump_file, "input_dump"));
+        }
+    }
+}
+
+case_outcome case_runner::run(const run_case& c) {
+    case_outcome out;
+    out.name = c.name;
+    out.measured = c.measure;
+    const CUstream stream = m_stream.get();
+    std::vector<live_buffer> buffers = make_buffers(c);
+    std::vector<void*> params;
     std::size_t next_buffer = 0;
     for (const kernel_arg& a : c.args)
         params.push_back(a.is_buffer ? static_cast<void*>(&buffers[next_buffer++].param)
                                      : const_cast<unsigned char*>(a.scalar_bytes.data()));
-
-    // Everything a launch needs before it starts, enqueued outside any timed region.
-    auto prepare = [&](std::uint64_t launch_index) {
-        for (live_buffer& b : buffers) {
-            const kernel_arg& a = *b.arg;
-            if (a.generator && fresh)
-                m_support.generate(stream, b.working.get(), a.type, a.count, *a.generator, launch_index);
-            else if (b.pristine.get())
-                CU_CALL(cuMemcpyDtoDAsync(b.working.get(), b.pristine.get(), a.bytes(), stream));
-            else if (!a.has_input())
-                poison(stream, b.working, a.type, a.count);
-        }
-        if (m_timing.flush_l2)  // last, so nothing written above stays in L2, warm or dirty
-            m_support.flush_l2(stream, m_l2_scratch.get(), m_l2_scratch.bytes(), m_flush_sink.get());
-    };
     const auto& l = c.launch;
     auto launch = [&] {
         CU_CALL(cuLaunchKernel(m_kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
@@ -169,85 +193,27 @@ case_outcome case_runner::run(const run_case& c) {
 
     // Launch 0 produces the outputs of an unmeasured case; then warm-up launches 1..W.
     std::uint64_t launch_index = c.launch_index_base;
-    prepare(launch_index);
+    prepare(buffers, launch_index);
     launch();
     CU_CALL(cuStreamSynchronize(stream));
     if (c.measure) {
         out.warmup = m_timing.warmup;
-        out.stream_held = m_hold;
         out.iterations = m_timing.iterations;
         for (int i = 0; i < m_timing.warmup; ++i) {
-            prepare(++launch_index);
+            prepare(buffers, ++launch_index);
             launch();
         }
         CU_CALL(cuStreamSynchronize(stream));
-
-        // Commands per timed launch: its prepare operations, two events and the launch itself.
-        int commands = 3 + (m_timing.flush_l2 ? 1 : 0);
-        for (const live_buffer& b : buffers)
-            commands += (b.arg->generator && fresh) || b.pristine.get() || !b.arg->has_input();
-        const int batch = m_hold ? std::clamp(k_prefetched_commands / commands, 1, std::min(k_max_batch, m_timing.iterations))
-                                 : std::min(k_max_batch, m_timing.iterations);
-        std::vector<event_handle> starts, stops;
-        for (int i = 0; i < batch; ++i) {
-            starts.push_back(make_event());
-            stops.push_back(make_event());
-        }
-        auto* flags = static_cast<volatile int*>(m_hold_flags.host());
-        const CUdeviceptr release = m_hold_flags.device(), timed_out = m_hold_flags.device() + sizeof(int);
-        for (int done = 0; done < m_timing.iterations;) {
-            const int n = std::min(batch, m_timing.iterations - done);
-            flags[0] = 0;
-            flags[1] = 0;
-            std::atomic_thread_fence(std::memory_order_seq_cst);
-            if (m_hold) m_support.hold_stream(stream, release, timed_out, k_hold_timeout_ns);
-            for (int i = 0; i < n; ++i) {
-                prepare(++launch_index);
-                CU_CALL(cuEventRecord(starts[i].get(), stream));
-                launch();
-                CU_CALL(cuEventRecord(stops[i].get(), stream));
-            }
-            std::atomic_thread_fence(std::memory_order_seq_cst);
-            flags[0] = 1;  // the whole batch is queued: let the GPU go
-            CU_CALL(cuStreamSynchronize(stream));
-            out.stream_hold_timed_out |= flags[1] != 0;
-            for (int i = 0; i < n; ++i) {
-                float ms = 0;
-                CU_CALL(cuEventElapsedTime(&ms, starts[i].get(), stops[i].get()));
-                out.samples_ms.push_back(ms);
-            }
-            done += n;
-        }
+        timed_samples t = m_timer.time(m_timing.iterations, commands_per_launch(buffers),
+                                       [&] { prepare(buffers, ++launch_index); }, launch);
+        out.samples_ms = std::move(t.samples_ms);
+        out.stream_held = t.stream_held;
+        out.stream_hold_timed_out = t.stream_hold_timed_out;
         out.stats_ms = summarize(out.samples_ms);
     }
     out.checked_launch_index = launch_index;
-
     // The outputs of the last launch, and the inputs that launch saw, go to disk.
-    for (const live_buffer& b : buffers) {
-        const kernel_arg& a = *b.arg;
-        auto save = [&](CUdeviceptr from, const std::filesystem::path& file, const char* role) {
-            std::vector<unsigned char> host(a.bytes());
-            CU_CALL(cuMemcpyDtoH(host.data(), from, host.size()));
-            write_file_atomic(file, host.data(), host.size());
-            output_record r;
-            r.arg = a.name;
-            r.role = role;
-            r.file = file;
-            r.type = a.type;
-            r.count = a.count;
-            r.sha256 = sha256_hex(host.data(), host.size());
-            r.unwritten = count_poisoned(a.type, host.data(), a.count);
-            out.outputs.push_back(std::move(r));
-        };
-        if (a.output_file) save(b.working.get(), *a.output_file, "output");
-        if (a.input_dump_file) {
-            device_buffer regenerated(a.bytes());
-            m_support.generate(stream, regenerated.get(), a.type, a.count, *a.generator,
-                               fresh ? launch_index : c.launch_index_base);
-            CU_CALL(cuStreamSynchronize(stream));
-            save(regenerated.get(), *a.input_dump_file, "input_dump");
-        }
-    }
+    save_outputs(c, buffers, launch_index, out);
     out.status = case_run_status::ok;
     return out;
 }

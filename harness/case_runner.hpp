@@ -11,6 +11,7 @@
 
 #include "harness/cuda_handles.hpp"
 #include "harness/device_info.hpp"
+#include "harness/event_timer.hpp"
 #include "common/request.hpp"
 #include "common/response_status.hpp"
 #include "harness/sample_statistics.hpp"
@@ -50,6 +51,14 @@ std::string check_launch(const run_case& c, const device_fingerprint& device, CU
 /// Compares the request's arguments with the kernel's parameter list (count and sizes).
 std::string check_arguments(const run_case& c, CUfunction kernel);
 
+/// A buffer argument on the device for one case.
+struct live_buffer {
+    const kernel_arg* arg = nullptr;
+    device_buffer working;   // what the kernel sees
+    device_buffer pristine;  // in-place inputs: the values to restore before each launch
+    CUdeviceptr param{};
+};
+
 class case_runner {
 public:
     /// hold_stream: queue each batch of timed launches behind a spinning kernel so host
@@ -62,15 +71,25 @@ public:
     case_outcome run(const run_case& c);
 
 private:
+    /// The case's buffers, inputs uploaded (or generated, when inputs are not fresh per launch).
+    std::vector<live_buffer> make_buffers(const run_case& c) const;
+    /// Everything a launch needs before it starts, enqueued outside any timed region:
+    /// fresh or restored inputs, re-poisoned outputs, then the L2 flush.
+    void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index) const;
+    int commands_per_launch(const std::vector<live_buffer>& buffers) const;
+    output_record save(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file, const char* role) const;
+    /// The outputs of the last launch, and the inputs it saw (reference runs), to disk.
+    void save_outputs(const run_case& c, const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
+                      case_outcome& out) const;
+
     const device_fingerprint& m_device;
     const support_kernels& m_support;
     CUfunction m_kernel;
     timing_config m_timing;
-    bool m_hold;
     stream_handle m_stream;
     device_buffer m_l2_scratch;  // twice the L2 size, zeroed, read before every launch
     device_buffer m_flush_sink;
-    mapped_host_buffer m_hold_flags;
+    event_timer m_timer;
 };
 
 }  // namespace cuopt

@@ -1,10 +1,9 @@
 #include "harness/device_info.hpp"
 
-#include <nvrtc.h>
-
 #include <cstdio>
 
 #include "harness/cuda_driver.hpp"
+#include "harness/nvrtc_compiler.hpp"
 
 namespace cuopt {
 
@@ -17,12 +16,6 @@ CUdevice get_device(int index) {
     CUdevice device{};
     CU_CALL(cuDeviceGet(&device, index));
     return device;
-}
-
-std::string nvrtc_version_string() {
-    int major = 0, minor = 0;
-    nvrtcVersion(&major, &minor);
-    return std::to_string(major) + "." + std::to_string(minor);
 }
 
 device_fingerprint query_device(int index) {

@@ -34,7 +34,4 @@ struct device_fingerprint {
 device_fingerprint query_device(int index);
 CUdevice get_device(int index);
 
-/// NVRTC's version as "major.minor" (works without a driver).
-std::string nvrtc_version_string();
-
 }  // namespace cuopt

@@ -54,6 +54,12 @@ bool only_entry_errors(const std::string& log) {
 
 }  // namespace
 
+std::string nvrtc_version_string() {
+    int major = 0, minor = 0;
+    nvrtcVersion(&major, &minor);
+    return std::to_string(major) + "." + std::to_string(minor);
+}
+
 std::string toolkit_include_dir() {
     for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDAToolkit_ROOT"})
         if (const char* v = std::getenv(var); v && *v && std::filesystem::exists(std::string(v) + "/include/cuda_fp16.h"))

@@ -53,6 +53,9 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
 /// Parses ptxas -v lines for one function from an NVRTC log.
 ptxas_report parse_ptxas_report(const std::string& log, const std::string& lowered_name);
 
+/// NVRTC's version as "major.minor" (works without a driver).
+std::string nvrtc_version_string();
+
 /// The toolkit include folder used for #include <cuda_fp16.h> and friends.
 std::string toolkit_include_dir();
 

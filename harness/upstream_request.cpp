@@ -26,6 +26,42 @@ std::string native_dtype(const std::string& type, const std::string& field) {
                      " or float32, float16, bfloat16, float64, int32, uint32, int64, uint64, int8, uint8");
 }
 
+// One v0.0 argument in the native layout; `field` names it in messages.
+Value convert_argument(const Value& in, const std::string& field, const std::string& default_name,
+                       rapidjson::Document::AllocatorType& a) {
+    const std::string kind = in["kind"].GetString();
+    Value arg(rapidjson::kObjectType);
+    const std::string name = in.HasMember("name") && in["name"].IsString() ? in["name"].GetString() : default_name;
+    arg.AddMember("name", json_text(name, a), a);
+    if (kind == "scalar") {
+        if (!in.HasMember("type") || !in.HasMember("value"))
+            throw json_error(field + ": a scalar needs 'type' and 'value'");
+        arg.AddMember("dtype", json_text(native_dtype(in["type"].GetString(), field + ".type"), a), a);
+        arg.AddMember("value", Value(in["value"], a), a);
+        return arg;
+    }
+    const std::string type = in.HasMember("type") ? native_dtype(in["type"].GetString(), field + ".type") : "u8";
+    if (!in.HasMember("bytes")) throw json_error(field + ": a buffer needs 'bytes'");
+    const std::uint64_t bytes = in["bytes"].GetUint64();
+    const std::size_t size = dtype_size(*parse_dtype(type));
+    if (bytes % size != 0)
+        throw json_error(field + ".bytes: " + std::to_string(bytes) + " is not a multiple of the " + type +
+                         " element size " + std::to_string(size));
+    const std::string direction = in.HasMember("direction") ? in["direction"].GetString() : "in";
+    arg.AddMember("dtype", json_text(type, a), a);
+    arg.AddMember("count", bytes / size, a);
+    if (direction != "out") {
+        if (!in.HasMember("input_file"))
+            throw json_error(field + ": a buffer with direction '" + direction + "' needs 'input_file'");
+        arg.AddMember("input_file", Value(in["input_file"], a), a);
+    }
+    if (direction != "in") {
+        const std::string file = in.HasMember("output_file") ? in["output_file"].GetString() : "outputs/" + name + ".bin";
+        arg.AddMember("output_file", json_text(file, a), a);
+    }
+    return arg;
+}
+
 }  // namespace
 
 bool is_upstream_layout(const Value& doc) {
@@ -37,17 +73,16 @@ rapidjson::Document convert_upstream_request(const Value& doc, const std::filesy
     validate_json(doc, embedded_schema("request-v0"), source_name);
     rapidjson::Document out(rapidjson::kObjectType);
     auto& a = out.GetAllocator();
-    auto str = [&a](const std::string& s) { return Value(s.c_str(), a); };
 
     Value kernel(rapidjson::kObjectType);
     const std::string source = doc["source"].GetString();
     const bool looks_inline = source.find('\n') != std::string::npos ||
                               source.find("__global__") != std::string::npos;
     if (!looks_inline || std::filesystem::exists(folder / source))
-        kernel.AddMember("source_file", str(source), a);
+        kernel.AddMember("source_file", json_text(source, a), a);
     else
-        kernel.AddMember("source", str(source), a);
-    kernel.AddMember("entry", str(doc["kernel"].GetString()), a);
+        kernel.AddMember("source", json_text(source, a), a);
+    kernel.AddMember("entry", json_text(doc["kernel"].GetString(), a), a);
     out.AddMember("schema_version", 1, a);
     out.AddMember("kernel", kernel, a);
 
@@ -64,49 +99,10 @@ rapidjson::Document convert_upstream_request(const Value& doc, const std::filesy
 
     Value args(rapidjson::kArrayType);
     const auto& in_args = doc["arguments"].GetArray();
-    for (rapidjson::SizeType i = 0; i < in_args.Size(); ++i) {
-        const Value& in = in_args[i];
-        const std::string field = source_name + ": field arguments[" + std::to_string(i) + "]";
-        const std::string kind = in["kind"].GetString();
-        Value arg(rapidjson::kObjectType);
-        const std::string name = in.HasMember("name") && in["name"].IsString()
-                                     ? in["name"].GetString()
-                                     : "arg" + std::to_string(i);
-        arg.AddMember("name", str(name), a);
-        if (kind == "scalar") {
-            if (!in.HasMember("type") || !in.HasMember("value"))
-                throw json_error(field + ": a scalar needs 'type' and 'value'");
-            arg.AddMember("dtype", str(native_dtype(in["type"].GetString(), field + ".type")), a);
-            arg.AddMember("value", Value(in["value"], a), a);
-        } else {
-            const std::string type =
-                in.HasMember("type") ? native_dtype(in["type"].GetString(), field + ".type") : "u8";
-            if (!in.HasMember("bytes")) throw json_error(field + ": a buffer needs 'bytes'");
-            const std::uint64_t bytes = in["bytes"].GetUint64();
-            const std::size_t size = dtype_size(*parse_dtype(type));
-            if (bytes % size != 0)
-                throw json_error(field + ".bytes: " + std::to_string(bytes) +
-                                 " is not a multiple of the " + type + " element size " +
-                                 std::to_string(size));
-            const std::string direction =
-                in.HasMember("direction") ? in["direction"].GetString() : "in";
-            arg.AddMember("dtype", str(type), a);
-            arg.AddMember("count", bytes / size, a);
-            if (direction != "out") {
-                if (!in.HasMember("input_file"))
-                    throw json_error(field + ": a buffer with direction '" + direction +
-                                     "' needs 'input_file'");
-                arg.AddMember("input_file", Value(in["input_file"], a), a);
-            }
-            if (direction != "in") {
-                const std::string file = in.HasMember("output_file")
-                                             ? in["output_file"].GetString()
-                                             : "outputs/" + name + ".bin";
-                arg.AddMember("output_file", str(file), a);
-            }
-        }
-        args.PushBack(arg, a);
-    }
+    for (rapidjson::SizeType i = 0; i < in_args.Size(); ++i)
+        args.PushBack(convert_argument(in_args[i], source_name + ": field arguments[" + std::to_string(i) + "]",
+                                       "arg" + std::to_string(i), a),
+                      a);
 
     Value one_case(rapidjson::kObjectType);
     one_case.AddMember("name", "main", a);

@@ -30,6 +30,56 @@ Value setting_json(const std::string& v, allocator& a) { return json_text(v, a);
 Value number(const std::optional<double>& v) { return v ? Value(*v) : Value(); }
 Value integer(const std::optional<int>& v) { return v ? Value(*v) : Value(); }
 
+Value compile_json(const compile_summary& c, allocator& a) {
+    Value comp(rapidjson::kObjectType);
+    comp.AddMember("ok", c.ok, a);
+    comp.AddMember("cache_hit", c.cache_hit, a);
+    comp.AddMember("wall_ms", c.wall_ms, a);
+    comp.AddMember("registers", integer(c.registers), a);
+    comp.AddMember("static_shared_bytes", integer(c.static_shared_bytes), a);
+    comp.AddMember("local_bytes", integer(c.local_bytes), a);
+    comp.AddMember("spill_store_bytes", integer(c.spill_store_bytes), a);
+    comp.AddMember("log", json_text(trim_compile_log(c.log, 6000), a), a);
+    return comp;
+}
+
+Value finite(double x) { return std::isfinite(x) ? Value(x) : Value(); }
+
+Value output_json(const output_check& oc, const fs::path& run, allocator& a) {
+    Value o(rapidjson::kObjectType);
+    o.AddMember("arg", json_text(oc.arg, a), a);
+    o.AddMember("file", json_text(oc.file.lexically_relative(run).generic_string(), a), a);
+    o.AddMember("unwritten", static_cast<uint64_t>(oc.unwritten), a);
+    if (!oc.validation) return o;
+    const validation_result& vr = *oc.validation;
+    o.AddMember("passed", vr.passed, a);
+    o.AddMember("mismatches", static_cast<uint64_t>(vr.mismatches), a);
+    o.AddMember("worst_index", static_cast<uint64_t>(vr.worst_index), a);
+    o.AddMember("worst_actual", finite(vr.worst_actual), a);
+    o.AddMember("worst_expected", finite(vr.worst_expected), a);
+    o.AddMember("max_abs_error", finite(vr.max_abs_error), a);
+    o.AddMember("max_rel_error", finite(vr.max_rel_error), a);
+    o.AddMember("relative_l2_error", finite(vr.relative_l2_error), a);
+    return o;
+}
+
+Value case_json(const case_evaluation& ce, const fs::path& run, allocator& a) {
+    Value c(rapidjson::kObjectType);
+    c.AddMember("name", json_text(ce.name, a), a);
+    c.AddMember("kind", json_text(ce.kind == case_kind::performance ? "performance" : "correctness", a), a);
+    c.AddMember("status", rapidjson::StringRef(to_string(ce.status)), a);
+    c.AddMember("reason", json_text(ce.reason, a), a);
+    c.AddMember("median_ms", number(ce.median_ms), a);
+    c.AddMember("mean_ms", number(ce.mean_ms), a);
+    c.AddMember("min_ms", number(ce.min_ms), a);
+    c.AddMember("max_ms", number(ce.max_ms), a);
+    c.AddMember("stdev_ms", number(ce.stdev_ms), a);
+    Value outs(rapidjson::kArrayType);
+    for (const output_check& oc : ce.outputs) outs.PushBack(output_json(oc, run, a), a);
+    c.AddMember("outputs", outs, a);
+    return c;
+}
+
 Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("iteration", r.iteration, a);
@@ -58,16 +108,7 @@ Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
     v.AddMember("became_best", r.became_best, a);
     v.AddMember("geomean_ms", number(r.geomean_ms), a);
     v.AddMember("speedup_vs_initial", number(r.speedup_vs_initial), a);
-    Value comp(rapidjson::kObjectType);
-    comp.AddMember("ok", r.compile.ok, a);
-    comp.AddMember("cache_hit", r.compile.cache_hit, a);
-    comp.AddMember("wall_ms", r.compile.wall_ms, a);
-    comp.AddMember("registers", integer(r.compile.registers), a);
-    comp.AddMember("static_shared_bytes", integer(r.compile.static_shared_bytes), a);
-    comp.AddMember("local_bytes", integer(r.compile.local_bytes), a);
-    comp.AddMember("spill_store_bytes", integer(r.compile.spill_store_bytes), a);
-    comp.AddMember("log", json_text(trim_compile_log(r.compile.log, 6000), a), a);
-    v.AddMember("compile", comp, a);
+    v.AddMember("compile", compile_json(r.compile, a), a);
     Value h(rapidjson::kObjectType);
     h.AddMember("exit_code", r.harness_exit_code, a);
     h.AddMember("signal", r.harness_signal, a);
@@ -75,39 +116,7 @@ Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
     h.AddMember("stderr_tail", json_text(r.harness_stderr, a), a);
     v.AddMember("harness", h, a);
     Value cases(rapidjson::kArrayType);
-    for (const case_evaluation& ce : r.cases) {
-        Value c(rapidjson::kObjectType);
-        c.AddMember("name", json_text(ce.name, a), a);
-        c.AddMember("kind", json_text(ce.kind == case_kind::performance ? "performance" : "correctness", a), a);
-        c.AddMember("status", rapidjson::StringRef(to_string(ce.status)), a);
-        c.AddMember("reason", json_text(ce.reason, a), a);
-        c.AddMember("median_ms", number(ce.median_ms), a);
-        c.AddMember("mean_ms", number(ce.mean_ms), a);
-        c.AddMember("min_ms", number(ce.min_ms), a);
-        c.AddMember("max_ms", number(ce.max_ms), a);
-        c.AddMember("stdev_ms", number(ce.stdev_ms), a);
-        Value outs(rapidjson::kArrayType);
-        for (const output_check& oc : ce.outputs) {
-            Value o(rapidjson::kObjectType);
-            o.AddMember("arg", json_text(oc.arg, a), a);
-            o.AddMember("file", json_text(oc.file.lexically_relative(run).generic_string(), a), a);
-            o.AddMember("unwritten", static_cast<uint64_t>(oc.unwritten), a);
-            if (oc.validation) {
-                const validation_result& vr = *oc.validation;
-                o.AddMember("passed", vr.passed, a);
-                o.AddMember("mismatches", static_cast<uint64_t>(vr.mismatches), a);
-                o.AddMember("worst_index", static_cast<uint64_t>(vr.worst_index), a);
-                o.AddMember("worst_actual", std::isfinite(vr.worst_actual) ? Value(vr.worst_actual) : Value(), a);
-                o.AddMember("worst_expected", std::isfinite(vr.worst_expected) ? Value(vr.worst_expected) : Value(), a);
-                o.AddMember("max_abs_error", std::isfinite(vr.max_abs_error) ? Value(vr.max_abs_error) : Value(), a);
-                o.AddMember("max_rel_error", std::isfinite(vr.max_rel_error) ? Value(vr.max_rel_error) : Value(), a);
-                o.AddMember("relative_l2_error", std::isfinite(vr.relative_l2_error) ? Value(vr.relative_l2_error) : Value(), a);
-            }
-            outs.PushBack(o, a);
-        }
-        c.AddMember("outputs", outs, a);
-        cases.PushBack(c, a);
-    }
+    for (const case_evaluation& ce : r.cases) cases.PushBack(case_json(ce, run, a), a);
     v.AddMember("cases", cases, a);
     return v;
 }

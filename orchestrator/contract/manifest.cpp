@@ -181,6 +181,69 @@ launch_config evaluate_launch(const launch_expressions& l, const expression_vari
     return out;
 }
 
+namespace {
+
+manifest_case read_case(const Value& jc, const std::string& field, const manifest& m, const context& ctx) {
+    manifest_case mc;
+    mc.name = jc["name"].GetString();
+    mc.kind = std::string(jc["kind"].GetString()) == "correctness" ? case_kind::correctness : case_kind::performance;
+    if (jc.HasMember("params"))
+        for (const auto& p : jc["params"].GetObject()) {
+            if (m.tunables.count(p.name.GetString()))
+                ctx.fail(field + ".params." + p.name.GetString(), "is also a tunable; pick another name");
+            mc.params[p.name.GetString()] = p.value.GetInt64();
+        }
+    if (jc.HasMember("launch")) mc.launch = read_launch_expressions(jc["launch"], m.launch);
+    if (jc.HasMember("inputs"))
+        for (const auto& in : jc["inputs"].GetObject()) {
+            const std::string name = in.name.GetString();
+            const manifest_arg* a = m.find_arg(name);
+            if (!a || !a->has_input())
+                ctx.fail(field + ".inputs." + name, "no input or inout argument named '" + name + "'");
+            mc.inputs[name] = read_init(in.value, m.folder, a->type, ctx, field + ".inputs." + name);
+        }
+    if (jc.HasMember("expected"))
+        for (const auto& ex : jc["expected"].GetObject()) {
+            const std::string name = ex.name.GetString();
+            const manifest_arg* a = m.find_arg(name);
+            if (!a || !a->has_output())
+                ctx.fail(field + ".expected." + name, "no output or inout argument named '" + name + "'");
+            try {
+                mc.expected[name] = resolve_inside(m.folder, ex.value.GetString());
+            } catch (const std::invalid_argument& e) {
+                ctx.fail(field + ".expected." + name, e.what());
+            }
+        }
+    return mc;
+}
+
+// Files must hold exactly count x dtype bytes for the case that uses them.
+void check_file_sizes(const manifest& m, const context& ctx) {
+    for (std::size_t c = 0; c < m.cases.size(); ++c) {
+        const manifest_case& mc = m.cases[c];
+        for (const manifest_arg& a : m.args) {
+            if (!a.is_buffer()) continue;
+            const std::uint64_t bytes =
+                static_cast<std::uint64_t>(evaluate_integer_expression(a.count, mc.params)) * dtype_size(a.type);
+            auto check_size = [&](const fs::path& p, const std::string& field) {
+                std::error_code ec;
+                const auto size = fs::file_size(p, ec);
+                if (ec) ctx.fail(field, "cannot read " + p.string());
+                if (size != bytes)
+                    ctx.fail(field, p.filename().string() + " holds " + std::to_string(size) + " bytes but '" +
+                                        a.name + "' needs " + std::to_string(bytes) + " (count " + a.count + " x " +
+                                        std::string(dtype_name(a.type)) + ") in case '" + mc.name + "'");
+            };
+            if (a.has_input() && m.init_for(mc, a).file)
+                check_size(*m.init_for(mc, a).file, "cases[" + std::to_string(c) + "] input '" + a.name + "'");
+            if (const auto it = mc.expected.find(a.name); it != mc.expected.end())
+                check_size(it->second, "cases[" + std::to_string(c) + "].expected." + a.name);
+        }
+    }
+}
+
+}  // namespace
+
 manifest read_manifest(const fs::path& file) {
     manifest m;
     m.file = fs::absolute(file);
@@ -212,69 +275,15 @@ manifest read_manifest(const fs::path& file) {
 
     std::set<std::string> case_names;
     for (rapidjson::SizeType c = 0; c < doc["cases"].Size(); ++c) {
-        const Value& jc = doc["cases"][c];
         const std::string field = "cases[" + std::to_string(c) + "]";
-        manifest_case mc;
-        mc.name = jc["name"].GetString();
-        if (!case_names.insert(mc.name).second) ctx.fail(field + ".name", "duplicate case name '" + mc.name + "'");
-        mc.kind = std::string(jc["kind"].GetString()) == "correctness" ? case_kind::correctness : case_kind::performance;
-        if (jc.HasMember("params"))
-            for (const auto& p : jc["params"].GetObject()) {
-                if (m.tunables.count(p.name.GetString()))
-                    ctx.fail(field + ".params." + p.name.GetString(), "is also a tunable; pick another name");
-                mc.params[p.name.GetString()] = p.value.GetInt64();
-            }
-        if (jc.HasMember("launch")) mc.launch = read_launch_expressions(jc["launch"], m.launch);
-        auto find_arg = [&](const std::string& name) -> const manifest_arg* {
-            for (const auto& a : m.args)
-                if (a.name == name) return &a;
-            return nullptr;
-        };
-        if (jc.HasMember("inputs"))
-            for (const auto& in : jc["inputs"].GetObject()) {
-                const std::string name = in.name.GetString();
-                const manifest_arg* a = find_arg(name);
-                if (!a || !a->has_input()) ctx.fail(field + ".inputs." + name, "no input or inout argument named '" + name + "'");
-                mc.inputs[name] = read_init(in.value, m.folder, a->type, ctx, field + ".inputs." + name);
-            }
-        if (jc.HasMember("expected"))
-            for (const auto& ex : jc["expected"].GetObject()) {
-                const std::string name = ex.name.GetString();
-                const manifest_arg* a = find_arg(name);
-                if (!a || !a->has_output()) ctx.fail(field + ".expected." + name, "no output or inout argument named '" + name + "'");
-                try {
-                    mc.expected[name] = resolve_inside(m.folder, ex.value.GetString());
-                } catch (const std::invalid_argument& e) {
-                    ctx.fail(field + ".expected." + name, e.what());
-                }
-            }
-        m.cases.push_back(std::move(mc));
+        m.cases.push_back(read_case(doc["cases"][c], field, m, ctx));
+        if (!case_names.insert(m.cases.back().name).second)
+            ctx.fail(field + ".name", "duplicate case name '" + m.cases.back().name + "'");
     }
     if (std::none_of(m.cases.begin(), m.cases.end(), [](const manifest_case& c) { return c.kind == case_kind::performance; }))
         ctx.fail("cases", "no performance case: at least one case must be of kind 'performance' to rank candidates");
     check_expressions(m, ctx);
-
-    // Files must hold exactly count x dtype bytes for the case that uses them.
-    for (std::size_t c = 0; c < m.cases.size(); ++c) {
-        const manifest_case& mc = m.cases[c];
-        for (const manifest_arg& a : m.args) {
-            if (!a.is_buffer()) continue;
-            const std::uint64_t bytes = static_cast<std::uint64_t>(evaluate_integer_expression(a.count, mc.params)) * dtype_size(a.type);
-            auto check_size = [&](const fs::path& p, const std::string& field) {
-                std::error_code ec;
-                const auto size = fs::file_size(p, ec);
-                if (ec) ctx.fail(field, "cannot read " + p.string());
-                if (size != bytes)
-                    ctx.fail(field, p.filename().string() + " holds " + std::to_string(size) + " bytes but '" + a.name +
-                                        "' needs " + std::to_string(bytes) + " (count " + a.count + " x " +
-                                        std::string(dtype_name(a.type)) + ") in case '" + mc.name + "'");
-            };
-            if (a.has_input() && m.init_for(mc, a).file)
-                check_size(*m.init_for(mc, a).file, "cases[" + std::to_string(c) + "] input '" + a.name + "'");
-            if (const auto it = mc.expected.find(a.name); it != mc.expected.end())
-                check_size(it->second, "cases[" + std::to_string(c) + "].expected." + a.name);
-        }
-    }
+    check_file_sizes(m, ctx);
     return m;
 }
 
