@@ -16,7 +16,7 @@
     X("request", request_schema_json) X("request-v0", request_v0_schema_json)                      \
     X("response", response_schema_json) X("manifest", manifest_schema_json)                        \
     X("history", history_schema_json) X("summary", summary_schema_json) X("run", run_schema_json)      \
-    X("candidate", candidate_schema_json)
+    X("candidate", candidate_schema_json) X("candidate-file", candidate_file_schema_json)
 #define CUOPT_DECLARE_SCHEMA(name, symbol) \
     extern const unsigned char symbol[];   \
     extern const std::size_t symbol##_size;

@@ -137,3 +137,10 @@ TEST_CASE("a manifest that disagrees with the signature is refused with every di
     CHECK_THAT(p, Catch::Contains("parameter 0 ('a' vs args[0] 'a'): 'double' is f64 but the manifest says f32"));
     CHECK_THAT(p, Catch::Contains("parameter 1 ('b' vs args[1] 'b'): the signature has a scalar, the manifest a buffer"));
 }
+
+TEST_CASE("a manifest generator is refused with the same words the harness would use") {
+    CHECK_THAT(error_with(R"("kind": "uniform", "low": -1.5)", R"("kind": "int_range", "low": -1.5)"),
+               Catch::Contains("field args[0].init: int_range needs integer low <= high (got low -1.500000, high 2.500000)"));
+    CHECK_THAT(error_with(R"("name": "a", "dtype": "f32")", R"("name": "a", "dtype": "i32")"),
+               Catch::Contains("field args[0].init.kind: 'uniform' fills floating-point buffers; for i32 use"));
+}

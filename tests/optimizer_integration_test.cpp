@@ -62,6 +62,10 @@ TEST_CASE("a files run survives every bad candidate with the right verdict and k
     f.dir.write("cands/h_noise.cu", f.kernel("FAKE_MS=0.995"));
     f.dir.write("cands/i_bad_option.cu", f.kernel("FAKE_MS=0.5"));
     f.dir.write("cands/i_bad_option.json", R"({ "compile_options": ["-rdc=true"], "rationale": "relocatable code" })");
+    f.dir.write("cands/j_bad_side_file.cu", f.kernel("FAKE_MS=0.5"));
+    f.dir.write("cands/j_bad_side_file.json", R"({ "rationale": "typo", "case_lunch": {} })");
+    f.dir.write("cands/k_unknown_case.cu", f.kernel("FAKE_MS=0.5"));
+    f.dir.write("cands/k_unknown_case.json", R"({ "case_launch": { "perf-999": { "block": [8, 8] } } })");
     const auto r = test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
                                                "--max-iterations", "20", "--timeout", "2"}));
     INFO(r.output);
@@ -77,6 +81,9 @@ TEST_CASE("a files run survives every bad candidate with the right verdict and k
     CHECK(verdict_of(history, "g_faster.cu") == "valid");
     CHECK(verdict_of(history, "h_noise.cu") == "valid");
     CHECK(verdict_of(history, "i_bad_option.cu") == "invalid_request");
+    CHECK(verdict_of(history, "j_bad_side_file.cu") == "invalid_submission");
+    CHECK(verdict_of(history, "k_unknown_case.cu") == "invalid_submission");
+    CHECK_THAT(r.output, Catch::Contains("j_bad_side_file.json: field case_lunch"));
     const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
     CHECK(std::string(summary["stop_reason"].GetString()) == "proposer_exhausted");
     CHECK(std::string(summary["best"]["label"].GetString()) == "g_faster.cu");  // h is within the 1% minimum gain
@@ -84,7 +91,9 @@ TEST_CASE("a files run survives every bad candidate with the right verdict and k
     CHECK(summary["counts"]["rejected"]["timeout"].GetInt() == 1);
     CHECK(summary["counts"]["valid"].GetInt() == 3);
     CHECK(test::read_text(f.run() / "best.cu").find("FAKE_MS=1") != std::string::npos);
-    test::read_checked_json(f.run() / "run.json", "run");
+    const auto run = test::read_checked_json(f.run() / "run.json", "run");
+    CHECK(run["settings"]["timeout_s"].GetDouble() == 2.0);  // settings of record are numbers
+    CHECK(run["settings"]["max_iterations"].GetInt() == 20);
     for (int i = 0; i < 3; ++i) test::read_checked_json(f.run() / ("best-case-" + std::to_string(i) + ".json"), "request");
     CHECK_THAT(r.output, Catch::Contains("[iter 5.0] files    e_hang.cu  timeout"));
     const std::string png = test::read_text(f.run() / "heatmap.png");

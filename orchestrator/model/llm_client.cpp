@@ -62,11 +62,10 @@ void llm_client::record(const http_request& request, const exchange_result& resu
                         const std::string& error) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    auto str = [&a](const std::string& s) { return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a); };
     d.AddMember("schema_version", 1, a);
     d.AddMember("index", m_totals.calls, a);
     d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(m_settings.provider)), a);
-    d.AddMember("model", str(m_settings.model), a);
+    d.AddMember("model", json_text(m_settings.model, a), a);
     rapidjson::Document req;
     req.Parse(record_request(request, {m_key}).c_str());
     d.AddMember("request", Value(req, a), a);
@@ -75,14 +74,14 @@ void llm_client::record(const http_request& request, const exchange_result& resu
     rapidjson::Document body;
     const std::string clean_body = redact(result.response.body, {m_key});
     body.Parse(clean_body.c_str());
-    response.AddMember("body", body.HasParseError() ? str(clean_body) : Value(body, a), a);
+    response.AddMember("body", body.HasParseError() ? json_text(clean_body, a) : Value(body, a), a);
     d.AddMember("response", response, a);
     double latency = 0;
     Value attempts(rapidjson::kArrayType);
     for (const exchange_attempt& at : result.attempts) {
         Value v(rapidjson::kObjectType);
         v.AddMember("http_status", static_cast<int64_t>(at.status), a);
-        v.AddMember("transport_error", str(redact(at.transport_error, {m_key})), a);
+        v.AddMember("transport_error", json_text(redact(at.transport_error, {m_key}), a), a);
         v.AddMember("latency_ms", at.latency_ms, a);
         v.AddMember("waited_ms", at.waited_ms, a);
         attempts.PushBack(v, a);
@@ -100,7 +99,7 @@ void llm_client::record(const http_request& request, const exchange_result& resu
         usage.AddMember("cached_tokens", static_cast<int64_t>(reply->usage.cached), a);
     }
     d.AddMember("usage", usage, a);
-    d.AddMember("error", error.empty() ? Value() : str(redact(error, {m_key})), a);
+    d.AddMember("error", error.empty() ? Value() : json_text(redact(error, {m_key}), a), a);
     char name[32];
     std::snprintf(name, sizeof name, "model-%03d.json", m_totals.calls);
     write_file_atomic(m_folder / name, redact(to_pretty_json(d), {m_key}));

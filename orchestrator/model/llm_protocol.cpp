@@ -1,8 +1,6 @@
 #include "orchestrator/model/llm_protocol.hpp"
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <algorithm>
 #include <cctype>
@@ -15,15 +13,6 @@ using rapidjson::Value;
 using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
-
-Value str(const std::string& s, allocator& a) { return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a); }
-
-std::string compact(const Value& v) {
-    rapidjson::StringBuffer b;
-    rapidjson::Writer<rapidjson::StringBuffer> w(b);
-    v.Accept(w);
-    return b.GetString();
-}
 
 Value parsed(const std::string& json, allocator& a, const std::string& what) {
     rapidjson::Document d;
@@ -41,29 +30,29 @@ http_request openai_request(const llm_settings& s, const std::string& key, const
                             const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("model", str(s.model, a), a);
+    d.AddMember("model", json_text(s.model, a), a);
     Value messages(rapidjson::kArrayType);
     Value sys(rapidjson::kObjectType);
     sys.AddMember("role", "system", a);
-    sys.AddMember("content", str(system, a), a);
+    sys.AddMember("content", json_text(system, a), a);
     messages.PushBack(sys, a);
     for (const chat_turn& t : turns) {
         Value m(rapidjson::kObjectType);
         if (t.who == chat_turn::role::tool_result) {
             m.AddMember("role", "tool", a);
-            m.AddMember("tool_call_id", str(t.tool_call_id, a), a);
-            m.AddMember("content", str(t.text, a), a);
+            m.AddMember("tool_call_id", json_text(t.tool_call_id, a), a);
+            m.AddMember("content", json_text(t.text, a), a);
         } else {
             m.AddMember("role", Value(t.who == chat_turn::role::user ? "user" : "assistant", a), a);
-            m.AddMember("content", str(t.text, a), a);
+            m.AddMember("content", json_text(t.text, a), a);
             if (!t.calls.empty()) {
                 Value calls(rapidjson::kArrayType);
                 for (const tool_call& c : t.calls) {
                     Value call(rapidjson::kObjectType), fn(rapidjson::kObjectType);
-                    call.AddMember("id", str(c.id, a), a);
+                    call.AddMember("id", json_text(c.id, a), a);
                     call.AddMember("type", "function", a);
-                    fn.AddMember("name", str(c.name, a), a);
-                    fn.AddMember("arguments", str(c.arguments_json, a), a);
+                    fn.AddMember("name", json_text(c.name, a), a);
+                    fn.AddMember("arguments", json_text(c.arguments_json, a), a);
                     call.AddMember("function", fn, a);
                     calls.PushBack(call, a);
                 }
@@ -77,21 +66,21 @@ http_request openai_request(const llm_settings& s, const std::string& key, const
     for (const tool_spec& t : tools) {
         Value tool(rapidjson::kObjectType), fn(rapidjson::kObjectType);
         tool.AddMember("type", "function", a);
-        fn.AddMember("name", str(t.name, a), a);
-        fn.AddMember("description", str(t.description, a), a);
+        fn.AddMember("name", json_text(t.name, a), a);
+        fn.AddMember("description", json_text(t.description, a), a);
         fn.AddMember("parameters", parsed(t.parameters_schema, a, "tool " + t.name + " schema"), a);
         tool.AddMember("function", fn, a);
         ts.PushBack(tool, a);
     }
     if (!tools.empty()) d.AddMember("tools", ts, a);
-    if (!s.reasoning_effort.empty()) d.AddMember("reasoning_effort", str(s.reasoning_effort, a), a);
+    if (!s.reasoning_effort.empty()) d.AddMember("reasoning_effort", json_text(s.reasoning_effort, a), a);
     if (s.temperature) d.AddMember("temperature", *s.temperature, a);
     d.AddMember("max_completion_tokens", s.max_output_tokens, a);
     http_request r;
     r.url = trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url) + "/chat/completions";
     r.headers["Content-Type"] = "application/json";
     if (!key.empty()) r.headers["Authorization"] = "Bearer " + key;  // local servers often need none
-    r.body = compact(d);
+    r.body = to_compact_json(d);
     r.timeout = s.timeout;
     return r;
 }
@@ -100,9 +89,9 @@ http_request anthropic_request(const llm_settings& s, const std::string& key, co
                                const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("model", str(s.model, a), a);
+    d.AddMember("model", json_text(s.model, a), a);
     d.AddMember("max_tokens", s.max_output_tokens, a);
-    d.AddMember("system", str(system, a), a);
+    d.AddMember("system", json_text(system, a), a);
     Value messages(rapidjson::kArrayType);
     for (const chat_turn& t : turns) {
         Value m(rapidjson::kObjectType), content(rapidjson::kArrayType);
@@ -111,21 +100,21 @@ http_request anthropic_request(const llm_settings& s, const std::string& key, co
         if (t.who == chat_turn::role::tool_result) {
             Value block(rapidjson::kObjectType);
             block.AddMember("type", "tool_result", a);
-            block.AddMember("tool_use_id", str(t.tool_call_id, a), a);
-            block.AddMember("content", str(t.text, a), a);
+            block.AddMember("tool_use_id", json_text(t.tool_call_id, a), a);
+            block.AddMember("content", json_text(t.text, a), a);
             content.PushBack(block, a);
         } else {
             if (!t.text.empty()) {
                 Value block(rapidjson::kObjectType);
                 block.AddMember("type", "text", a);
-                block.AddMember("text", str(t.text, a), a);
+                block.AddMember("text", json_text(t.text, a), a);
                 content.PushBack(block, a);
             }
             for (const tool_call& c : t.calls) {
                 Value block(rapidjson::kObjectType);
                 block.AddMember("type", "tool_use", a);
-                block.AddMember("id", str(c.id, a), a);
-                block.AddMember("name", str(c.name, a), a);
+                block.AddMember("id", json_text(c.id, a), a);
+                block.AddMember("name", json_text(c.name, a), a);
                 block.AddMember("input", parsed(c.arguments_json, a, "tool call " + c.name + " input"), a);
                 content.PushBack(block, a);
             }
@@ -146,8 +135,8 @@ http_request anthropic_request(const llm_settings& s, const std::string& key, co
     Value ts(rapidjson::kArrayType);
     for (const tool_spec& t : tools) {
         Value tool(rapidjson::kObjectType);
-        tool.AddMember("name", str(t.name, a), a);
-        tool.AddMember("description", str(t.description, a), a);
+        tool.AddMember("name", json_text(t.name, a), a);
+        tool.AddMember("description", json_text(t.description, a), a);
         tool.AddMember("input_schema", parsed(t.parameters_schema, a, "tool " + t.name + " schema"), a);
         ts.PushBack(tool, a);
     }
@@ -158,7 +147,7 @@ http_request anthropic_request(const llm_settings& s, const std::string& key, co
     r.headers["Content-Type"] = "application/json";
     r.headers["anthropic-version"] = "2023-06-01";
     if (!key.empty()) r.headers["x-api-key"] = key;
-    r.body = compact(d);
+    r.body = to_compact_json(d);
     r.timeout = s.timeout;
     return r;
 }
@@ -202,7 +191,7 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
                 call.id = c.HasMember("id") && c["id"].IsString() ? c["id"].GetString() : "";
                 call.name = member(fn, "name", "reply tool call").GetString();
                 const Value& args = member(fn, "arguments", "reply tool call");
-                call.arguments_json = args.IsString() ? args.GetString() : compact(args);
+                call.arguments_json = args.IsString() ? args.GetString() : to_compact_json(args);
                 r.calls.push_back(call);
             }
         const Value& u = d.HasMember("usage") ? d["usage"] : Value().Move();
@@ -223,7 +212,7 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
             tool_call call;
             call.id = member(block, "id", "reply tool_use").GetString();
             call.name = member(block, "name", "reply tool_use").GetString();
-            call.arguments_json = compact(member(block, "input", "reply tool_use"));
+            call.arguments_json = to_compact_json(member(block, "input", "reply tool_use"));
             r.calls.push_back(call);
         }
     }
@@ -246,19 +235,19 @@ std::string redact(std::string text, const std::vector<std::string>& secrets) {
 std::string record_request(const http_request& request, const std::vector<std::string>& secrets) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("url", str(request.url, a), a);
+    d.AddMember("url", json_text(request.url, a), a);
     Value headers(rapidjson::kObjectType);
     for (const auto& [name, value] : request.headers) {
         std::string lower = name;
         std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
         if (lower == "authorization" || lower == "x-api-key" || lower == "api-key" || lower == "proxy-authorization")
             continue;  // credentials never leave the process
-        headers.AddMember(str(name, a), str(value, a), a);
+        headers.AddMember(json_text(name, a), json_text(value, a), a);
     }
     d.AddMember("headers", headers, a);
     rapidjson::Document body;
     body.Parse(request.body.c_str(), request.body.size());
-    d.AddMember("body", body.HasParseError() ? str(request.body, a) : Value(body, a), a);
+    d.AddMember("body", body.HasParseError() ? json_text(request.body, a) : Value(body, a), a);
     return redact(to_pretty_json(d), secrets);
 }
 

@@ -2,6 +2,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "orchestrator/proposers/candidate_reader.hpp"
 #include "orchestrator/proposers/proposer.hpp"
 
 namespace cuopt {
@@ -32,23 +33,13 @@ public:
         c.rationale = "from " + file.filename().string();
         c.parent_iteration = std::nullopt;
         const fs::path side = fs::path(file).replace_extension(".json");
-        if (fs::exists(side)) {
+        if (!fs::exists(side)) return {c};
+        try {
             const rapidjson::Document d = parse_json(read_text_file(side), side.filename().string());
-            if (!d.IsObject()) throw json_error(side.filename().string() + ": expected an object");
-            if (d.HasMember("entry")) c.entry = d["entry"].GetString();
-            if (d.HasMember("rationale")) c.rationale = d["rationale"].GetString();
-            if (d.HasMember("compile_options")) {
-                c.compile_options.clear();
-                for (const auto& o : d["compile_options"].GetArray()) c.compile_options.emplace_back(o.GetString());
-            }
-            if (d.HasMember("defines"))
-                for (const auto& def : d["defines"].GetObject())
-                    c.defines[def.name.GetString()] = def.value.IsString() ? def.value.GetString()
-                                                                           : std::to_string(def.value.GetInt64());
-            if (d.HasMember("launch")) c.launch = read_launch_expressions(d["launch"], s.contract.launch);
-            if (d.HasMember("case_launch"))
-                for (const auto& cl : d["case_launch"].GetObject())
-                    c.case_launch[cl.name.GetString()] = read_launch_expressions(cl.value, s.contract.launch);
+            c.rejected = apply_candidate_json(c, d, s.contract, embedded_schema("candidate-file"),
+                                              side.filename().string());
+        } catch (const std::exception& e) {
+            c.rejected = e.what();
         }
         return {c};
     }

@@ -7,6 +7,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/evaluation/compile_log.hpp"
+#include "orchestrator/proposers/candidate_reader.hpp"
 
 namespace cuopt {
 
@@ -115,15 +116,11 @@ private:
             return true;
         }
         if (call.name == "compile") {
-            try {
-                validate_json(args, k_compile_schema, "compile arguments");
-            } catch (const json_error& e) {
-                result = std::string("error: ") + e.what();
-                return true;
-            }
             candidate c = candidate_from(s, args);
-            result = compile_report(m_evaluator.compile_only(c, scratch()), m_settings.log_budget_chars);
-            return false;
+            const std::string bad = apply_candidate_json(c, args, m_manifest, k_compile_schema, "compile arguments");
+            result = bad.empty() ? compile_report(m_evaluator.compile_only(c, scratch()), m_settings.log_budget_chars)
+                                 : "error: " + bad;
+            return !bad.empty();
         }
         if (call.name == "profile" && m_profile) {
             result = m_profile(s, args.HasMember("case") && args["case"].IsString() ? args["case"].GetString() : "");
@@ -133,25 +130,13 @@ private:
             result = "error: no tool named '" + call.name + "'";
             return true;
         }
-        try {
-            validate_json(args, embedded_schema("candidate"), "submit_candidate arguments");
-        } catch (const json_error& e) {
-            result = std::string("error: ") + e.what();
+        candidate c = candidate_from(s, args);
+        if (const std::string bad = apply_candidate_json(c, args, m_manifest, embedded_schema("candidate"),
+                                                         "submit_candidate arguments");
+            !bad.empty()) {
+            result = "error: " + bad;
             return true;
         }
-        candidate c = candidate_from(s, args);
-        c.rationale = args["rationale"].GetString();
-        if (args.HasMember("launch")) c.launch = read_launch_expressions(args["launch"], m_manifest.launch);
-        if (args.HasMember("case_launch"))
-            for (const auto& cl : args["case_launch"].GetObject()) {
-                bool known = false;
-                for (const auto& mc : m_manifest.cases) known |= mc.name == cl.name.GetString();
-                if (!known) {
-                    result = std::string("error: case_launch names no case '") + cl.name.GetString() + "'";
-                    return true;
-                }
-                c.case_launch[cl.name.GetString()] = read_launch_expressions(cl.value, m_manifest.launch);
-            }
         const compile_summary compiled = m_evaluator.compile_only(c, scratch());
         if (!compiled.ok) {
             result = "error: the submitted source " + compile_report(compiled, m_settings.log_budget_chars);
@@ -161,22 +146,15 @@ private:
         return false;
     }
 
+    // The current best, as the base a model's source and fields replace.
     candidate candidate_from(const search_state& s, const rapidjson::Value& args) const {
         candidate c = s.best ? s.history[*s.best].cand : s.initial;
         c.proposer = proposer_kind::llm;
-        c.source = args["source"].GetString();
+        c.source = args.HasMember("source") && args["source"].IsString() ? args["source"].GetString() : "";
         c.parent_iteration = s.best ? std::optional<int>(s.history[*s.best].iteration) : std::nullopt;
         c.label = "iteration " + std::to_string(s.iteration);
         c.launch.reset();
         c.case_launch.clear();
-        if (args.HasMember("defines")) {
-            c.defines.clear();
-            for (const auto& d : args["defines"].GetObject()) c.defines[d.name.GetString()] = json_scalar_text(d.value);
-        }
-        if (args.HasMember("compile_options")) {
-            c.compile_options.clear();
-            for (const auto& o : args["compile_options"].GetArray()) c.compile_options.emplace_back(o.GetString());
-        }
         return c;
     }
 

@@ -1,0 +1,97 @@
+#include <catch2/catch.hpp>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "harness/request_reader.hpp"
+#include "orchestrator/contract/request_writer.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+
+namespace {
+
+// A request as the orchestrator builds one: relative paths, every kind of argument.
+request sample_request() {
+    request req;
+    req.kernel.source_name = "kernel.cu";
+    req.kernel.entry = "scale";
+    req.kernel.compile_options = {"--use_fast_math"};
+    req.kernel.defines = {{"MODE", "fast"}, {"TILE", "32"}};
+    req.device = 1;
+    req.timing.warmup = 3;
+    req.timing.iterations = 7;
+    req.timing.fresh_inputs = true;
+    run_case& c = req.cases.emplace_back();
+    c.name = "small";
+    c.launch_index_base = 10;
+    c.launch.grid = {4, 2, 1};
+    c.launch.block = {128, 1, 1};
+    c.launch.dynamic_shared_bytes = 1024;
+    kernel_arg& x = c.args.emplace_back();
+    x.name = "x", x.is_buffer = true, x.count = 8, x.input_file = "inputs/x.bin";
+    kernel_arg& y = c.args.emplace_back();
+    y.name = "y", y.is_buffer = true, y.count = 8, y.output_file = "outputs/small.y.bin";
+    y.generator = generator_spec{generator_kind::int_range, -3, 5, 0, 1, 0, 1, 1, 77};
+    y.type = dtype::i32;
+    y.input_dump_file = "inputs/small.y.bin";
+    kernel_arg& s = c.args.emplace_back();
+    s.name = "s", s.type = dtype::f32, s.scalar = 0.1;
+    kernel_arg& n = c.args.emplace_back();
+    n.name = "n", n.type = dtype::i64, n.scalar = std::int64_t{4'000'000'000'000};
+    return req;
+}
+
+}  // namespace
+
+TEST_CASE("a request the orchestrator writes reads back in the harness exactly as it was built") {
+    test::scratch_folder dir;
+    dir.write("kernel.cu", "extern \"C\" __global__ void scale() {}\n");
+    dir.write_values("inputs/x.bin", std::vector<float>(8, 1.0f));
+    const std::string text = write_request_json(sample_request());
+    validate_json(parse_json(text, "written"), embedded_schema("request"), "written");
+    dir.write("request.json", text);
+
+    const request r = read_request(dir / "request.json");
+    const request want = sample_request();
+    CHECK(r.kernel.entry == want.kernel.entry);
+    CHECK(r.kernel.compile_options == want.kernel.compile_options);
+    CHECK(r.kernel.defines == want.kernel.defines);
+    CHECK(r.device == 1);
+    CHECK(r.timing.warmup == 3);
+    CHECK(r.timing.iterations == 7);
+    CHECK(r.timing.fresh_inputs);
+    REQUIRE(r.cases.size() == 1);
+    const run_case& c = r.cases[0];
+    CHECK(c.launch_index_base == 10);
+    CHECK(c.launch.grid == want.cases[0].launch.grid);
+    CHECK(c.launch.block == want.cases[0].launch.block);
+    CHECK(c.launch.dynamic_shared_bytes == 1024);
+    REQUIRE(c.args.size() == 4);
+    CHECK(c.args[0].input_file->filename() == "x.bin");
+    CHECK(c.args[1].output_file->lexically_relative(r.folder) == "outputs/small.y.bin");
+    CHECK(c.args[1].input_dump_file->lexically_relative(r.folder) == "inputs/small.y.bin");
+    REQUIRE(c.args[1].generator);
+    CHECK(c.args[1].generator->kind == generator_kind::int_range);
+    CHECK(c.args[1].generator->low == -3);
+    CHECK(c.args[1].generator->high == 5);
+    CHECK(c.args[1].generator->seed == 77);
+    CHECK(std::get<double>(c.args[2].scalar) == 0.1);
+    CHECK(c.args[2].scalar_bytes == encode_scalar(dtype::f32, 0.1));
+    CHECK(std::get<std::int64_t>(c.args[3].scalar) == 4'000'000'000'000);
+}
+
+TEST_CASE("integer defines are written as numbers and other defines as strings") {
+    const rapidjson::Document d = parse_json(write_request_json(sample_request()), "written");
+    CHECK(d["kernel"]["defines"]["TILE"].IsInt());
+    CHECK(d["kernel"]["defines"]["TILE"].GetInt() == 32);
+    CHECK(std::string(d["kernel"]["defines"]["MODE"].GetString()) == "fast");
+    CHECK(std::string(d["cases"][0]["args"][0]["input_file"].GetString()) == "inputs/x.bin");
+}
+
+TEST_CASE("absolute paths inside the request's folder are written relative to it") {
+    request req = sample_request();
+    req.folder = "/runs/run-001/candidates/iter-01/attempt-0";
+    req.cases[0].args[0].input_file = req.folder / "inputs/x.bin";
+    const rapidjson::Document d = parse_json(write_request_json(req), "written");
+    CHECK(std::string(d["cases"][0]["args"][0]["input_file"].GetString()) == "inputs/x.bin");
+}
