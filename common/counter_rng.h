@@ -25,7 +25,8 @@ CUOPT_HD uint64_t mix64(uint64_t x) {
 }
 
 CUOPT_HD uint64_t random_bits(uint64_t seed, uint64_t launch, uint64_t index) {
-    const uint64_t stream = mix64(seed ^ 0x9E3779B97F4A7C15ull) ^ mix64(launch + 0x632BE59BD9B4E019ull);
+    const uint64_t stream =
+        mix64(seed ^ 0x9E3779B97F4A7C15ull) ^ mix64(launch + 0x632BE59BD9B4E019ull);
     return mix64(stream + index * 0xD1B54A32D192ED03ull);
 }
 

@@ -32,7 +32,9 @@ constexpr dtype_row k_rows[] = {
     {dtype::u64, "u64", 8, 0xA5A5A5A5A5A5A5A5ull},
 };
 
-const dtype_row& row(dtype t) { return k_rows[static_cast<int>(t)]; }
+const dtype_row& row(dtype t) {
+    return k_rows[static_cast<int>(t)];
+}
 
 template <typename T>
 std::vector<unsigned char> bytes_of(T v) {
@@ -54,9 +56,15 @@ std::vector<unsigned char> encode_integer(dtype t, double value) {
 
 }  // namespace
 
-std::size_t dtype_size(dtype t) { return row(t).size; }
-std::string_view dtype_name(dtype t) { return row(t).name; }
-std::uint64_t poison_bits(dtype t) { return row(t).poison; }
+std::size_t dtype_size(dtype t) {
+    return row(t).size;
+}
+std::string_view dtype_name(dtype t) {
+    return row(t).name;
+}
+std::uint64_t poison_bits(dtype t) {
+    return row(t).poison;
+}
 
 std::optional<dtype> parse_dtype(std::string_view name) {
     for (const auto& r : k_rows)
@@ -99,7 +107,7 @@ std::uint16_t float_to_half_bits(float f) {
     std::memcpy(&x, &f, 4);
     const std::uint32_t sign = (x >> 16) & 0x8000u;
     const std::uint32_t abs = x & 0x7FFFFFFFu;
-    if (abs > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u);  // NaN
+    if (abs > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u);   // NaN
     if (abs >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);  // overflow/inf
     if (abs < 0x38800000u) {  // subnormal or zero in half
         if (abs < 0x33000000u) return static_cast<std::uint16_t>(sign);
@@ -127,8 +135,8 @@ float half_bits_to_float(std::uint16_t h) {
         if (sign) out = -out;
         return out;
     }
-    std::uint32_t x = sign | (exp == 31 ? (0xFFu << 23) | (mant << 13)
-                                        : ((exp + 112u) << 23) | (mant << 13));
+    std::uint32_t x =
+        sign | (exp == 31 ? (0xFFu << 23) | (mant << 13) : ((exp + 112u) << 23) | (mant << 13));
     std::memcpy(&out, &x, 4);
     return out;
 }
@@ -150,18 +158,30 @@ float bf16_bits_to_float(std::uint16_t b) {
 
 std::vector<unsigned char> encode_scalar(dtype t, double value) {
     switch (t) {
-        case dtype::f16: return bytes_of(float_to_half_bits(static_cast<float>(value)));
-        case dtype::bf16: return bytes_of(float_to_bf16_bits(static_cast<float>(value)));
-        case dtype::f32: return bytes_of(static_cast<float>(value));
-        case dtype::f64: return bytes_of(value);
-        case dtype::i8: return encode_integer<std::int8_t>(t, value);
-        case dtype::u8: return encode_integer<std::uint8_t>(t, value);
-        case dtype::i16: return encode_integer<std::int16_t>(t, value);
-        case dtype::u16: return encode_integer<std::uint16_t>(t, value);
-        case dtype::i32: return encode_integer<std::int32_t>(t, value);
-        case dtype::u32: return encode_integer<std::uint32_t>(t, value);
-        case dtype::i64: return encode_integer<std::int64_t>(t, value);
-        case dtype::u64: return encode_integer<std::uint64_t>(t, value);
+        case dtype::f16:
+            return bytes_of(float_to_half_bits(static_cast<float>(value)));
+        case dtype::bf16:
+            return bytes_of(float_to_bf16_bits(static_cast<float>(value)));
+        case dtype::f32:
+            return bytes_of(static_cast<float>(value));
+        case dtype::f64:
+            return bytes_of(value);
+        case dtype::i8:
+            return encode_integer<std::int8_t>(t, value);
+        case dtype::u8:
+            return encode_integer<std::uint8_t>(t, value);
+        case dtype::i16:
+            return encode_integer<std::int16_t>(t, value);
+        case dtype::u16:
+            return encode_integer<std::uint16_t>(t, value);
+        case dtype::i32:
+            return encode_integer<std::int32_t>(t, value);
+        case dtype::u32:
+            return encode_integer<std::uint32_t>(t, value);
+        case dtype::i64:
+            return encode_integer<std::int64_t>(t, value);
+        case dtype::u64:
+            return encode_integer<std::uint64_t>(t, value);
     }
     throw std::logic_error("unhandled dtype");
 }
@@ -173,18 +193,30 @@ double element_as_double(dtype t, const void* data, std::size_t i) {
         return v;
     };
     switch (t) {
-        case dtype::f16: return half_bits_to_float(load(std::uint16_t{}));
-        case dtype::bf16: return bf16_bits_to_float(load(std::uint16_t{}));
-        case dtype::f32: return load(float{});
-        case dtype::f64: return load(double{});
-        case dtype::i8: return load(std::int8_t{});
-        case dtype::u8: return load(std::uint8_t{});
-        case dtype::i16: return load(std::int16_t{});
-        case dtype::u16: return load(std::uint16_t{});
-        case dtype::i32: return load(std::int32_t{});
-        case dtype::u32: return load(std::uint32_t{});
-        case dtype::i64: return static_cast<double>(load(std::int64_t{}));
-        case dtype::u64: return static_cast<double>(load(std::uint64_t{}));
+        case dtype::f16:
+            return half_bits_to_float(load(std::uint16_t{}));
+        case dtype::bf16:
+            return bf16_bits_to_float(load(std::uint16_t{}));
+        case dtype::f32:
+            return load(float{});
+        case dtype::f64:
+            return load(double{});
+        case dtype::i8:
+            return load(std::int8_t{});
+        case dtype::u8:
+            return load(std::uint8_t{});
+        case dtype::i16:
+            return load(std::int16_t{});
+        case dtype::u16:
+            return load(std::uint16_t{});
+        case dtype::i32:
+            return load(std::int32_t{});
+        case dtype::u32:
+            return load(std::uint32_t{});
+        case dtype::i64:
+            return static_cast<double>(load(std::int64_t{}));
+        case dtype::u64:
+            return static_cast<double>(load(std::uint64_t{}));
     }
     return 0.0;
 }

@@ -20,11 +20,13 @@ enum class exit_code : int {
     interrupted = 23,       // SIGINT/SIGTERM: the run stopped cleanly after the current attempt
     replay_mismatch = 24,   // a replayed best-case request no longer matches the run's oracle
     proposer_failed = 25,   // the model API refused (a 4xx other than 429) or stayed unreachable
-    usage = 64,            // bad command line
-    internal_error = 70,   // a bug or an unexpected system failure
+    usage = 64,             // bad command line
+    internal_error = 70,    // a bug or an unexpected system failure
 };
 
-constexpr int to_int(exit_code code) { return static_cast<int>(code); }
+constexpr int to_int(exit_code code) {
+    return static_cast<int>(code);
+}
 
 /// The name used in responses and logs, e.g. "context_lost".
 const char* exit_code_name(exit_code code);

@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 
 std::string read_text_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+    if (!in)
+        throw std::runtime_error(path.string() + ": cannot open (" + std::strerror(errno) + ")");
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
@@ -30,7 +31,8 @@ void write_file_atomic(const fs::path& path, const void* data, std::size_t size)
     if (path.has_parent_path()) fs::create_directories(path.parent_path());
     const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw std::runtime_error(tmp.string() + ": cannot create (" + std::strerror(errno) + ")");
+    if (!f)
+        throw std::runtime_error(tmp.string() + ": cannot create (" + std::strerror(errno) + ")");
     const bool ok = std::fwrite(data, 1, size, f) == size && std::fflush(f) == 0;
     const bool closed = std::fclose(f) == 0;
     if (!ok || !closed) {
@@ -50,7 +52,8 @@ fs::path resolve_inside(const fs::path& base, const std::string& relative) {
     const fs::path full = fs::weakly_canonical(root / rel);
     const auto mismatch = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
     if (mismatch.first != root.end())
-        throw std::invalid_argument("'" + relative + "' escapes the request folder " + root.string());
+        throw std::invalid_argument("'" + relative + "' escapes the request folder " +
+                                    root.string());
     return full;
 }
 

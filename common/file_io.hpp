@@ -26,6 +26,7 @@ void link_or_copy(const std::filesystem::path& from, const std::filesystem::path
 
 /// Resolves `relative` against `base`. Throws std::invalid_argument when it is
 /// absolute or, after normalisation (.., symlinks of existing parts), lies outside base.
-std::filesystem::path resolve_inside(const std::filesystem::path& base, const std::string& relative);
+std::filesystem::path resolve_inside(const std::filesystem::path& base,
+                                     const std::string& relative);
 
 }  // namespace cuopt

@@ -51,7 +51,8 @@ std::optional<generator_problem> check_generator(const generator_spec& g, dtype 
             encode_scalar(type, g.low);
             encode_scalar(type, g.high);
         } catch (const std::invalid_argument& e) {
-            return generator_problem{"", std::string("range does not fit the buffer's dtype: ") + e.what()};
+            return generator_problem{
+                "", std::string("range does not fit the buffer's dtype: ") + e.what()};
         }
     }
     return std::nullopt;

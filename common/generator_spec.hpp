@@ -17,10 +17,12 @@ namespace cuopt {
 
 enum class generator_kind { uniform, normal, int_range, sequence, constant };
 
-inline constexpr auto k_generator_kinds = make_name_table<generator_kind>({
-    {generator_kind::uniform, "uniform"}, {generator_kind::normal, "normal"},
-    {generator_kind::int_range, "int_range"}, {generator_kind::sequence, "sequence"},
-    {generator_kind::constant, "constant"}});
+inline constexpr auto k_generator_kinds =
+    make_name_table<generator_kind>({{generator_kind::uniform, "uniform"},
+                                     {generator_kind::normal, "normal"},
+                                     {generator_kind::int_range, "int_range"},
+                                     {generator_kind::sequence, "sequence"},
+                                     {generator_kind::constant, "constant"}});
 
 /// A counter-based fill: element i of launch L is a pure function of (seed, L, i).
 struct generator_spec {

@@ -12,11 +12,13 @@
 #include "common/tool_version.hpp"
 
 // The schemas in schemas/, embedded at build time by cmake/embed.cmake.
-#define CUOPT_EMBEDDED_SCHEMAS(X)                                                                  \
-    X("request", request_schema_json) X("request-v0", request_v0_schema_json)                      \
-    X("response", response_schema_json) X("manifest", manifest_schema_json)                        \
-    X("history", history_schema_json) X("summary", summary_schema_json) X("run", run_schema_json)      \
-    X("candidate", candidate_schema_json) X("candidate-file", candidate_file_schema_json)
+#define CUOPT_EMBEDDED_SCHEMAS(X)                                               \
+    X("request", request_schema_json)                                           \
+    X("request-v0", request_v0_schema_json) X("response", response_schema_json) \
+        X("manifest", manifest_schema_json) X("history", history_schema_json)   \
+            X("summary", summary_schema_json) X("run", run_schema_json)         \
+                X("candidate", candidate_schema_json)                           \
+                    X("candidate-file", candidate_file_schema_json)
 #define CUOPT_DECLARE_SCHEMA(name, symbol) \
     extern const unsigned char symbol[];   \
     extern const std::size_t symbol##_size;
@@ -29,13 +31,19 @@ namespace {
 
 std::string type_name_of(const rapidjson::Value& v) {
     switch (v.GetType()) {
-        case rapidjson::kNullType: return "null";
+        case rapidjson::kNullType:
+            return "null";
         case rapidjson::kFalseType:
-        case rapidjson::kTrueType: return "boolean";
-        case rapidjson::kObjectType: return "object";
-        case rapidjson::kArrayType: return "array";
-        case rapidjson::kStringType: return "string";
-        case rapidjson::kNumberType: return v.IsInt64() || v.IsUint64() ? "integer" : "number";
+        case rapidjson::kTrueType:
+            return "boolean";
+        case rapidjson::kObjectType:
+            return "object";
+        case rapidjson::kArrayType:
+            return "array";
+        case rapidjson::kStringType:
+            return "string";
+        case rapidjson::kNumberType:
+            return v.IsInt64() || v.IsUint64() ? "integer" : "number";
     }
     return "unknown";
 }
@@ -79,12 +87,16 @@ std::string describe(const std::string& keyword, const rapidjson::Value* schema,
         if (const auto* e = member("enum")) return "expected one of " + compact(*e) + got;
     }
     static const std::map<std::string, std::string> k_bounds = {
-        {"minimum", "a number >= "},       {"maximum", "a number <= "},
-        {"minItems", "at least this many items: "}, {"maxItems", "at most this many items: "},
-        {"minLength", "a string of length >= "}, {"pattern", "a string matching "},
+        {"minimum", "a number >= "},
+        {"maximum", "a number <= "},
+        {"minItems", "at least this many items: "},
+        {"maxItems", "at most this many items: "},
+        {"minLength", "a string of length >= "},
+        {"pattern", "a string matching "},
         {"minProperties", "at least this many fields: "}};
     if (auto it = k_bounds.find(keyword); it != k_bounds.end()) {
-        if (const auto* b = member(keyword.c_str())) return "expected " + it->second + compact(*b) + got;
+        if (const auto* b = member(keyword.c_str()))
+            return "expected " + it->second + compact(*b) + got;
     }
     std::string text = "does not match the schema ('" + keyword + "')" + got;
     if (const auto* d = member("description"); d && d->IsString())
@@ -148,10 +160,12 @@ void validate_json(const rapidjson::Value& doc, std::string_view schema_text,
     std::string doc_pointer = doc_ptr.GetString();
     if (!doc_pointer.empty() && doc_pointer[0] == '#') doc_pointer.erase(0, 1);
     const std::string keyword = validator.GetInvalidSchemaKeyword();
-    const rapidjson::Value* schema_node = rapidjson::Pointer(schema_ptr.GetString()).Get(schema_doc);
+    const rapidjson::Value* schema_node =
+        rapidjson::Pointer(schema_ptr.GetString()).Get(schema_doc);
     const rapidjson::Value* value = rapidjson::Pointer(doc_pointer.c_str()).Get(doc);
     const std::string field = doc_pointer.empty() ? "(top level)" : pointer_to_field(doc_pointer);
-    throw json_error(source_name + ": field " + field + ": " + describe(keyword, schema_node, value));
+    throw json_error(source_name + ": field " + field + ": " +
+                     describe(keyword, schema_node, value));
 }
 
 std::string to_pretty_json(const rapidjson::Value& value) {
@@ -190,9 +204,10 @@ std::string pointer_to_field(std::string_view pointer) {
     while (i < pointer.size()) {
         if (pointer[i] != '/') break;
         std::size_t next = pointer.find('/', i + 1);
-        std::string token(pointer.substr(i + 1, next == std::string_view::npos ? std::string_view::npos
-                                                                                 : next - i - 1));
-        const bool numeric = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+        std::string token(pointer.substr(
+            i + 1, next == std::string_view::npos ? std::string_view::npos : next - i - 1));
+        const bool numeric =
+            !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
         if (numeric)
             out += "[" + token + "]";
         else

@@ -13,7 +13,7 @@ namespace cuopt {
 
 /// A problem with the content of a JSON file; what() names the file and field.
 class json_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -31,7 +31,7 @@ struct kernel_arg {
     std::optional<std::filesystem::path> output_file;
     std::optional<std::filesystem::path> input_dump_file;
     // scalar
-    scalar_number scalar = 0.0;              // as written in the request
+    scalar_number scalar = 0.0;               // as written in the request
     std::vector<unsigned char> scalar_bytes;  // what the kernel receives (set by the reader)
 
     std::uint64_t bytes() const { return count * dtype_size(type); }
@@ -61,17 +61,17 @@ struct timing_config {
 };
 
 struct kernel_spec {
-    std::string source;                       // the text itself
-    std::string source_name;                  // file name or "<inline>"
+    std::string source;       // the text itself
+    std::string source_name;  // file name or "<inline>"
     std::string entry;
     std::vector<std::string> compile_options;
     std::vector<std::pair<std::string, std::string>> defines;  // sorted by name
 };
 
 struct request {
-    std::filesystem::path file;      // the request JSON
-    std::filesystem::path folder;    // its folder: the root for every relative path
-    bool upstream_layout = false;    // converted from the v0.0 single-case layout
+    std::filesystem::path file;    // the request JSON
+    std::filesystem::path folder;  // its folder: the root for every relative path
+    bool upstream_layout = false;  // converted from the v0.0 single-case layout
     kernel_spec kernel;
     int device = 0;
     timing_config timing;

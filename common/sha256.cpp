@@ -16,7 +16,7 @@ struct md_ctx_deleter {
 };
 
 class sha256_stream {
-public:
+  public:
     sha256_stream() : m_ctx(EVP_MD_CTX_new()) {
         if (!m_ctx || EVP_DigestInit_ex(m_ctx.get(), EVP_sha256(), nullptr) != 1)
             throw std::runtime_error("OpenSSL: EVP_DigestInit_ex(sha256) failed");
@@ -39,7 +39,7 @@ public:
         return out;
     }
 
-private:
+  private:
     std::unique_ptr<EVP_MD_CTX, md_ctx_deleter> m_ctx;
 };
 

@@ -10,7 +10,9 @@
 namespace cuopt {
 
 std::string sha256_hex(const void* data, std::size_t size);
-inline std::string sha256_hex(std::string_view text) { return sha256_hex(text.data(), text.size()); }
+inline std::string sha256_hex(std::string_view text) {
+    return sha256_hex(text.data(), text.size());
+}
 std::string sha256_file_hex(const std::filesystem::path& path);
 
 }  // namespace cuopt

@@ -9,7 +9,11 @@
 
 namespace cuopt {
 
-const char* tool_version() { return CUOPT_VERSION; }
-const char* tool_commit() { return CUOPT_GIT_COMMIT; }
+const char* tool_version() {
+    return CUOPT_VERSION;
+}
+const char* tool_commit() {
+    return CUOPT_GIT_COMMIT;
+}
 
 }  // namespace cuopt

@@ -11,15 +11,22 @@ namespace cuopt {
 namespace {
 
 std::string dims(const std::array<unsigned, 3>& d) {
-    return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + "]";
+    return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+           "]";
 }
 
 void poison(CUstream stream, const device_buffer& b, dtype type, std::uint64_t count) {
     const std::uint64_t bits = poison_bits(type);
     switch (dtype_size(type)) {
-        case 1: CU_CALL(cuMemsetD8Async(b.get(), static_cast<unsigned char>(bits), count, stream)); break;
-        case 2: CU_CALL(cuMemsetD16Async(b.get(), static_cast<unsigned short>(bits), count, stream)); break;
-        case 4: CU_CALL(cuMemsetD32Async(b.get(), static_cast<unsigned>(bits), count, stream)); break;
+        case 1:
+            CU_CALL(cuMemsetD8Async(b.get(), static_cast<unsigned char>(bits), count, stream));
+            break;
+        case 2:
+            CU_CALL(cuMemsetD16Async(b.get(), static_cast<unsigned short>(bits), count, stream));
+            break;
+        case 4:
+            CU_CALL(cuMemsetD32Async(b.get(), static_cast<unsigned>(bits), count, stream));
+            break;
         default:  // 8-byte patterns repeat their 32-bit half
             CU_CALL(cuMemsetD32Async(b.get(), static_cast<unsigned>(bits), count * 2, stream));
     }
@@ -34,25 +41,27 @@ std::string check_launch(const run_case& c, const device_fingerprint& device, CU
         if (l.block[i] > static_cast<unsigned>(device.max_block_dim[i]))
             return "launch.block: " + dims(l.block) + " exceeds the device's maximum block " +
                    dims({unsigned(device.max_block_dim[0]), unsigned(device.max_block_dim[1]),
-                         unsigned(device.max_block_dim[2])}) + " on " + device.name;
+                         unsigned(device.max_block_dim[2])}) +
+                   " on " + device.name;
         if (l.grid[i] > static_cast<unsigned>(device.max_grid_dim[i]))
             return "launch.grid: " + dims(l.grid) + " exceeds the device's maximum grid " +
                    dims({unsigned(device.max_grid_dim[0]), unsigned(device.max_grid_dim[1]),
-                         unsigned(device.max_grid_dim[2])}) + " on " + device.name;
+                         unsigned(device.max_grid_dim[2])}) +
+                   " on " + device.name;
     }
     const unsigned long long threads = 1ull * l.block[0] * l.block[1] * l.block[2];
     int kernel_max = 0;
     CU_CALL(cuFuncGetAttribute(&kernel_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel));
     if (threads > static_cast<unsigned long long>(kernel_max))
         return "launch.block: " + dims(l.block) + " is " + std::to_string(threads) +
-               " threads per block; this kernel can run at most " + std::to_string(kernel_max) + " on " +
-               device.name;
+               " threads per block; this kernel can run at most " + std::to_string(kernel_max) +
+               " on " + device.name;
     const unsigned long long shared = static_shared_bytes + l.dynamic_shared_bytes;
     if (shared > static_cast<unsigned long long>(device.max_shared_per_block_optin_bytes))
         return "launch.dynamic_shared_bytes: " + std::to_string(l.dynamic_shared_bytes) + " plus " +
                std::to_string(static_shared_bytes) + " static bytes exceeds the " +
-               std::to_string(device.max_shared_per_block_optin_bytes) + " bytes of shared memory per block on " +
-               device.name;
+               std::to_string(device.max_shared_per_block_optin_bytes) +
+               " bytes of shared memory per block on " + device.name;
     return "";
 }
 
@@ -62,38 +71,42 @@ std::string check_arguments(const run_case& c, CUfunction kernel) {
         std::size_t offset = 0, size = 0;
         const CUresult r = driver().cuFuncGetParamInfo(kernel, i, &offset, &size);
         if (r == CUDA_ERROR_INVALID_VALUE)
-            return "args: the kernel takes " + std::to_string(i) + " parameter(s) but the case gives " +
-                   std::to_string(n);
+            return "args: the kernel takes " + std::to_string(i) +
+                   " parameter(s) but the case gives " + std::to_string(n);
         check_cu(r, "cuFuncGetParamInfo", __FILE__, __LINE__);
         const kernel_arg& a = c.args[i];
         const std::size_t expected = a.is_buffer ? sizeof(CUdeviceptr) : dtype_size(a.type);
         if (size != expected)
-            return "args[" + std::to_string(i) + "] ('" + a.name + "'): kernel parameter " + std::to_string(i) +
-                   " is " + std::to_string(size) + " bytes but " +
-                   (a.is_buffer ? "a buffer pointer is " : "a " + std::string(dtype_name(a.type)) + " scalar is ") +
+            return "args[" + std::to_string(i) + "] ('" + a.name + "'): kernel parameter " +
+                   std::to_string(i) + " is " + std::to_string(size) + " bytes but " +
+                   (a.is_buffer ? "a buffer pointer is "
+                                : "a " + std::string(dtype_name(a.type)) + " scalar is ") +
                    std::to_string(expected) + " bytes";
     }
     std::size_t offset = 0, size = 0;
     if (driver().cuFuncGetParamInfo(kernel, n, &offset, &size) == CUDA_SUCCESS) {
         std::size_t total = n + 1;
         while (driver().cuFuncGetParamInfo(kernel, total, &offset, &size) == CUDA_SUCCESS) ++total;
-        return "args: the kernel takes " + std::to_string(total) + " parameter(s) but the case gives " +
-               std::to_string(n);
+        return "args: the kernel takes " + std::to_string(total) +
+               " parameter(s) but the case gives " + std::to_string(n);
     }
     return "";
 }
 
-case_runner::case_runner(const device_fingerprint& device, const support_kernels& support, CUfunction kernel,
-                         const timing_config& timing, bool hold_stream)
+case_runner::case_runner(const device_fingerprint& device, const support_kernels& support,
+                         CUfunction kernel, const timing_config& timing, bool hold_stream)
     : m_device(device),
       m_support(support),
       m_kernel(kernel),
       m_timing(timing),
       m_stream(make_stream()),
-      m_l2_scratch(timing.flush_l2 ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2 : 16),
+      m_l2_scratch(timing.flush_l2
+                       ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2
+                       : 16),
       m_flush_sink(sizeof(unsigned)),
       m_timer(support, m_stream.get(), hold_stream) {
-    if (timing.flush_l2) CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), 0, m_l2_scratch.bytes() / 4, m_stream.get()));
+    if (timing.flush_l2)
+        CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), 0, m_l2_scratch.bytes() / 4, m_stream.get()));
 }
 
 std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
@@ -106,13 +119,15 @@ std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
         b.working = device_buffer(a.bytes());
         b.param = b.working.get();
         const bool in_place = a.has_input() && a.is_output();
-        if (in_place && !(a.generator && m_timing.fresh_inputs)) b.pristine = device_buffer(a.bytes());
+        if (in_place && !(a.generator && m_timing.fresh_inputs))
+            b.pristine = device_buffer(a.bytes());
         const device_buffer& first = in_place && b.pristine.get() ? b.pristine : b.working;
         if (a.input_file) {
             const auto bytes = read_binary_file(*a.input_file);
             CU_CALL(cuMemcpyHtoD(first.get(), bytes.data(), bytes.size()));
         } else if (a.generator && !m_timing.fresh_inputs) {
-            m_support.generate(m_stream.get(), first.get(), a.type, a.count, *a.generator, c.launch_index_base);
+            m_support.generate(m_stream.get(), first.get(), a.type, a.count, *a.generator,
+                               c.launch_index_base);
         }
     }
     return buffers;
@@ -123,7 +138,8 @@ void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launc
     for (live_buffer& b : buffers) {
         const kernel_arg& a = *b.arg;
         if (a.generator && m_timing.fresh_inputs)
-            m_support.generate(stream, b.working.get(), a.type, a.count, *a.generator, launch_index);
+            m_support.generate(stream, b.working.get(), a.type, a.count, *a.generator,
+                               launch_index);
         else if (b.pristine.get())
             CU_CALL(cuMemcpyDtoDAsync(b.working.get(), b.pristine.get(), a.bytes(), stream));
         else if (!a.has_input())
@@ -136,12 +152,13 @@ void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launc
 int case_runner::commands_per_launch(const std::vector<live_buffer>& buffers) const {
     int commands = 3 + (m_timing.flush_l2 ? 1 : 0);
     for (const live_buffer& b : buffers)
-        commands += (b.arg->generator && m_timing.fresh_inputs) || b.pristine.get() || !b.arg->has_input();
+        commands +=
+            (b.arg->generator && m_timing.fresh_inputs) || b.pristine.get() || !b.arg->has_input();
     return commands;
 }
 
-output_record case_runner::save(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
-                                const char* role) const {
+output_record case_runner::save(const kernel_arg& a, CUdeviceptr from,
+                                const std::filesystem::path& file, const char* role) const {
     std::vector<unsigned char> host(a.bytes());
     CU_CALL(cuMemcpyDtoH(host.data(), from, host.size()));
     write_file_atomic(file, host.data(), host.size());
@@ -156,11 +173,12 @@ output_record case_runner::save(const kernel_arg& a, CUdeviceptr from, const std
     return r;
 }
 
-void case_runner::save_outputs(const run_case& c, const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
-                               case_outcome& out) const {
+void case_runner::save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
+                               std::uint64_t launch_index, case_outcome& out) const {
     for (const live_buffer& b : buffers) {
         const kernel_arg& a = *b.arg;
-        if (a.output_file) out.outputs.push_back(save(a, b.working.get(), *a.output_file, "output"));
+        if (a.output_file)
+            out.outputs.push_back(save(a, b.working.get(), *a.output_file, "output"));
         if (a.input_dump_file) {
             device_buffer regenerated(a.bytes());
             m_support.generate(m_stream.get(), regenerated.get(), a.type, a.count, *a.generator,
@@ -184,8 +202,8 @@ case_outcome case_runner::run(const run_case& c) {
                                      : const_cast<unsigned char*>(a.scalar_bytes.data()));
     const auto& l = c.launch;
     auto launch = [&] {
-        CU_CALL(cuLaunchKernel(m_kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-                               l.dynamic_shared_bytes, stream, params.data(), nullptr));
+        CU_CALL(cuLaunchKernel(m_kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                               l.block[2], l.dynamic_shared_bytes, stream, params.data(), nullptr));
     };
     if (l.dynamic_shared_bytes > 48 * 1024)
         CU_CALL(cuFuncSetAttribute(m_kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -204,8 +222,9 @@ case_outcome case_runner::run(const run_case& c) {
             launch();
         }
         CU_CALL(cuStreamSynchronize(stream));
-        timed_samples t = m_timer.time(m_timing.iterations, commands_per_launch(buffers),
-                                       [&] { prepare(buffers, ++launch_index); }, launch);
+        timed_samples t = m_timer.time(
+            m_timing.iterations, commands_per_launch(buffers),
+            [&] { prepare(buffers, ++launch_index); }, launch);
         out.samples_ms = std::move(t.samples_ms);
         out.stream_held = t.stream_held;
         out.stream_hold_timed_out = t.stream_hold_timed_out;

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "common/request.hpp"
+#include "common/response_status.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/device_info.hpp"
 #include "harness/event_timer.hpp"
-#include "common/request.hpp"
-#include "common/response_status.hpp"
 #include "harness/sample_statistics.hpp"
 #include "harness/support_kernels.hpp"
 
@@ -60,27 +60,29 @@ struct live_buffer {
 };
 
 class case_runner {
-public:
+  public:
     /// hold_stream: queue each batch of timed launches behind a spinning kernel so host
     /// launch latency never lands in a sample. Off under profilers, which serialise launches.
     case_runner(const device_fingerprint& device, const support_kernels& support, CUfunction kernel,
                 const timing_config& timing, bool hold_stream);
 
-    /// Runs the case (launch indices start at its launch_index_base). Throws cuda_error for a CUDA failure (the caller decides whether the
-    /// context survived); throws std::runtime_error for an I/O failure writing outputs.
+    /// Runs the case (launch indices start at its launch_index_base). Throws cuda_error for a CUDA
+    /// failure (the caller decides whether the context survived); throws std::runtime_error for an
+    /// I/O failure writing outputs.
     case_outcome run(const run_case& c);
 
-private:
+  private:
     /// The case's buffers, inputs uploaded (or generated, when inputs are not fresh per launch).
     std::vector<live_buffer> make_buffers(const run_case& c) const;
     /// Everything a launch needs before it starts, enqueued outside any timed region:
     /// fresh or restored inputs, re-poisoned outputs, then the L2 flush.
     void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index) const;
     int commands_per_launch(const std::vector<live_buffer>& buffers) const;
-    output_record save(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file, const char* role) const;
+    output_record save(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
+                       const char* role) const;
     /// The outputs of the last launch, and the inputs it saw (reference runs), to disk.
-    void save_outputs(const run_case& c, const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
-                      case_outcome& out) const;
+    void save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
+                      std::uint64_t launch_index, case_outcome& out) const;
 
     const device_fingerprint& m_device;
     const support_kernels& m_support;

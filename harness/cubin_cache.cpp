@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 fs::path cubin_cache::default_folder() {
     if (const char* v = std::getenv("CUDA_HARNESS_CACHE_DIR"); v && *v) return v;
     if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) return fs::path(v) / "cuda-harness";
-    if (const char* v = std::getenv("HOME"); v && *v) return fs::path(v) / ".cache" / "cuda-harness";
+    if (const char* v = std::getenv("HOME"); v && *v)
+        return fs::path(v) / ".cache" / "cuda-harness";
     return fs::temp_directory_path() / "cuda-harness-cache";
 }
 
@@ -32,8 +33,8 @@ std::string cubin_cache::key_for(const kernel_spec& kernel, const std::string& a
 
 bool cubin_cache::cacheable(const kernel_spec& kernel) {
     for (const auto& o : kernel.compile_options)
-        if (o.rfind("-I", 0) == 0 || o.rfind("--include-path", 0) == 0 || o.rfind("--pre-include", 0) == 0 ||
-            o.rfind("-include", 0) == 0)
+        if (o.rfind("-I", 0) == 0 || o.rfind("--include-path", 0) == 0 ||
+            o.rfind("--pre-include", 0) == 0 || o.rfind("-include", 0) == 0)
             return false;
     return true;
 }
@@ -48,7 +49,8 @@ std::optional<compile_result> cubin_cache::find(const std::string& key) const {
         compile_result r;
         r.cubin.assign(bytes.begin(), bytes.end());
         r.cubin_sha256 = sha256_hex(r.cubin.data(), r.cubin.size());
-        if (r.cubin_sha256 != meta["cubin_sha256"].GetString()) return std::nullopt;  // torn or tampered
+        if (r.cubin_sha256 != meta["cubin_sha256"].GetString())
+            return std::nullopt;  // torn or tampered
         r.ok = true;
         r.cache_hit = true;
         r.cache_key = key;
@@ -76,18 +78,22 @@ void cubin_cache::store(const compile_result& result) const noexcept {
         for (const auto& o : result.options) opts.PushBack(rapidjson::Value(o.c_str(), a), a);
         meta.AddMember("options", opts, a);
         // cubin first: a reader needs the .json, so it never sees a cubin without its record.
-        write_file_atomic(m_folder / (result.cache_key + ".cubin"), result.cubin.data(), result.cubin.size());
+        write_file_atomic(m_folder / (result.cache_key + ".cubin"), result.cubin.data(),
+                          result.cubin.size());
         write_file_atomic(m_folder / (result.cache_key + ".json"), to_pretty_json(meta));
     } catch (const std::exception&) {
     }
 }
 
-compile_result compile_cached(const kernel_spec& kernel, const std::string& arch, const cubin_cache* cache) {
+compile_result compile_cached(const kernel_spec& kernel, const std::string& arch,
+                              const cubin_cache* cache) {
     if (!cache || !cubin_cache::cacheable(kernel)) return compile_kernel(kernel, arch);
     const auto start = std::chrono::steady_clock::now();
     const std::string key = cubin_cache::key_for(kernel, arch);
     if (auto hit = cache->find(key)) {
-        hit->wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        hit->wall_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
         return *hit;
     }
     compile_result r = compile_kernel(kernel, arch);

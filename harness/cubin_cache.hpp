@@ -13,7 +13,7 @@
 namespace cuopt {
 
 class cubin_cache {
-public:
+  public:
     explicit cubin_cache(std::filesystem::path folder) : m_folder(std::move(folder)) {}
 
     /// $CUDA_HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/cuda-harness, else ~/.cache/cuda-harness.
@@ -27,11 +27,12 @@ public:
     void store(const compile_result& result) const noexcept;
     const std::filesystem::path& folder() const { return m_folder; }
 
-private:
+  private:
     std::filesystem::path m_folder;
 };
 
 /// Compiles through the cache when one is given and the kernel is cacheable.
-compile_result compile_cached(const kernel_spec& kernel, const std::string& arch, const cubin_cache* cache);
+compile_result compile_cached(const kernel_spec& kernel, const std::string& arch,
+                              const cubin_cache* cache);
 
 }  // namespace cuopt

@@ -9,23 +9,30 @@ namespace cuopt {
 
 namespace {
 
-using get_proc_v2 = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+using get_proc_v2 = CUresult (*)(const char*, void**, int, cuuint64_t,
+                                 CUdriverProcAddressQueryResult*);
 
 driver_api load_driver() {
     // Only the driver's own soname: the toolkit's link stub (stubs/libcuda.so) must never load.
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) throw no_driver_error(std::string("no CUDA driver: cannot load libcuda.so.1 (") + dlerror() + ")");
+    if (!lib)
+        throw no_driver_error(std::string("no CUDA driver: cannot load libcuda.so.1 (") +
+                              dlerror() + ")");
     // Real drivers (not the toolkit's link stub) export cuGetProcAddress_v2; asking it
     // for each symbol at CUDA_VERSION returns the ABI version cuda.h declares.
     auto get_proc = reinterpret_cast<get_proc_v2>(dlsym(lib, "cuGetProcAddress_v2"));
-    if (!get_proc) throw no_driver_error("no CUDA driver: libcuda.so.1 lacks cuGetProcAddress_v2 (driver older than CUDA 12)");
+    if (!get_proc)
+        throw no_driver_error(
+            "no CUDA driver: libcuda.so.1 lacks cuGetProcAddress_v2 (driver older than CUDA 12)");
     driver_api api;
     void* fn = nullptr;
     CUdriverProcAddressQueryResult status{};
-#define CUOPT_LOAD(name)                                                                     \
-    fn = nullptr;                                                                            \
-    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !fn) \
-        throw no_driver_error(std::string("no CUDA driver: libcuda.so.1 has no ") + #name +   \
+#define CUOPT_LOAD(name)                                                                    \
+    fn = nullptr;                                                                           \
+    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=         \
+            CUDA_SUCCESS ||                                                                 \
+        !fn)                                                                                \
+        throw no_driver_error(std::string("no CUDA driver: libcuda.so.1 has no ") + #name + \
                               " for CUDA " + std::to_string(CUDA_VERSION));                 \
     api.name = reinterpret_cast<decltype(api.name)>(fn);
     CUOPT_DRIVER_FUNCTIONS(CUOPT_LOAD)
@@ -75,8 +82,10 @@ bool cuda_error::sticky() const {
         case CUDA_ERROR_INVALID_ADDRESS_SPACE:
         case CUDA_ERROR_INVALID_PC:
         case CUDA_ERROR_LAUNCH_FAILED:
-        case CUDA_ERROR_CONTEXT_IS_DESTROYED: return true;
-        default: return false;
+        case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -86,17 +95,19 @@ std::string describe_cu_result(CUresult result) {
     const driver_api& api = driver();
     api.cuGetErrorName(result, &name);
     api.cuGetErrorString(result, &text);
-    return std::string(name ? name : "CUDA_ERROR_" + std::to_string(static_cast<int>(result))) + " (" +
-           (text ? text : "no description") + ")";
+    return std::string(name ? name : "CUDA_ERROR_" + std::to_string(static_cast<int>(result))) +
+           " (" + (text ? text : "no description") + ")";
 }
 
 void check_cu(CUresult result, const char* statement, const char* file, int line) {
     if (result == CUDA_SUCCESS) return;
     throw cuda_error(result, std::filesystem::path(file).filename().string() + ":" +
-                                 std::to_string(line) + ": " + statement + " failed: " +
-                                 describe_cu_result(result));
+                                 std::to_string(line) + ": " + statement +
+                                 " failed: " + describe_cu_result(result));
 }
 
-bool check_cu_nothrow(CUresult result) noexcept { return result == CUDA_SUCCESS; }
+bool check_cu_nothrow(CUresult result) noexcept {
+    return result == CUDA_SUCCESS;
+}
 
 }  // namespace cuopt

@@ -13,17 +13,21 @@ namespace cuopt {
 
 // Every driver entry point the harness uses; the names are cuda.h's, so its macros
 // (cuMemAlloc -> cuMemAlloc_v2) pick the same ABI version we ask the driver for.
-#define CUOPT_DRIVER_FUNCTIONS(X)                                                            \
-    X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) \
-    X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem)             \
-    X(cuDeviceGetUuid) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)               \
-    X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleUnload)              \
-    X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuFuncGetParamInfo) X(cuLaunchKernel)      \
-    X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync)           \
-    X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32Async) X(cuMemHostAlloc)             \
-    X(cuMemFreeHost) X(cuMemHostGetDevicePointer) X(cuStreamCreate) X(cuStreamDestroy)        \
-    X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                \
-    X(cuEventSynchronize) X(cuEventElapsedTime)
+#define CUOPT_DRIVER_FUNCTIONS(X)                                                                  \
+    X(cuInit)                                                                                      \
+    X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) \
+        X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetUuid)          \
+            X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)            \
+                X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)   \
+                    X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuFuncGetParamInfo)              \
+                        X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)               \
+                            X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)                \
+                                X(cuMemsetD16Async) X(cuMemsetD32Async) X(cuMemHostAlloc)          \
+                                    X(cuMemFreeHost) X(cuMemHostGetDevicePointer)                  \
+                                        X(cuStreamCreate) X(cuStreamDestroy)                       \
+                                            X(cuStreamSynchronize) X(cuEventCreate)                \
+                                                X(cuEventDestroy) X(cuEventRecord)                 \
+                                                    X(cuEventSynchronize) X(cuEventElapsedTime)
 
 struct driver_api {
 #define CUOPT_DECLARE(name) decltype(&::name) name = nullptr;
@@ -33,26 +37,26 @@ struct driver_api {
 
 /// libcuda missing, too old, or cuInit failing for want of a driver.
 class no_driver_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 /// cuInit saw no device, or the requested index does not exist.
 class no_device_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 /// A failed driver call: what() reads "file:line: cuX(...) failed: NAME (string)".
 class cuda_error : public std::runtime_error {
-public:
+  public:
     cuda_error(CUresult code, const std::string& message)
         : std::runtime_error(message), m_code(code) {}
     CUresult code() const { return m_code; }
     /// True for errors that poison the context (illegal address, launch failure, ...).
     bool sticky() const;
 
-private:
+  private:
     CUresult m_code;
 };
 

@@ -12,7 +12,7 @@ namespace cuopt {
 
 template <typename Handle, typename Traits>
 class unique_handle {
-public:
+  public:
     unique_handle() = default;
     explicit unique_handle(Handle h) : m_handle(h) {}
     unique_handle(unique_handle&& o) noexcept : m_handle(std::exchange(o.m_handle, Handle{})) {}
@@ -32,7 +32,7 @@ public:
         m_handle = Handle{};
     }
 
-private:
+  private:
     Handle m_handle{};
 };
 
@@ -76,7 +76,7 @@ inline module_handle load_module(const void* image) {
 
 /// Device memory of a known size.
 class device_buffer {
-public:
+  public:
     device_buffer() = default;
     explicit device_buffer(std::size_t bytes) : m_bytes(bytes) {
         CUdeviceptr p{};
@@ -86,14 +86,14 @@ public:
     CUdeviceptr get() const { return m_ptr.get(); }
     std::size_t bytes() const { return m_bytes; }
 
-private:
+  private:
     unique_handle<CUdeviceptr, device_memory_traits> m_ptr;
     std::size_t m_bytes = 0;
 };
 
 /// Pinned host memory mapped into the device's address space (for the stream-hold flag).
 class mapped_host_buffer {
-public:
+  public:
     explicit mapped_host_buffer(std::size_t bytes) {
         void* p = nullptr;
         CU_CALL(cuMemHostAlloc(&p, bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
@@ -103,14 +103,14 @@ public:
     void* host() const { return m_ptr.get(); }
     CUdeviceptr device() const { return m_device_ptr; }
 
-private:
+  private:
     unique_handle<void*, host_memory_traits> m_ptr;
     CUdeviceptr m_device_ptr{};
 };
 
 /// Retains the device's primary context and makes it current for this thread.
 class primary_context {
-public:
+  public:
     explicit primary_context(CUdevice device) : m_device(device) {
         CU_CALL(cuDevicePrimaryCtxRetain(&m_context, device));
         CU_CALL(cuCtxSetCurrent(m_context));
@@ -119,7 +119,7 @@ public:
     primary_context& operator=(const primary_context&) = delete;
     ~primary_context() { CU_CALL_NOTHROW(cuDevicePrimaryCtxRelease(m_device)); }
 
-private:
+  private:
     CUdevice m_device{};
     CUcontext m_context{};
 };

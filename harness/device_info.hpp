@@ -21,8 +21,8 @@ struct device_fingerprint {
     int max_block_dim[3] = {0, 0, 0};
     int max_grid_dim[3] = {0, 0, 0};
     int max_shared_per_block_optin_bytes = 0;
-    int sm_clock_khz = 0;       // maximum SM clock the driver reports
-    int memory_clock_khz = 0;   // peak memory clock
+    int sm_clock_khz = 0;      // maximum SM clock the driver reports
+    int memory_clock_khz = 0;  // peak memory clock
     int memory_bus_width_bits = 0;
     int driver_version = 0;     // e.g. 13000
     std::string nvrtc_version;  // e.g. "13.0"

@@ -8,7 +8,7 @@ namespace cuopt {
 namespace {
 
 constexpr std::uint64_t k_hold_timeout_ns = 10'000'000'000ull;  // 10 s
-constexpr int k_max_batch = 32;                                 // timed launches enqueued behind one hold
+constexpr int k_max_batch = 32;  // timed launches enqueued behind one hold
 // Stream commands the GPU has already fetched when a hold is released. On the H200 the
 // first ~40 commands after a release run without fetch stalls; later ones add ~0.7 us to
 // an empty kernel's sample (tools/bench/event_floor.cpp measures this). Batches are sized
@@ -20,7 +20,8 @@ constexpr int k_prefetched_commands = 16;
 event_timer::event_timer(const support_kernels& support, CUstream stream, bool hold)
     : m_support(support), m_stream(stream), m_hold(hold), m_hold_flags(2 * sizeof(int)) {}
 
-timed_samples event_timer::time(int iterations, int commands_per_launch, const std::function<void()>& prepare,
+timed_samples event_timer::time(int iterations, int commands_per_launch,
+                                const std::function<void()>& prepare,
                                 const std::function<void()>& launch) {
     timed_samples out;
     out.stream_held = m_hold;
@@ -33,7 +34,8 @@ timed_samples event_timer::time(int iterations, int commands_per_launch, const s
         stops.push_back(make_event());
     }
     auto* flags = static_cast<volatile int*>(m_hold_flags.host());
-    const CUdeviceptr release = m_hold_flags.device(), timed_out = m_hold_flags.device() + sizeof(int);
+    const CUdeviceptr release = m_hold_flags.device(),
+                      timed_out = m_hold_flags.device() + sizeof(int);
     for (int done = 0; done < iterations;) {
         const int n = std::min(batch, iterations - done);
         flags[0] = 0;

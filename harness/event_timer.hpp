@@ -20,7 +20,7 @@ struct timed_samples {
 };
 
 class event_timer {
-public:
+  public:
     /// hold: queue each batch behind a spinning kernel (off under profilers, which
     /// serialise launches).
     event_timer(const support_kernels& support, CUstream stream, bool hold);
@@ -28,10 +28,10 @@ public:
     /// Times `iterations` launches: for each, prepare() then the start event, launch(),
     /// the stop event. commands_per_launch (its prepare operations, two events and the
     /// kernel) sizes the batches. Throws cuda_error as the driver reports it.
-    timed_samples time(int iterations, int commands_per_launch, const std::function<void()>& prepare,
-                       const std::function<void()>& launch);
+    timed_samples time(int iterations, int commands_per_launch,
+                       const std::function<void()>& prepare, const std::function<void()>& launch);
 
-private:
+  private:
     const support_kernels& m_support;
     CUstream m_stream;
     bool m_hold;

@@ -7,14 +7,15 @@
 namespace cuopt {
 
 struct harness_options {
-    std::string request;          // REQUEST.json to run
-    std::string response;         // where to write the response; default: response.json beside the request
-    bool device_info = false;     // print the device fingerprint as JSON and exit
-    int device = 0;               // device index for --device-info (a request names its own)
-    bool compile_only = false;    // NVRTC only: no driver or GPU needed
-    std::string arch;             // target for --compile-only (default: the device's, or sm_90 without one)
+    std::string request;   // REQUEST.json to run
+    std::string response;  // where to write the response; default: response.json beside the request
+    bool device_info = false;   // print the device fingerprint as JSON and exit
+    int device = 0;             // device index for --device-info (a request names its own)
+    bool compile_only = false;  // NVRTC only: no driver or GPU needed
+    std::string arch;  // target for --compile-only (default: the device's, or sm_90 without one)
     bool no_cache = false;        // always run NVRTC, never read or write the cubin cache
-    std::string cache_dir;        // cubin cache folder (default: $CUDA_HARNESS_CACHE_DIR or ~/.cache/cuda-harness)
+    std::string cache_dir;        // cubin cache folder (default: $CUDA_HARNESS_CACHE_DIR or
+                                  // ~/.cache/cuda-harness)
     bool quiet = false;           // no summary line on stderr
     bool no_stream_hold = false;  // don't hold the stream while queueing timed launches (profilers)
 };

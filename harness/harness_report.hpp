@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "common/exit_codes.hpp"
+#include "common/request.hpp"
 #include "common/response_status.hpp"
 #include "harness/case_runner.hpp"
 #include "harness/device_info.hpp"
 #include "harness/nvrtc_compiler.hpp"
-#include "common/request.hpp"
 
 namespace cuopt {
 
@@ -31,7 +31,7 @@ struct harness_report {
     exit_code code = exit_code::ok;
     response_status status = response_status::ok;
     std::string error;
-    std::string mode = "run";   // run | compile_only
+    std::string mode = "run";  // run | compile_only
     std::filesystem::path request_file;
     std::filesystem::path request_folder;
     bool upstream_layout = false;

@@ -1,19 +1,17 @@
 // cuda-harness: read one request, compile it with NVRTC, launch and time it through
 // the CUDA Driver API, dump the outputs, write one response. See README.md.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "common/exit_codes.hpp"
-#include "common/tool_version.hpp"
 #include "common/file_io.hpp"
+#include "common/tool_version.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/harness_options.hpp"
 #include "harness/request_runner.hpp"
-
 
 namespace {
 
@@ -22,19 +20,28 @@ using cuopt::harness_options;
 
 void define_options(CLI::App& app, harness_options& o) {
     app.add_option("request", o.request, "Request JSON to compile, run and time");
-    app.add_option("--response", o.response, "Where to write the response (default: response.json beside the request)");
+    app.add_option("--response", o.response,
+                   "Where to write the response (default: response.json beside the request)");
     app.add_flag("--device-info", o.device_info, "Print the device fingerprint as JSON and exit");
-    app.add_option("--device", o.device, "Device index for --device-info")->check(CLI::NonNegativeNumber);
-    app.add_flag("--compile-only", o.compile_only, "Compile with NVRTC only; needs no GPU or driver");
-    app.add_option("--arch", o.arch, "Target for --compile-only, e.g. sm_90 (default: the device's, else sm_90)")
+    app.add_option("--device", o.device, "Device index for --device-info")
+        ->check(CLI::NonNegativeNumber);
+    app.add_flag("--compile-only", o.compile_only,
+                 "Compile with NVRTC only; needs no GPU or driver");
+    app.add_option("--arch", o.arch,
+                   "Target for --compile-only, e.g. sm_90 (default: the device's, else sm_90)")
         ->check(CLI::Validator(
-            [](std::string& v) { return v.rfind("sm_", 0) == 0 && v.size() > 3 ? std::string() : "expected sm_XY"; },
+            [](std::string& v) {
+                return v.rfind("sm_", 0) == 0 && v.size() > 3 ? std::string() : "expected sm_XY";
+            },
             "sm_XY"));
     app.add_flag("--no-cache", o.no_cache, "Always run NVRTC; never read or write the cubin cache");
-    app.add_option("--cache-dir", o.cache_dir, "Cubin cache folder (default: $CUDA_HARNESS_CACHE_DIR or ~/.cache/cuda-harness)");
+    app.add_option(
+        "--cache-dir", o.cache_dir,
+        "Cubin cache folder (default: $CUDA_HARNESS_CACHE_DIR or ~/.cache/cuda-harness)");
     app.add_flag("--quiet", o.quiet, "No summary line on stderr");
     app.add_flag("--no-stream-hold", o.no_stream_hold,
-                 "Queue timed launches without holding the stream (automatic under ncu, which serialises launches)");
+                 "Queue timed launches without holding the stream (automatic under ncu, which "
+                 "serialises launches)");
     app.set_version_flag("--version", cuopt::tool_version());
 }
 
@@ -56,7 +63,8 @@ int print_device_info(const harness_options& o) {
 
 int run(const harness_options& o) {
     const std::filesystem::path response =
-        o.response.empty() ? std::filesystem::absolute(o.request).parent_path() / "response.json" : std::filesystem::path(o.response);
+        o.response.empty() ? std::filesystem::absolute(o.request).parent_path() / "response.json"
+                           : std::filesystem::path(o.response);
     const cuopt::harness_report report = cuopt::run_request(o);
     try {
         cuopt::write_file_atomic(response, cuopt::write_response_json(report));
@@ -64,14 +72,17 @@ int run(const harness_options& o) {
         std::cerr << "cuda-harness: cannot write the response: " << e.what() << "\n";
         return to_int(exit_code::internal_error);
     }
-    if (!report.error.empty()) std::cerr << "cuda-harness: " << cuopt::k_response_statuses.name(report.status) << ": " << report.error << "\n";
+    if (!report.error.empty())
+        std::cerr << "cuda-harness: " << cuopt::k_response_statuses.name(report.status) << ": "
+                  << report.error << "\n";
     if (!o.quiet) {
-        std::cerr << "cuda-harness: " << cuopt::k_response_statuses.name(report.status) << " (exit " << to_int(report.code) << ", "
-                  << exit_code_name(report.code) << "); response: " << response.string() << "\n";
+        std::cerr << "cuda-harness: " << cuopt::k_response_statuses.name(report.status) << " (exit "
+                  << to_int(report.code) << ", " << exit_code_name(report.code)
+                  << "); response: " << response.string() << "\n";
         for (const auto& c : report.cases)
             if (c.status == cuopt::case_run_status::ok && c.measured)
-                std::fprintf(stderr, "  %-24s median %.6f ms over %d launches\n", c.name.c_str(), c.stats_ms.median,
-                             c.iterations);
+                std::fprintf(stderr, "  %-24s median %.6f ms over %d launches\n", c.name.c_str(),
+                             c.stats_ms.median, c.iterations);
     }
     return to_int(report.code);
 }

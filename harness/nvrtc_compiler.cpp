@@ -20,7 +20,7 @@ void check_nvrtc(nvrtcResult r, const char* statement) {
 #define NVRTC_CALL(call) check_nvrtc(call, #call)
 
 class nvrtc_program {
-public:
+  public:
     nvrtc_program(const std::string& source, const std::string& name) {
         NVRTC_CALL(nvrtcCreateProgram(&m_prog, source.c_str(), name.c_str(), 0, nullptr, nullptr));
     }
@@ -29,11 +29,13 @@ public:
     nvrtc_program& operator=(const nvrtc_program&) = delete;
     nvrtcProgram get() const { return m_prog; }
 
-private:
+  private:
     nvrtcProgram m_prog{};
 };
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool starts_with(const std::string& s, const char* prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
 
 // The entry is looked up through a name expression that NVRTC compiles in a pseudo-file
 // "__nv_name_map": when every error is there, the source is fine but has no such kernel.
@@ -62,10 +64,12 @@ std::string nvrtc_version_string() {
 
 std::string toolkit_include_dir() {
     for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDAToolkit_ROOT"})
-        if (const char* v = std::getenv(var); v && *v && std::filesystem::exists(std::string(v) + "/include/cuda_fp16.h"))
+        if (const char* v = std::getenv(var);
+            v && *v && std::filesystem::exists(std::string(v) + "/include/cuda_fp16.h"))
             return std::string(v) + "/include";
 #ifdef CUOPT_CUDA_INCLUDE_DIR
-    if (std::filesystem::exists(CUOPT_CUDA_INCLUDE_DIR "/cuda_fp16.h")) return CUOPT_CUDA_INCLUDE_DIR;
+    if (std::filesystem::exists(CUOPT_CUDA_INCLUDE_DIR "/cuda_fp16.h"))
+        return CUOPT_CUDA_INCLUDE_DIR;
 #endif
     return "/usr/local/cuda/include";
 }
@@ -86,25 +90,34 @@ std::vector<std::string> nvrtc_options(const kernel_spec& kernel, const std::str
 ptxas_report parse_ptxas_report(const std::string& log, const std::string& lowered_name) {
     ptxas_report r;
     // ptxas prints "Compiling entry function 'NAME' for 'sm_90'", then "Function properties
-    // for NAME" with stack/spill figures, then "Used N registers, ... N bytes smem, N bytes cmem[0]".
+    // for NAME" with stack/spill figures, then "Used N registers, ... N bytes smem, N bytes
+    // cmem[0]".
     const std::string marker = "Compiling entry function '" + lowered_name + "'";
     std::size_t pos = log.find(marker);
     if (pos == std::string::npos) return r;
     std::size_t end = log.find("Compiling entry function", pos + marker.size());
-    const std::string block = log.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    const std::string block =
+        log.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
     // ptxas may compile functions on several threads and interleave their lines; a block
     // that does not carry this function's own properties header is not trusted.
     if (block.find("Function properties for " + lowered_name) == std::string::npos) return r;
     std::smatch m;
-    if (std::regex_search(block, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
+    if (std::regex_search(
+            block, m,
+            std::regex(
+                R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
         r.stack_frame_bytes = std::stoll(m[1]);
         r.spill_store_bytes = std::stoll(m[2]);
         r.spill_load_bytes = std::stoll(m[3]);
     }
-    if (std::regex_search(block, m, std::regex(R"(Used (\d+) registers)"))) r.registers = std::stoi(m[1]);
-    if (std::regex_search(block, m, std::regex(R"((\d+) bytes smem)"))) r.static_shared_bytes = std::stoll(m[1]);
-    else if (r.registers >= 0) r.static_shared_bytes = 0;
-    if (std::regex_search(block, m, std::regex(R"((\d+) bytes cmem\[0\])"))) r.constant_bytes = std::stoll(m[1]);
+    if (std::regex_search(block, m, std::regex(R"(Used (\d+) registers)")))
+        r.registers = std::stoi(m[1]);
+    if (std::regex_search(block, m, std::regex(R"((\d+) bytes smem)")))
+        r.static_shared_bytes = std::stoll(m[1]);
+    else if (r.registers >= 0)
+        r.static_shared_bytes = 0;
+    if (std::regex_search(block, m, std::regex(R"((\d+) bytes cmem\[0\])")))
+        r.constant_bytes = std::stoll(m[1]);
     return r;
 }
 
@@ -118,7 +131,8 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
     NVRTC_CALL(nvrtcAddNameExpression(prog.get(), kernel.entry.c_str()));
     std::vector<const char*> argv;
     for (const auto& o : result.options) argv.push_back(o.c_str());
-    const nvrtcResult compiled = nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
+    const nvrtcResult compiled =
+        nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
 
     std::size_t log_size = 0;
     NVRTC_CALL(nvrtcGetProgramLogSize(prog.get(), &log_size));
@@ -142,7 +156,8 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
     } else {
         check_nvrtc(compiled, "nvrtcCompileProgram");
     }
-    result.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
 }
 

@@ -24,11 +24,11 @@ struct ptxas_report {
 
 struct compile_result {
     bool ok = false;
-    bool entry_missing = false;     // the entry name is not defined in the source
-    std::string log;                // NVRTC's program log, whole
-    std::string arch;               // "sm_90"
+    bool entry_missing = false;        // the entry name is not defined in the source
+    std::string log;                   // NVRTC's program log, whole
+    std::string arch;                  // "sm_90"
     std::vector<std::string> options;  // exactly what NVRTC was given
-    std::string lowered_name;       // the symbol to look up in the module
+    std::string lowered_name;          // the symbol to look up in the module
     std::vector<char> cubin;
     std::string cubin_sha256;
     ptxas_report ptxas;
@@ -39,7 +39,7 @@ struct compile_result {
 
 /// Thrown for NVRTC failures that are not compile errors (out of memory, bad option list).
 class nvrtc_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

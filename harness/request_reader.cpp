@@ -54,8 +54,10 @@ kernel_arg read_arg(const request& req, const Value& a, const field_context& ctx
                                a.HasMember("input_dump_file");
     if (a.HasMember("value")) {
         if (buffer_fields)
-            ctx.fail("has 'value' (a scalar) and buffer fields (count/input_file/output_file/generator); "
-                     "expected one or the other");
+            ctx.fail(
+                "has 'value' (a scalar) and buffer fields "
+                "(count/input_file/output_file/generator); "
+                "expected one or the other");
         const Value& v = a["value"];
         try {
             const double number = v.IsBool() ? (v.GetBool() ? 1.0 : 0.0) : v.GetDouble();
@@ -64,12 +66,12 @@ kernel_arg read_arg(const request& req, const Value& a, const field_context& ctx
         } catch (const std::invalid_argument& e) {
             ctx.at("value").fail(e.what());
         }
-        if (v.IsInt64() && !is_float(arg.type) && std::fabs(static_cast<double>(v.GetInt64())) > 9.0e15)
+        if (v.IsInt64() && !is_float(arg.type) &&
+            std::fabs(static_cast<double>(v.GetInt64())) > 9.0e15)
             ctx.at("value").fail("integer too large to carry exactly");
         return arg;
     }
-    if (!a.HasMember("count"))
-        ctx.fail("expected 'count' (a buffer) or 'value' (a scalar)");
+    if (!a.HasMember("count")) ctx.fail("expected 'count' (a buffer) or 'value' (a scalar)");
     arg.is_buffer = true;
     arg.count = a["count"].GetUint64();
     if (a.HasMember("input_file") && a.HasMember("generator"))
@@ -78,21 +80,26 @@ kernel_arg read_arg(const request& req, const Value& a, const field_context& ctx
         arg.input_file = resolve(req, a["input_file"].GetString(), ctx.at("input_file"));
         std::error_code ec;
         const auto size = fs::file_size(*arg.input_file, ec);
-        if (ec) ctx.at("input_file").fail("cannot read " + arg.input_file->string() + " (" + ec.message() + ")");
+        if (ec)
+            ctx.at("input_file")
+                .fail("cannot read " + arg.input_file->string() + " (" + ec.message() + ")");
         if (size != arg.bytes())
-            ctx.at("input_file").fail(arg.input_file->filename().string() + " holds " + std::to_string(size) +
-                                      " bytes but count " + std::to_string(arg.count) + " x " +
-                                      std::string(dtype_name(arg.type)) + " (" +
-                                      std::to_string(dtype_size(arg.type)) + " bytes) needs " +
-                                      std::to_string(arg.bytes()));
+            ctx.at("input_file")
+                .fail(arg.input_file->filename().string() + " holds " + std::to_string(size) +
+                      " bytes but count " + std::to_string(arg.count) + " x " +
+                      std::string(dtype_name(arg.type)) + " (" +
+                      std::to_string(dtype_size(arg.type)) + " bytes) needs " +
+                      std::to_string(arg.bytes()));
     }
     if (a.HasMember("generator"))
         arg.generator = read_checked_generator(a["generator"], arg.type, ctx.at("generator"));
     if (a.HasMember("output_file"))
         arg.output_file = resolve(req, a["output_file"].GetString(), ctx.at("output_file"));
     if (a.HasMember("input_dump_file")) {
-        if (!arg.generator) ctx.at("input_dump_file").fail("only a buffer with a 'generator' can dump its inputs");
-        arg.input_dump_file = resolve(req, a["input_dump_file"].GetString(), ctx.at("input_dump_file"));
+        if (!arg.generator)
+            ctx.at("input_dump_file").fail("only a buffer with a 'generator' can dump its inputs");
+        arg.input_dump_file =
+            resolve(req, a["input_dump_file"].GetString(), ctx.at("input_dump_file"));
     }
     return arg;
 }
@@ -108,8 +115,7 @@ kernel_spec read_kernel(const request& req, const Value& k, const field_context&
     kernel_spec spec;
     spec.entry = k["entry"].GetString();
     const bool has_file = k.HasMember("source_file"), has_inline = k.HasMember("source");
-    if (has_file == has_inline)
-        ctx.fail("expected exactly one of 'source_file' and 'source'");
+    if (has_file == has_inline) ctx.fail("expected exactly one of 'source_file' and 'source'");
     if (has_file) {
         const fs::path path = resolve(req, k["source_file"].GetString(), ctx.at("source_file"));
         try {
@@ -123,7 +129,8 @@ kernel_spec read_kernel(const request& req, const Value& k, const field_context&
         spec.source_name = "inline.cu";
     }
     if (k.HasMember("compile_options"))
-        for (const auto& o : k["compile_options"].GetArray()) spec.compile_options.emplace_back(o.GetString());
+        for (const auto& o : k["compile_options"].GetArray())
+            spec.compile_options.emplace_back(o.GetString());
     if (k.HasMember("defines"))
         for (const auto& d : k["defines"].GetObject())
             spec.defines.emplace_back(d.name.GetString(), json_scalar_text(d.value));
@@ -146,8 +153,7 @@ request read_request(const fs::path& file) {
     request req;
     req.file = fs::absolute(file);
     req.folder = req.file.parent_path();
-    if (!fs::is_regular_file(req.file))
-        throw json_error(file.string() + ": no such request file");
+    if (!fs::is_regular_file(req.file)) throw json_error(file.string() + ": no such request file");
     const rapidjson::Document doc = load_native_document(req.file, &req.upstream_layout);
     const field_context root{req.file.filename().string(), ""};
 
@@ -169,9 +175,11 @@ request read_request(const fs::path& file) {
         const field_context cctx = root.at("cases[" + std::to_string(c) + "]");
         run_case rc;
         rc.name = jc["name"].GetString();
-        if (!names.insert(rc.name).second) cctx.at("name").fail("duplicate case name '" + rc.name + "'");
+        if (!names.insert(rc.name).second)
+            cctx.at("name").fail("duplicate case name '" + rc.name + "'");
         if (jc.HasMember("measure")) rc.measure = jc["measure"].GetBool();
-        if (jc.HasMember("launch_index_base")) rc.launch_index_base = jc["launch_index_base"].GetUint64();
+        if (jc.HasMember("launch_index_base"))
+            rc.launch_index_base = jc["launch_index_base"].GetUint64();
         rc.launch.grid = read_dim3(jc["launch"]["grid"]);
         rc.launch.block = read_dim3(jc["launch"]["block"]);
         if (jc["launch"].HasMember("dynamic_shared_bytes"))
@@ -195,7 +203,8 @@ std::vector<fs::path> declared_output_paths(const fs::path& file) {
     try {
         const fs::path abs = fs::absolute(file);
         rapidjson::Document doc = parse_json(read_text_file(abs), abs.filename().string());
-        if (is_upstream_layout(doc)) doc = convert_upstream_request(doc, abs.parent_path(), "request");
+        if (is_upstream_layout(doc))
+            doc = convert_upstream_request(doc, abs.parent_path(), "request");
         if (!doc.IsObject() || !doc.HasMember("cases") || !doc["cases"].IsArray()) return out;
         for (const auto& c : doc["cases"].GetArray()) {
             if (!c.IsObject() || !c.HasMember("args") || !c["args"].IsArray()) continue;

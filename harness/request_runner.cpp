@@ -56,20 +56,24 @@ std::optional<device_fingerprint> device_phase(int index, std::string* why, exit
     return std::nullopt;
 }
 
-bool compile_phase(const request& req, const std::string& arch, const harness_options& o, harness_report& report) {
+bool compile_phase(const request& req, const std::string& arch, const harness_options& o,
+                   harness_report& report) {
     std::unique_ptr<cubin_cache> cache;
-    if (!o.no_cache) cache = std::make_unique<cubin_cache>(o.cache_dir.empty() ? cubin_cache::default_folder() : fs::path(o.cache_dir));
+    if (!o.no_cache)
+        cache = std::make_unique<cubin_cache>(o.cache_dir.empty() ? cubin_cache::default_folder()
+                                                                  : fs::path(o.cache_dir));
     report.compile = compile_cached(req.kernel, arch, cache.get());
     const compile_result& c = *report.compile;
     if (c.entry_missing) {
         report.fail(exit_code::invalid_request,
-                    req.file.filename().string() + ": field kernel.entry: no __global__ function '" + req.kernel.entry +
+                    req.file.filename().string() +
+                        ": field kernel.entry: no __global__ function '" + req.kernel.entry +
                         "' in " + req.kernel.source_name);
         return false;
     }
     if (!c.ok) {
-        report.fail(exit_code::compile_error,
-                    "NVRTC could not compile " + req.kernel.source_name + " for " + arch + " (see compile.log)");
+        report.fail(exit_code::compile_error, "NVRTC could not compile " + req.kernel.source_name +
+                                                  " for " + arch + " (see compile.log)");
         return false;
     }
     return true;
@@ -81,7 +85,8 @@ kernel_attributes read_attributes(CUfunction f) {
     CU_CALL(cuFuncGetAttribute(&k.static_shared_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
     CU_CALL(cuFuncGetAttribute(&k.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f));
     CU_CALL(cuFuncGetAttribute(&k.const_bytes, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, f));
-    CU_CALL(cuFuncGetAttribute(&k.max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+    CU_CALL(
+        cuFuncGetAttribute(&k.max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
     return k;
 }
 
@@ -92,13 +97,16 @@ bool check_cases_phase(const request& req, CUfunction kernel, harness_report& re
         const run_case& c = req.cases[i];
         std::string problem = check_arguments(c, kernel);
         if (problem.empty())
-            problem = check_launch(c, *report.device, kernel, static_cast<std::size_t>(report.attributes->static_shared_bytes));
+            problem =
+                check_launch(c, *report.device, kernel,
+                             static_cast<std::size_t>(report.attributes->static_shared_bytes));
         case_outcome& out = report.cases.emplace_back();
         out.name = c.name;
         out.measured = c.measure;
         if (problem.empty()) continue;
         out.status = case_run_status::invalid_launch;
-        out.error = req.file.filename().string() + ": field cases[" + std::to_string(i) + "]." + problem;
+        out.error =
+            req.file.filename().string() + ": field cases[" + std::to_string(i) + "]." + problem;
         report.fail(exit_code::invalid_request, out.error);
         all_ok = false;
     }
@@ -115,7 +123,8 @@ bool should_hold_stream(const harness_options& o) {
     return !o.no_stream_hold && !(injection && *injection);
 }
 
-void run_cases_phase(const request& req, CUfunction kernel, bool hold_stream, harness_report& report) {
+void run_cases_phase(const request& req, CUfunction kernel, bool hold_stream,
+                     harness_report& report) {
     const support_kernels support(report.device->sm_count);
     case_runner runner(*report.device, support, kernel, req.timing, hold_stream);
     for (std::size_t i = 0; i < req.cases.size(); ++i) {
@@ -152,11 +161,14 @@ harness_report run_request(const harness_options& o) {
     // Closes the current phase: its name and the milliseconds since the previous one.
     auto lap = [&](const char* name) {
         const auto now = std::chrono::steady_clock::now();
-        report.phases_ms.emplace_back(name, std::chrono::duration<double, std::milli>(now - phase_start).count());
+        report.phases_ms.emplace_back(
+            name, std::chrono::duration<double, std::milli>(now - phase_start).count());
         phase_start = now;
     };
     auto finish = [&] {
-        report.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        report.wall_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
         return report;
     };
     try {
@@ -169,9 +181,12 @@ harness_report run_request(const harness_options& o) {
         // so a bad kernel is reported as such before "no driver".
         std::string why;
         exit_code device_code = exit_code::ok;
-        if (!o.compile_only || o.arch.empty()) report.device = device_phase(req->device, &why, &device_code);
+        if (!o.compile_only || o.arch.empty())
+            report.device = device_phase(req->device, &why, &device_code);
         lap("driver_init");
-        const std::string arch = !o.arch.empty() ? o.arch : report.device ? report.device->arch() : k_fallback_arch;
+        const std::string arch = !o.arch.empty() ? o.arch
+                                 : report.device ? report.device->arch()
+                                                 : k_fallback_arch;
         const bool compiled = compile_phase(*req, arch, o, report);
         lap("compile");
         if (!compiled || o.compile_only) return finish();

@@ -10,14 +10,14 @@ namespace {
 using rapidjson::Value;
 using allocator = rapidjson::Document::AllocatorType;
 
-
 Value device_json(const device_fingerprint& d, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("index", d.index, a);
     v.AddMember("name", json_text(d.name, a), a);
     v.AddMember("uuid", json_text(d.uuid, a), a);
     v.AddMember("pci_bus_id", json_text(d.pci_bus_id, a), a);
-    v.AddMember("compute_capability", json_text(std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor), a), a);
+    v.AddMember("compute_capability",
+                json_text(std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor), a), a);
     v.AddMember("arch", json_text(d.arch(), a), a);
     v.AddMember("sm_count", d.sm_count, a);
     v.AddMember("l2_bytes", static_cast<int64_t>(d.l2_bytes), a);
@@ -27,8 +27,11 @@ Value device_json(const device_fingerprint& d, allocator& a) {
     v.AddMember("sm_clock_max_khz", d.sm_clock_khz, a);
     v.AddMember("memory_clock_max_khz", d.memory_clock_khz, a);
     v.AddMember("memory_bus_width_bits", d.memory_bus_width_bits, a);
-    v.AddMember("driver_version", json_text(std::to_string(d.driver_version / 1000) + "." +
-                                           std::to_string((d.driver_version % 1000) / 10), a), a);
+    v.AddMember("driver_version",
+                json_text(std::to_string(d.driver_version / 1000) + "." +
+                              std::to_string((d.driver_version % 1000) / 10),
+                          a),
+                a);
     v.AddMember("nvrtc_version", json_text(d.nvrtc_version, a), a);
     return v;
 }
@@ -52,11 +55,14 @@ Value compile_json(const harness_report& r, allocator& a) {
     const auto& p = c.ptxas;
     auto num = [&a](long long x) { return x < 0 ? Value() : Value(static_cast<int64_t>(x)); };
     res.AddMember("registers", r.attributes ? Value(r.attributes->registers) : num(p.registers), a);
-    res.AddMember("static_shared_bytes",
-                  r.attributes ? Value(r.attributes->static_shared_bytes) : num(p.static_shared_bytes), a);
+    res.AddMember(
+        "static_shared_bytes",
+        r.attributes ? Value(r.attributes->static_shared_bytes) : num(p.static_shared_bytes), a);
     res.AddMember("local_bytes", r.attributes ? Value(r.attributes->local_bytes) : Value(), a);
-    res.AddMember("const_bytes", r.attributes ? Value(r.attributes->const_bytes) : num(p.constant_bytes), a);
-    res.AddMember("max_threads_per_block", r.attributes ? Value(r.attributes->max_threads_per_block) : Value(), a);
+    res.AddMember("const_bytes",
+                  r.attributes ? Value(r.attributes->const_bytes) : num(p.constant_bytes), a);
+    res.AddMember("max_threads_per_block",
+                  r.attributes ? Value(r.attributes->max_threads_per_block) : Value(), a);
     res.AddMember("stack_frame_bytes", num(p.stack_frame_bytes), a);
     res.AddMember("spill_store_bytes", num(p.spill_store_bytes), a);
     res.AddMember("spill_load_bytes", num(p.spill_load_bytes), a);
@@ -95,7 +101,8 @@ Value case_json(const case_outcome& c, const harness_report& r, allocator& a) {
         Value ov(rapidjson::kObjectType);
         ov.AddMember("arg", json_text(o.arg, a), a);
         ov.AddMember("role", json_text(o.role, a), a);
-        ov.AddMember("file", json_text(o.file.lexically_relative(r.request_folder).generic_string(), a), a);
+        ov.AddMember("file",
+                     json_text(o.file.lexically_relative(r.request_folder).generic_string(), a), a);
         ov.AddMember("dtype", json_text(std::string(dtype_name(o.type)), a), a);
         ov.AddMember("count", static_cast<uint64_t>(o.count), a);
         ov.AddMember("sha256", json_text(o.sha256, a), a);

@@ -25,11 +25,12 @@ void support_kernels::hold_stream(CUstream stream, CUdeviceptr release, CUdevice
     CU_CALL(cuLaunchKernel(m_hold, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr));
 }
 
-void support_kernels::flush_l2(CUstream stream, CUdeviceptr scratch, std::size_t bytes, CUdeviceptr sink) const {
+void support_kernels::flush_l2(CUstream stream, CUdeviceptr scratch, std::size_t bytes,
+                               CUdeviceptr sink) const {
     unsigned long long count = bytes / 16;
     void* params[] = {&scratch, &count, &sink};
-    CU_CALL(cuLaunchKernel(m_flush, static_cast<unsigned>(4 * m_sm_count), 1, 1, 512, 1, 1, 0, stream, params,
-                           nullptr));
+    CU_CALL(cuLaunchKernel(m_flush, static_cast<unsigned>(4 * m_sm_count), 1, 1, 512, 1, 1, 0,
+                           stream, params, nullptr));
 }
 
 void support_kernels::generate(CUstream stream, CUdeviceptr buffer, dtype type, std::uint64_t count,
@@ -42,10 +43,10 @@ void support_kernels::generate(CUstream stream, CUdeviceptr buffer, dtype type, 
     if (spec.kind == generator_kind::constant) a = spec.value;
     void* params[] = {&buffer, &n, &kind, &a, &b, &seed, &launch};
     const unsigned threads = 256;
-    const unsigned blocks = static_cast<unsigned>(
-        std::max<std::uint64_t>(1, std::min<std::uint64_t>((count + threads - 1) / threads, 8ull * m_sm_count)));
-    CU_CALL(cuLaunchKernel(m_generate[static_cast<int>(type)], blocks, 1, 1, threads, 1, 1, 0, stream, params,
-                           nullptr));
+    const unsigned blocks = static_cast<unsigned>(std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>((count + threads - 1) / threads, 8ull * m_sm_count)));
+    CU_CALL(cuLaunchKernel(m_generate[static_cast<int>(type)], blocks, 1, 1, threads, 1, 1, 0,
+                           stream, params, nullptr));
 }
 
 }  // namespace cuopt

@@ -28,10 +28,11 @@ extern "C" __global__ void cuopt_hold_stream(const volatile int* release, int* t
 // Evicts L2 by reading a scratch buffer larger than it. Reading (not writing) matters:
 // it writes back whatever was dirty now, outside the timed region, and leaves only clean
 // lines behind, so the timed kernel never pays for another write's eviction.
-extern "C" __global__ void cuopt_flush_l2(const uint4* scratch, unsigned long long count, unsigned* sink) {
+extern "C" __global__ void cuopt_flush_l2(const uint4* scratch, unsigned long long count,
+                                          unsigned* sink) {
     unsigned acc = 0;
-    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < count;
-         i += (unsigned long long)gridDim.x * blockDim.x) {
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+         i < count; i += (unsigned long long)gridDim.x * blockDim.x) {
         const uint4 v = __ldcg(scratch + i);
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
@@ -39,9 +40,13 @@ extern "C" __global__ void cuopt_flush_l2(const uint4* scratch, unsigned long lo
 }
 
 template <typename T>
-__device__ __forceinline__ T from_double(double v) { return static_cast<T>(v); }
+__device__ __forceinline__ T from_double(double v) {
+    return static_cast<T>(v);
+}
 template <>
-__device__ __forceinline__ __half from_double<__half>(double v) { return __float2half_rn(static_cast<float>(v)); }
+__device__ __forceinline__ __half from_double<__half>(double v) {
+    return __float2half_rn(static_cast<float>(v));
+}
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_double<__nv_bfloat16>(double v) {
     return __float2bfloat16_rn(static_cast<float>(v));
@@ -52,8 +57,8 @@ __device__ __forceinline__ __nv_bfloat16 from_double<__nv_bfloat16>(double v) {
 template <typename T>
 __device__ void generate(T* out, unsigned long long count, int kind, double a, double b,
                          unsigned long long seed, unsigned long long launch) {
-    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < count;
-         i += (unsigned long long)gridDim.x * blockDim.x) {
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+         i < count; i += (unsigned long long)gridDim.x * blockDim.x) {
         const unsigned long long bits = cuopt_rng::random_bits(seed, launch, i);
         double v;
         if (kind == 0) {
@@ -74,11 +79,11 @@ __device__ void generate(T* out, unsigned long long count, int kind, double a, d
     }
 }
 
-#define CUOPT_GENERATOR(suffix, type)                                                           \
-    extern "C" __global__ void cuopt_generate_##suffix(type* out, unsigned long long count, int kind, \
-                                                       double a, double b, unsigned long long seed, \
-                                                       unsigned long long launch) {             \
-        generate<type>(out, count, kind, a, b, seed, launch);                                  \
+#define CUOPT_GENERATOR(suffix, type)                                      \
+    extern "C" __global__ void cuopt_generate_##suffix(                    \
+        type* out, unsigned long long count, int kind, double a, double b, \
+        unsigned long long seed, unsigned long long launch) {              \
+        generate<type>(out, count, kind, a, b, seed, launch);              \
     }
 
 CUOPT_GENERATOR(f16, __half)

@@ -5,13 +5,13 @@
 
 #include <cstdint>
 
-#include "harness/cuda_handles.hpp"
 #include "common/request.hpp"
+#include "harness/cuda_handles.hpp"
 
 namespace cuopt {
 
 class support_kernels {
-public:
+  public:
     /// Loads the embedded fatbin into the current context; sm_count sizes generator grids.
     explicit support_kernels(int sm_count);
 
@@ -27,7 +27,7 @@ public:
     void generate(CUstream stream, CUdeviceptr buffer, dtype type, std::uint64_t count,
                   const generator_spec& spec, std::uint64_t launch_index) const;
 
-private:
+  private:
     module_handle m_module;
     CUfunction m_hold{};
     CUfunction m_flush{};

@@ -14,16 +14,17 @@ using rapidjson::Value;
 // v0.0 spelled types the numpy/ctypes way; map every spelling it used to ours.
 std::string native_dtype(const std::string& type, const std::string& field) {
     static const std::map<std::string, std::string> k_aliases = {
-        {"float", "f32"},   {"float32", "f32"},   {"half", "f16"},     {"float16", "f16"},
+        {"float", "f32"},     {"float32", "f32"}, {"half", "f16"},     {"float16", "f16"},
         {"bfloat16", "bf16"}, {"double", "f64"},  {"float64", "f64"},  {"int", "i32"},
-        {"int32", "i32"},   {"uint32", "u32"},    {"unsigned", "u32"}, {"int64", "i64"},
-        {"long", "i64"},    {"uint64", "u64"},    {"int8", "i8"},      {"uint8", "u8"},
-        {"char", "i8"},     {"byte", "u8"},       {"int16", "i16"},    {"uint16", "u16"},
+        {"int32", "i32"},     {"uint32", "u32"},  {"unsigned", "u32"}, {"int64", "i64"},
+        {"long", "i64"},      {"uint64", "u64"},  {"int8", "i8"},      {"uint8", "u8"},
+        {"char", "i8"},       {"byte", "u8"},     {"int16", "i16"},    {"uint16", "u16"},
         {"short", "i16"}};
     if (parse_dtype(type)) return type;
     if (auto it = k_aliases.find(type); it != k_aliases.end()) return it->second;
-    throw json_error(field + ": unknown type '" + type + "'; expected one of " + dtype_names_list() +
-                     " or float32, float16, bfloat16, float64, int32, uint32, int64, uint64, int8, uint8");
+    throw json_error(
+        field + ": unknown type '" + type + "'; expected one of " + dtype_names_list() +
+        " or float32, float16, bfloat16, float64, int32, uint32, int64, uint64, int8, uint8");
 }
 
 // One v0.0 argument in the native layout; `field` names it in messages.
@@ -31,32 +32,37 @@ Value convert_argument(const Value& in, const std::string& field, const std::str
                        rapidjson::Document::AllocatorType& a) {
     const std::string kind = in["kind"].GetString();
     Value arg(rapidjson::kObjectType);
-    const std::string name = in.HasMember("name") && in["name"].IsString() ? in["name"].GetString() : default_name;
+    const std::string name =
+        in.HasMember("name") && in["name"].IsString() ? in["name"].GetString() : default_name;
     arg.AddMember("name", json_text(name, a), a);
     if (kind == "scalar") {
         if (!in.HasMember("type") || !in.HasMember("value"))
             throw json_error(field + ": a scalar needs 'type' and 'value'");
-        arg.AddMember("dtype", json_text(native_dtype(in["type"].GetString(), field + ".type"), a), a);
+        arg.AddMember("dtype", json_text(native_dtype(in["type"].GetString(), field + ".type"), a),
+                      a);
         arg.AddMember("value", Value(in["value"], a), a);
         return arg;
     }
-    const std::string type = in.HasMember("type") ? native_dtype(in["type"].GetString(), field + ".type") : "u8";
+    const std::string type =
+        in.HasMember("type") ? native_dtype(in["type"].GetString(), field + ".type") : "u8";
     if (!in.HasMember("bytes")) throw json_error(field + ": a buffer needs 'bytes'");
     const std::uint64_t bytes = in["bytes"].GetUint64();
     const std::size_t size = dtype_size(*parse_dtype(type));
     if (bytes % size != 0)
-        throw json_error(field + ".bytes: " + std::to_string(bytes) + " is not a multiple of the " + type +
-                         " element size " + std::to_string(size));
+        throw json_error(field + ".bytes: " + std::to_string(bytes) + " is not a multiple of the " +
+                         type + " element size " + std::to_string(size));
     const std::string direction = in.HasMember("direction") ? in["direction"].GetString() : "in";
     arg.AddMember("dtype", json_text(type, a), a);
     arg.AddMember("count", bytes / size, a);
     if (direction != "out") {
         if (!in.HasMember("input_file"))
-            throw json_error(field + ": a buffer with direction '" + direction + "' needs 'input_file'");
+            throw json_error(field + ": a buffer with direction '" + direction +
+                             "' needs 'input_file'");
         arg.AddMember("input_file", Value(in["input_file"], a), a);
     }
     if (direction != "in") {
-        const std::string file = in.HasMember("output_file") ? in["output_file"].GetString() : "outputs/" + name + ".bin";
+        const std::string file = in.HasMember("output_file") ? in["output_file"].GetString()
+                                                             : "outputs/" + name + ".bin";
         arg.AddMember("output_file", json_text(file, a), a);
     }
     return arg;
@@ -76,8 +82,8 @@ rapidjson::Document convert_upstream_request(const Value& doc, const std::filesy
 
     Value kernel(rapidjson::kObjectType);
     const std::string source = doc["source"].GetString();
-    const bool looks_inline = source.find('\n') != std::string::npos ||
-                              source.find("__global__") != std::string::npos;
+    const bool looks_inline =
+        source.find('\n') != std::string::npos || source.find("__global__") != std::string::npos;
     if (!looks_inline || std::filesystem::exists(folder / source))
         kernel.AddMember("source_file", json_text(source, a), a);
     else
@@ -100,7 +106,8 @@ rapidjson::Document convert_upstream_request(const Value& doc, const std::filesy
     Value args(rapidjson::kArrayType);
     const auto& in_args = doc["arguments"].GetArray();
     for (rapidjson::SizeType i = 0; i < in_args.Size(); ++i)
-        args.PushBack(convert_argument(in_args[i], source_name + ": field arguments[" + std::to_string(i) + "]",
+        args.PushBack(convert_argument(in_args[i],
+                                       source_name + ": field arguments[" + std::to_string(i) + "]",
                                        "arg" + std::to_string(i), a),
                       a);
 

@@ -24,9 +24,11 @@ TEST_CASE("autotune skips configurations whose block the device cannot run") {
     const auto tuner = make_autotune_proposer(p.m, 1, 1000, 1024);
     const search_state s{p.m, p.initial, p.history, std::nullopt, 1};
     const std::vector<candidate> batch = tuner->propose(s);
-    // 5 x 5 block shapes x 3 flag variants, minus the initial configuration, minus BLOCK 128x16 (2048 threads) x 3.
+    // 5 x 5 block shapes x 3 flag variants, minus the initial configuration, minus BLOCK 128x16
+    // (2048 threads) x 3.
     CHECK(batch.size() == 75 - 1 - 3);
-    for (const candidate& c : batch) CHECK(c.tunables.at("BLOCK_X") * c.tunables.at("BLOCK_Y") <= 1024);
+    for (const candidate& c : batch)
+        CHECK(c.tunables.at("BLOCK_X") * c.tunables.at("BLOCK_Y") <= 1024);
     CHECK(tuner->propose(s).empty());  // exhausted: nothing is ever proposed twice
 }
 
@@ -35,7 +37,8 @@ TEST_CASE("autotune batches are the same for the same seed and differ for anothe
     const search_state s{p.m, p.initial, p.history, std::nullopt, 1};
     auto labels = [&](std::uint64_t seed) {
         std::vector<std::string> out;
-        for (const candidate& c : make_autotune_proposer(p.m, seed, 8, 1024)->propose(s)) out.push_back(c.label);
+        for (const candidate& c : make_autotune_proposer(p.m, seed, 8, 1024)->propose(s))
+            out.push_back(c.label);
         return out;
     };
     CHECK(labels(3) == labels(3));

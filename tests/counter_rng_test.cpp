@@ -1,7 +1,7 @@
+#include "common/counter_rng.h"
+
 #include <catch2/catch.hpp>
 #include <set>
-
-#include "common/counter_rng.h"
 
 using namespace cuopt_rng;
 

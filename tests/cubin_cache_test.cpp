@@ -1,7 +1,8 @@
+#include "harness/cubin_cache.hpp"
+
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "harness/cubin_cache.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -11,7 +12,9 @@ namespace {
 
 kernel_spec saxpy() {
     kernel_spec k;
-    k.source = "extern \"C\" __global__ void saxpy(float a, const float* x, float* y) { y[threadIdx.x] += a * x[threadIdx.x]; }";
+    k.source =
+        "extern \"C\" __global__ void saxpy(float a, const float* x, float* y) { y[threadIdx.x] += "
+        "a * x[threadIdx.x]; }";
     k.source_name = "s.cu";
     k.entry = "saxpy";
     return k;
@@ -52,7 +55,8 @@ TEST_CASE("a corrupted cache entry is a miss that recompiles") {
     test::scratch_folder dir;
     const cubin_cache cache(dir / "cache");
     const compile_result first = compile_cached(saxpy(), "sm_90", &cache);
-    std::ofstream(dir / "cache" / (first.cache_key + ".cubin"), std::ios::binary | std::ios::trunc) << "garbage";
+    std::ofstream(dir / "cache" / (first.cache_key + ".cubin"), std::ios::binary | std::ios::trunc)
+        << "garbage";
     const compile_result again = compile_cached(saxpy(), "sm_90", &cache);
     CHECK_FALSE(again.cache_hit);
     CHECK(again.cubin_sha256 == first.cubin_sha256);

@@ -1,13 +1,14 @@
+#include "common/dtype.hpp"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 
-#include "common/dtype.hpp"
-
 using namespace cuopt;
 
 TEST_CASE("every dtype name parses back to itself and has its C size") {
-    for (const char* name : {"f16", "bf16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}) {
+    for (const char* name :
+         {"f16", "bf16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}) {
         const auto t = parse_dtype(name);
         REQUIRE(t);
         CHECK(dtype_name(*t) == name);
@@ -32,20 +33,22 @@ TEST_CASE("float poison patterns are NaNs and are counted as unwritten") {
     CHECK(std::isnan(bf16_bits_to_float(static_cast<std::uint16_t>(poison_bits(dtype::bf16)))));
 
     std::vector<float> values = {1.0f, f, 2.0f, f, std::nanf("")};
-    CHECK(count_poisoned(dtype::f32, values.data(), values.size()) == 2);  // a plain NaN is not poison
+    CHECK(count_poisoned(dtype::f32, values.data(), values.size()) ==
+          2);  // a plain NaN is not poison
 }
 
 TEST_CASE("half and bfloat16 conversions round to nearest even") {
     CHECK(float_to_half_bits(1.0f) == 0x3C00);
     CHECK(float_to_half_bits(-2.0f) == 0xC000);
     CHECK(float_to_half_bits(65504.0f) == 0x7BFF);
-    CHECK(float_to_half_bits(1e6f) == 0x7C00);           // overflow to infinity
-    CHECK(float_to_half_bits(5.9604645e-8f) == 0x0001);  // smallest subnormal
+    CHECK(float_to_half_bits(1e6f) == 0x7C00);                // overflow to infinity
+    CHECK(float_to_half_bits(5.9604645e-8f) == 0x0001);       // smallest subnormal
     CHECK(float_to_half_bits(1.0f + 1.0f / 2048) == 0x3C00);  // tie rounds to even
     CHECK(half_bits_to_float(0x3555) == Approx(0.33325195f));
     CHECK(float_to_bf16_bits(1.0f) == 0x3F80);
     CHECK(bf16_bits_to_float(float_to_bf16_bits(3.140625f)) == 3.140625f);
-    for (float v : {0.1f, -7.25f, 1000.5f, 3e-5f}) CHECK(half_bits_to_float(float_to_half_bits(v)) == Approx(v).epsilon(1e-3));
+    for (float v : {0.1f, -7.25f, 1000.5f, 3e-5f})
+        CHECK(half_bits_to_float(float_to_half_bits(v)) == Approx(v).epsilon(1e-3));
 }
 
 TEST_CASE("a scalar that does not fit its integer dtype is refused with the value and type") {

@@ -31,16 +31,20 @@ namespace {
 double generated(const generator_spec& g, std::uint64_t launch, std::uint64_t i) {
     const std::uint64_t bits = cuopt_rng::random_bits(g.seed, launch, i);
     switch (g.kind) {
-        case generator_kind::uniform: return cuopt_rng::uniform(bits, g.low, g.high);
+        case generator_kind::uniform:
+            return cuopt_rng::uniform(bits, g.low, g.high);
         case generator_kind::normal: {
             const double u1 = ((bits >> 32) + 1.0) * (1.0 / 4294967296.0);
             const double u2 = (bits & 0xFFFFFFFFull) * (1.0 / 4294967296.0);
             return g.mean + g.stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
         }
         case generator_kind::int_range:
-            return static_cast<double>(cuopt_rng::int_range(bits, static_cast<std::int64_t>(g.low), static_cast<std::int64_t>(g.high)));
-        case generator_kind::sequence: return g.start + g.step * static_cast<double>(i);
-        case generator_kind::constant: return g.value;
+            return static_cast<double>(cuopt_rng::int_range(bits, static_cast<std::int64_t>(g.low),
+                                                            static_cast<std::int64_t>(g.high)));
+        case generator_kind::sequence:
+            return g.start + g.step * static_cast<double>(i);
+        case generator_kind::constant:
+            return g.value;
     }
     return 0;
 }
@@ -51,7 +55,8 @@ std::vector<float> input_values(const kernel_arg& a, std::uint64_t launch) {
         const auto bytes = read_binary_file(*a.input_file);
         std::memcpy(v.data(), bytes.data(), std::min(bytes.size(), v.size() * 4));
     } else if (a.generator) {
-        for (std::uint64_t i = 0; i < a.count; ++i) v[i] = static_cast<float>(generated(*a.generator, launch, i));
+        for (std::uint64_t i = 0; i < a.count; ++i)
+            v[i] = static_cast<float>(generated(*a.generator, launch, i));
     }
     return v;
 }
@@ -78,11 +83,13 @@ int main(int argc, char** argv) {
     bool compile_only = false;
     for (int i = 2; i < argc; ++i) compile_only |= std::string(argv[i]) == "--compile-only";
     if (std::string(argv[1]) == "--device-info") {
-        std::cout << "{ \"index\": 0, \"name\": \"fake CPU device\", \"arch\": \"sm_90\", \"sm_count\": 1, "
+        std::cout << "{ \"index\": 0, \"name\": \"fake CPU device\", \"arch\": \"sm_90\", "
+                     "\"sm_count\": 1, "
                      "\"max_threads_per_block\": 1024 }\n";
         return 0;
     }
-    std::string response_path = (std::filesystem::absolute(argv[1]).parent_path() / "response.json").string();
+    std::string response_path =
+        (std::filesystem::absolute(argv[1]).parent_path() / "response.json").string();
     for (int i = 2; i + 1 < argc; ++i)
         if (std::string(argv[i]) == "--response") response_path = argv[i + 1];
 
@@ -113,7 +120,9 @@ int main(int argc, char** argv) {
     c.arch = "sm_90";
     c.lowered_name = req.kernel.entry;
     c.ok = src.find("FAKE_COMPILE_ERROR") == std::string::npos;
-    c.log = c.ok ? "" : req.kernel.source_name + "(1): error: identifier \"FAKE_COMPILE_ERROR\" is undefined\n";
+    c.log = c.ok ? ""
+                 : req.kernel.source_name +
+                       "(1): error: identifier \"FAKE_COMPILE_ERROR\" is undefined\n";
     c.cubin_sha256 = sha256_hex(src);
     c.ptxas.registers = 32;
     c.ptxas.spill_store_bytes = 0;
@@ -135,7 +144,8 @@ int main(int argc, char** argv) {
     }
     double define_factor = 1.0;
     for (const auto& [name, value] : req.kernel.defines)
-        if (!value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-'))
+        if (!value.empty() &&
+            (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-'))
             define_factor += std::fabs(std::stod(value) - 32.0) / 64.0;
 
     for (std::size_t ci = 0; ci < req.cases.size(); ++ci) {
@@ -145,7 +155,9 @@ int main(int argc, char** argv) {
         out.measured = rc.measure;
         if (src.find("FAKE_ILLEGAL_ADDRESS") != std::string::npos) {
             out.status = case_run_status::cuda_error;
-            out.error = "cuStreamSynchronize(stream) failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)";
+            out.error =
+                "cuStreamSynchronize(stream) failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory "
+                "access was encountered)";
             report.cases.push_back(out);
             for (std::size_t j = ci + 1; j < req.cases.size(); ++j) {
                 case_outcome skipped;
@@ -157,10 +169,12 @@ int main(int argc, char** argv) {
             return finish();
         }
         const std::uint64_t launch =
-            rc.launch_index_base + (rc.measure && req.timing.fresh_inputs ? req.timing.warmup + req.timing.iterations : 0);
+            rc.launch_index_base +
+            (rc.measure && req.timing.fresh_inputs ? req.timing.warmup + req.timing.iterations : 0);
         const auto a = input_values(rc.args.at(0), launch);
         const auto b = input_values(rc.args.at(1), launch);
-        const std::int64_t m = scalar(rc.args.at(3)), n = scalar(rc.args.at(4)), k = scalar(rc.args.at(5));
+        const std::int64_t m = scalar(rc.args.at(3)), n = scalar(rc.args.at(4)),
+                           k = scalar(rc.args.at(5));
         std::vector<float> cv(static_cast<std::size_t>(m * n));
         for (std::int64_t i = 0; i < m; ++i)
             for (std::int64_t j = 0; j < n; ++j) {
@@ -176,7 +190,8 @@ int main(int argc, char** argv) {
         const kernel_arg& c_arg = rc.args.at(2);
         write_file_atomic(*c_arg.output_file, cv.data(), cv.size() * 4);
         out.outputs.push_back({c_arg.name, "output", *c_arg.output_file, dtype::f32, c_arg.count,
-                               sha256_hex(cv.data(), cv.size() * 4), count_poisoned(dtype::f32, cv.data(), cv.size())});
+                               sha256_hex(cv.data(), cv.size() * 4),
+                               count_poisoned(dtype::f32, cv.data(), cv.size())});
         for (int i : {0, 1}) {
             const kernel_arg& in = rc.args.at(i);
             if (!in.input_dump_file) continue;
@@ -187,7 +202,8 @@ int main(int argc, char** argv) {
         }
         out.checked_launch_index = launch;
         if (rc.measure) {
-            const double ms = fake_ms_per_unit(src) * define_factor * static_cast<double>(m * n * k) / (256.0 * 256.0 * 256.0);
+            const double ms = fake_ms_per_unit(src) * define_factor *
+                              static_cast<double>(m * n * k) / (256.0 * 256.0 * 256.0);
             out.warmup = req.timing.warmup;
             out.iterations = req.timing.iterations;
             out.samples_ms.assign(static_cast<std::size_t>(req.timing.iterations), ms);

@@ -1,6 +1,7 @@
+#include "common/file_io.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "common/file_io.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -14,7 +15,8 @@ TEST_CASE("a relative path resolves inside the base folder") {
 
 TEST_CASE("a path that escapes the base folder or is absolute is refused with the offending path") {
     test::scratch_folder dir;
-    CHECK_THROWS_WITH(resolve_inside(dir.path(), "../x.bin"), Catch::Contains("'../x.bin' escapes the request folder"));
+    CHECK_THROWS_WITH(resolve_inside(dir.path(), "../x.bin"),
+                      Catch::Contains("'../x.bin' escapes the request folder"));
     CHECK_THROWS_WITH(resolve_inside(dir.path(), "a/../../x.bin"), Catch::Contains("escapes"));
     CHECK_THROWS_WITH(resolve_inside(dir.path(), "/etc/passwd"), Catch::Contains("is absolute"));
     fs::create_symlink("/tmp", dir.path() / "link");

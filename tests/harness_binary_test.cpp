@@ -9,14 +9,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* k_kernel = "extern \"C\" __global__ void twice(const float* x, float* y, int n) {\n"
-                       "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n";
+const char* k_kernel =
+    "extern \"C\" __global__ void twice(const float* x, float* y, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n";
 
 std::string request_json(const std::string& x_count = "64", const std::string& entry = "twice",
                          const std::string& x_file = "x.bin") {
-    return R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": ")" + entry + R"(" },
+    return R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": ")" + entry +
+           R"(" },
       "cases": [ { "name": "c", "launch": { "grid": [1], "block": [64] }, "args": [
-        { "name": "x", "dtype": "f32", "count": )" + x_count + R"(, "input_file": ")" + x_file + R"(" },
+        { "name": "x", "dtype": "f32", "count": )" +
+           x_count + R"(, "input_file": ")" + x_file + R"(" },
         { "name": "y", "dtype": "f32", "count": 64, "output_file": "out/y.bin" },
         { "name": "n", "dtype": "i32", "value": 64 } ] } ] })";
 }
@@ -29,7 +32,8 @@ struct harness_fixture {
     }
     test::process_result run(const std::string& json, std::vector<std::string> extra = {}) {
         dir.write("req.json", json);
-        std::vector<std::string> args = {(dir / "req.json").string(), "--cache-dir", test::test_cache_dir()};
+        std::vector<std::string> args = {(dir / "req.json").string(), "--cache-dir",
+                                         test::test_cache_dir()};
         args.insert(args.end(), extra.begin(), extra.end());
         return test::run_harness(args);
     }
@@ -45,12 +49,16 @@ TEST_CASE("each bad request exits 11 with a response and a message naming the fi
     };
     const std::vector<bad_case> cases = {
         {"{ \"schema_version\": 1, ", "req.json: malformed JSON at line 1"},
-        {request_json("65"), "field cases[0].args[0].input_file: x.bin holds 256 bytes but count 65 x f32"},
-        {request_json("64", "twice", "../x.bin"), "field cases[0].args[0].input_file: '../x.bin' escapes the request folder"},
-        {request_json("64", "missing_kernel"), "field kernel.entry: no __global__ function 'missing_kernel' in k.cu"},
+        {request_json("65"),
+         "field cases[0].args[0].input_file: x.bin holds 256 bytes but count 65 x f32"},
+        {request_json("64", "twice", "../x.bin"),
+         "field cases[0].args[0].input_file: '../x.bin' escapes the request folder"},
+        {request_json("64", "missing_kernel"),
+         "field kernel.entry: no __global__ function 'missing_kernel' in k.cu"},
         {[] {
              std::string j = request_json();
-             j.replace(j.find("\"dtype\": \"f32\", \"count\": 64, \"output"), 14, "\"dtype\": \"f31\"");
+             j.replace(j.find("\"dtype\": \"f32\", \"count\": 64, \"output"), 14,
+                       "\"dtype\": \"f31\"");
              return j;
          }(),
          "field cases[0].args[1].dtype: expected one of"},
@@ -59,7 +67,8 @@ TEST_CASE("each bad request exits 11 with a response and a message naming the fi
              j.replace(j.find("\"cases\""), 7, "\"kases\"");
              return j;
          }(),
-         "field kases: unknown field; expected one of: schema_version, kernel, device, timing, cases"},
+         "field kases: unknown field; expected one of: schema_version, kernel, device, timing, "
+         "cases"},
     };
     for (const auto& c : cases) {
         INFO(c.json);
@@ -85,7 +94,8 @@ TEST_CASE("a compile error exits 10 with NVRTC's log in the response") {
     CHECK(doc["compile"]["cubin_sha256"].IsNull());
 }
 
-TEST_CASE("compile-only works without a GPU - reports resources and hits the cache the second time") {
+TEST_CASE(
+    "compile-only works without a GPU - reports resources and hits the cache the second time") {
     harness_fixture f;
     REQUIRE(f.run(request_json(), {"--compile-only", "--arch", "sm_80"}).exit_code == 0);
     auto doc = f.response();
@@ -100,7 +110,8 @@ TEST_CASE("compile-only works without a GPU - reports resources and hits the cac
 
 TEST_CASE("the response option writes the response where asked") {
     harness_fixture f;
-    const auto r = f.run(request_json(), {"--compile-only", "--response", (f.dir / "elsewhere/r.json").string()});
+    const auto r = f.run(request_json(),
+                         {"--compile-only", "--response", (f.dir / "elsewhere/r.json").string()});
     CHECK(r.exit_code == 0);
     CHECK(fs::exists(f.dir / "elsewhere/r.json"));
     CHECK_FALSE(fs::exists(f.dir / "response.json"));

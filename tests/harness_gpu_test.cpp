@@ -48,27 +48,41 @@ struct gpu_fixture {
     gpu_fixture() { dir.write("k.cu", k_kernels); }
     test::process_result run(const std::string& json) {
         dir.write("req.json", json);
-        return test::run_harness({(dir / "req.json").string(), "--cache-dir", test::test_cache_dir()});
+        return test::run_harness(
+            {(dir / "req.json").string(), "--cache-dir", test::test_cache_dir()});
     }
     rapidjson::Document response() { return test::read_response(dir / "response.json"); }
 };
 
-std::string header(const std::string& entry, int warmup = 3, int iterations = 10, bool fresh = false) {
+std::string header(const std::string& entry, int warmup = 3, int iterations = 10,
+                   bool fresh = false) {
     return R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": ")" + entry +
            R"(" }, "timing": { "warmup": )" + std::to_string(warmup) + R"(, "iterations": )" +
-           std::to_string(iterations) + R"(, "fresh_inputs": )" + (fresh ? "true" : "false") + " }, ";
+           std::to_string(iterations) + R"(, "fresh_inputs": )" + (fresh ? "true" : "false") +
+           " }, ";
 }
 
 std::string matmul_case(const std::string& name, int m, int n, int k) {
-    const std::string mn = std::to_string(m * n), mk = std::to_string(m * k), kn = std::to_string(k * n);
-    return R"({ "name": ")" + name + R"(", "launch": { "grid": [)" + std::to_string((n + 15) / 16) + ", " +
-           std::to_string((m + 15) / 16) + R"(], "block": [16, 16] }, "args": [
-      { "name": "a", "dtype": "f32", "count": )" + mk + R"(, "generator": {"kind": "uniform", "low": -1, "high": 1, "seed": 1}, "input_dump_file": ")" + name + R"(/a.bin" },
-      { "name": "b", "dtype": "f32", "count": )" + kn + R"(, "generator": {"kind": "uniform", "low": -1, "high": 1, "seed": 2}, "input_dump_file": ")" + name + R"(/b.bin" },
-      { "name": "c", "dtype": "f32", "count": )" + mn + R"(, "output_file": ")" + name + R"(/c.bin" },
-      { "name": "m", "dtype": "i32", "value": )" + std::to_string(m) + R"( },
-      { "name": "n", "dtype": "i32", "value": )" + std::to_string(n) + R"( },
-      { "name": "k", "dtype": "i32", "value": )" + std::to_string(k) + R"( } ] })";
+    const std::string mn = std::to_string(m * n), mk = std::to_string(m * k),
+                      kn = std::to_string(k * n);
+    return R"({ "name": ")" + name + R"(", "launch": { "grid": [)" + std::to_string((n + 15) / 16) +
+           ", " + std::to_string((m + 15) / 16) + R"(], "block": [16, 16] }, "args": [
+      { "name": "a", "dtype": "f32", "count": )" +
+           mk +
+           R"(, "generator": {"kind": "uniform", "low": -1, "high": 1, "seed": 1}, "input_dump_file": ")" +
+           name + R"(/a.bin" },
+      { "name": "b", "dtype": "f32", "count": )" +
+           kn +
+           R"(, "generator": {"kind": "uniform", "low": -1, "high": 1, "seed": 2}, "input_dump_file": ")" +
+           name + R"(/b.bin" },
+      { "name": "c", "dtype": "f32", "count": )" +
+           mn + R"(, "output_file": ")" + name + R"(/c.bin" },
+      { "name": "m", "dtype": "i32", "value": )" +
+           std::to_string(m) + R"( },
+      { "name": "n", "dtype": "i32", "value": )" +
+           std::to_string(n) + R"( },
+      { "name": "k", "dtype": "i32", "value": )" +
+           std::to_string(k) + R"( } ] })";
 }
 
 // Relative L2 error of c against a float64 reference computed from the dumped inputs.
@@ -97,7 +111,8 @@ TEST_CASE("an elementwise kernel's outputs match the CPU and its timing is compl
     std::vector<float> x(5000);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * static_cast<float>(i) - 300.0f;
     f.dir.write_values("x.bin", x);
-    const auto r = f.run(header("axpb", 2, 25) + R"("cases": [ { "name": "e", "launch": { "grid": [20], "block": [256] },
+    const auto r = f.run(header("axpb", 2, 25) +
+                         R"("cases": [ { "name": "e", "launch": { "grid": [20], "block": [256] },
       "args": [ { "name": "x", "dtype": "f32", "count": 5000, "input_file": "x.bin" },
                 { "name": "y", "dtype": "f32", "count": 5000, "output_file": "y.bin" },
                 { "name": "a", "dtype": "f32", "value": 1.5 }, { "name": "b", "dtype": "f32", "value": -2 },
@@ -108,7 +123,8 @@ TEST_CASE("an elementwise kernel's outputs match the CPU and its timing is compl
     const auto& c = doc["cases"][0];
     CHECK(c["outputs"][0]["unwritten"].GetUint64() == 0);
     const auto y = test::read_values<float>(f.dir / "y.bin");
-    for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(y[i] == Approx(1.5f * x[i] - 2.0f).epsilon(1e-6));
+    for (std::size_t i = 0; i < x.size(); ++i)
+        REQUIRE(y[i] == Approx(1.5f * x[i] - 2.0f).epsilon(1e-6));
     const auto& t = c["timing"];
     CHECK(t["samples_ms"].GetArray().Size() == 25);
     CHECK(t["min_ms"].GetDouble() > 0);
@@ -122,8 +138,8 @@ TEST_CASE("an elementwise kernel's outputs match the CPU and its timing is compl
 TEST_CASE("the pilot matmul at 31x37x29 and 256^3 matches a float64 CPU reference", "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     gpu_fixture f;
-    const auto r = f.run(header("matmul_f32") + R"("cases": [ )" + matmul_case("odd", 31, 37, 29) + ", " +
-                         matmul_case("cube", 256, 256, 256) + "] }");
+    const auto r = f.run(header("matmul_f32") + R"("cases": [ )" + matmul_case("odd", 31, 37, 29) +
+                         ", " + matmul_case("cube", 256, 256, 256) + "] }");
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     CHECK(matmul_error(f.dir, "odd", 31, 37, 29) < 1e-6);
@@ -136,7 +152,8 @@ TEST_CASE("the pilot matmul at 31x37x29 and 256^3 matches a float64 CPU referenc
 TEST_CASE("poisoning catches a kernel that skips the last row", "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     gpu_fixture f;
-    const auto r = f.run(header("matmul_skip_last_row") + R"("cases": [ )" + matmul_case("odd", 31, 37, 29) + "] }");
+    const auto r = f.run(header("matmul_skip_last_row") + R"("cases": [ )" +
+                         matmul_case("odd", 31, 37, 29) + "] }");
     REQUIRE(r.exit_code == 0);
     const auto doc = f.response();
     CHECK(doc["cases"][0]["outputs"][2]["unwritten"].GetUint64() == 37);
@@ -151,7 +168,8 @@ TEST_CASE("an in-place kernel sees its restored inputs before every launch", "[g
     std::vector<float> x(1000);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
     f.dir.write_values("x.bin", x);
-    const auto r = f.run(header("add_one_in_place", 5, 20) + R"("cases": [ { "name": "ip", "launch": { "grid": [4], "block": [256] },
+    const auto r = f.run(header("add_one_in_place", 5, 20) +
+                         R"("cases": [ { "name": "ip", "launch": { "grid": [4], "block": [256] },
       "args": [ { "name": "x", "dtype": "f32", "count": 1000, "input_file": "x.bin", "output_file": "x.out.bin" },
                 { "name": "n", "dtype": "i32", "value": 1000 } ] } ] })");
     REQUIRE(r.exit_code == 0);
@@ -159,7 +177,8 @@ TEST_CASE("an in-place kernel sees its restored inputs before every launch", "[g
     for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(out[i] == x[i] + 1.0f);  // not + 26
 }
 
-TEST_CASE("a kernel that skips work when its output looks written is timed like the honest one", "[gpu]") {
+TEST_CASE("a kernel that skips work when its output looks written is timed like the honest one",
+          "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     gpu_fixture f;
     const std::string args = R"("launch": { "grid": [1056], "block": [256] }, "args": [
@@ -168,7 +187,8 @@ TEST_CASE("a kernel that skips work when its output looks written is timed like 
         { "name": "n", "dtype": "i32", "value": 270336 } ] } ] })";
     REQUIRE(f.run(header("honest", 3, 30) + R"("cases": [ { "name": "h", )" + args).exit_code == 0);
     const double honest_ms = f.response()["cases"][0]["timing"]["median_ms"].GetDouble();
-    REQUIRE(f.run(header("skip_if_written", 3, 30) + R"("cases": [ { "name": "s", )" + args).exit_code == 0);
+    REQUIRE(f.run(header("skip_if_written", 3, 30) + R"("cases": [ { "name": "s", )" + args)
+                .exit_code == 0);
     const auto doc = f.response();
     const double cheat_ms = doc["cases"][0]["timing"]["median_ms"].GetDouble();
     INFO("honest " << honest_ms << " ms, skip-if-written " << cheat_ms << " ms");
@@ -176,14 +196,17 @@ TEST_CASE("a kernel that skips work when its output looks written is timed like 
     CHECK(doc["cases"][0]["outputs"][0]["unwritten"].GetUint64() == 0);
 }
 
-TEST_CASE("an illegal-address kernel gives cuda_error - exit 13 - and skips the remaining cases", "[gpu]") {
+TEST_CASE("an illegal-address kernel gives cuda_error - exit 13 - and skips the remaining cases",
+          "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     gpu_fixture f;
     f.dir.write("out/second.bin", "stale");
     const std::string one = R"("launch": { "grid": [1], "block": [32] }, "args": [
         { "name": "p", "dtype": "f32", "count": 32, "output_file": "out/)";
-    const auto r = f.run(header("illegal") + R"("cases": [ { "name": "first", )" + one + R"(first.bin" },
-        { "name": "n", "dtype": "i32", "value": 32 } ] }, { "name": "second", )" + one + R"(second.bin" },
+    const auto r =
+        f.run(header("illegal") + R"("cases": [ { "name": "first", )" + one + R"(first.bin" },
+        { "name": "n", "dtype": "i32", "value": 32 } ] }, { "name": "second", )" +
+              one + R"(second.bin" },
         { "name": "n", "dtype": "i32", "value": 32 } ] } ] })");
     CHECK(r.exit_code == 13);
     const auto doc = f.response();
@@ -197,10 +220,12 @@ TEST_CASE("an illegal-address kernel gives cuda_error - exit 13 - and skips the 
     CHECK_FALSE(std::filesystem::exists(f.dir / "out/second.bin"));
 }
 
-TEST_CASE("fresh inputs change every launch and the checked launch's inputs are reproducible", "[gpu]") {
+TEST_CASE("fresh inputs change every launch and the checked launch's inputs are reproducible",
+          "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     gpu_fixture f;
-    const auto r = f.run(header("copy_f32", 4, 12, true) + R"("cases": [ { "name": "fr", "launch": { "grid": [8], "block": [128] },
+    const auto r = f.run(header("copy_f32", 4, 12, true) +
+                         R"("cases": [ { "name": "fr", "launch": { "grid": [8], "block": [128] },
       "args": [ { "name": "x", "dtype": "f32", "count": 1000, "generator": {"kind": "uniform", "low": -3, "high": 5, "seed": 42},
                   "input_dump_file": "x.bin" },
                 { "name": "y", "dtype": "f32", "count": 1000, "output_file": "y.bin" },
@@ -215,14 +240,17 @@ TEST_CASE("fresh inputs change every launch and the checked launch's inputs are 
     CHECK(x == y);  // the outputs were computed from exactly the dumped inputs
     int differs_from_first_launch = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
-        const float expected = static_cast<float>(cuopt_rng::uniform(cuopt_rng::random_bits(42, launch, i), -3, 5));
+        const float expected =
+            static_cast<float>(cuopt_rng::uniform(cuopt_rng::random_bits(42, launch, i), -3, 5));
         REQUIRE(x[i] == expected);  // the CPU regenerates them bit for bit
-        differs_from_first_launch += x[i] != static_cast<float>(cuopt_rng::uniform(cuopt_rng::random_bits(42, 0, i), -3, 5));
+        differs_from_first_launch +=
+            x[i] != static_cast<float>(cuopt_rng::uniform(cuopt_rng::random_bits(42, 0, i), -3, 5));
     }
     CHECK(differs_from_first_launch > 990);
 
     // A single untimed launch based at the checked launch's index sees exactly the same inputs.
-    REQUIRE(f.run(header("copy_f32", 4, 12, true) + R"("cases": [ { "name": "fr", "measure": false, "launch_index_base": 16,
+    REQUIRE(f.run(header("copy_f32", 4, 12, true) +
+                  R"("cases": [ { "name": "fr", "measure": false, "launch_index_base": 16,
       "launch": { "grid": [8], "block": [128] },
       "args": [ { "name": "x", "dtype": "f32", "count": 1000, "generator": {"kind": "uniform", "low": -3, "high": 5, "seed": 42},
                   "input_dump_file": "x2.bin" },
@@ -236,10 +264,12 @@ TEST_CASE("fresh inputs change every launch and the checked launch's inputs are 
 TEST_CASE("an integer range generator fills every value inside its inclusive bounds", "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     gpu_fixture f;
-    REQUIRE(f.run(header("copy_i32") + R"("cases": [ { "name": "ints", "launch": { "grid": [16], "block": [256] },
+    REQUIRE(f.run(header("copy_i32") +
+                  R"("cases": [ { "name": "ints", "launch": { "grid": [16], "block": [256] },
       "args": [ { "name": "x", "dtype": "i32", "count": 4096, "generator": {"kind": "int_range", "low": -5, "high": 5, "seed": 3} },
                 { "name": "y", "dtype": "i32", "count": 4096, "output_file": "y.bin" },
-                { "name": "n", "dtype": "i32", "value": 4096 } ] } ] })").exit_code == 0);
+                { "name": "n", "dtype": "i32", "value": 4096 } ] } ] })")
+                .exit_code == 0);
     const auto y = test::read_values<int>(f.dir / "y.bin");
     int lows = 0, highs = 0;
     for (int v : y) {
@@ -255,15 +285,26 @@ TEST_CASE("an integer range generator fills every value inside its inclusive bou
 TEST_CASE("a launch the device or kernel cannot run is rejected before anything runs", "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     gpu_fixture f;
-    const std::string args = R"(, "args": [ { "name": "x", "dtype": "f32", "count": 10, "generator": {"kind": "normal"} },
+    const std::string args =
+        R"(, "args": [ { "name": "x", "dtype": "f32", "count": 10, "generator": {"kind": "normal"} },
         { "name": "y", "dtype": "f32", "count": 10, "output_file": "y.bin" }, { "name": "n", "dtype": "i32", "value": 10 } ] } ] })";
-    auto r = f.run(header("copy_f32") + R"("cases": [ { "name": "big", "launch": { "grid": [1], "block": [2048] })" + args);
+    auto r =
+        f.run(header("copy_f32") +
+              R"("cases": [ { "name": "big", "launch": { "grid": [1], "block": [2048] })" + args);
     CHECK(r.exit_code == 11);
-    CHECK_THAT(r.output, Catch::Contains("field cases[0].launch.block: [2048, 1, 1]") && Catch::Contains("exceeds the device's maximum block"));
-    r = f.run(header("copy_f32") + R"("cases": [ { "name": "big", "launch": { "grid": [1, 70000], "block": [32] })" + args);
+    CHECK_THAT(r.output, Catch::Contains("field cases[0].launch.block: [2048, 1, 1]") &&
+                             Catch::Contains("exceeds the device's maximum block"));
+    r = f.run(header("copy_f32") +
+              R"("cases": [ { "name": "big", "launch": { "grid": [1, 70000], "block": [32] })" +
+              args);
     CHECK(r.exit_code == 11);
-    CHECK_THAT(r.output, Catch::Contains("field cases[0].launch.grid: [1, 70000, 1] exceeds the device's maximum grid"));
-    r = f.run(header("copy_f32") + R"("cases": [ { "name": "big", "launch": { "grid": [1], "block": [32], "dynamic_shared_bytes": 1000000 })" + args);
+    CHECK_THAT(r.output,
+               Catch::Contains(
+                   "field cases[0].launch.grid: [1, 70000, 1] exceeds the device's maximum grid"));
+    r = f.run(
+        header("copy_f32") +
+        R"("cases": [ { "name": "big", "launch": { "grid": [1], "block": [32], "dynamic_shared_bytes": 1000000 })" +
+        args);
     CHECK(r.exit_code == 11);
     CHECK_THAT(r.output, Catch::Contains("launch.dynamic_shared_bytes: 1000000"));
     CHECK(std::string(f.response()["cases"][0]["status"].GetString()) == "invalid_launch");
@@ -272,23 +313,32 @@ TEST_CASE("a launch the device or kernel cannot run is rejected before anything 
 TEST_CASE("arguments that disagree with the kernel's parameter list are rejected", "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     gpu_fixture f;
-    auto r = f.run(header("copy_f32") + R"("cases": [ { "name": "few", "launch": { "grid": [1], "block": [32] },
+    auto r = f.run(header("copy_f32") +
+                   R"("cases": [ { "name": "few", "launch": { "grid": [1], "block": [32] },
       "args": [ { "name": "x", "dtype": "f32", "count": 10, "generator": {"kind": "normal"} },
                 { "name": "y", "dtype": "f32", "count": 10, "output_file": "y.bin" } ] } ] })");
     CHECK(r.exit_code == 11);
-    CHECK_THAT(r.output, Catch::Contains("field cases[0].args: the kernel takes 3 parameter(s) but the case gives 2"));
-    r = f.run(header("copy_f32") + R"("cases": [ { "name": "wide", "launch": { "grid": [1], "block": [32] },
+    CHECK_THAT(r.output,
+               Catch::Contains(
+                   "field cases[0].args: the kernel takes 3 parameter(s) but the case gives 2"));
+    r = f.run(header("copy_f32") +
+              R"("cases": [ { "name": "wide", "launch": { "grid": [1], "block": [32] },
       "args": [ { "name": "x", "dtype": "f32", "count": 10, "generator": {"kind": "normal"} },
                 { "name": "y", "dtype": "f32", "count": 10, "output_file": "y.bin" },
                 { "name": "n", "dtype": "i64", "value": 10 } ] } ] })");
     CHECK(r.exit_code == 11);
-    CHECK_THAT(r.output, Catch::Contains("args[2] ('n'): kernel parameter 2 is 4 bytes but a i64 scalar is 8 bytes"));
+    CHECK_THAT(r.output,
+               Catch::Contains(
+                   "args[2] ('n'): kernel parameter 2 is 4 bytes but a i64 scalar is 8 bytes"));
 }
 
-TEST_CASE("half and bfloat16 buffers and a half scalar reach the kernel with the right bits", "[gpu]") {
+TEST_CASE("half and bfloat16 buffers and a half scalar reach the kernel with the right bits",
+          "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     gpu_fixture f;
-    const auto r = f.run(header("scale_half") + R"("cases": [ { "name": "h", "measure": false, "launch": { "grid": [4], "block": [256] },
+    const auto r = f.run(
+        header("scale_half") +
+        R"("cases": [ { "name": "h", "measure": false, "launch": { "grid": [4], "block": [256] },
       "args": [ { "name": "x", "dtype": "f16", "count": 1000, "generator": {"kind": "uniform", "low": -4, "high": 4, "seed": 5},
                   "input_dump_file": "x.bin" },
                 { "name": "y", "dtype": "bf16", "count": 1000, "output_file": "y.bin" },
@@ -305,7 +355,8 @@ TEST_CASE("half and bfloat16 buffers and a half scalar reach the kernel with the
     REQUIRE(x.size() == 1000);
     for (std::size_t i = 0; i < x.size(); ++i) {
         const float xv = half_bits_to_float(x[i]);
-        REQUIRE(x[i] == float_to_half_bits(static_cast<float>(cuopt_rng::uniform(cuopt_rng::random_bits(5, 0, i), -4, 4))));
+        REQUIRE(x[i] == float_to_half_bits(static_cast<float>(
+                            cuopt_rng::uniform(cuopt_rng::random_bits(5, 0, i), -4, 4))));
         REQUIRE(y[i] == float_to_bf16_bits(xv * -0.5f));
     }
 }
@@ -313,14 +364,17 @@ TEST_CASE("half and bfloat16 buffers and a half scalar reach the kernel with the
 TEST_CASE("sequence and constant generators fill start + step x index and one value", "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     gpu_fixture f;
-    const std::string launch = R"("launch": { "grid": [4], "block": [256] }, "args": [ { "name": "x", "dtype": "f32", "count": 1000, )";
+    const std::string launch =
+        R"("launch": { "grid": [4], "block": [256] }, "args": [ { "name": "x", "dtype": "f32", "count": 1000, )";
     const std::string rest = R"(, { "name": "n", "dtype": "i32", "value": 1000 } ] })";
-    REQUIRE(f.run(header("copy_f32", 1, 3, true) + R"("cases": [ { "name": "seq", )" + launch +
-                  R"("generator": {"kind": "sequence", "start": -3, "step": 0.5} }, { "name": "y", "dtype": "f32", "count": 1000, "output_file": "seq.bin" })" +
-                  rest + R"(, { "name": "const", )" + launch +
-                  R"("generator": {"kind": "constant", "value": 2.25} }, { "name": "y", "dtype": "f32", "count": 1000, "output_file": "const.bin" })" +
-                  rest + "] }")
-                .exit_code == 0);
+    REQUIRE(
+        f.run(
+             header("copy_f32", 1, 3, true) + R"("cases": [ { "name": "seq", )" + launch +
+             R"("generator": {"kind": "sequence", "start": -3, "step": 0.5} }, { "name": "y", "dtype": "f32", "count": 1000, "output_file": "seq.bin" })" +
+             rest + R"(, { "name": "const", )" + launch +
+             R"("generator": {"kind": "constant", "value": 2.25} }, { "name": "y", "dtype": "f32", "count": 1000, "output_file": "const.bin" })" +
+             rest + "] }")
+            .exit_code == 0);
     const auto seq = test::read_values<float>(f.dir / "seq.bin");
     const auto con = test::read_values<float>(f.dir / "const.bin");
     for (std::size_t i = 0; i < 1000; ++i) {

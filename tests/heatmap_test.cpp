@@ -1,12 +1,15 @@
+#include "orchestrator/artifacts/heatmap.hpp"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "orchestrator/artifacts/heatmap.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
 
-TEST_CASE("heatmap rows carry the latency ratio to the initial kernel and rejected attempts their class") {
+TEST_CASE(
+    "heatmap rows carry the latency ratio to the initial kernel and rejected attempts their "
+    "class") {
     manifest m;
     m.cases.resize(2);
     m.cases[0].name = "check";

@@ -29,7 +29,8 @@ struct recorded_sleeps {
 
 TEST_CASE("a POST reaches the loopback server and its reply comes back whole") {
     test::loopback_http_server server({{200, {{"X-Request-Id", "abc"}}, R"({"ok": true})"}});
-    const http_response r = make_curl_transport()->post(post_to(server.url("/v1/chat/completions")));
+    const http_response r =
+        make_curl_transport()->post(post_to(server.url("/v1/chat/completions")));
     CHECK(r.status == 200);
     CHECK(r.transport_error.empty());
     CHECK(r.body == R"({"ok": true})");
@@ -42,10 +43,12 @@ TEST_CASE("a POST reaches the loopback server and its reply comes back whole") {
 }
 
 TEST_CASE("429 with Retry-After waits as asked, then succeeds") {
-    test::loopback_http_server server({{429, {{"Retry-After", "2"}}, R"({"error": "slow down"})"}, {200, {}, "{}"}});
+    test::loopback_http_server server(
+        {{429, {{"Retry-After", "2"}}, R"({"error": "slow down"})"}, {200, {}, "{}"}});
     const auto transport = make_curl_transport();
     recorded_sleeps sleeps;
-    const exchange_result r = post_with_retries(*transport, post_to(server.url()), retry_settings{}, sleeps.fn());
+    const exchange_result r =
+        post_with_retries(*transport, post_to(server.url()), retry_settings{}, sleeps.fn());
     CHECK(r.ok);
     REQUIRE(r.attempts.size() == 2);
     CHECK(r.attempts[0].status == 429);
@@ -68,10 +71,12 @@ TEST_CASE("5xx is retried with jittered backoff inside its window") {
 }
 
 TEST_CASE("a 4xx other than 429 is final and reported with its body") {
-    test::loopback_http_server server({{401, {}, R"({"error": {"message": "Incorrect API key provided"}})"}, {200, {}, "{}"}});
+    test::loopback_http_server server(
+        {{401, {}, R"({"error": {"message": "Incorrect API key provided"}})"}, {200, {}, "{}"}});
     const auto transport = make_curl_transport();
     recorded_sleeps sleeps;
-    const exchange_result r = post_with_retries(*transport, post_to(server.url()), retry_settings{}, sleeps.fn());
+    const exchange_result r =
+        post_with_retries(*transport, post_to(server.url()), retry_settings{}, sleeps.fn());
     CHECK_FALSE(r.ok);
     CHECK_FALSE(r.retryable_failure);
     CHECK(r.attempts.size() == 1);
@@ -86,7 +91,8 @@ TEST_CASE("a server that hangs past the request timeout is a timeout, retried, t
     retry_settings s;
     s.max_attempts = 2;
     const auto start = std::chrono::steady_clock::now();
-    const exchange_result r = post_with_retries(*transport, post_to(server.url(), 300ms), s, sleeps.fn());
+    const exchange_result r =
+        post_with_retries(*transport, post_to(server.url(), 300ms), s, sleeps.fn());
     CHECK(std::chrono::steady_clock::now() - start < 2500ms);
     CHECK_FALSE(r.ok);
     CHECK(r.retryable_failure);
@@ -99,7 +105,8 @@ TEST_CASE("a truncated body is a transport error, retried") {
     test::loopback_http_server server({{200, {}, R"({"choices": [)", 0ms, true}, {200, {}, "{}"}});
     const auto transport = make_curl_transport();
     recorded_sleeps sleeps;
-    const exchange_result r = post_with_retries(*transport, post_to(server.url()), retry_settings{}, sleeps.fn());
+    const exchange_result r =
+        post_with_retries(*transport, post_to(server.url()), retry_settings{}, sleeps.fn());
     CHECK(r.ok);
     REQUIRE(r.attempts.size() == 2);
     CHECK_FALSE(r.attempts[0].transport_error.empty());

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "orchestrator/contract/integer_expression.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace cuopt;
 
@@ -21,19 +21,26 @@ TEST_CASE("counts and launch shapes evaluate over named parameters") {
 }
 
 TEST_CASE("a fractional result is refused with a hint instead of being floored") {
-    CHECK_THROWS_WITH(evaluate_integer_expression("n/16", {{"n", 37}}),
-                      Catch::Contains("'n/16' is 2.312500, not a whole number; wrap it in ceil() or floor()"));
+    CHECK_THROWS_WITH(
+        evaluate_integer_expression("n/16", {{"n", 37}}),
+        Catch::Contains("'n/16' is 2.312500, not a whole number; wrap it in ceil() or floor()"));
 }
 
 TEST_CASE("malformed expressions and unknown names are errors that say where and what") {
     const expression_variables v = {{"m", 2}, {"n", 3}};
-    CHECK_THROWS_WITH(evaluate_integer_expression("m*", v), Catch::Contains("expression ends too early"));
-    CHECK_THROWS_WITH(evaluate_integer_expression("m + q", v), Catch::Contains("unknown name 'q' (known: m, n)"));
-    CHECK_THROWS_WITH(evaluate_integer_expression("sqrt(m)", v), Catch::Contains("unknown function 'sqrt'"));
+    CHECK_THROWS_WITH(evaluate_integer_expression("m*", v),
+                      Catch::Contains("expression ends too early"));
+    CHECK_THROWS_WITH(evaluate_integer_expression("m + q", v),
+                      Catch::Contains("unknown name 'q' (known: m, n)"));
+    CHECK_THROWS_WITH(evaluate_integer_expression("sqrt(m)", v),
+                      Catch::Contains("unknown function 'sqrt'"));
     CHECK_THROWS_WITH(evaluate_integer_expression("(m", v), Catch::Contains("expected ')'"));
-    CHECK_THROWS_WITH(evaluate_integer_expression("m / (n - 3)", v), Catch::Contains("division by zero"));
-    CHECK_THROWS_WITH(evaluate_integer_expression("m $ n", v), Catch::Contains("unexpected '$' at position 3"));
-    CHECK_THROWS_WITH(evaluate_integer_expression("ceil(m, n)", v), Catch::Contains("ceil takes 1 argument"));
+    CHECK_THROWS_WITH(evaluate_integer_expression("m / (n - 3)", v),
+                      Catch::Contains("division by zero"));
+    CHECK_THROWS_WITH(evaluate_integer_expression("m $ n", v),
+                      Catch::Contains("unexpected '$' at position 3"));
+    CHECK_THROWS_WITH(evaluate_integer_expression("ceil(m, n)", v),
+                      Catch::Contains("ceil takes 1 argument"));
 }
 
 TEST_CASE("the names an expression uses are listed without evaluating it") {

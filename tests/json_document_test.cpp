@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "common/json_document.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace cuopt;
 
@@ -32,12 +32,17 @@ TEST_CASE("malformed JSON is reported with the file - line and column") {
 
 TEST_CASE("schema violations name the field and what was expected") {
     CHECK(failure(R"({"name": "x", "sizes": [1]})").empty());
-    CHECK(failure(R"({"sizes": [1]})") == "f.json: field (top level): missing required field 'name'");
-    CHECK(failure(R"({"name": 3, "sizes": [1]})") == "f.json: field name: expected string, got integer");
-    CHECK_THAT(failure(R"({"name": "x", "kind": "c", "sizes": [1]})"),
-               Catch::Contains("field kind: expected one of [\"a\",\"b\"]") && Catch::Contains("\"c\""));
-    CHECK_THAT(failure(R"({"name": "x", "sizes": []})"), Catch::Contains("field sizes: expected at least this many items: 1"));
-    CHECK_THAT(failure(R"({"name": "x", "sizes": [1, 0]})"), Catch::Contains("field sizes[1]: expected a number >= 1"));
+    CHECK(failure(R"({"sizes": [1]})") ==
+          "f.json: field (top level): missing required field 'name'");
+    CHECK(failure(R"({"name": 3, "sizes": [1]})") ==
+          "f.json: field name: expected string, got integer");
+    CHECK_THAT(
+        failure(R"({"name": "x", "kind": "c", "sizes": [1]})"),
+        Catch::Contains("field kind: expected one of [\"a\",\"b\"]") && Catch::Contains("\"c\""));
+    CHECK_THAT(failure(R"({"name": "x", "sizes": []})"),
+               Catch::Contains("field sizes: expected at least this many items: 1"));
+    CHECK_THAT(failure(R"({"name": "x", "sizes": [1, 0]})"),
+               Catch::Contains("field sizes[1]: expected a number >= 1"));
     CHECK_THAT(failure(R"({"name": "x", "sizes": [1], "extra": true})"),
                Catch::Contains("field extra: unknown field; expected one of: name, kind, sizes"));
 }
@@ -48,7 +53,8 @@ TEST_CASE("a JSON pointer reads as a field path") {
 }
 
 TEST_CASE("the embedded request and response schemas are valid JSON") {
-    for (const char* name : {"request", "request-v0", "response", "manifest", "history", "summary", "run"}) {
+    for (const char* name :
+         {"request", "request-v0", "response", "manifest", "history", "summary", "run"}) {
         rapidjson::Document d;
         const auto text = embedded_schema(name);
         d.Parse(text.data(), text.size());

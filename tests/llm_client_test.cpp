@@ -1,9 +1,10 @@
 // The model client against a real HTTP server on loopback: records, budgets, failures.
+#include "orchestrator/model/llm_client.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "common/json_document.hpp"
 #include "loopback_http_server.hpp"
-#include "orchestrator/model/llm_client.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -15,8 +16,9 @@ const char* k_key = "sk-test-4f9a8b7c6d5e";
 
 std::string openai_reply(long long prompt, long long completion) {
     return R"({"choices": [{"finish_reason": "stop", "message": {"content": "ok"}}],
-               "usage": {"prompt_tokens": )" + std::to_string(prompt) + R"(, "completion_tokens": )" +
-           std::to_string(completion) + "}}";
+               "usage": {"prompt_tokens": )" +
+           std::to_string(prompt) + R"(, "completion_tokens": )" + std::to_string(completion) +
+           "}}";
 }
 
 struct client_fixture {
@@ -29,7 +31,8 @@ struct client_fixture {
         s.timeout = 2s;
         retry_settings r;
         r.max_attempts = 3;
-        return llm_client(s, k_key, *transport, r, budget, dir.path(), [this](std::chrono::milliseconds d) { slept.push_back(d); });
+        return llm_client(s, k_key, *transport, r, budget, dir.path(),
+                          [this](std::chrono::milliseconds d) { slept.push_back(d); });
     }
     std::vector<chat_turn> turns() const { return {{chat_turn::role::user, "hello", {}, "", ""}}; }
 };
@@ -38,7 +41,8 @@ struct client_fixture {
 
 TEST_CASE("each exchange is saved as model-NNN.json with usage, status and retries, and no key") {
     client_fixture f;
-    test::loopback_http_server server({{429, {{"Retry-After", "1"}}, R"({"error": "rate"})"}, {200, {}, openai_reply(100, 20)}});
+    test::loopback_http_server server(
+        {{429, {{"Retry-After", "1"}}, R"({"error": "rate"})"}, {200, {}, openai_reply(100, 20)}});
     llm_client client = f.make(server);
     const model_reply r = client.send("sys", f.turns(), {});
     CHECK(r.text == "ok");
@@ -50,7 +54,8 @@ TEST_CASE("each exchange is saved as model-NNN.json with usage, status and retri
     CHECK(rec["usage"]["completion_tokens"].GetInt() == 20);
     CHECK(rec["request"]["body"]["messages"][1]["content"].GetString() == std::string("hello"));
     CHECK(test::read_text(f.dir / "model-001.json").find(k_key) == std::string::npos);
-    CHECK(server.requests().at(0).headers.at("authorization") == std::string("Bearer ") + k_key);  // it was sent, not saved
+    CHECK(server.requests().at(0).headers.at("authorization") ==
+          std::string("Bearer ") + k_key);  // it was sent, not saved
 }
 
 TEST_CASE("the call budget and the token budget stop the run before a request is sent") {
@@ -61,13 +66,17 @@ TEST_CASE("the call budget and the token budget stop the run before a request is
     CHECK_THROWS_AS(calls.send("sys", f.turns(), {}), llm_budget_exhausted);
     llm_client tokens = f.make(server, {0, 1000});
     tokens.send("sys", f.turns(), {});
-    CHECK_THROWS_WITH(tokens.send("sys", f.turns(), {}), Catch::Contains("budget of 1000 tokens is spent (1100 used)"));
+    CHECK_THROWS_WITH(tokens.send("sys", f.turns(), {}),
+                      Catch::Contains("budget of 1000 tokens is spent (1100 used)"));
     CHECK(server.requests().size() == 2);
 }
 
 TEST_CASE("an invalid key (401) is an API error with the body, not retried") {
     client_fixture f;
-    test::loopback_http_server server({{401, {}, R"({"error": {"message": "Incorrect API key provided: sk-test-4f9a8b7c6d5e"}})"}});
+    test::loopback_http_server server(
+        {{401,
+          {},
+          R"({"error": {"message": "Incorrect API key provided: sk-test-4f9a8b7c6d5e"}})"}});
     llm_client client = f.make(server);
     try {
         client.send("sys", f.turns(), {});
@@ -82,10 +91,13 @@ TEST_CASE("an invalid key (401) is an API error with the body, not retried") {
 
 TEST_CASE("500 then success, a truncated body and a hang past the timeout are retried") {
     client_fixture f;
-    test::loopback_http_server server({{500, {}, "boom"}, {200, {}, "{\"choices\": [", 0ms, true}, {200, {}, "{}", 3000ms},
+    test::loopback_http_server server({{500, {}, "boom"},
+                                       {200, {}, "{\"choices\": [", 0ms, true},
+                                       {200, {}, "{}", 3000ms},
                                        {200, {}, openai_reply(1, 1)}});
     llm_client client = f.make(server);
-    CHECK_THROWS_AS(client.send("sys", f.turns(), {}), llm_api_error);  // 3 attempts: 500, truncated, hang
+    CHECK_THROWS_AS(client.send("sys", f.turns(), {}),
+                    llm_api_error);  // 3 attempts: 500, truncated, hang
     CHECK(client.send("sys", f.turns(), {}).text == "ok");
     const auto rec = parse_json(test::read_text(f.dir / "model-001.json"), "model-001.json");
     CHECK(rec["attempts"].Size() == 3);

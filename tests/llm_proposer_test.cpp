@@ -28,29 +28,49 @@ std::string json_string(const std::string& s) {
 std::string tool_reply(const std::string& name, const std::string& args_json) {
     static int id = 0;
     return R"({"choices": [{"finish_reason": "tool_calls", "message": {"content": null, "tool_calls": [{"id": "call_)" +
-           std::to_string(++id) + R"(", "type": "function", "function": {"name": ")" + name + R"(", "arguments": )" +
-           json_string(args_json) + "}}]}}], \"usage\": {\"prompt_tokens\": 1000, \"completion_tokens\": 100}}";
+           std::to_string(++id) + R"(", "type": "function", "function": {"name": ")" + name +
+           R"(", "arguments": )" + json_string(args_json) +
+           "}}]}}], \"usage\": {\"prompt_tokens\": 1000, \"completion_tokens\": 100}}";
 }
 
-std::string kernel(const std::string& marker) { return test::read_text(k_examples + "initial.cu") + "// " + marker + "\n"; }
+std::string kernel(const std::string& marker) {
+    return test::read_text(k_examples + "initial.cu") + "// " + marker + "\n";
+}
 
 std::string submit(const std::string& marker, bool with_rationale = true) {
-    return tool_reply("submit_candidate", "{\"source\": " + json_string(kernel(marker)) +
-                                              (with_rationale ? ", \"rationale\": \"fewer cycles\"" : "") + "}");
+    return tool_reply("submit_candidate",
+                      "{\"source\": " + json_string(kernel(marker)) +
+                          (with_rationale ? ", \"rationale\": \"fewer cycles\"" : "") + "}");
 }
 
 struct llm_fixture {
     test::scratch_folder dir;
     llm_fixture() {
-        for (const char* f : {"reference.cu", "input_cases.json"}) dir.write(f, test::read_text(k_examples + f));
+        for (const char* f : {"reference.cu", "input_cases.json"})
+            dir.write(f, test::read_text(k_examples + f));
         dir.write("initial.cu", kernel("FAKE_MS=2"));
     }
-    test::process_result run(const test::loopback_http_server& server, std::vector<std::string> extra) {
-        std::vector<std::string> a = {"-u", "ANTHROPIC_API_KEY", "-u", "OPENAI_BASE_URL", std::string("OPENAI_API_KEY=") + k_key,
-                                      CUOPT_OPTIMIZER_BINARY, "optimize", "--reference", (dir / "reference.cu").string(),
-                                      "--initial-kernel", (dir / "initial.cu").string(), "--input-cases",
-                                      (dir / "input_cases.json").string(), "--harness", CUOPT_FAKE_HARNESS_BINARY,
-                                      "--results-dir", (dir / "results").string(), "--base-url", server.url("/v1")};
+    test::process_result run(const test::loopback_http_server& server,
+                             std::vector<std::string> extra) {
+        std::vector<std::string> a = {"-u",
+                                      "ANTHROPIC_API_KEY",
+                                      "-u",
+                                      "OPENAI_BASE_URL",
+                                      std::string("OPENAI_API_KEY=") + k_key,
+                                      CUOPT_OPTIMIZER_BINARY,
+                                      "optimize",
+                                      "--reference",
+                                      (dir / "reference.cu").string(),
+                                      "--initial-kernel",
+                                      (dir / "initial.cu").string(),
+                                      "--input-cases",
+                                      (dir / "input_cases.json").string(),
+                                      "--harness",
+                                      CUOPT_FAKE_HARNESS_BINARY,
+                                      "--results-dir",
+                                      (dir / "results").string(),
+                                      "--base-url",
+                                      server.url("/v1")};
         a.insert(a.end(), extra.begin(), extra.end());
         return test::run_program("/usr/bin/env", a);
     }
@@ -58,22 +78,29 @@ struct llm_fixture {
     // Every artifact of the run, scanned for the key.
     bool key_anywhere() const {
         for (const auto& e : fs::recursive_directory_iterator(run_folder()))
-            if (e.is_regular_file() && test::read_text(e.path()).find(k_key) != std::string::npos) return true;
+            if (e.is_regular_file() && test::read_text(e.path()).find(k_key) != std::string::npos)
+                return true;
         return false;
     }
 };
 
 }  // namespace
 
-TEST_CASE("a 3-iteration model run compiles, fixes an error, submits, improves and records every exchange") {
+TEST_CASE(
+    "a 3-iteration model run compiles, fixes an error, submits, improves and records every "
+    "exchange") {
     llm_fixture f;
     test::loopback_http_server server({
-        {200, {}, tool_reply("compile", "{\"source\": " + json_string(kernel("FAKE_COMPILE_ERROR")) + "}")},
+        {200,
+         {},
+         tool_reply("compile", "{\"source\": " + json_string(kernel("FAKE_COMPILE_ERROR")) + "}")},
         {200, {}, tool_reply("compile", "{\"source\": " + json_string(kernel("FAKE_MS=1")) + "}")},
         {200, {}, submit("FAKE_MS=1")},
         {200, {}, submit("FAKE_MS=0.5", false)},  // breaks the schema: a correction turn
         {200, {}, submit("FAKE_MS=0.5")},
-        {200, {}, R"({"choices": [{"finish_reason": "stop", "message": {"content": "I think it is fast now."}}]})"},
+        {200,
+         {},
+         R"({"choices": [{"finish_reason": "stop", "message": {"content": "I think it is fast now."}}]})"},
         {200, {}, submit("FAKE_MS=0.4")},
     });
     const auto r = f.run(server, {"--max-iterations", "3", "--proposer", "llm"});
@@ -82,12 +109,14 @@ TEST_CASE("a 3-iteration model run compiles, fixes an error, submits, improves a
     CHECK_THAT(r.output, Catch::Contains("proposer llm (openai, gpt-5-mini"));
     const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
     REQUIRE(history["attempts"].Size() == 4);
-    for (const auto& a : history["attempts"].GetArray()) CHECK(std::string(a["verdict"].GetString()) == "valid");
+    for (const auto& a : history["attempts"].GetArray())
+        CHECK(std::string(a["verdict"].GetString()) == "valid");
     const auto summary = test::read_checked_json(f.run_folder() / "summary.json", "summary");
     CHECK(summary["best"]["iteration"].GetInt() == 3);
     CHECK(summary["best"]["speedup_vs_initial"].GetDouble() == Approx(5.0));
     CHECK(summary["model"]["calls"].GetInt() == 7);
-    CHECK(summary["model"]["prompt_tokens"].GetInt() == 6000);  // the plain-text reply reported no usage
+    CHECK(summary["model"]["prompt_tokens"].GetInt() ==
+          6000);  // the plain-text reply reported no usage
     CHECK(std::string(summary["model"]["estimated_cost_usd"].GetString()) == "unknown");
     test::read_checked_json(f.run_folder() / "run.json", "run");
     for (int i = 1; i <= 7; ++i) {
@@ -107,13 +136,16 @@ TEST_CASE("a 3-iteration model run compiles, fixes an error, submits, improves a
 
 TEST_CASE("an invalid key stops the run cleanly with the API's message and exit 25") {
     llm_fixture f;
-    test::loopback_http_server server({{401, {}, R"({"error": {"message": "Incorrect API key provided"}})"}});
+    test::loopback_http_server server(
+        {{401, {}, R"({"error": {"message": "Incorrect API key provided"}})"}});
     const auto r = f.run(server, {"--max-iterations", "3"});
     CHECK(r.exit_code == 25);
-    CHECK_THAT(r.output, Catch::Contains("the model API failed: HTTP 401") && Catch::Contains("Incorrect API key"));
+    CHECK_THAT(r.output, Catch::Contains("the model API failed: HTTP 401") &&
+                             Catch::Contains("Incorrect API key"));
     const auto summary = test::read_checked_json(f.run_folder() / "summary.json", "summary");
     CHECK(std::string(summary["stop_reason"].GetString()) == "error");
-    CHECK(test::read_checked_json(f.run_folder() / "history.json", "history")["attempts"].Size() == 1);
+    CHECK(test::read_checked_json(f.run_folder() / "history.json", "history")["attempts"].Size() ==
+          1);
     CHECK_FALSE(f.key_anywhere());
 }
 
@@ -129,26 +161,45 @@ TEST_CASE("the model-call budget ends the run with budget_exhausted, nothing los
     CHECK(server.requests().size() == 3);
 }
 
-TEST_CASE("auto picks the autotuner without a key, and --proposer llm without one is a one-line error") {
+TEST_CASE(
+    "auto picks the autotuner without a key, and --proposer llm without one is a one-line error") {
     llm_fixture f;
-    const std::vector<std::string> base = {"-u", "OPENAI_API_KEY", "-u", "OPENAI_BASE_URL", "-u", "ANTHROPIC_API_KEY",
-                                           CUOPT_OPTIMIZER_BINARY, "optimize", "--reference", (f.dir / "reference.cu").string(),
-                                           "--initial-kernel", (f.dir / "initial.cu").string(), "--input-cases",
-                                           (f.dir / "input_cases.json").string(), "--harness", CUOPT_FAKE_HARNESS_BINARY,
-                                           "--results-dir", (f.dir / "results").string(), "--max-iterations", "0"};
+    const std::vector<std::string> base = {"-u",
+                                           "OPENAI_API_KEY",
+                                           "-u",
+                                           "OPENAI_BASE_URL",
+                                           "-u",
+                                           "ANTHROPIC_API_KEY",
+                                           CUOPT_OPTIMIZER_BINARY,
+                                           "optimize",
+                                           "--reference",
+                                           (f.dir / "reference.cu").string(),
+                                           "--initial-kernel",
+                                           (f.dir / "initial.cu").string(),
+                                           "--input-cases",
+                                           (f.dir / "input_cases.json").string(),
+                                           "--harness",
+                                           CUOPT_FAKE_HARNESS_BINARY,
+                                           "--results-dir",
+                                           (f.dir / "results").string(),
+                                           "--max-iterations",
+                                           "0"};
     auto a = base;
     const auto autotune = test::run_program("/usr/bin/env", a);
     CHECK(autotune.exit_code == 0);
-    CHECK_THAT(autotune.output, Catch::Contains("proposer autotune (auto: no model is configured)"));
+    CHECK_THAT(autotune.output,
+               Catch::Contains("proposer autotune (auto: no model is configured)"));
     a.insert(a.end(), {"--proposer", "llm", "--provider", "anthropic"});
     const auto missing = test::run_program("/usr/bin/env", a);
     CHECK(missing.exit_code == 64);
-    CHECK_THAT(missing.output, Catch::Contains("--proposer llm needs a key: set ANTHROPIC_API_KEY"));
+    CHECK_THAT(missing.output,
+               Catch::Contains("--proposer llm needs a key: set ANTHROPIC_API_KEY"));
 }
 
 TEST_CASE("an unreadable model reply gets a correction turn and the iteration goes on") {
     llm_fixture f;
-    test::loopback_http_server server({{200, {}, "this is not JSON"}, {200, {}, submit("FAKE_MS=1")}});
+    test::loopback_http_server server(
+        {{200, {}, "this is not JSON"}, {200, {}, submit("FAKE_MS=1")}});
     const auto r = f.run(server, {"--max-iterations", "1"});
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
@@ -160,13 +211,15 @@ TEST_CASE("an unreadable model reply gets a correction turn and the iteration go
 
 TEST_CASE("a model that never submits has its iteration recorded as an invalid submission") {
     llm_fixture f;
-    test::loopback_http_server server({{200, {}, R"({"choices": [{"message": {"content": "thinking..."}}]})"}});
+    test::loopback_http_server server(
+        {{200, {}, R"({"choices": [{"message": {"content": "thinking..."}}]})"}});
     const auto r = f.run(server, {"--max-iterations", "1"});
     REQUIRE(r.exit_code == 0);
     const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
     REQUIRE(history["attempts"].Size() == 2);
     CHECK(std::string(history["attempts"][1]["verdict"].GetString()) == "invalid_submission");
-    CHECK_THAT(history["attempts"][1]["reason"].GetString(), Catch::Contains("no tool call after corrections"));
+    CHECK_THAT(history["attempts"][1]["reason"].GetString(),
+               Catch::Contains("no tool call after corrections"));
     CHECK(server.requests().size() == 3);  // the first reply and two corrections
 }
 
@@ -174,32 +227,50 @@ TEST_CASE("a model that never submits has its iteration recorded as an invalid s
 TEST_CASE("bench: orchestrator time per model iteration against an instant API", "[.bench]") {
     llm_fixture f;
     std::vector<test::scripted_reply> script;
-    for (int i = 0; i < 7; ++i) script.push_back({200, {}, submit("FAKE_MS=" + std::to_string(1.9 - 0.1 * i))});
+    for (int i = 0; i < 7; ++i)
+        script.push_back({200, {}, submit("FAKE_MS=" + std::to_string(1.9 - 0.1 * i))});
     test::loopback_http_server server(script);
     const auto r = f.run(server, {"--max-iterations", "7", "--quiet"});
     REQUIRE(r.exit_code == 0);
     const auto run = test::read_checked_json(f.run_folder() / "run.json", "run");
-    const double per_iteration_ms = (run["wall_s"].GetDouble() - run["harness_wall_s"].GetDouble()) * 1000.0 / 7.0;
-    std::printf("model loop: %.2f ms per iteration in the orchestrator outside the harness's runs (7 iterations)\n",
-                per_iteration_ms);
+    const double per_iteration_ms =
+        (run["wall_s"].GetDouble() - run["harness_wall_s"].GetDouble()) * 1000.0 / 7.0;
+    std::printf(
+        "model loop: %.2f ms per iteration in the orchestrator outside the harness's runs (7 "
+        "iterations)\n",
+        per_iteration_ms);
     CHECK(per_iteration_ms <= 50.0);
 }
 
-TEST_CASE("with --use-nsight the model can profile the current best and gets ncu's metrics back", "[gpu]") {
+TEST_CASE("with --use-nsight the model can profile the current best and gets ncu's metrics back",
+          "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     llm_fixture f;
     f.dir.write("initial.cu", test::read_text(k_examples + "initial.cu"));
-    test::loopback_http_server server({{200, {}, tool_reply("profile", R"({"case": "perf-256"})")},
-                                       {200, {}, tool_reply("submit_candidate", "{\"source\": " +
-                                                                                    json_string(test::read_text(k_examples + "initial.cu")) +
-                                                                                    ", \"rationale\": \"same\"}")}});
+    test::loopback_http_server server(
+        {{200, {}, tool_reply("profile", R"({"case": "perf-256"})")},
+         {200,
+          {},
+          tool_reply("submit_candidate",
+                     "{\"source\": " + json_string(test::read_text(k_examples + "initial.cu")) +
+                         ", \"rationale\": \"same\"}")}});
     std::vector<std::string> a = {"--max-iterations", "1", "--use-nsight", "--proposer", "llm"};
     auto r = [&] {
-        std::vector<std::string> args = {std::string("OPENAI_API_KEY=") + k_key, CUOPT_OPTIMIZER_BINARY, "optimize",
-                                         "--reference", (f.dir / "reference.cu").string(), "--initial-kernel",
-                                         (f.dir / "initial.cu").string(), "--input-cases", (f.dir / "input_cases.json").string(),
-                                         "--harness", CUOPT_HARNESS_BINARY, "--results-dir", (f.dir / "results").string(),
-                                         "--base-url", server.url("/v1")};
+        std::vector<std::string> args = {std::string("OPENAI_API_KEY=") + k_key,
+                                         CUOPT_OPTIMIZER_BINARY,
+                                         "optimize",
+                                         "--reference",
+                                         (f.dir / "reference.cu").string(),
+                                         "--initial-kernel",
+                                         (f.dir / "initial.cu").string(),
+                                         "--input-cases",
+                                         (f.dir / "input_cases.json").string(),
+                                         "--harness",
+                                         CUOPT_HARNESS_BINARY,
+                                         "--results-dir",
+                                         (f.dir / "results").string(),
+                                         "--base-url",
+                                         server.url("/v1")};
         args.insert(args.end(), a.begin(), a.end());
         return test::run_program("/usr/bin/env", args);
     }();
@@ -208,5 +279,6 @@ TEST_CASE("with --use-nsight the model can profile the current best and gets ncu
     const auto requests = server.requests();
     REQUIRE(requests.size() == 2);
     INFO(requests[1].body.substr(0, 4000));
-    CHECK_THAT(requests[1].body, Catch::Contains("gpu__time_duration.sum") && Catch::Contains("launch__registers_per_thread"));
+    CHECK_THAT(requests[1].body, Catch::Contains("gpu__time_duration.sum") &&
+                                     Catch::Contains("launch__registers_per_thread"));
 }

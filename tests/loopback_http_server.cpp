@@ -61,7 +61,8 @@ void loopback_http_server::serve() {
         rec.body = req.body();
         for (const auto& field : req) {
             std::string name(field.name_string());
-            std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+            std::transform(name.begin(), name.end(), name.begin(),
+                           [](unsigned char c) { return std::tolower(c); });
             rec.headers[name] = std::string(field.value());
         }
         {
@@ -69,10 +70,12 @@ void loopback_http_server::serve() {
             m_requests.push_back(rec);
         }
         const scripted_reply& reply = m_script.at(std::min(next++, m_script.size() - 1));
-        for (auto waited = std::chrono::milliseconds(0); waited < reply.delay && !m_stop; waited += std::chrono::milliseconds(10))
+        for (auto waited = std::chrono::milliseconds(0); waited < reply.delay && !m_stop;
+             waited += std::chrono::milliseconds(10))
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         if (m_stop) break;
-        std::string head = "HTTP/1.1 " + std::to_string(reply.status) + " Scripted\r\nConnection: close\r\n";
+        std::string head =
+            "HTTP/1.1 " + std::to_string(reply.status) + " Scripted\r\nConnection: close\r\n";
         for (const auto& [k, v] : reply.headers) head += k + ": " + v + "\r\n";
         const std::size_t announced = reply.truncate ? reply.body.size() + 100 : reply.body.size();
         head += "Content-Length: " + std::to_string(announced) + "\r\n\r\n";

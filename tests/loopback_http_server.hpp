@@ -29,7 +29,7 @@ struct recorded_request {
 };
 
 class loopback_http_server {
-public:
+  public:
     explicit loopback_http_server(std::vector<scripted_reply> script);
     ~loopback_http_server();
     loopback_http_server(const loopback_http_server&) = delete;
@@ -38,7 +38,7 @@ public:
     std::string url(const std::string& path = "/") const;
     std::vector<recorded_request> requests() const;
 
-private:
+  private:
     void serve();
 
     std::vector<scripted_reply> m_script;

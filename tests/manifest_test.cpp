@@ -1,8 +1,9 @@
+#include "orchestrator/contract/manifest.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "common/json_document.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
-#include "orchestrator/contract/manifest.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -12,7 +13,8 @@ namespace {
 const std::string k_pilot = std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/input_cases.json";
 
 // The pilot manifest with one substring replaced, read from a scratch folder.
-std::string error_with(const std::string& from, const std::string& to, const test::scratch_folder* dir = nullptr) {
+std::string error_with(const std::string& from, const std::string& to,
+                       const test::scratch_folder* dir = nullptr) {
     test::scratch_folder own;
     const test::scratch_folder& d = dir ? *dir : own;
     std::string text = test::read_text(k_pilot);
@@ -38,8 +40,10 @@ TEST_CASE("the pilot manifest reads with its cases, expressions and defaults") {
     CHECK(m.args[2].has_output());
     CHECK(m.args[2].tol.atol == 1e-4);
     CHECK(m.args[1].init.generator.kind == generator_kind::normal);
-    CHECK(m.default_tunables() == std::map<std::string, std::int64_t>{{"BLOCK_X", 16}, {"BLOCK_Y", 16}});
-    const launch_config l = evaluate_launch(m.launch, m.variables(m.cases[0], m.default_tunables()));
+    CHECK(m.default_tunables() ==
+          std::map<std::string, std::int64_t>{{"BLOCK_X", 16}, {"BLOCK_Y", 16}});
+    const launch_config l =
+        evaluate_launch(m.launch, m.variables(m.cases[0], m.default_tunables()));
     CHECK(l.grid == std::array<unsigned, 3>{3, 2, 1});
     CHECK(l.block == std::array<unsigned, 3>{16, 16, 1});
     CHECK(evaluate_integer_expression(m.args[0].count, m.cases[2].params) == 384 * 320);
@@ -59,19 +63,23 @@ TEST_CASE("inputs nobody describes are random and never zeros") {
 
 TEST_CASE("a manifest without a performance case is refused") {
     std::string text = test::read_text(k_pilot);
-    for (std::size_t p; (p = text.find("\"performance\"")) != std::string::npos;) text.replace(p, 13, "\"correctness\"");
+    for (std::size_t p; (p = text.find("\"performance\"")) != std::string::npos;)
+        text.replace(p, 13, "\"correctness\"");
     test::scratch_folder d;
     d.write("m.json", text);
     CHECK_THROWS_WITH(read_manifest(d / "m.json"),
-                      "m.json: field cases: no performance case: at least one case must be of kind 'performance' to rank candidates");
+                      "m.json: field cases: no performance case: at least one case must be of kind "
+                      "'performance' to rank candidates");
 }
 
 TEST_CASE("argument mistakes name the argument and what was expected") {
     CHECK_THAT(error_with(R"("name": "b", "dtype": "f32")", R"("name": "a", "dtype": "f32")"),
                Catch::Contains("field args[1].name: duplicate argument name 'a'"));
-    CHECK_THAT(error_with(R"("kind": "scalar", "value": "m" })", R"("kind": "scalar", "value": "m", "count": 4 })"),
+    CHECK_THAT(error_with(R"("kind": "scalar", "value": "m" })",
+                          R"("kind": "scalar", "value": "m", "count": 4 })"),
                Catch::Contains("field args[3].count: a scalar takes only 'value'"));
-    CHECK_THAT(error_with(R"("kind": "output", "count": "m*n",)", R"("kind": "output", "count": "m*n", "init": {"kind": "constant"},)"),
+    CHECK_THAT(error_with(R"("kind": "output", "count": "m*n",)",
+                          R"("kind": "output", "count": "m*n", "init": {"kind": "constant"},)"),
                Catch::Contains("field args[2].init: an output is written by the kernel"));
     CHECK_THAT(error_with(R"("name": "c", "dtype": "f32")", R"("name": "c", "dtype": "i32")"),
                Catch::Contains("field args[2].tolerance: i32 outputs are compared exactly"));
@@ -81,38 +89,50 @@ TEST_CASE("argument mistakes name the argument and what was expected") {
 
 TEST_CASE("expressions are checked for every case before anything runs") {
     CHECK_THAT(error_with(R"("count": "m*n")", R"("count": "m*q")"),
-               Catch::Contains("field cases[0] ('correctness-31x37x29'): argument 'c': 'm*q': unknown name 'q' (known: k, m, n)"));
+               Catch::Contains("field cases[0] ('correctness-31x37x29'): argument 'c': 'm*q': "
+                               "unknown name 'q' (known: k, m, n)"));
     CHECK_THAT(error_with(R"~("grid": ["ceil(n/BLOCK_X)")~", R"~("grid": ["n/16")~"),
-               Catch::Contains("field cases[0] ('correctness-31x37x29').launch: 'n/16' is 2.312500, not a whole number"));
-    CHECK_THAT(error_with(R"("params": { "m": 31, "n": 37, "k": 29 })", R"("params": { "m": 31, "n": 37 })"),
+               Catch::Contains("field cases[0] ('correctness-31x37x29').launch: 'n/16' is "
+                               "2.312500, not a whole number"));
+    CHECK_THAT(error_with(R"("params": { "m": 31, "n": 37, "k": 29 })",
+                          R"("params": { "m": 31, "n": 37 })"),
                Catch::Contains("unknown name 'k'"));
 }
 
 TEST_CASE("tunables become variables of launch expressions but never of sizes") {
     test::scratch_folder dir;
-    CHECK(error_with(R"~("tunables": { "BLOCK_X": [16, 32, 8, 64, 128], "BLOCK_Y": [16, 8, 4, 2, 1] },
+    CHECK(
+        error_with(
+            R"~("tunables": { "BLOCK_X": [16, 32, 8, 64, 128], "BLOCK_Y": [16, 8, 4, 2, 1] },
   "launch": { "grid": ["ceil(n/BLOCK_X)", "ceil(m/BLOCK_Y)", 1], "block": ["BLOCK_X", "BLOCK_Y", 1])~",
-                     R"~("tunables": { "TILE": [16, 32] }, "launch": { "grid": ["ceil(n/TILE)", "ceil(m/TILE)", 1], "block": ["TILE", "TILE", 1])~",
-                     &dir)
-              .empty());
+            R"~("tunables": { "TILE": [16, 32] }, "launch": { "grid": ["ceil(n/TILE)", "ceil(m/TILE)", 1], "block": ["TILE", "TILE", 1])~",
+            &dir)
+            .empty());
     const manifest m = read_manifest(dir / "input_cases.json");
     CHECK(m.default_tunables().at("TILE") == 16);
     CHECK(evaluate_launch(m.launch, m.variables(m.cases[1], {{"TILE", 32}})).grid[0] == 8);
-    CHECK_THAT(error_with(R"("BLOCK_Y": [16, 8, 4, 2, 1])", R"("BLOCK_Y": [16, 8, 4, 2, 1], "m": [1])"),
-               Catch::Contains("field cases[0].params.m: is also a tunable"));
-    CHECK_THAT(error_with(R"("count": "m*n")", R"("count": "m*n*BLOCK_X")"), Catch::Contains("unknown name 'BLOCK_X'"));
+    CHECK_THAT(
+        error_with(R"("BLOCK_Y": [16, 8, 4, 2, 1])", R"("BLOCK_Y": [16, 8, 4, 2, 1], "m": [1])"),
+        Catch::Contains("field cases[0].params.m: is also a tunable"));
+    CHECK_THAT(error_with(R"("count": "m*n")", R"("count": "m*n*BLOCK_X")"),
+               Catch::Contains("unknown name 'BLOCK_X'"));
 }
 
 TEST_CASE("an input or expected file of the wrong size names both sizes and the case") {
     test::scratch_folder dir;
     dir.write_values("a.bin", std::vector<float>(31 * 29 - 1, 1.0f));
-    CHECK_THAT(error_with(R"("kind": "correctness", "params": { "m": 31, "n": 37, "k": 29 })",
-                          R"("kind": "correctness", "params": { "m": 31, "n": 37, "k": 29 }, "inputs": { "a": { "kind": "file", "file": "a.bin" } })",
-                          &dir),
-               Catch::Contains("a.bin holds 3592 bytes but 'a' needs 3596 (count m*k x f32) in case 'correctness-31x37x29'"));
-    CHECK_THAT(error_with(R"("kind": "correctness", "params": { "m": 31, "n": 37, "k": 29 })",
-                          R"("kind": "correctness", "params": { "m": 31, "n": 37, "k": 29 }, "expected": { "a": "x.bin" })"),
-               Catch::Contains("field cases[0].expected.a: no output or inout argument named 'a'"));
+    CHECK_THAT(
+        error_with(
+            R"("kind": "correctness", "params": { "m": 31, "n": 37, "k": 29 })",
+            R"("kind": "correctness", "params": { "m": 31, "n": 37, "k": 29 }, "inputs": { "a": { "kind": "file", "file": "a.bin" } })",
+            &dir),
+        Catch::Contains("a.bin holds 3592 bytes but 'a' needs 3596 (count m*k x f32) in case "
+                        "'correctness-31x37x29'"));
+    CHECK_THAT(
+        error_with(
+            R"("kind": "correctness", "params": { "m": 31, "n": 37, "k": 29 })",
+            R"("kind": "correctness", "params": { "m": 31, "n": 37, "k": 29 }, "expected": { "a": "x.bin" })"),
+        Catch::Contains("field cases[0].expected.a: no output or inout argument named 'a'"));
 }
 
 TEST_CASE("a signature is parsed with qualifiers, restrict and extern C") {
@@ -126,21 +146,35 @@ TEST_CASE("a signature is parsed with qualifiers, restrict and extern C") {
     CHECK(*s.params[4].type == dtype::u32);
     CHECK(*s.params[5].type == dtype::i64);
     CHECK_FALSE(s.params[3].is_pointer);
-    CHECK_THROWS_WITH(parse_kernel_signature("int f(int x)"), Catch::Contains("expected 'void NAME(TYPE NAME, ...)'"));
+    CHECK_THROWS_WITH(parse_kernel_signature("int f(int x)"),
+                      Catch::Contains("expected 'void NAME(TYPE NAME, ...)'"));
 }
 
 TEST_CASE("a manifest that disagrees with the signature is refused with every disagreement") {
     const manifest m = read_manifest(k_pilot);
-    CHECK(check_signature(parse_kernel_signature("void matmul_f32(const float* a, const float* b, float* c, int m, int n, int k)"), m).empty());
-    const std::string p = check_signature(parse_kernel_signature("void mm(const double* a, float b, float* c, int m, int n)"), m);
+    CHECK(check_signature(
+              parse_kernel_signature(
+                  "void matmul_f32(const float* a, const float* b, float* c, int m, int n, int k)"),
+              m)
+              .empty());
+    const std::string p = check_signature(
+        parse_kernel_signature("void mm(const double* a, float b, float* c, int m, int n)"), m);
     CHECK_THAT(p, Catch::Contains("the signature has 5 parameters but the manifest lists 6 args"));
-    CHECK_THAT(p, Catch::Contains("parameter 0 ('a' vs args[0] 'a'): 'double' is f64 but the manifest says f32"));
-    CHECK_THAT(p, Catch::Contains("parameter 1 ('b' vs args[1] 'b'): the signature has a scalar, the manifest a buffer"));
+    CHECK_THAT(p,
+               Catch::Contains(
+                   "parameter 0 ('a' vs args[0] 'a'): 'double' is f64 but the manifest says f32"));
+    CHECK_THAT(
+        p,
+        Catch::Contains(
+            "parameter 1 ('b' vs args[1] 'b'): the signature has a scalar, the manifest a buffer"));
 }
 
 TEST_CASE("a manifest generator is refused with the same words the harness would use") {
-    CHECK_THAT(error_with(R"("kind": "uniform", "low": -1.5)", R"("kind": "int_range", "low": -1.5)"),
-               Catch::Contains("field args[0].init: int_range needs integer low <= high (got low -1.500000, high 2.500000)"));
+    CHECK_THAT(
+        error_with(R"("kind": "uniform", "low": -1.5)", R"("kind": "int_range", "low": -1.5)"),
+        Catch::Contains("field args[0].init: int_range needs integer low <= high (got low "
+                        "-1.500000, high 2.500000)"));
     CHECK_THAT(error_with(R"("name": "a", "dtype": "f32")", R"("name": "a", "dtype": "i32")"),
-               Catch::Contains("field args[0].init.kind: 'uniform' fills floating-point buffers; for i32 use"));
+               Catch::Contains(
+                   "field args[0].init.kind: 'uniform' fills floating-point buffers; for i32 use"));
 }

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "harness/nvrtc_compiler.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace cuopt;
 
@@ -37,23 +37,27 @@ TEST_CASE("a kernel compiles for an explicit sm_90 with its resource report and 
 }
 
 TEST_CASE("a compile error is a result carrying NVRTC's log - not an exception") {
-    const compile_result r = compile_kernel(spec("extern \"C\" __global__ void k(float* p) { p[0] = undefined_thing; }", "k"), "sm_90");
+    const compile_result r = compile_kernel(
+        spec("extern \"C\" __global__ void k(float* p) { p[0] = undefined_thing; }", "k"), "sm_90");
     CHECK_FALSE(r.ok);
     CHECK_FALSE(r.entry_missing);
     CHECK_THAT(r.log, Catch::Contains("undefined_thing") && Catch::Contains("error"));
 }
 
 TEST_CASE("an entry that is absent - or not __global__ - is flagged as a missing entry") {
-    const std::string source = "extern \"C\" __global__ void real(float* p) {}\n__device__ float helper(float x) { return x; }\n";
+    const std::string source =
+        "extern \"C\" __global__ void real(float* p) {}\n__device__ float helper(float x) { return "
+        "x; }\n";
     CHECK(compile_kernel(spec(source, "nope"), "sm_90").entry_missing);
     CHECK(compile_kernel(spec(source, "helper"), "sm_90").entry_missing);
     CHECK_FALSE(compile_kernel(spec(source, "real"), "sm_90").entry_missing);
 }
 
 TEST_CASE("templated and C++-mangled kernels are found through name expressions") {
-    const std::string source = "template <typename T> __global__ void fill(T* p, T v) { p[threadIdx.x] = v; }\n"
-                               "template __global__ void fill<float>(float*, float);\n"
-                               "__global__ void plain(int* p) { p[0] = 1; }\n";
+    const std::string source =
+        "template <typename T> __global__ void fill(T* p, T v) { p[threadIdx.x] = v; }\n"
+        "template __global__ void fill<float>(float*, float);\n"
+        "__global__ void plain(int* p) { p[0] = 1; }\n";
     const compile_result t = compile_kernel(spec(source, "fill<float>"), "sm_90");
     INFO(t.log);
     REQUIRE(t.ok);
@@ -64,7 +68,10 @@ TEST_CASE("templated and C++-mangled kernels are found through name expressions"
 }
 
 TEST_CASE("defines reach the kernel and user options follow the harness's own") {
-    kernel_spec k = spec("#if TILE != 64\n#error TILE must be 64\n#endif\nextern \"C\" __global__ void k(float* p) { __shared__ float s[TILE]; s[threadIdx.x] = 1; p[0] = s[0]; }", "k");
+    kernel_spec k = spec(
+        "#if TILE != 64\n#error TILE must be 64\n#endif\nextern \"C\" __global__ void k(float* p) "
+        "{ __shared__ float s[TILE]; s[threadIdx.x] = 1; p[0] = s[0]; }",
+        "k");
     k.defines = {{"TILE", "64"}};
     k.compile_options = {"--use_fast_math"};
     const compile_result r = compile_kernel(k, "sm_90");

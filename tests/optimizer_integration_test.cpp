@@ -22,16 +22,29 @@ const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
 struct optimizer_fixture {
     test::scratch_folder dir;
     optimizer_fixture() {
-        for (const char* f : {"reference.cu", "initial.cu", "input_cases.json"}) dir.write(f, test::read_text(k_examples + f));
+        for (const char* f : {"reference.cu", "initial.cu", "input_cases.json"})
+            dir.write(f, test::read_text(k_examples + f));
         // The initial kernel is "slow" for the fake: 2 ms per 256^3.
         std::string initial = test::read_text(k_examples + "initial.cu");
         dir.write("initial.cu", initial + "// FAKE_MS=2\n");
     }
-    std::string kernel(const std::string& marker) const { return test::read_text(k_examples + "initial.cu") + "// " + marker + "\n"; }
+    std::string kernel(const std::string& marker) const {
+        return test::read_text(k_examples + "initial.cu") + "// " + marker + "\n";
+    }
     std::vector<std::string> args(std::vector<std::string> extra = {}) const {
-        std::vector<std::string> a = {"optimize", "--reference", (dir / "reference.cu").string(), "--initial-kernel",
-                                      (dir / "initial.cu").string(), "--input-cases", (dir / "input_cases.json").string(),
-                                      "--harness", k_fake, "--results-dir", (dir / "results").string(), "--timeout", "5"};
+        std::vector<std::string> a = {"optimize",
+                                      "--reference",
+                                      (dir / "reference.cu").string(),
+                                      "--initial-kernel",
+                                      (dir / "initial.cu").string(),
+                                      "--input-cases",
+                                      (dir / "input_cases.json").string(),
+                                      "--harness",
+                                      k_fake,
+                                      "--results-dir",
+                                      (dir / "results").string(),
+                                      "--timeout",
+                                      "5"};
         a.insert(a.end(), extra.begin(), extra.end());
         return a;
     }
@@ -50,7 +63,9 @@ std::string verdict_of(const rapidjson::Document& history, const std::string& la
 
 }  // namespace
 
-TEST_CASE("a files run survives every bad candidate with the right verdict and keeps the fastest valid one") {
+TEST_CASE(
+    "a files run survives every bad candidate with the right verdict and keeps the fastest valid "
+    "one") {
     optimizer_fixture f;
     f.dir.write("cands/a_compile_error.cu", f.kernel("FAKE_COMPILE_ERROR"));
     f.dir.write("cands/b_wrong.cu", f.kernel("FAKE_WRONG FAKE_MS=0.1"));
@@ -61,13 +76,16 @@ TEST_CASE("a files run survives every bad candidate with the right verdict and k
     f.dir.write("cands/g_faster.cu", f.kernel("FAKE_MS=1"));
     f.dir.write("cands/h_noise.cu", f.kernel("FAKE_MS=0.995"));
     f.dir.write("cands/i_bad_option.cu", f.kernel("FAKE_MS=0.5"));
-    f.dir.write("cands/i_bad_option.json", R"({ "compile_options": ["-rdc=true"], "rationale": "relocatable code" })");
+    f.dir.write("cands/i_bad_option.json",
+                R"({ "compile_options": ["-rdc=true"], "rationale": "relocatable code" })");
     f.dir.write("cands/j_bad_side_file.cu", f.kernel("FAKE_MS=0.5"));
     f.dir.write("cands/j_bad_side_file.json", R"({ "rationale": "typo", "case_lunch": {} })");
     f.dir.write("cands/k_unknown_case.cu", f.kernel("FAKE_MS=0.5"));
-    f.dir.write("cands/k_unknown_case.json", R"({ "case_launch": { "perf-999": { "block": [8, 8] } } })");
-    const auto r = test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
-                                               "--max-iterations", "20", "--timeout", "2"}));
+    f.dir.write("cands/k_unknown_case.json",
+                R"({ "case_launch": { "perf-999": { "block": [8, 8] } } })");
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
+                "--max-iterations", "20", "--timeout", "2"}));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     const auto history = test::read_checked_json(f.run() / "history.json", "history");
@@ -86,7 +104,8 @@ TEST_CASE("a files run survives every bad candidate with the right verdict and k
     CHECK_THAT(r.output, Catch::Contains("j_bad_side_file.json: field case_lunch"));
     const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
     CHECK(std::string(summary["stop_reason"].GetString()) == "proposer_exhausted");
-    CHECK(std::string(summary["best"]["label"].GetString()) == "g_faster.cu");  // h is within the 1% minimum gain
+    CHECK(std::string(summary["best"]["label"].GetString()) ==
+          "g_faster.cu");  // h is within the 1% minimum gain
     CHECK(summary["best"]["speedup_vs_initial"].GetDouble() == Approx(2.0));
     CHECK(summary["counts"]["rejected"]["timeout"].GetInt() == 1);
     CHECK(summary["counts"]["valid"].GetInt() == 3);
@@ -94,7 +113,8 @@ TEST_CASE("a files run survives every bad candidate with the right verdict and k
     const auto run = test::read_checked_json(f.run() / "run.json", "run");
     CHECK(run["settings"]["timeout_s"].GetDouble() == 2.0);  // settings of record are numbers
     CHECK(run["settings"]["max_iterations"].GetInt() == 20);
-    for (int i = 0; i < 3; ++i) test::read_checked_json(f.run() / ("best-case-" + std::to_string(i) + ".json"), "request");
+    for (int i = 0; i < 3; ++i)
+        test::read_checked_json(f.run() / ("best-case-" + std::to_string(i) + ".json"), "request");
     CHECK_THAT(r.output, Catch::Contains("[iter 5.0] files    e_hang.cu  timeout"));
     const std::string png = test::read_text(f.run() / "heatmap.png");
     CHECK(png.rfind("\x89PNG", 0) == 0);
@@ -105,43 +125,59 @@ TEST_CASE("a files run survives every bad candidate with the right verdict and k
 TEST_CASE("a wrong-output verdict says which case, which element and both values") {
     optimizer_fixture f;
     f.dir.write("cands/wrong.cu", f.kernel("FAKE_WRONG"));
-    REQUIRE(test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string()})).exit_code == 0);
+    REQUIRE(test::run_optimizer(
+                f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string()}))
+                .exit_code == 0);
     const auto history = test::read_checked_json(f.run() / "history.json", "history");
     const auto& wrong = history["attempts"][1];
-    CHECK_THAT(wrong["reason"].GetString(), Catch::StartsWith("case 'correctness-31x37x29': c: 1 of 1147 elements differ; worst [0]: got"));
+    CHECK_THAT(wrong["reason"].GetString(),
+               Catch::StartsWith(
+                   "case 'correctness-31x37x29': c: 1 of 1147 elements differ; worst [0]: got"));
     CHECK(wrong["cases"][0]["outputs"][0]["worst_index"].GetInt() == 0);
 }
 
 TEST_CASE("replay of every best-case request matches, and a tampered oracle is a mismatch") {
     optimizer_fixture f;
     f.dir.write("cands/faster.cu", f.kernel("FAKE_MS=1"));
-    REQUIRE(test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string()})).exit_code == 0);
+    REQUIRE(test::run_optimizer(
+                f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string()}))
+                .exit_code == 0);
     for (int i = 0; i < 3; ++i) {
-        const auto r = test::run_optimizer({"replay", (f.run() / ("best-case-" + std::to_string(i) + ".json")).string(), "--harness", k_fake});
+        const auto r = test::run_optimizer(
+            {"replay", (f.run() / ("best-case-" + std::to_string(i) + ".json")).string(),
+             "--harness", k_fake});
         INFO(r.output);
         CHECK(r.exit_code == 0);
         CHECK_THAT(r.output, Catch::Contains("verdict: match"));
     }
-    std::vector<float> oracle = test::read_values<float>(f.run() / "reference/outputs/perf-256.c.bin");
+    std::vector<float> oracle =
+        test::read_values<float>(f.run() / "reference/outputs/perf-256.c.bin");
     oracle[7] += 1.0f;
     f.dir.write_values("results/run-001/reference/outputs/perf-256.c.bin", oracle);
-    const auto r = test::run_optimizer({"replay", (f.run() / "best-case-1.json").string(), "--harness", k_fake});
+    const auto r = test::run_optimizer(
+        {"replay", (f.run() / "best-case-1.json").string(), "--harness", k_fake});
     CHECK(r.exit_code == 24);
     CHECK_THAT(r.output, Catch::Contains("MISMATCH") && Catch::Contains("worst [7]"));
 }
 
-TEST_CASE("autotune finds the best tunable configuration, never repeats one and is deterministic under a seed") {
+TEST_CASE(
+    "autotune finds the best tunable configuration, never repeats one and is deterministic under a "
+    "seed") {
     optimizer_fixture f;
     std::string manifest = test::read_text(f.dir / "input_cases.json");
     auto replace_line = [&manifest](const std::string& key, const std::string& line) {
         const auto start = manifest.find(key);
         manifest.replace(start, manifest.find('\n', start) - start, line);
     };
-    replace_line("\"tunables\"", R"("tunables": { "TILE": [8, 16, 24, 32, 40, 64], "UNROLL": [1, 32, 4] },)");
-    replace_line("\"launch\"", R"~("launch": { "grid": ["ceil(n/16)", "ceil(m/16)", 1], "block": [16, 16, 1] },)~");
+    replace_line("\"tunables\"",
+                 R"("tunables": { "TILE": [8, 16, 24, 32, 40, 64], "UNROLL": [1, 32, 4] },)");
+    replace_line(
+        "\"launch\"",
+        R"~("launch": { "grid": ["ceil(n/16)", "ceil(m/16)", 1], "block": [16, 16, 1] },)~");
     f.dir.write("input_cases.json", manifest);
     auto run_once = [&](const std::string& seed) {
-        const auto r = test::run_optimizer(f.args({"--proposer", "autotune", "--seed", seed, "--max-iterations", "7", "--batch", "4"}));
+        const auto r = test::run_optimizer(f.args(
+            {"--proposer", "autotune", "--seed", seed, "--max-iterations", "7", "--batch", "4"}));
         INFO(r.output);
         REQUIRE(r.exit_code == 0);
     };
@@ -168,9 +204,11 @@ TEST_CASE("expected-output files are an oracle that needs no reference kernel") 
     std::string manifest = test::read_text(f.dir / "input_cases.json");
     for (const char* c : {"correctness-31x37x29", "perf-256", "perf-384x256x320"}) {
         const std::string name = c;
-        fs::copy_file(f.run() / "reference/outputs" / (name + ".c.bin"), f.dir / ("expected-" + name + ".bin"));
+        fs::copy_file(f.run() / "reference/outputs" / (name + ".c.bin"),
+                      f.dir / ("expected-" + name + ".bin"));
         const std::string key = "\"name\": \"" + name + "\",";
-        manifest.insert(manifest.find(key) + key.size(), " \"expected\": { \"c\": \"expected-" + name + ".bin\" },");
+        manifest.insert(manifest.find(key) + key.size(),
+                        " \"expected\": { \"c\": \"expected-" + name + ".bin\" },");
     }
     f.dir.write("input_cases.json", manifest);
     std::vector<std::string> a = f.args({"--max-iterations", "0"});
@@ -185,7 +223,8 @@ TEST_CASE("expected-output files are an oracle that needs no reference kernel") 
     f.dir.write("input_cases.json", test::read_text(k_examples + "input_cases.json"));
     const auto none = test::run_optimizer(a);
     CHECK(none.exit_code == 11);
-    CHECK_THAT(none.output, Catch::Contains("has no oracle: pass --reference or give cases[].expected"));
+    CHECK_THAT(none.output,
+               Catch::Contains("has no oracle: pass --reference or give cases[].expected"));
 }
 
 TEST_CASE("run folders are numbered and never overwritten") {
@@ -202,7 +241,9 @@ TEST_CASE("an initial kernel that fails a case stops the run and says which case
     f.dir.write("initial.cu", f.kernel("FAKE_SKIP_LAST_ROW"));
     const auto r = test::run_optimizer(f.args());
     CHECK(r.exit_code == 21);
-    CHECK_THAT(r.output, Catch::Contains("the initial kernel fails: unwritten_output: case 'correctness-31x37x29': c:"));
+    CHECK_THAT(r.output,
+               Catch::Contains(
+                   "the initial kernel fails: unwritten_output: case 'correctness-31x37x29': c:"));
     CHECK(fs::exists(f.run() / "history.json"));
 }
 
@@ -211,14 +252,19 @@ TEST_CASE("a reference that leaves outputs unwritten is refused as an oracle") {
     f.dir.write("reference.cu", f.kernel("FAKE_SKIP_LAST_ROW"));
     const auto r = test::run_optimizer(f.args());
     CHECK(r.exit_code == 22);
-    CHECK_THAT(r.output, Catch::Contains("the reference left 37 of 1147 elements of 'c' unwritten"));
+    CHECK_THAT(r.output,
+               Catch::Contains("the reference left 37 of 1147 elements of 'c' unwritten"));
 }
 
 TEST_CASE("manifest and signature errors stop the run before anything runs") {
     optimizer_fixture f;
-    auto r = test::run_optimizer(f.args({"--signature", "void matmul_f32(const float* a, const double* b, float* c, int m, int n, int k)"}));
+    auto r = test::run_optimizer(f.args(
+        {"--signature",
+         "void matmul_f32(const float* a, const double* b, float* c, int m, int n, int k)"}));
     CHECK(r.exit_code == 11);
-    CHECK_THAT(r.output, Catch::Contains("parameter 1 ('b' vs args[1] 'b'): 'double' is f64 but the manifest says f32"));
+    CHECK_THAT(r.output,
+               Catch::Contains(
+                   "parameter 1 ('b' vs args[1] 'b'): 'double' is f64 but the manifest says f32"));
     CHECK_FALSE(fs::exists(f.dir / "results"));
     std::string manifest = test::read_text(f.dir / "input_cases.json");
     manifest.replace(manifest.find("\"m*k\""), 5, "\"m*q\"");
@@ -234,29 +280,36 @@ TEST_CASE("unknown flags are rejected by name and every subcommand has help") {
     CHECK_THAT(r.output, Catch::Contains("--frobnicate"));
     r = test::run_optimizer({"optimize", "--help"});
     CHECK(r.exit_code == 0);
-    CHECK_THAT(r.output, Catch::Contains("--initial-kernel") && Catch::Contains("--max-iterations") && Catch::Contains("--config"));
+    CHECK_THAT(r.output, Catch::Contains("--initial-kernel") &&
+                             Catch::Contains("--max-iterations") && Catch::Contains("--config"));
     CHECK(test::run_optimizer({"replay", "--help"}).exit_code == 0);
 }
 
 TEST_CASE("a config file works from any working folder and flags win over it") {
     optimizer_fixture f;
-    f.dir.write("cfg/config.json", R"({ "reference": "../reference.cu", "initial_kernel": "../initial.cu",
-        "input_cases": "../input_cases.json", "results_dir": "../out", "max_iterations": 1, "harness": ")" + k_fake + R"(" })");
-    const auto r = test::run_optimizer({"optimize", "--config", (f.dir / "cfg/config.json").string(), "--max-iterations", "0"});
+    f.dir.write("cfg/config.json",
+                R"({ "reference": "../reference.cu", "initial_kernel": "../initial.cu",
+        "input_cases": "../input_cases.json", "results_dir": "../out", "max_iterations": 1, "harness": ")" +
+                    k_fake + R"(" })");
+    const auto r = test::run_optimizer(
+        {"optimize", "--config", (f.dir / "cfg/config.json").string(), "--max-iterations", "0"});
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     const auto summary = test::read_checked_json(f.dir / "out/run-001/summary.json", "summary");
     CHECK(summary["iterations_run"].GetInt() == 0);
     f.dir.write("cfg/bad.json", R"({ "max_iteration": 3 })");
-    const auto bad = test::run_optimizer({"optimize", "--config", (f.dir / "cfg/bad.json").string()});
+    const auto bad =
+        test::run_optimizer({"optimize", "--config", (f.dir / "cfg/bad.json").string()});
     CHECK(bad.exit_code == 64);
     CHECK_THAT(bad.output, Catch::Contains("bad.json: field max_iteration: unknown option"));
 }
 
 TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the current attempt") {
     optimizer_fixture f;
-    for (int i = 0; i < 5; ++i) f.dir.write("cands/slow" + std::to_string(i) + ".cu", f.kernel("FAKE_HANG"));
-    std::vector<std::string> a = f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--timeout", "1"});
+    for (int i = 0; i < 5; ++i)
+        f.dir.write("cands/slow" + std::to_string(i) + ".cu", f.kernel("FAKE_HANG"));
+    std::vector<std::string> a = f.args(
+        {"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--timeout", "1"});
     const pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);  // a terminal's foreground group, as when a person presses Ctrl-C
@@ -269,7 +322,8 @@ TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the 
     }
     // Interrupt once the first hanging candidate is under way (however slow this machine is).
     const fs::path started = f.run() / "candidates/iter-01/attempt-0/request.json";
-    for (int i = 0; i < 600 && !fs::exists(started); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 600 && !fs::exists(started); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
     REQUIRE(fs::exists(started));
     kill(-pid, SIGINT);
     int status = 0;
@@ -285,7 +339,8 @@ TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the 
     CHECK(std::string(last["verdict"].GetString()) == "timeout");
 }
 
-TEST_CASE("without a GPU the real harness stops the run at the preflight with one line and exit 20") {
+TEST_CASE(
+    "without a GPU the real harness stops the run at the preflight with one line and exit 20") {
     if (test::gpu_unavailable_reason().empty()) {
         WARN("skipped: a GPU is present, so the preflight passes");
         return;
@@ -295,11 +350,14 @@ TEST_CASE("without a GPU the real harness stops the run at the preflight with on
     a[8] = CUOPT_HARNESS_BINARY;  // the value of --harness: the real one
     const auto r = test::run_optimizer(a);
     CHECK(r.exit_code == 20);
-    CHECK_THAT(r.output, Catch::Contains("cuda-optimizer: CUDA driver: no CUDA driver") && Catch::Contains("fix:"));
-    const auto check = test::run_optimizer({"check", "--initial-kernel", (f.dir / "initial.cu").string(), "--input-cases",
-                                            (f.dir / "input_cases.json").string(), "--harness", CUOPT_HARNESS_BINARY});
+    CHECK_THAT(r.output, Catch::Contains("cuda-optimizer: CUDA driver: no CUDA driver") &&
+                             Catch::Contains("fix:"));
+    const auto check = test::run_optimizer(
+        {"check", "--initial-kernel", (f.dir / "initial.cu").string(), "--input-cases",
+         (f.dir / "input_cases.json").string(), "--harness", CUOPT_HARNESS_BINARY});
     CHECK(check.exit_code == 20);
-    CHECK_THAT(check.output, Catch::Contains("ok    manifest valid") && Catch::Contains("ok    CUDA toolkit") &&
+    CHECK_THAT(check.output, Catch::Contains("ok    manifest valid") &&
+                                 Catch::Contains("ok    CUDA toolkit") &&
                                  Catch::Contains("FAIL  CUDA driver"));
 }
 
@@ -308,16 +366,19 @@ TEST_CASE("bad proposer settings, signatures and price tables are refused by nam
     auto r = test::run_optimizer(f.args({"--proposer", "files"}));
     CHECK(r.exit_code == 64);
     CHECK_THAT(r.output, Catch::Contains("--proposer files needs --candidates DIR"));
-    r = test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "nowhere").string()}));
+    r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "nowhere").string()}));
     CHECK(r.exit_code == 64);
     CHECK_THAT(r.output, Catch::Contains("nowhere: no such folder"));
     fs::create_directories(f.dir / "empty");
-    r = test::run_optimizer(f.args({"--proposer", "files", "--candidates", (f.dir / "empty").string()}));
+    r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "empty").string()}));
     CHECK(r.exit_code == 64);
     CHECK_THAT(r.output, Catch::Contains("empty: no .cu files"));
     r = test::run_optimizer(f.args({"--signature", "int matmul_f32(float* a)"}));
     CHECK(r.exit_code == 11);
-    CHECK_THAT(r.output, Catch::Contains("--signature: signature 'int matmul_f32(float* a)': expected 'void NAME(TYPE NAME, ...)'"));
+    CHECK_THAT(r.output, Catch::Contains("--signature: signature 'int matmul_f32(float* a)': "
+                                         "expected 'void NAME(TYPE NAME, ...)'"));
     f.dir.write("cfg.json", R"({ "prices": [1, 2] })");
     r = test::run_optimizer(f.args({"--config", (f.dir / "cfg.json").string()}));
     CHECK(r.exit_code == 64);

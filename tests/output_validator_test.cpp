@@ -1,8 +1,8 @@
+#include "orchestrator/evaluation/output_validator.hpp"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
-
-#include "orchestrator/evaluation/output_validator.hpp"
 
 using namespace cuopt;
 
@@ -36,7 +36,8 @@ TEST_CASE("the worst mismatch is reported with its index and both values") {
     CHECK(r.worst_index == 1);
     CHECK(r.worst_actual == 2.5);
     CHECK(r.worst_expected == 2);
-    CHECK_THAT(r.summary(), Catch::StartsWith("1 of 4 elements differ; worst [1]: got 2.5, expected 2"));
+    CHECK_THAT(r.summary(),
+               Catch::StartsWith("1 of 4 elements differ; worst [1]: got 2.5, expected 2"));
 }
 
 TEST_CASE("NaN, infinity and never-written elements always fail, whatever the tolerance") {
@@ -65,5 +66,6 @@ TEST_CASE("half-precision outputs are compared in their own bits") {
     std::vector<std::uint16_t> got = ref;
     CHECK(validate_output(dtype::f16, got.data(), ref.data(), ref.size(), {1e-3, 1e-3}).passed);
     got[0] = float_to_half_bits(1.75f);
-    CHECK_FALSE(validate_output(dtype::f16, got.data(), ref.data(), ref.size(), {1e-3, 1e-3}).passed);
+    CHECK_FALSE(
+        validate_output(dtype::f16, got.data(), ref.data(), ref.size(), {1e-3, 1e-3}).passed);
 }

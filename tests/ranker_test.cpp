@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "orchestrator/evaluation/ranker.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace cuopt;
 

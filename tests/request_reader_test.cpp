@@ -1,14 +1,16 @@
+#include "harness/request_reader.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "common/json_document.hpp"
-#include "harness/request_reader.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
 
 namespace {
 
-const char* k_kernel = "extern \"C\" __global__ void scale(const float* x, float* y, float s, int n) {}\n";
+const char* k_kernel =
+    "extern \"C\" __global__ void scale(const float* x, float* y, float s, int n) {}\n";
 
 // A valid request with a file input, a generated input, an output and two scalars.
 std::string base_request() {
@@ -81,23 +83,28 @@ TEST_CASE("a valid request is read with paths resolved - defines sorted and scal
     CHECK(c.args[3].scalar_bytes.size() == 4);
 }
 
-TEST_CASE("a buffer whose input file size disagrees with dtype x count is rejected with both sizes") {
+TEST_CASE(
+    "a buffer whose input file size disagrees with dtype x count is rejected with both sizes") {
     fixture f;
     CHECK(f.error_with("\"count\": 8, \"input_file\"", "\"count\": 9, \"input_file\"") ==
-          "req.json: field cases[0].args[0].input_file: x.bin holds 32 bytes but count 9 x f32 (4 bytes) needs 36");
+          "req.json: field cases[0].args[0].input_file: x.bin holds 32 bytes but count 9 x f32 (4 "
+          "bytes) needs 36");
 }
 
 TEST_CASE("an unknown dtype is rejected with the list of accepted ones") {
     fixture f;
     CHECK_THAT(f.error_with("\"dtype\": \"f32\", \"value\"", "\"dtype\": \"float\", \"value\""),
-               Catch::Contains("field cases[0].args[2].dtype: expected one of [\"f16\",\"bf16\",\"f32\"") &&
+               Catch::Contains(
+                   "field cases[0].args[2].dtype: expected one of [\"f16\",\"bf16\",\"f32\"") &&
                    Catch::Contains("(got \"float\")"));
 }
 
 TEST_CASE("a path escaping the request folder is rejected naming the field") {
     fixture f;
-    CHECK_THAT(f.error_with("\"out/y.bin\"", "\"../y.bin\""),
-               Catch::StartsWith("req.json: field cases[0].args[1].output_file: '../y.bin' escapes the request folder"));
+    CHECK_THAT(
+        f.error_with("\"out/y.bin\"", "\"../y.bin\""),
+        Catch::StartsWith(
+            "req.json: field cases[0].args[1].output_file: '../y.bin' escapes the request folder"));
     CHECK_THAT(f.error_with("\"k.cu\"", "\"/etc/k.cu\""),
                Catch::Contains("field kernel.source_file: '/etc/k.cu' is absolute"));
 }
@@ -106,15 +113,17 @@ TEST_CASE("a missing input or source file is rejected naming the field") {
     fixture f;
     CHECK_THAT(f.error_with("\"x.bin\"", "\"nope.bin\""),
                Catch::Contains("field cases[0].args[0].input_file: cannot read"));
-    CHECK_THAT(f.error_with("\"k.cu\"", "\"nope.cu\""),
-               Catch::Contains("field kernel.source_file:") && Catch::Contains("nope.cu: cannot open"));
+    CHECK_THAT(
+        f.error_with("\"k.cu\"", "\"nope.cu\""),
+        Catch::Contains("field kernel.source_file:") && Catch::Contains("nope.cu: cannot open"));
 }
 
 TEST_CASE("a kernel needs exactly one of source_file and source") {
     fixture f;
     CHECK(f.error_with("\"source_file\": \"k.cu\", ", "") ==
           "req.json: field kernel: expected exactly one of 'source_file' and 'source'");
-    CHECK(f.error_with("\"source_file\": \"k.cu\", ", "\"source_file\": \"k.cu\", \"source\": \"x\", ") ==
+    CHECK(f.error_with("\"source_file\": \"k.cu\", ",
+                       "\"source_file\": \"k.cu\", \"source\": \"x\", ") ==
           "req.json: field kernel: expected exactly one of 'source_file' and 'source'");
 }
 
@@ -125,7 +134,8 @@ TEST_CASE("an argument is a buffer or a scalar - never both or neither") {
     CHECK(f.error_with(", \"value\": 0.5", "") ==
           "req.json: field cases[0].args[2]: expected 'count' (a buffer) or 'value' (a scalar)");
     CHECK_THAT(f.error_with("\"value\": 8", "\"value\": 3000000000"),
-               Catch::Contains("field cases[0].args[3].value: value 3000000000") && Catch::Contains("i32"));
+               Catch::Contains("field cases[0].args[3].value: value 3000000000") &&
+                   Catch::Contains("i32"));
 }
 
 TEST_CASE("generator problems are rejected with the generator's field") {
@@ -133,22 +143,32 @@ TEST_CASE("generator problems are rejected with the generator's field") {
     CHECK_THAT(f.error_with("\"low\": -1, \"high\": 1", "\"low\": 1, \"high\": 1"),
                Catch::Contains("field cases[0].args[1].generator: uniform needs low < high"));
     CHECK_THAT(f.error_with("\"dtype\": \"f32\", \"count\": 8, \"generator\"",
-                                   "\"dtype\": \"i32\", \"count\": 8, \"generator\""),
-               Catch::Contains("generator.kind: 'uniform' fills floating-point buffers; for i32 use 'int_range', 'sequence' or 'constant'"));
-    CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"input_dump_file\": \"d.bin\""),
-               Catch::Contains("args[0].input_dump_file: only a buffer with a 'generator' can dump its inputs"));
-    CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"generator\": {\"kind\": \"normal\"}"),
+                            "\"dtype\": \"i32\", \"count\": 8, \"generator\""),
+               Catch::Contains("generator.kind: 'uniform' fills floating-point buffers; for i32 "
+                               "use 'int_range', 'sequence' or 'constant'"));
+    CHECK_THAT(
+        f.error_with("\"input_file\": \"x.bin\"",
+                     "\"input_file\": \"x.bin\", \"input_dump_file\": \"d.bin\""),
+        Catch::Contains(
+            "args[0].input_dump_file: only a buffer with a 'generator' can dump its inputs"));
+    CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"",
+                            "\"input_file\": \"x.bin\", \"generator\": {\"kind\": \"normal\"}"),
                Catch::Contains("has both 'input_file' and 'generator'"));
 }
 
 TEST_CASE("two arguments writing one file - or two cases with one name - are rejected") {
     fixture f;
-    CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"", "\"input_file\": \"x.bin\", \"output_file\": \"out/y.bin\""),
-               Catch::Contains("field cases[0].args[1]: writes") && Catch::Contains("which another argument also writes"));
-    const std::string one_case = R"({ "name": "small", "launch": { "grid": [1], "block": [1] }, "args": [] })";
-    const std::string two = R"({ "schema_version": 1, "kernel": { "source": "x", "entry": "k" }, "cases": [ )" +
-                            one_case + ", " + one_case + " ] }";
-    CHECK_THAT(f.error_of(two), Catch::Contains("field cases[1].name: duplicate case name 'small'"));
+    CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"",
+                            "\"input_file\": \"x.bin\", \"output_file\": \"out/y.bin\""),
+               Catch::Contains("field cases[0].args[1]: writes") &&
+                   Catch::Contains("which another argument also writes"));
+    const std::string one_case =
+        R"({ "name": "small", "launch": { "grid": [1], "block": [1] }, "args": [] })";
+    const std::string two =
+        R"({ "schema_version": 1, "kernel": { "source": "x", "entry": "k" }, "cases": [ )" +
+        one_case + ", " + one_case + " ] }";
+    CHECK_THAT(f.error_of(two),
+               Catch::Contains("field cases[1].name: duplicate case name 'small'"));
 }
 
 TEST_CASE("schema problems in a request name the field") {
@@ -160,19 +180,23 @@ TEST_CASE("schema problems in a request name the field") {
     CHECK_THAT(f.error_with("\"iterations\": 5", "\"iterations\": 0"),
                Catch::Contains("field timing.iterations: expected a number >= 1"));
     CHECK_THAT(f.error_with("\"grid\"", "\"grdi\""),
-               Catch::Contains("field cases[0].launch.grdi: unknown field; expected one of: grid, block, dynamic_shared_bytes"));
-    CHECK_THAT(f.error_of("[1, 2"), Catch::StartsWith("req.json: malformed JSON at line 1, column 6"));
+               Catch::Contains("field cases[0].launch.grdi: unknown field; expected one of: grid, "
+                               "block, dynamic_shared_bytes"));
+    CHECK_THAT(f.error_of("[1, 2"),
+               Catch::StartsWith("req.json: malformed JSON at line 1, column 6"));
     CHECK_THAT(f.error_with("\"grid\": [4]", "\"grid\": [4], \"dynamic_shared_bytes\": 1e12"),
                Catch::Contains("field cases[0].launch.dynamic_shared_bytes: expected integer"));
     CHECK_THAT(f.error_with("\"grid\": [4]", "\"grid\": [4], \"dynamic_shared_bytes\": 5000000000"),
-               Catch::Contains("field cases[0].launch.dynamic_shared_bytes: expected a number <= 4294967295"));
+               Catch::Contains(
+                   "field cases[0].launch.dynamic_shared_bytes: expected a number <= 4294967295"));
     CHECK_THAT(f.error_with("\"seed\": 9", "\"seed\": 99999999999999999999999"),
                Catch::Contains("field cases[0].args[1].generator.seed: expected"));
 }
 
 TEST_CASE("output paths are listed for removal even when the request is otherwise invalid") {
     fixture f;
-    f.dir.write("req.json", replaced(base_request(), "\"schema_version\": 1", "\"schema_version\": 7"));
+    f.dir.write("req.json",
+                replaced(base_request(), "\"schema_version\": 1", "\"schema_version\": 7"));
     const auto paths = declared_output_paths(f.dir / "req.json");
     REQUIRE(paths.size() == 1);
     CHECK(paths[0].filename() == "y.bin");

@@ -1,9 +1,10 @@
+#include "orchestrator/contract/request_writer.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "harness/request_reader.hpp"
-#include "orchestrator/contract/request_writer.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;

@@ -1,9 +1,10 @@
+#include "orchestrator/contract/response_reader.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "harness/harness_report.hpp"
-#include "orchestrator/contract/response_reader.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -31,7 +32,8 @@ harness_report sample_report(const std::filesystem::path& folder) {
     ok.samples_ms = {1.0, 2.0, 3.0};
     ok.stats_ms = summarize(ok.samples_ms);
     output_record o;
-    o.arg = "y", o.role = "output", o.file = folder / "outputs/first.y.bin", o.type = dtype::f16, o.count = 4;
+    o.arg = "y", o.role = "output", o.file = folder / "outputs/first.y.bin", o.type = dtype::f16,
+    o.count = 4;
     o.sha256 = std::string(64, 'a');
     o.unwritten = 1;
     ok.outputs.push_back(o);

@@ -1,7 +1,7 @@
+#include "orchestrator/evaluation/runner_process.hpp"
+
 #include <catch2/catch.hpp>
 #include <csignal>
-
-#include "orchestrator/evaluation/runner_process.hpp"
 
 using namespace cuopt;
 using namespace std::chrono_literals;
@@ -43,7 +43,8 @@ TEST_CASE("a program that cannot start is a result, not an exception") {
 
 TEST_CASE("a child that writes more than a pipe holds is read to the end") {
     const auto runner = make_child_process_runner();
-    const auto r = runner->run({"/bin/sh", "-c", "head -c 1000000 /dev/zero | tr '\\\\0' x >&2"}, 10s);
+    const auto r =
+        runner->run({"/bin/sh", "-c", "head -c 1000000 /dev/zero | tr '\\\\0' x >&2"}, 10s);
     CHECK(r.exit_code == 0);
     CHECK(r.stderr_text.size() == 1000000);
 }

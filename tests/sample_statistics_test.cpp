@@ -1,10 +1,12 @@
-#include <catch2/catch.hpp>
-
 #include "harness/sample_statistics.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace cuopt;
 
-TEST_CASE("the median of an odd count is the middle sample - of an even count the mean of the two middle ones") {
+TEST_CASE(
+    "the median of an odd count is the middle sample - of an even count the mean of the two middle "
+    "ones") {
     CHECK(summarize({5, 1, 3}).median == 3);
     CHECK(summarize({4, 1, 3, 2}).median == 2.5);
 }

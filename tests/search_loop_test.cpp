@@ -1,8 +1,9 @@
 // The search loop with a proposer that can repair: a compile error is handed back to the
 // proposer within the same iteration, the repair is recorded, and the bound holds.
+#include "orchestrator/search/search_loop.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "orchestrator/search/search_loop.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -10,8 +11,9 @@ using namespace cuopt;
 namespace {
 
 class repairing_proposer final : public proposer {
-public:
-    explicit repairing_proposer(int repairs_that_still_fail) : m_still_failing(repairs_that_still_fail) {}
+  public:
+    explicit repairing_proposer(int repairs_that_still_fail)
+        : m_still_failing(repairs_that_still_fail) {}
     std::string name() const override { return "test"; }
     std::vector<candidate> propose(const search_state& s) override {
         if (s.iteration > 1) return {};
@@ -30,7 +32,7 @@ public:
     }
     int calls = 0;
 
-private:
+  private:
     int m_still_failing;
 };
 
@@ -47,7 +49,8 @@ struct loop_fixture {
         return s;
     }
     loop_fixture() {
-        initial.source = test::read_text(std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/initial.cu");
+        initial.source =
+            test::read_text(std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/initial.cu");
         initial.entry = "matmul_f32";
         initial.proposer = proposer_kind::initial;
         initial.label = "initial";
@@ -63,10 +66,15 @@ struct loop_fixture {
         ss.max_iterations = 3;
         ss.max_repairs = max_repairs;
         int hooks = 0;
-        search_loop loop(m, ev, p, ss, [this](int it, int at) { return dir / ("a" + std::to_string(it) + "-" + std::to_string(at)); },
-                         [&hooks](const attempt_result&, const search_outcome&) { ++hooks; }, nullptr);
+        search_loop loop(
+            m, ev, p, ss,
+            [this](int it, int at) {
+                return dir / ("a" + std::to_string(it) + "-" + std::to_string(at));
+            },
+            [&hooks](const attempt_result&, const search_outcome&) { ++hooks; }, nullptr);
         search_outcome o = loop.run(initial, oracle);
-        CHECK(hooks == static_cast<int>(o.history.size()));  // history could be written after every attempt
+        CHECK(hooks ==
+              static_cast<int>(o.history.size()));  // history could be written after every attempt
         return o;
     }
 };

@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 
 scratch_folder::scratch_folder() {
     std::random_device rd;
-    m_path = fs::temp_directory_path() / ("cuopt-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    m_path = fs::temp_directory_path() /
+             ("cuopt-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
     fs::create_directories(m_path);
 }
 
@@ -36,7 +37,9 @@ fs::path scratch_folder::write(const std::string& name, const std::string& text)
     return p;
 }
 
-std::string read_text(const fs::path& file) { return read_text_file(file); }
+std::string read_text(const fs::path& file) {
+    return read_text_file(file);
+}
 
 std::string shell_quote(const std::string& s) {
     std::string out = "'";
@@ -46,10 +49,13 @@ std::string shell_quote(const std::string& s) {
 
 process_result run_harness(const std::vector<std::string>& args) {
     const char* override_binary = std::getenv("CUOPT_HARNESS_BINARY");
-    return run_program(override_binary && *override_binary ? override_binary : CUOPT_HARNESS_BINARY, args);
+    return run_program(override_binary && *override_binary ? override_binary : CUOPT_HARNESS_BINARY,
+                       args);
 }
 
-process_result run_optimizer(const std::vector<std::string>& args) { return run_program(CUOPT_OPTIMIZER_BINARY, args); }
+process_result run_optimizer(const std::vector<std::string>& args) {
+    return run_program(CUOPT_OPTIMIZER_BINARY, args);
+}
 
 rapidjson::Document read_checked_json(const fs::path& file, const char* schema) {
     REQUIRE(fs::exists(file));
@@ -73,7 +79,9 @@ process_result run_program(const std::string& binary, const std::vector<std::str
     return r;
 }
 
-rapidjson::Document read_response(const fs::path& file) { return read_checked_json(file, "response"); }
+rapidjson::Document read_response(const fs::path& file) {
+    return read_checked_json(file, "response");
+}
 
 std::string gpu_unavailable_reason() {
     try {
@@ -85,7 +93,8 @@ std::string gpu_unavailable_reason() {
 }
 
 std::string test_cache_dir() {
-    static const std::string dir = (fs::temp_directory_path() / ("cuopt-test-cache-" + std::to_string(::getpid()))).string();
+    static const std::string dir =
+        (fs::temp_directory_path() / ("cuopt-test-cache-" + std::to_string(::getpid()))).string();
     return dir;
 }
 

@@ -14,7 +14,7 @@ namespace cuopt::test {
 
 /// A fresh folder under the system temp dir, removed when the test ends.
 class scratch_folder {
-public:
+  public:
     scratch_folder();
     ~scratch_folder();
     const std::filesystem::path& path() const { return m_path; }
@@ -22,11 +22,13 @@ public:
     /// Writes text into a file in the folder (creating parents) and returns its path.
     std::filesystem::path write(const std::string& name, const std::string& text) const;
     template <typename T>
-    std::filesystem::path write_values(const std::string& name, const std::vector<T>& values) const {
-        return write(name, std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+    std::filesystem::path write_values(const std::string& name,
+                                       const std::vector<T>& values) const {
+        return write(name, std::string(reinterpret_cast<const char*>(values.data()),
+                                       values.size() * sizeof(T)));
     }
 
-private:
+  private:
     std::filesystem::path m_path;
 };
 
@@ -67,11 +69,11 @@ std::string test_cache_dir();
 }  // namespace cuopt::test
 
 /// Skips the rest of a [gpu] test with the reason printed, when no GPU is usable.
-#define REQUIRE_GPU_OR_SKIP()                                                      \
-    do {                                                                            \
-        const std::string why_no_gpu = ::cuopt::test::gpu_unavailable_reason();    \
-        if (!why_no_gpu.empty()) {                                                  \
-            WARN("skipped: " << why_no_gpu);                                       \
-            return;                                                                 \
-        }                                                                           \
+#define REQUIRE_GPU_OR_SKIP()                                                   \
+    do {                                                                        \
+        const std::string why_no_gpu = ::cuopt::test::gpu_unavailable_reason(); \
+        if (!why_no_gpu.empty()) {                                              \
+            WARN("skipped: " << why_no_gpu);                                    \
+            return;                                                             \
+        }                                                                       \
     } while (0)

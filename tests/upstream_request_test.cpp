@@ -21,7 +21,8 @@ const char* k_upstream = R"({
 
 TEST_CASE("a v0.0 single-case request is read as one case with the same launch - args and timing") {
     test::scratch_folder dir;
-    dir.write("vec.cu", "extern \"C\" __global__ void vec_add(const float*, float*, unsigned char*, int) {}");
+    dir.write("vec.cu",
+              "extern \"C\" __global__ void vec_add(const float*, float*, unsigned char*, int) {}");
     dir.write_values("a.bin", std::vector<float>(512, 1.0f));
     dir.write_values("raw.bin", std::vector<unsigned char>(16, 7));
     dir.write("req.json", k_upstream);
@@ -64,10 +65,12 @@ std::string error_with(const std::string& from, const std::string& to) {
 
 TEST_CASE("a v0.0 request whose byte count is not a whole number of elements is rejected") {
     CHECK_THAT(error_with("\"bytes\": 2048, \"type\"", "\"bytes\": 2047, \"type\""),
-               Catch::Contains("field arguments[1].bytes: 2047 is not a multiple of the f32 element size 4"));
+               Catch::Contains(
+                   "field arguments[1].bytes: 2047 is not a multiple of the f32 element size 4"));
 }
 
 TEST_CASE("a v0.0 request with an unknown type names the argument and the accepted spellings") {
-    CHECK_THAT(error_with("\"int32\"", "\"quad\""),
-               Catch::Contains("arguments[3].type: unknown type 'quad'") && Catch::Contains("float32"));
+    CHECK_THAT(
+        error_with("\"int32\"", "\"quad\""),
+        Catch::Contains("arguments[3].type: unknown type 'quad'") && Catch::Contains("float32"));
 }

@@ -1,7 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include <rapidjson/pointer.h>
 
+#include <catch2/catch.hpp>
 #include <set>
 
 #include "common/generator_spec.hpp"
@@ -38,9 +37,11 @@ std::set<std::string> names_of(const Table& t) {
 }  // namespace
 
 TEST_CASE("every vocabulary's names are exactly the words its schema allows") {
-    CHECK(names_of(k_verdicts) == schema_enum("history", "/properties/attempts/items/properties/verdict/enum"));
+    CHECK(names_of(k_verdicts) ==
+          schema_enum("history", "/properties/attempts/items/properties/verdict/enum"));
     CHECK(names_of(k_case_statuses) ==
-          schema_enum("history", "/properties/attempts/items/properties/cases/items/properties/status/enum"));
+          schema_enum("history",
+                      "/properties/attempts/items/properties/cases/items/properties/status/enum"));
     CHECK(names_of(k_stop_reasons) == schema_enum("summary", "/properties/stop_reason/enum"));
     CHECK(names_of(k_response_statuses) == schema_enum("response", "/properties/status/enum"));
     CHECK(names_of(k_case_run_statuses) ==
@@ -69,7 +70,8 @@ TEST_CASE("a generator is checked against its buffer the same way wherever it is
     g.low = 0.5;
     g.high = 3;
     REQUIRE(check_generator(g, dtype::i32));
-    CHECK_THAT(check_generator(g, dtype::i32)->message, Catch::Contains("int_range needs integer low <= high"));
+    CHECK_THAT(check_generator(g, dtype::i32)->message,
+               Catch::Contains("int_range needs integer low <= high"));
     g.low = -1;
     g.high = 300;
     CHECK_THAT(check_generator(g, dtype::u8)->message, Catch::Contains("range does not fit"));

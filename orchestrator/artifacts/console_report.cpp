@@ -13,7 +13,8 @@ std::string format_ms(std::optional<double> ms) {
 
 std::string progress_line(const attempt_result& r, const search_outcome& o) {
     char head[64];
-    std::snprintf(head, sizeof head, "[iter %d.%d] %-8s ", r.iteration, r.attempt, to_string(r.cand.proposer));
+    std::snprintf(head, sizeof head, "[iter %d.%d] %-8s ", r.iteration, r.attempt,
+                  to_string(r.cand.proposer));
     std::string line = head + r.cand.label + "  " + to_string(r.verdict);
     if (r.geomean_ms) line += "  geomean " + format_ms(r.geomean_ms);
     if (r.speedup_vs_initial) {
@@ -37,8 +38,9 @@ std::string closing_table(const search_outcome& o, const manifest& m) {
     for (const manifest_case& mc : m.cases) {
         const auto a = o.median_ms(o.initial, mc.name), b = o.median_ms(o.best, mc.name);
         char row[160];
-        std::snprintf(row, sizeof row, "%-29s %-14s %-14s %s\n", mc.name.c_str(), format_ms(a).c_str(),
-                      format_ms(b).c_str(), a && b ? (std::to_string(*a / *b).substr(0, 5) + "x").c_str() : "-");
+        std::snprintf(row, sizeof row, "%-29s %-14s %-14s %s\n", mc.name.c_str(),
+                      format_ms(a).c_str(), format_ms(b).c_str(),
+                      a && b ? (std::to_string(*a / *b).substr(0, 5) + "x").c_str() : "-");
         t += row;
     }
     return t;

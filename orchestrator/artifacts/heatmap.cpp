@@ -16,23 +16,32 @@ constexpr double k_cell_w = 110, k_cell_h = 20, k_left = 300, k_top = 70, k_lege
 
 const std::map<std::string, std::pair<std::string, std::string>>& reason_classes() {
     static const std::map<std::string, std::pair<std::string, std::string>> k = {
-        {"compile_error", {"C", "compile error"}}, {"invalid_request", {"I", "invalid launch/request"}},
-        {"cuda_error", {"E", "CUDA error"}},       {"crash", {"X", "crash"}},
-        {"timeout", {"T", "timeout"}},             {"wrong_output", {"W", "wrong output"}},
-        {"unwritten_output", {"U", "unwritten output"}}, {"nan_output", {"N", "NaN/Inf output"}},
-        {"harness_error", {"H", "harness error"}}, {"invalid_submission", {"S", "invalid submission"}}};
+        {"compile_error", {"C", "compile error"}},
+        {"invalid_request", {"I", "invalid launch/request"}},
+        {"cuda_error", {"E", "CUDA error"}},
+        {"crash", {"X", "crash"}},
+        {"timeout", {"T", "timeout"}},
+        {"wrong_output", {"W", "wrong output"}},
+        {"unwritten_output", {"U", "unwritten output"}},
+        {"nan_output", {"N", "NaN/Inf output"}},
+        {"harness_error", {"H", "harness error"}},
+        {"invalid_submission", {"S", "invalid submission"}}};
     return k;
 }
 
 // Log-scale colour: ratio 0.5 (2x faster) deep green, 1 white, 2 (2x slower) deep red.
 void ratio_colour(cairo_t* cr, double ratio) {
     const double t = std::max(-1.0, std::min(1.0, std::log2(ratio)));
-    if (t < 0) cairo_set_source_rgb(cr, 1 + 0.85 * t, 1 + 0.25 * t, 1 + 0.85 * t);
-    else cairo_set_source_rgb(cr, 1 - 0.1 * t, 1 - 0.85 * t, 1 - 0.85 * t);
+    if (t < 0)
+        cairo_set_source_rgb(cr, 1 + 0.85 * t, 1 + 0.25 * t, 1 + 0.85 * t);
+    else
+        cairo_set_source_rgb(cr, 1 - 0.1 * t, 1 - 0.85 * t, 1 - 0.85 * t);
 }
 
-void text_at(cairo_t* cr, double x, double y, const std::string& s, double size, bool bold = false) {
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+void text_at(cairo_t* cr, double x, double y, const std::string& s, double size,
+             bool bold = false) {
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr, size);
     cairo_move_to(cr, x, y);
     cairo_show_text(cr, s.c_str());
@@ -42,7 +51,10 @@ void draw(cairo_t* cr, const heatmap_data& d, double height) {
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    text_at(cr, 10, 24, "latency relative to the initial kernel, per attempt (rows) and performance case (columns)", 14, true);
+    text_at(
+        cr, 10, 24,
+        "latency relative to the initial kernel, per attempt (rows) and performance case (columns)",
+        14, true);
     for (std::size_t c = 0; c < d.columns.size(); ++c) {
         cairo_set_source_rgb(cr, 0, 0, 0);
         text_at(cr, k_left + c * k_cell_w + 4, k_top - 8, d.columns[c].substr(0, 16), 11, true);
@@ -50,7 +62,8 @@ void draw(cairo_t* cr, const heatmap_data& d, double height) {
     for (std::size_t r = 0; r < d.row_labels.size(); ++r) {
         const double y = k_top + r * k_cell_h;
         cairo_set_source_rgb(cr, 0, 0, 0);
-        text_at(cr, 10, y + 14, (d.best[r] ? "* " : "  ") + d.row_labels[r].substr(0, 40), 11, d.best[r]);
+        text_at(cr, 10, y + 14, (d.best[r] ? "* " : "  ") + d.row_labels[r].substr(0, 40), 11,
+                d.best[r]);
         for (std::size_t c = 0; c < d.columns.size(); ++c) {
             const double x = k_left + c * k_cell_w;
             std::string label;
@@ -87,9 +100,13 @@ void draw(cairo_t* cr, const heatmap_data& d, double height) {
         text_at(cr, 148 + i * 70, ly, buf, 11);
     }
     std::string reasons = "rejected (grey): ";
-    for (const auto& [verdict, lc] : reason_classes()) reasons += lc.first + " " + lc.second + "   ";
+    for (const auto& [verdict, lc] : reason_classes())
+        reasons += lc.first + " " + lc.second + "   ";
     text_at(cr, 10, ly + 28, reasons, 10);
-    text_at(cr, 10, ly + 48, "* the attempt that ended as best; cells show speedup (initial median / attempt median)", 10);
+    text_at(
+        cr, 10, ly + 48,
+        "* the attempt that ended as best; cells show speedup (initial median / attempt median)",
+        10);
 }
 
 }  // namespace
@@ -108,7 +125,8 @@ heatmap_data make_heatmap_data(const search_outcome& o, const manifest& m) {
     };
     for (std::size_t i = 0; i < o.history.size(); ++i) {
         const attempt_result& r = o.history[i];
-        d.row_labels.push_back(std::to_string(r.iteration) + "." + std::to_string(r.attempt) + " " + r.cand.label);
+        d.row_labels.push_back(std::to_string(r.iteration) + "." + std::to_string(r.attempt) + " " +
+                               r.cand.label);
         d.rejected.push_back(r.verdict == verdict::valid ? "" : to_string(r.verdict));
         d.best.push_back(o.best && *o.best == i);
         std::vector<double> row;
@@ -121,7 +139,8 @@ heatmap_data make_heatmap_data(const search_outcome& o, const manifest& m) {
 void write_heatmap(const heatmap_data& d, const std::filesystem::path& folder) {
     const double width = std::max(900.0, k_left + d.columns.size() * k_cell_w + 20);
     const double height = k_top + d.row_labels.size() * k_cell_h + k_legend_h;
-    const std::string svg = (folder / "heatmap.svg").string(), png = (folder / "heatmap.png").string();
+    const std::string svg = (folder / "heatmap.svg").string(),
+                      png = (folder / "heatmap.png").string();
     cairo_surface_t* s = cairo_svg_surface_create(svg.c_str(), width, height);
     cairo_t* cr = cairo_create(s);
     draw(cr, d, height);
@@ -129,14 +148,17 @@ void write_heatmap(const heatmap_data& d, const std::filesystem::path& folder) {
     cairo_surface_finish(s);
     const cairo_status_t svg_status = cairo_surface_status(s);
     cairo_surface_destroy(s);
-    if (svg_status != CAIRO_STATUS_SUCCESS) throw std::runtime_error(svg + ": " + cairo_status_to_string(svg_status));
-    s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(width), static_cast<int>(height));
+    if (svg_status != CAIRO_STATUS_SUCCESS)
+        throw std::runtime_error(svg + ": " + cairo_status_to_string(svg_status));
+    s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(width),
+                                   static_cast<int>(height));
     cr = cairo_create(s);
     draw(cr, d, height);
     cairo_destroy(cr);
     const cairo_status_t png_status = cairo_surface_write_to_png(s, png.c_str());
     cairo_surface_destroy(s);
-    if (png_status != CAIRO_STATUS_SUCCESS) throw std::runtime_error(png + ": " + cairo_status_to_string(png_status));
+    if (png_status != CAIRO_STATUS_SUCCESS)
+        throw std::runtime_error(png + ": " + cairo_status_to_string(png_status));
 }
 
 }  // namespace cuopt

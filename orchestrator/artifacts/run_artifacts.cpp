@@ -5,8 +5,8 @@
 
 #include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <variant>
 
@@ -24,11 +24,21 @@ using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
-Value setting_json(std::int64_t v, allocator&) { return Value(v); }
-Value setting_json(double v, allocator&) { return Value(v); }
-Value setting_json(const std::string& v, allocator& a) { return json_text(v, a); }
-Value number(const std::optional<double>& v) { return v ? Value(*v) : Value(); }
-Value integer(const std::optional<int>& v) { return v ? Value(*v) : Value(); }
+Value setting_json(std::int64_t v, allocator&) {
+    return Value(v);
+}
+Value setting_json(double v, allocator&) {
+    return Value(v);
+}
+Value setting_json(const std::string& v, allocator& a) {
+    return json_text(v, a);
+}
+Value number(const std::optional<double>& v) {
+    return v ? Value(*v) : Value();
+}
+Value integer(const std::optional<int>& v) {
+    return v ? Value(*v) : Value();
+}
 
 Value compile_json(const compile_summary& c, allocator& a) {
     Value comp(rapidjson::kObjectType);
@@ -43,7 +53,9 @@ Value compile_json(const compile_summary& c, allocator& a) {
     return comp;
 }
 
-Value finite(double x) { return std::isfinite(x) ? Value(x) : Value(); }
+Value finite(double x) {
+    return std::isfinite(x) ? Value(x) : Value();
+}
 
 Value output_json(const output_check& oc, const fs::path& run, allocator& a) {
     Value o(rapidjson::kObjectType);
@@ -66,7 +78,8 @@ Value output_json(const output_check& oc, const fs::path& run, allocator& a) {
 Value case_json(const case_evaluation& ce, const fs::path& run, allocator& a) {
     Value c(rapidjson::kObjectType);
     c.AddMember("name", json_text(ce.name, a), a);
-    c.AddMember("kind", json_text(ce.kind == case_kind::performance ? "performance" : "correctness", a), a);
+    c.AddMember("kind",
+                json_text(ce.kind == case_kind::performance ? "performance" : "correctness", a), a);
     c.AddMember("status", rapidjson::StringRef(to_string(ce.status)), a);
     c.AddMember("reason", json_text(ce.reason, a), a);
     c.AddMember("median_ms", number(ce.median_ms), a);
@@ -87,17 +100,22 @@ Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
     v.AddMember("proposer", rapidjson::StringRef(to_string(r.cand.proposer)), a);
     v.AddMember("label", json_text(r.cand.label, a), a);
     v.AddMember("rationale", json_text(r.cand.rationale, a), a);
-    v.AddMember("parent_iteration", r.cand.parent_iteration ? Value(*r.cand.parent_iteration) : Value(), a);
+    v.AddMember("parent_iteration",
+                r.cand.parent_iteration ? Value(*r.cand.parent_iteration) : Value(), a);
     v.AddMember("repair_of", r.repair_of >= 0 ? Value(r.repair_of) : Value(), a);
     Value cand(rapidjson::kObjectType);
     cand.AddMember("entry", json_text(r.cand.entry, a), a);
-    cand.AddMember("source_file", json_text((r.folder / "kernel.cu").lexically_relative(run).generic_string(), a), a);
+    cand.AddMember("source_file",
+                   json_text((r.folder / "kernel.cu").lexically_relative(run).generic_string(), a),
+                   a);
     cand.AddMember("source_sha256", json_text(sha256_hex(r.cand.source), a), a);
     Value defines(rapidjson::kObjectType);
-    for (const auto& [k, val] : r.cand.defines) defines.AddMember(json_text(k, a), json_text(val, a), a);
+    for (const auto& [k, val] : r.cand.defines)
+        defines.AddMember(json_text(k, a), json_text(val, a), a);
     cand.AddMember("defines", defines, a);
     Value tunables(rapidjson::kObjectType);
-    for (const auto& [k, val] : r.cand.tunables) tunables.AddMember(json_text(k, a), Value(static_cast<int64_t>(val)), a);
+    for (const auto& [k, val] : r.cand.tunables)
+        tunables.AddMember(json_text(k, a), Value(static_cast<int64_t>(val)), a);
     cand.AddMember("tunables", tunables, a);
     Value opts(rapidjson::kArrayType);
     for (const auto& o : r.cand.compile_options) opts.PushBack(json_text(o, a), a);
@@ -130,7 +148,9 @@ Value attempt_ref(const search_outcome& o, std::optional<std::size_t> index, all
     v.AddMember("label", json_text(r.cand.label, a), a);
     v.AddMember("proposer", rapidjson::StringRef(to_string(r.cand.proposer)), a);
     v.AddMember("geomean_ms", number(r.geomean_ms), a);
-    v.AddMember("speedup_vs_initial", number(r.speedup_vs_initial ? r.speedup_vs_initial : std::optional<double>(1.0)), a);
+    v.AddMember("speedup_vs_initial",
+                number(r.speedup_vs_initial ? r.speedup_vs_initial : std::optional<double>(1.0)),
+                a);
     return v;
 }
 
@@ -143,7 +163,8 @@ fs::path create_run_folder(const fs::path& results_dir) {
         std::snprintf(name, sizeof name, "run-%03d", n);
         const fs::path p = results_dir / name;
         if (::mkdir(p.c_str(), 0755) == 0) return p;
-        if (errno != EEXIST) throw std::runtime_error(p.string() + ": cannot create (" + std::strerror(errno) + ")");
+        if (errno != EEXIST)
+            throw std::runtime_error(p.string() + ": cannot create (" + std::strerror(errno) + ")");
     }
     throw std::runtime_error(results_dir.string() + ": no free run number");
 }
@@ -174,8 +195,8 @@ std::string history_json(const search_outcome& o, const fs::path& run) {
     return to_pretty_json(doc);
 }
 
-std::string summary_json(const search_outcome& o, const manifest& m, const oracle_files& oracle, const fs::path& run,
-                         const std::string& model_json) {
+std::string summary_json(const search_outcome& o, const manifest& m, const oracle_files& oracle,
+                         const fs::path& run, const std::string& model_json) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("schema_version", 1, a);
@@ -190,12 +211,16 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
         Value c(rapidjson::kObjectType);
         c.AddMember("index", static_cast<uint64_t>(i), a);
         c.AddMember("name", json_text(mc.name, a), a);
-        c.AddMember("kind", json_text(mc.kind == case_kind::performance ? "performance" : "correctness", a), a);
-        const auto initial_ms = o.median_ms(o.initial, mc.name), best_ms = o.median_ms(o.best, mc.name);
+        c.AddMember("kind",
+                    json_text(mc.kind == case_kind::performance ? "performance" : "correctness", a),
+                    a);
+        const auto initial_ms = o.median_ms(o.initial, mc.name),
+                   best_ms = o.median_ms(o.best, mc.name);
         c.AddMember("initial_median_ms", number(initial_ms), a);
         c.AddMember("best_median_ms", number(best_ms), a);
         c.AddMember("speedup", initial_ms && best_ms ? Value(*initial_ms / *best_ms) : Value(), a);
-        c.AddMember("replay_request", o.best ? json_text("best-case-" + std::to_string(i) + ".json", a) : Value(), a);
+        c.AddMember("replay_request",
+                    o.best ? json_text("best-case-" + std::to_string(i) + ".json", a) : Value(), a);
         Value outs(rapidjson::kArrayType);
         for (const manifest_arg& ma : m.args) {
             if (!ma.has_output()) continue;
@@ -205,7 +230,11 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
             ov.AddMember("atol", ma.tol.atol, a);
             ov.AddMember("rtol", ma.tol.rtol, a);
             const auto it = oracle.find({mc.name, ma.name});
-            ov.AddMember("oracle", it == oracle.end() ? Value() : json_text(it->second.lexically_relative(run).generic_string(), a), a);
+            ov.AddMember("oracle",
+                         it == oracle.end()
+                             ? Value()
+                             : json_text(it->second.lexically_relative(run).generic_string(), a),
+                         a);
             outs.PushBack(ov, a);
         }
         c.AddMember("outputs", outs, a);
@@ -216,8 +245,10 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     std::map<std::string, int> rejected;
     int valid = 0;
     for (const auto& r : o.history) {
-        if (r.verdict == verdict::valid) ++valid;
-        else ++rejected[to_string(r.verdict)];
+        if (r.verdict == verdict::valid)
+            ++valid;
+        else
+            ++rejected[to_string(r.verdict)];
     }
     counts.AddMember("attempts", static_cast<int>(o.history.size()), a);
     counts.AddMember("valid", valid, a);
@@ -244,7 +275,8 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     doc.AddMember("proposer", rapidjson::StringRef(to_string(info.proposer)), a);
     Value settings(rapidjson::kObjectType);
     for (const auto& [k, v] : info.settings)
-        settings.AddMember(json_text(k, a), std::visit([&a](const auto& x) { return setting_json(x, a); }, v), a);
+        settings.AddMember(json_text(k, a),
+                           std::visit([&a](const auto& x) { return setting_json(x, a); }, v), a);
     doc.AddMember("settings", settings, a);
     Value hashes(rapidjson::kObjectType);
     for (const auto& [k, v] : info.sha256) hashes.AddMember(json_text(k, a), json_text(v, a), a);
@@ -253,7 +285,8 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     device.Parse(info.device_json.c_str());
     doc.AddMember("device", device.HasParseError() ? Value() : Value(device, a), a);
     doc.AddMember("started", json_text(info.started_utc, a), a);
-    doc.AddMember("finished", info.finished_utc.empty() ? Value() : json_text(info.finished_utc, a), a);
+    doc.AddMember("finished", info.finished_utc.empty() ? Value() : json_text(info.finished_utc, a),
+                  a);
     doc.AddMember("wall_s", info.wall_s, a);
     double harness_s = 0, gpu_ms = 0;
     for (const auto& r : o.history) {
@@ -270,7 +303,8 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     return to_pretty_json(doc);
 }
 
-void write_best(const fs::path& run, const search_outcome& o, const manifest& m, const attempt_evaluator& evaluator) {
+void write_best(const fs::path& run, const search_outcome& o, const manifest& m,
+                const attempt_evaluator& evaluator) {
     if (!o.best) return;
     const candidate& best = o.history[*o.best].cand;
     write_file_atomic(run / "best.cu", best.source);

@@ -26,19 +26,22 @@ using setting_value = std::variant<std::int64_t, double, std::string>;
 struct run_info {
     std::vector<std::string> command_line;
     proposer_kind proposer = proposer_kind::autotune;
-    std::map<std::string, std::string> sha256;  // what went in: reference, initial, manifest, inputs, harness
-    std::string device_json = "null";            // the harness's device block, as JSON
+    std::map<std::string, std::string>
+        sha256;  // what went in: reference, initial, manifest, inputs, harness
+    std::string device_json = "null";  // the harness's device block, as JSON
     std::string started_utc, finished_utc;
     double wall_s = 0;
-    std::map<std::string, setting_value> settings;  // max_iterations, min_gain, timeout_s, seed, ...
-    int launches_per_measured_case = 111;         // 1 + warm-up + timed: for the GPU-busy estimate
-    std::string model_json = "null";              // the model proposer's usage block, when one ran
+    std::map<std::string, setting_value>
+        settings;                          // max_iterations, min_gain, timeout_s, seed, ...
+    int launches_per_measured_case = 111;  // 1 + warm-up + timed: for the GPU-busy estimate
+    std::string model_json = "null";       // the model proposer's usage block, when one ran
 };
 
 std::string history_json(const search_outcome& outcome, const std::filesystem::path& run);
 /// summary.json; each case lists its outputs with dtype, tolerance and oracle file (for replay).
-std::string summary_json(const search_outcome& outcome, const manifest& m, const oracle_files& oracle,
-                         const std::filesystem::path& run, const std::string& model_json = "null");
+std::string summary_json(const search_outcome& outcome, const manifest& m,
+                         const oracle_files& oracle, const std::filesystem::path& run,
+                         const std::string& model_json = "null");
 std::string run_json(const run_info& info, const search_outcome& outcome);
 
 /// Writes best.cu and best-case-N.json (N = case index) for the best attempt.

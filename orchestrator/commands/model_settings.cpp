@@ -41,10 +41,13 @@ price_table read_prices(const std::string& json) {
     const rapidjson::Document d = parse_json(json, "config prices");
     for (const auto& m : d.GetObject()) {
         if (!m.value.IsObject())
-            throw json_error(std::string("config: field prices.") + m.name.GetString() + ": expected an object");
+            throw json_error(std::string("config: field prices.") + m.name.GetString() +
+                             ": expected an object");
         model_price p;
-        if (m.value.HasMember("input_per_mtok")) p.input_per_mtok = m.value["input_per_mtok"].GetDouble();
-        if (m.value.HasMember("output_per_mtok")) p.output_per_mtok = m.value["output_per_mtok"].GetDouble();
+        if (m.value.HasMember("input_per_mtok"))
+            p.input_per_mtok = m.value["input_per_mtok"].GetDouble();
+        if (m.value.HasMember("output_per_mtok"))
+            p.output_per_mtok = m.value["output_per_mtok"].GetDouble();
         prices[m.name.GetString()] = p;
     }
     return prices;
@@ -59,10 +62,13 @@ model_config read_model_config(const optimizer_options& o) {
     c.settings.provider = anthropic ? llm_provider::anthropic : llm_provider::openai;
     c.key_name = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
     c.api_key = setting(c.key_name, dot_env);
-    c.settings.base_url = !o.base_url.empty() ? o.base_url : anthropic ? "" : setting("OPENAI_BASE_URL", dot_env);
+    c.settings.base_url = !o.base_url.empty() ? o.base_url
+                          : anthropic         ? ""
+                                              : setting("OPENAI_BASE_URL", dot_env);
     c.configured = !c.api_key.empty() || !c.settings.base_url.empty();
     c.settings.model = !o.model.empty() ? o.model : default_model(c.settings.provider);
-    c.settings.reasoning_effort = anthropic || o.reasoning_effort == "none" ? "" : o.reasoning_effort;
+    c.settings.reasoning_effort =
+        anthropic || o.reasoning_effort == "none" ? "" : o.reasoning_effort;
     if (o.temperature >= 0) c.settings.temperature = o.temperature;
     try {
         c.prices = read_prices(o.prices_json);
@@ -77,7 +83,8 @@ std::string model_usage_json(const llm_client& client, const price_table& prices
     const auto cost = estimate_cost(prices, client.settings().model, t);
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(client.settings().provider)), a);
+    d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(client.settings().provider)),
+                a);
     d.AddMember("model", json_text(client.settings().model, a), a);
     d.AddMember("calls", t.calls, a);
     d.AddMember("prompt_tokens", static_cast<std::int64_t>(t.usage.prompt), a);

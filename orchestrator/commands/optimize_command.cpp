@@ -67,13 +67,18 @@ void choose_proposer(run_context& c) {
     c.model = read_model_config(c.o);
     const bool configured = c.model.configured;
     const std::string& p = c.o.proposer;
-    if (p == "auto") c.kind = configured ? proposer_kind::llm : proposer_kind::autotune;
-    else if (const auto k = k_proposer_kinds.parse(p); k && *k != proposer_kind::initial && *k != proposer_kind::reference)
+    if (p == "auto")
+        c.kind = configured ? proposer_kind::llm : proposer_kind::autotune;
+    else if (const auto k = k_proposer_kinds.parse(p);
+             k && *k != proposer_kind::initial && *k != proposer_kind::reference)
         c.kind = *k;
-    else throw run_failure(exit_code::usage, "--proposer: expected auto, llm, autotune or files, got '" + p + "'");
+    else
+        throw run_failure(exit_code::usage,
+                          "--proposer: expected auto, llm, autotune or files, got '" + p + "'");
     if (c.kind == proposer_kind::llm && !configured)
-        throw run_failure(exit_code::usage, "--proposer llm needs a key: set " + c.model.key_name +
-                                                " (or put it in ./.env), or give --base-url for a local server");
+        throw run_failure(exit_code::usage,
+                          "--proposer llm needs a key: set " + c.model.key_name +
+                              " (or put it in ./.env), or give --base-url for a local server");
     if (c.kind == proposer_kind::files && c.o.candidates.empty())
         throw run_failure(exit_code::usage, "--proposer files needs --candidates DIR");
     c.info.proposer = c.kind;
@@ -95,14 +100,17 @@ void check_inputs(run_context& c) {
         } catch (const std::invalid_argument& e) {
             throw run_failure(exit_code::invalid_request, std::string("--signature: ") + e.what());
         }
-        if (const std::string problems = check_signature(*c.signature, *c.contract); !problems.empty())
-            throw run_failure(exit_code::invalid_request, c.o.input_cases + " disagrees with --signature:\n" + problems);
+        if (const std::string problems = check_signature(*c.signature, *c.contract);
+            !problems.empty())
+            throw run_failure(exit_code::invalid_request,
+                              c.o.input_cases + " disagrees with --signature:\n" + problems);
     }
     candidate& k = c.initial;
     k.source = read_text_file(c.o.initial_kernel);
     k.entry = entry_of(k.source, c.signature);
     if (k.entry.empty())
-        throw run_failure(exit_code::invalid_request, c.o.initial_kernel + ": no __global__ function found; pass --signature");
+        throw run_failure(exit_code::invalid_request,
+                          c.o.initial_kernel + ": no __global__ function found; pass --signature");
     k.proposer = proposer_kind::initial;
     k.label = fs::path(c.o.initial_kernel).filename().string();
     k.rationale = "the initial kernel";
@@ -113,7 +121,8 @@ void check_inputs(run_context& c) {
 void make_offline_proposer(run_context& c) {
     try {
         if (c.kind == proposer_kind::autotune)
-            c.prop = make_autotune_proposer(*c.contract, c.o.seed, c.o.batch, max_threads_per_block(c.device_json));
+            c.prop = make_autotune_proposer(*c.contract, c.o.seed, c.o.batch,
+                                            max_threads_per_block(c.device_json));
         else if (c.kind == proposer_kind::files)
             c.prop = make_files_proposer(c.o.candidates);
     } catch (const std::exception& e) {
@@ -122,8 +131,10 @@ void make_offline_proposer(run_context& c) {
     if (c.o.quiet) return;
     std::cerr << "cuda-optimizer: proposer " << to_string(c.kind);
     if (c.kind == proposer_kind::llm)
-        std::cerr << " (" << k_llm_providers.name(c.model.settings.provider) << ", " << c.model.settings.model
-                  << (c.model.settings.base_url.empty() ? "" : ", " + c.model.settings.base_url) << ")";
+        std::cerr << " (" << k_llm_providers.name(c.model.settings.provider) << ", "
+                  << c.model.settings.model
+                  << (c.model.settings.base_url.empty() ? "" : ", " + c.model.settings.base_url)
+                  << ")";
     else if (c.o.proposer == "auto")
         std::cerr << " (auto: no model is configured)";
     std::cerr << "\n";
@@ -176,8 +187,9 @@ void make_model_proposer(run_context& c) {
     if (c.kind != proposer_kind::llm) return;
     const optimizer_options& o = c.o;
     c.transport = make_curl_transport();
-    c.client = std::make_unique<llm_client>(c.model.settings, c.model.api_key, *c.transport, retry_settings{},
-                                            llm_budget{o.max_model_calls, o.max_tokens_total}, c.run);
+    c.client = std::make_unique<llm_client>(
+        c.model.settings, c.model.api_key, *c.transport, retry_settings{},
+        llm_budget{o.max_model_calls, o.max_tokens_total}, c.run);
     llm_proposer_settings ls;
     ls.description = o.description;
     ls.signature = o.signature;
@@ -185,8 +197,9 @@ void make_model_proposer(run_context& c) {
     ls.work_folder = c.run / "model-compile";
     profile_function profile;
     if (o.use_nsight) {
-        c.profiler = std::make_unique<ncu_profiler>(*c.contract, *c.evaluator, *c.runner, o.harness, c.run,
-                                                    std::chrono::milliseconds(static_cast<long long>(o.profile_timeout_s * 1000)));
+        c.profiler = std::make_unique<ncu_profiler>(
+            *c.contract, *c.evaluator, *c.runner, o.harness, c.run,
+            std::chrono::milliseconds(static_cast<long long>(o.profile_timeout_s * 1000)));
         profile = [&c](const search_state& s, const std::string& case_name) {
             return c.profiler->profile(s.best ? s.history[*s.best].cand : s.initial, case_name);
         };
@@ -203,8 +216,9 @@ search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
         if (!c.o.quiet) std::cerr << progress_line(r, out) << "\n";
     };
     const fs::path run = c.run;
-    search_loop loop(*c.contract, *c.evaluator, *c.prop, ss,
-                     [run](int it, int at) { return attempt_folder(run, it, at); }, on_attempt, &interrupted);
+    search_loop loop(
+        *c.contract, *c.evaluator, *c.prop, ss,
+        [run](int it, int at) { return attempt_folder(run, it, at); }, on_attempt, &interrupted);
     return loop.run(c.initial, c.oracle);
 }
 
@@ -213,26 +227,31 @@ int finish(run_context& c, const search_outcome& outcome) {
     const manifest& m = *c.contract;
     write_best(c.run, outcome, m, *c.evaluator);
     if (c.client) c.info.model_json = model_usage_json(*c.client, c.model.prices);
-    write_file_atomic(c.run / "summary.json", summary_json(outcome, m, c.oracle, c.run, c.info.model_json));
+    write_file_atomic(c.run / "summary.json",
+                      summary_json(outcome, m, c.oracle, c.run, c.info.model_json));
     try {
         write_heatmap(make_heatmap_data(outcome, m), c.run);
     } catch (const std::exception& e) {
         std::cerr << "cuda-optimizer: heatmap not drawn: " << e.what() << "\n";
     }
     c.info.finished_utc = utc_now();
-    c.info.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - c.started).count();
+    c.info.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - c.started).count();
     write_file_atomic(c.run / "run.json", run_json(c.info, outcome));
     if (!c.o.quiet)
-        std::cerr << closing_table(outcome, m) << "stop: " << to_string(outcome.stop) << "; artifacts in "
-                  << c.run.string() << "\n";
+        std::cerr << closing_table(outcome, m) << "stop: " << to_string(outcome.stop)
+                  << "; artifacts in " << c.run.string() << "\n";
     if (c.o.json) std::cout << read_text_file(c.run / "summary.json");
     if (outcome.stop == stop_reason::error) {
         std::cerr << "cuda-optimizer: " << outcome.error << "\n";
-        const bool initial_failed = outcome.history.size() == 1 && outcome.history[0].verdict != verdict::valid;
+        const bool initial_failed =
+            outcome.history.size() == 1 && outcome.history[0].verdict != verdict::valid;
         return to_int(initial_failed ? exit_code::initial_failed : exit_code::proposer_failed);
     }
-    if (outcome.stop == stop_reason::budget_exhausted && !c.o.quiet) std::cerr << "cuda-optimizer: " << outcome.error << "\n";
-    return to_int(outcome.stop == stop_reason::interrupted ? exit_code::interrupted : exit_code::ok);
+    if (outcome.stop == stop_reason::budget_exhausted && !c.o.quiet)
+        std::cerr << "cuda-optimizer: " << outcome.error << "\n";
+    return to_int(outcome.stop == stop_reason::interrupted ? exit_code::interrupted
+                                                           : exit_code::ok);
 }
 
 }  // namespace
@@ -241,7 +260,8 @@ std::string default_harness_path() {
     char self[4096] = {};
     const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
-        const fs::path beside = fs::path(std::string(self, static_cast<std::size_t>(n))).parent_path() / "cuda-harness";
+        const fs::path beside =
+            fs::path(std::string(self, static_cast<std::size_t>(n))).parent_path() / "cuda-harness";
         if (fs::exists(beside)) return beside.string();
     }
     return "cuda-harness";
@@ -257,7 +277,8 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         check_inputs(c);
         make_offline_proposer(c);
         open_run(c);
-        c.oracle = prepare_oracle({*c.contract, *c.evaluator, reference_candidate(c), c.run}, c.info.sha256);
+        c.oracle = prepare_oracle({*c.contract, *c.evaluator, reference_candidate(c), c.run},
+                                  c.info.sha256);
         make_model_proposer(c);
         const search_outcome outcome = search(c, interrupted);
         return finish(c, outcome);

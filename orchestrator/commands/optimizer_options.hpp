@@ -13,35 +13,38 @@
 namespace cuopt {
 
 struct optimizer_options {
-    std::string description;              // what the kernel computes, for the record (and the model)
-    std::string signature;                // the kernel's C signature; the manifest must agree with it
-    std::string reference;                // reviewed reference kernel: its outputs are the oracle
-    std::string initial_kernel;           // iteration 0; must pass every case
-    std::string input_cases;              // the manifest (input_cases.json)
-    search_settings search;               // max_iterations, min_gain, max_repairs
-    std::string proposer = "auto";        // auto | llm | autotune | files
-    std::string candidates;               // folder of .cu files for --proposer files
+    std::string description;        // what the kernel computes, for the record (and the model)
+    std::string signature;          // the kernel's C signature; the manifest must agree with it
+    std::string reference;          // reviewed reference kernel: its outputs are the oracle
+    std::string initial_kernel;     // iteration 0; must pass every case
+    std::string input_cases;        // the manifest (input_cases.json)
+    search_settings search;         // max_iterations, min_gain, max_repairs
+    std::string proposer = "auto";  // auto | llm | autotune | files
+    std::string candidates;         // folder of .cu files for --proposer files
     std::string results_dir = "results";  // run folders go here as run-NNN
     int device = 0;                       // GPU index
     std::string harness;                  // cuda-harness binary (default: beside cuda-optimizer)
     double timeout_s = k_default_harness_timeout_s;  // wall-clock limit per harness run
-    double profile_timeout_s = 300;       // wall-clock limit per ncu profile (it replays the kernel per pass)
-    std::uint64_t seed = 1;               // autotune's sampling seed
-    int batch = 8;                        // autotune configurations per iteration
-    timing_config timing;                 // warmup and iterations per measured case
-    bool quiet = false;                   // no progress lines
-    bool json = false;                    // print summary.json on stdout at the end
-    std::string config;                   // JSON file with the same keys; flags win
+    double profile_timeout_s =
+        300;                 // wall-clock limit per ncu profile (it replays the kernel per pass)
+    std::uint64_t seed = 1;  // autotune's sampling seed
+    int batch = 8;           // autotune configurations per iteration
+    timing_config timing;    // warmup and iterations per measured case
+    bool quiet = false;      // no progress lines
+    bool json = false;       // print summary.json on stdout at the end
+    std::string config;      // JSON file with the same keys; flags win
     // The model proposer (--proposer llm, or auto with a key or base URL configured):
     std::string provider = "openai";          // openai (and compatible servers) | anthropic
     std::string model;                        // "" = default_model(provider)
     std::string reasoning_effort = "medium";  // OpenAI reasoning models; "none" leaves it out
-    std::string base_url;                     // API base URL (also $OPENAI_BASE_URL): a local vLLM or llama.cpp server
-    double temperature = -1;                  // sent only when >= 0, for models that accept it
-    int max_model_calls = 200;                // per run; budget_exhausted when spent
-    long long max_tokens_total = 5000000;     // prompt + completion per run; budget_exhausted when spent
-    bool use_nsight = false;                  // offer the model an ncu profile tool
-    std::string prices_json;  // config "prices": {"model": {"input_per_mtok": x, "output_per_mtok": y}}
+    std::string base_url;  // API base URL (also $OPENAI_BASE_URL): a local vLLM or llama.cpp server
+    double temperature = -1;    // sent only when >= 0, for models that accept it
+    int max_model_calls = 200;  // per run; budget_exhausted when spent
+    long long max_tokens_total =
+        5000000;              // prompt + completion per run; budget_exhausted when spent
+    bool use_nsight = false;  // offer the model an ncu profile tool
+    std::string
+        prices_json;  // config "prices": {"model": {"input_per_mtok": x, "output_per_mtok": y}}
 };
 
 }  // namespace cuopt

@@ -12,32 +12,38 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void copy_input(const fs::path& from, const fs::path& run, std::map<std::string, std::string>& sha256) {
+void copy_input(const fs::path& from, const fs::path& run,
+                std::map<std::string, std::string>& sha256) {
     fs::copy_file(from, run / "inputs" / from.filename(), fs::copy_options::overwrite_existing);
     sha256["inputs/" + from.filename().string()] = sha256_file_hex(from);
 }
 
 // The reference, run on every case: its outputs become the oracle, its inputs the run's.
-void run_reference(const oracle_setup& s, oracle_files& oracle, std::map<std::string, std::string>& sha256) {
+void run_reference(const oracle_setup& s, oracle_files& oracle,
+                   std::map<std::string, std::string>& sha256) {
     sha256["reference"] = sha256_hex(s.reference->source);
     const attempt_result r = s.evaluator.evaluate(*s.reference, s.run / "reference", nullptr);
     if (r.verdict != verdict::valid)
-        throw run_failure(exit_code::reference_failed,
-                          "the reference kernel fails: " + std::string(to_string(r.verdict)) + ": " + r.reason);
+        throw run_failure(
+            exit_code::reference_failed,
+            "the reference kernel fails: " + std::string(to_string(r.verdict)) + ": " + r.reason);
     if (const std::string bad = check_reference_outputs(r, s.contract); !bad.empty())
         throw run_failure(exit_code::reference_failed, bad);
     for (const auto& ce : r.cases)
         for (const auto& oc : ce.outputs) oracle[{ce.name, oc.arg}] = oc.file;
-    for (const auto& e : fs::directory_iterator(s.run / "reference" / "inputs")) copy_input(e.path(), s.run, sha256);
+    for (const auto& e : fs::directory_iterator(s.run / "reference" / "inputs"))
+        copy_input(e.path(), s.run, sha256);
 }
 
-// The manifest's expected files (they win over the reference); every output must have one or the other.
+// The manifest's expected files (they win over the reference); every output must have one or the
+// other.
 void add_expected_files(const oracle_setup& s, oracle_files& oracle) {
     for (const manifest_case& mc : s.contract.cases)
         for (const manifest_arg& a : s.contract.args) {
             if (!a.has_output()) continue;
             if (const auto it = mc.expected.find(a.name); it != mc.expected.end()) {
-                const fs::path copy = s.run / "reference" / "expected" / (mc.name + "." + a.name + ".bin");
+                const fs::path copy =
+                    s.run / "reference" / "expected" / (mc.name + "." + a.name + ".bin");
                 fs::create_directories(copy.parent_path());
                 fs::copy_file(it->second, copy, fs::copy_options::overwrite_existing);
                 oracle[{mc.name, a.name}] = copy;
@@ -59,13 +65,14 @@ std::string check_reference_outputs(const attempt_result& ref, const manifest& m
             const auto bytes = read_binary_file(oc.file);
             const std::size_t n = bytes.size() / dtype_size(arg->type);
             if (oc.unwritten)
-                return "case '" + ce.name + "': the reference left " + std::to_string(oc.unwritten) + " of " +
-                       std::to_string(n) + " elements of '" + oc.arg + "' unwritten";
+                return "case '" + ce.name + "': the reference left " +
+                       std::to_string(oc.unwritten) + " of " + std::to_string(n) +
+                       " elements of '" + oc.arg + "' unwritten";
             if (is_float(arg->type))
                 for (std::size_t i = 0; i < n; ++i)
                     if (!std::isfinite(element_as_double(arg->type, bytes.data(), i)))
-                        return "case '" + ce.name + "': the reference produced a NaN/Inf in '" + oc.arg +
-                               "' at element " + std::to_string(i);
+                        return "case '" + ce.name + "': the reference produced a NaN/Inf in '" +
+                               oc.arg + "' at element " + std::to_string(i);
         }
     return "";
 }
@@ -76,7 +83,8 @@ oracle_files prepare_oracle(const oracle_setup& s, std::map<std::string, std::st
     for (const manifest_case& mc : s.contract.cases)
         for (const manifest_arg& a : s.contract.args)
             if (a.has_input())
-                if (const auto& init = s.contract.init_for(mc, a); init.file) copy_input(*init.file, s.run, sha256);
+                if (const auto& init = s.contract.init_for(mc, a); init.file)
+                    copy_input(*init.file, s.run, sha256);
     if (s.reference) run_reference(s, oracle, sha256);
     add_expected_files(s, oracle);
     return oracle;

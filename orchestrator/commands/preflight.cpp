@@ -1,10 +1,10 @@
 #include "orchestrator/commands/preflight.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <functional>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
@@ -18,11 +18,14 @@ namespace cuopt {
 
 namespace fs = std::filesystem;
 
-bool preflight_report::passed() const { return first_failure() == nullptr; }
+bool preflight_report::passed() const {
+    return first_failure() == nullptr;
+}
 
 namespace {
 
-using add_check = std::function<bool(std::string name, bool ok, std::string detail, std::string fix)>;
+using add_check =
+    std::function<bool(std::string name, bool ok, std::string detail, std::string fix)>;
 
 std::chrono::milliseconds timeout_of(const optimizer_options& o) {
     return std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
@@ -30,7 +33,8 @@ std::chrono::milliseconds timeout_of(const optimizer_options& o) {
 
 // NVRTC and the toolkit headers, proven by compiling the initial kernel (no GPU needed).
 void check_toolkit(const optimizer_options& o, process_runner& runner, const add_check& add) {
-    const fs::path tmp = fs::temp_directory_path() / ("cuda-optimizer-preflight-" + std::to_string(::getpid()));
+    const fs::path tmp =
+        fs::temp_directory_path() / ("cuda-optimizer-preflight-" + std::to_string(::getpid()));
     fs::create_directories(tmp);
     const std::string source = read_text_file(o.initial_kernel);
     write_file_atomic(tmp / "kernel.cu", source);
@@ -39,8 +43,8 @@ void check_toolkit(const optimizer_options& o, process_runner& runner, const add
     req.kernel.entry = first_kernel_name(source);
     req.cases.emplace_back().name = "compile";
     write_file_atomic(tmp / "request.json", write_request_json(req));
-    const process_result p =
-        runner.run({o.harness, (tmp / "request.json").string(), "--compile-only", "--quiet"}, timeout_of(o));
+    const process_result p = runner.run(
+        {o.harness, (tmp / "request.json").string(), "--compile-only", "--quiet"}, timeout_of(o));
     const bool rejected = p.exit_code == to_int(exit_code::compile_error);
     std::string first_error;
     try {
@@ -49,27 +53,32 @@ void check_toolkit(const optimizer_options& o, process_runner& runner, const add
         const std::string log = response.compile ? response.compile->log : "";
         const auto pos = log.find("error");
         if (rejected && pos != std::string::npos)
-            first_error = log.substr(log.rfind('\n', pos) + 1, log.find('\n', pos) - log.rfind('\n', pos) - 1);
+            first_error = log.substr(log.rfind('\n', pos) + 1,
+                                     log.find('\n', pos) - log.rfind('\n', pos) - 1);
     } catch (const std::exception&) {
         first_error = p.describe();
     }
-    add("CUDA toolkit", p.exit_code == 0, p.exit_code == 0 ? "NVRTC compiles the initial kernel" : first_error,
+    add("CUDA toolkit", p.exit_code == 0,
+        p.exit_code == 0 ? "NVRTC compiles the initial kernel" : first_error,
         rejected ? "fix the initial kernel" : "install the CUDA toolkit (NVRTC) or set CUDA_HOME");
     std::error_code ec;
     fs::remove_all(tmp, ec);
 }
 
 // The driver and the device, through cuda-harness --device-info.
-void check_device(const optimizer_options& o, process_runner& runner, const add_check& add, preflight_report& r) {
-    const process_result p =
-        runner.run({o.harness, "--device-info", "--device", std::to_string(o.device)}, timeout_of(o));
+void check_device(const optimizer_options& o, process_runner& runner, const add_check& add,
+                  preflight_report& r) {
+    const process_result p = runner.run(
+        {o.harness, "--device-info", "--device", std::to_string(o.device)}, timeout_of(o));
     std::string line = p.stderr_text.substr(0, p.stderr_text.find('\n'));
     if (line.rfind("cuda-harness: ", 0) == 0) line = line.substr(14);
     if (p.exit_code == to_int(exit_code::no_driver)) {
-        add("CUDA driver", false, line, "install the NVIDIA driver (libcuda.so.1), or run on a machine with a GPU");
+        add("CUDA driver", false, line,
+            "install the NVIDIA driver (libcuda.so.1), or run on a machine with a GPU");
     } else if (p.exit_code == to_int(exit_code::no_device)) {
         add("CUDA driver", true, "loaded", "");
-        add("GPU", false, line, "pick an existing device with --device, or run on a machine with a GPU");
+        add("GPU", false, line,
+            "pick an existing device with --device, or run on a machine with a GPU");
     } else if (p.exit_code != 0) {
         add("CUDA driver", false, "cuda-harness --device-info: " + p.describe() + " " + line,
             "run cuda-harness --device-info by hand to see why");
@@ -77,8 +86,9 @@ void check_device(const optimizer_options& o, process_runner& runner, const add_
         add("CUDA driver", true, "loaded", "");
         try {
             const rapidjson::Document d = parse_json(p.stdout_text, "device info");
-            add("GPU", true, std::string(d["name"].GetString()) + " (" + d["arch"].GetString() + ", " +
-                                 std::to_string(d["sm_count"].GetInt()) + " SMs)",
+            add("GPU", true,
+                std::string(d["name"].GetString()) + " (" + d["arch"].GetString() + ", " +
+                    std::to_string(d["sm_count"].GetInt()) + " SMs)",
                 "");
             r.device_json = p.stdout_text;
         } catch (const std::exception& e) {
@@ -86,7 +96,6 @@ void check_device(const optimizer_options& o, process_runner& runner, const add_
         }
     }
 }
-
 
 }  // namespace
 
@@ -113,20 +122,27 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
         r.checks.push_back({std::move(name), ok, std::move(detail), std::move(fix)});
         return ok;
     };
-    for (const auto& [name, path, flag] : {std::tuple{"initial kernel", o.initial_kernel, "--initial-kernel"},
-                                           std::tuple{"manifest", o.input_cases, "--input-cases"}}) {
-        if (path.empty()) add(name, false, std::string("not given"), std::string("pass ") + flag + " FILE");
+    for (const auto& [name, path, flag] :
+         {std::tuple{"initial kernel", o.initial_kernel, "--initial-kernel"},
+          std::tuple{"manifest", o.input_cases, "--input-cases"}}) {
+        if (path.empty())
+            add(name, false, std::string("not given"), std::string("pass ") + flag + " FILE");
         else
             add(name, fs::is_regular_file(path), path, std::string("no such file; check ") + flag);
     }
-    if (!o.reference.empty()) add("reference", fs::is_regular_file(o.reference), o.reference, "no such file; check --reference");
+    if (!o.reference.empty())
+        add("reference", fs::is_regular_file(o.reference), o.reference,
+            "no such file; check --reference");
     if (!o.input_cases.empty() && fs::is_regular_file(o.input_cases)) {
         try {
             const manifest m = read_manifest(o.input_cases);
             add("manifest valid", true,
-                std::to_string(m.cases.size()) + " cases, " + std::to_string(m.args.size()) + " args", "");
+                std::to_string(m.cases.size()) + " cases, " + std::to_string(m.args.size()) +
+                    " args",
+                "");
         } catch (const std::exception& e) {
-            add("manifest valid", false, e.what(), "correct the field named above (schemas/manifest.schema.json)");
+            add("manifest valid", false, e.what(),
+                "correct the field named above (schemas/manifest.schema.json)");
         }
     }
     const bool harness_ok = fs::is_regular_file(o.harness);

@@ -26,28 +26,34 @@ int run_replay(const std::string& request_arg, const std::string& harness, doubl
     std::smatch m;
     const std::string name = request.filename().string();
     if (!std::regex_match(name, m, std::regex(R"(best-case-(\d+)\.json)")))
-        return fail(exit_code::usage, request_arg + ": expected a best-case-N.json from a run folder");
+        return fail(exit_code::usage,
+                    request_arg + ": expected a best-case-N.json from a run folder");
     const std::size_t index = std::stoul(m[1]);
     rapidjson::Document summary;
     try {
         summary = parse_json(read_text_file(run / "summary.json"), "summary.json");
     } catch (const std::exception& e) {
-        return fail(exit_code::invalid_request, std::string("cannot read the run's summary.json: ") + e.what());
+        return fail(exit_code::invalid_request,
+                    std::string("cannot read the run's summary.json: ") + e.what());
     }
     if (!summary["cases"].IsArray() || index >= summary["cases"].Size())
-        return fail(exit_code::invalid_request, "summary.json has no case " + std::to_string(index));
+        return fail(exit_code::invalid_request,
+                    "summary.json has no case " + std::to_string(index));
     const rapidjson::Value& sc = summary["cases"][static_cast<rapidjson::SizeType>(index)];
     const std::string case_name = sc["name"].GetString();
 
     const fs::path response = run / "replay" / ("response-" + std::to_string(index) + ".json");
     fs::create_directories(response.parent_path());
     const auto runner = make_child_process_runner();
-    const process_result p = runner->run({harness, request.string(), "--response", response.string(), "--quiet"},
-                                         std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
+    const process_result p =
+        runner->run({harness, request.string(), "--response", response.string(), "--quiet"},
+                    std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
     if (p.exit_code != 0)
-        return fail(exit_code::replay_mismatch, "cuda-harness " + p.describe() + ": " + p.stderr_text.substr(0, 400));
+        return fail(exit_code::replay_mismatch,
+                    "cuda-harness " + p.describe() + ": " + p.stderr_text.substr(0, 400));
     const harness_response resp = read_response(response);
-    if (resp.cases.empty()) return fail(exit_code::replay_mismatch, response.string() + ": no case came back");
+    if (resp.cases.empty())
+        return fail(exit_code::replay_mismatch, response.string() + ": no case came back");
     const response_case& rc = resp.cases.front();
 
     bool match = true;
@@ -63,14 +69,17 @@ int run_replay(const std::string& request_arg, const std::string& harness, doubl
             match = false;
             continue;
         }
-        const validation_result v = validate_output(*dt, actual.data(), expected.data(), actual.size() / dtype_size(*dt),
-                                                    {out["atol"].GetDouble(), out["rtol"].GetDouble()});
-        std::cout << "  " << arg << ": " << (v.passed ? "matches" : "MISMATCH") << " - " << v.summary() << "\n";
+        const validation_result v =
+            validate_output(*dt, actual.data(), expected.data(), actual.size() / dtype_size(*dt),
+                            {out["atol"].GetDouble(), out["rtol"].GetDouble()});
+        std::cout << "  " << arg << ": " << (v.passed ? "matches" : "MISMATCH") << " - "
+                  << v.summary() << "\n";
         match &= v.passed;
     }
     if (rc.timing && sc["best_median_ms"].IsNumber()) {
         const double now = rc.timing->median_ms, then = sc["best_median_ms"].GetDouble();
-        std::printf("  latency: median %.6f ms now, %.6f ms recorded (%.3fx)\n", now, then, then / now);
+        std::printf("  latency: median %.6f ms now, %.6f ms recorded (%.3fx)\n", now, then,
+                    then / now);
     }
     std::cout << "verdict: " << (match ? "match" : "mismatch") << "\n";
     return match ? 0 : to_int(exit_code::replay_mismatch);

@@ -10,11 +10,12 @@
 namespace cuopt {
 
 class run_failure : public std::runtime_error {
-public:
-    run_failure(exit_code code, const std::string& message) : std::runtime_error(message), m_code(code) {}
+  public:
+    run_failure(exit_code code, const std::string& message)
+        : std::runtime_error(message), m_code(code) {}
     exit_code code() const { return m_code; }
 
-private:
+  private:
     exit_code m_code;
 };
 

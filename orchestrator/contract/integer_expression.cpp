@@ -24,15 +24,19 @@ rational normalised(__int128 p, __int128 q, const std::string& text) {
     }
     if (a > 1) p /= a, q /= a;
     const __int128 limit = static_cast<__int128>(1) << 100;
-    if (p > limit || p < -limit || q > limit) throw expression_error("'" + text + "': value out of range");
+    if (p > limit || p < -limit || q > limit)
+        throw expression_error("'" + text + "': value out of range");
     return {p, q};
 }
 
-__int128 floor_div(__int128 p, __int128 q) { return p >= 0 ? p / q : -((-p + q - 1) / q); }
+__int128 floor_div(__int128 p, __int128 q) {
+    return p >= 0 ? p / q : -((-p + q - 1) / q);
+}
 
 class parser {
-public:
-    parser(const std::string& text, const expression_variables* vars, std::vector<std::string>* names)
+  public:
+    parser(const std::string& text, const expression_variables* vars,
+           std::vector<std::string>* names)
         : m_text(text), m_vars(vars), m_names(names) {}
 
     rational parse() {
@@ -42,12 +46,14 @@ public:
         return v;
     }
 
-private:
+  private:
     [[noreturn]] void fail(const std::string& what) const {
-        throw expression_error("'" + m_text + "': " + what + " at position " + std::to_string(m_pos + 1));
+        throw expression_error("'" + m_text + "': " + what + " at position " +
+                               std::to_string(m_pos + 1));
     }
     void skip_space() {
-        while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos]))) ++m_pos;
+        while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos])))
+            ++m_pos;
     }
     bool accept(char c) {
         skip_space();
@@ -108,17 +114,20 @@ private:
         }
         if (m_pos < m_text.size() && std::isdigit(static_cast<unsigned char>(m_text[m_pos]))) {
             __int128 n = 0;
-            while (m_pos < m_text.size() && std::isdigit(static_cast<unsigned char>(m_text[m_pos]))) {
+            while (m_pos < m_text.size() &&
+                   std::isdigit(static_cast<unsigned char>(m_text[m_pos]))) {
                 n = n * 10 + (m_text[m_pos++] - '0');
                 if (n > (static_cast<__int128>(1) << 80)) fail("number too large");
             }
             return {n, 1};
         }
         const std::size_t start = m_pos;
-        while (m_pos < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
+        while (m_pos < m_text.size() &&
+               (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
             ++m_pos;
-        if (start == m_pos) fail(m_pos < m_text.size() ? "unexpected '" + std::string(1, m_text[m_pos]) + "'"
-                                                       : "expression ends too early");
+        if (start == m_pos)
+            fail(m_pos < m_text.size() ? "unexpected '" + std::string(1, m_text[m_pos]) + "'"
+                                       : "expression ends too early");
         const std::string name = m_text.substr(start, m_pos - start);
         if (accept('(')) return call(name);
         if (m_names) m_names->push_back(name);
@@ -127,7 +136,8 @@ private:
         if (it == m_vars->end()) {
             std::string known;
             for (const auto& [k, v] : *m_vars) known += (known.empty() ? "" : ", ") + k;
-            throw expression_error("'" + m_text + "': unknown name '" + name + "' (known: " + known + ")");
+            throw expression_error("'" + m_text + "': unknown name '" + name +
+                                   "' (known: " + known + ")");
         }
         return {it->second, 1};
     }
@@ -173,14 +183,16 @@ private:
 
 }  // namespace
 
-std::int64_t evaluate_integer_expression(const std::string& text, const expression_variables& variables) {
+std::int64_t evaluate_integer_expression(const std::string& text,
+                                         const expression_variables& variables) {
     const rational v = parser(text, &variables, nullptr).parse();
     if (v.q != 1) {
         const double approx = static_cast<double>(v.p) / static_cast<double>(v.q);
         throw expression_error("'" + text + "' is " + std::to_string(approx) +
                                ", not a whole number; wrap it in ceil() or floor()");
     }
-    if (v.p > INT64_MAX || v.p < INT64_MIN) throw expression_error("'" + text + "': value out of range");
+    if (v.p > INT64_MAX || v.p < INT64_MIN)
+        throw expression_error("'" + text + "': value out of range");
     return static_cast<std::int64_t>(v.p);
 }
 

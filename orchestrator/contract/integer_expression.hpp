@@ -14,14 +14,15 @@ namespace cuopt {
 
 /// A malformed expression, an unknown name, or a value that is not a whole number.
 class expression_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 using expression_variables = std::map<std::string, std::int64_t>;
 
 /// Evaluates `text` with the given variables. Functions: ceil, floor, min, max, abs.
-std::int64_t evaluate_integer_expression(const std::string& text, const expression_variables& variables);
+std::int64_t evaluate_integer_expression(const std::string& text,
+                                         const expression_variables& variables);
 
 /// The variable names an expression uses (for checking a manifest before any case).
 std::vector<std::string> expression_names(const std::string& text);

@@ -18,15 +18,35 @@ std::string trim(const std::string& s) {
 }
 
 std::optional<dtype> dtype_of(const std::string& c_type) {
-    static const std::map<std::string, dtype> k_types = {
-        {"float", dtype::f32}, {"double", dtype::f64}, {"half", dtype::f16}, {"__half", dtype::f16},
-        {"__nv_bfloat16", dtype::bf16}, {"nv_bfloat16", dtype::bf16}, {"int", dtype::i32}, {"int32_t", dtype::i32},
-        {"unsigned", dtype::u32}, {"unsigned int", dtype::u32}, {"uint32_t", dtype::u32},
-        {"long long", dtype::i64}, {"long long int", dtype::i64}, {"int64_t", dtype::i64}, {"long", dtype::i64},
-        {"unsigned long long", dtype::u64}, {"uint64_t", dtype::u64}, {"size_t", dtype::u64},
-        {"unsigned long", dtype::u64}, {"short", dtype::i16}, {"int16_t", dtype::i16},
-        {"unsigned short", dtype::u16}, {"uint16_t", dtype::u16}, {"char", dtype::i8}, {"signed char", dtype::i8},
-        {"int8_t", dtype::i8}, {"unsigned char", dtype::u8}, {"uint8_t", dtype::u8}, {"bool", dtype::u8}};
+    static const std::map<std::string, dtype> k_types = {{"float", dtype::f32},
+                                                         {"double", dtype::f64},
+                                                         {"half", dtype::f16},
+                                                         {"__half", dtype::f16},
+                                                         {"__nv_bfloat16", dtype::bf16},
+                                                         {"nv_bfloat16", dtype::bf16},
+                                                         {"int", dtype::i32},
+                                                         {"int32_t", dtype::i32},
+                                                         {"unsigned", dtype::u32},
+                                                         {"unsigned int", dtype::u32},
+                                                         {"uint32_t", dtype::u32},
+                                                         {"long long", dtype::i64},
+                                                         {"long long int", dtype::i64},
+                                                         {"int64_t", dtype::i64},
+                                                         {"long", dtype::i64},
+                                                         {"unsigned long long", dtype::u64},
+                                                         {"uint64_t", dtype::u64},
+                                                         {"size_t", dtype::u64},
+                                                         {"unsigned long", dtype::u64},
+                                                         {"short", dtype::i16},
+                                                         {"int16_t", dtype::i16},
+                                                         {"unsigned short", dtype::u16},
+                                                         {"uint16_t", dtype::u16},
+                                                         {"char", dtype::i8},
+                                                         {"signed char", dtype::i8},
+                                                         {"int8_t", dtype::i8},
+                                                         {"unsigned char", dtype::u8},
+                                                         {"uint8_t", dtype::u8},
+                                                         {"bool", dtype::u8}};
     const auto it = k_types.find(c_type);
     return it == k_types.end() ? std::nullopt : std::optional<dtype>(it->second);
 }
@@ -42,9 +62,11 @@ std::string first_kernel_name(const std::string& source) {
 
 kernel_signature parse_kernel_signature(const std::string& text) {
     std::smatch m;
-    static const std::regex k_shape(R"(^\s*(?:extern\s+"C"\s+)?(?:__global__\s+)?void\s+(?:__global__\s+)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*;?\s*$)");
+    static const std::regex k_shape(
+        R"(^\s*(?:extern\s+"C"\s+)?(?:__global__\s+)?void\s+(?:__global__\s+)?([A-Za-z_]\w*)\s*\(([^)]*)\)\s*;?\s*$)");
     if (!std::regex_match(text, m, k_shape))
-        throw std::invalid_argument("signature '" + text + "': expected 'void NAME(TYPE NAME, ...)'");
+        throw std::invalid_argument("signature '" + text +
+                                    "': expected 'void NAME(TYPE NAME, ...)'");
     kernel_signature sig;
     sig.entry = m[1];
     const std::string params = trim(m[2]);
@@ -61,14 +83,16 @@ kernel_signature parse_kernel_signature(const std::string& text) {
         const auto star = p.find('*');
         sp.is_pointer = star != std::string::npos;
         if (p.find('*', star == std::string::npos ? 0 : star + 1) != std::string::npos)
-            throw std::invalid_argument("signature parameter '" + trim(part) + "': pointers to pointers are not kernel buffers");
+            throw std::invalid_argument("signature parameter '" + trim(part) +
+                                        "': pointers to pointers are not kernel buffers");
         std::string flat = p;
         for (char& ch : flat)
             if (ch == '*') ch = ' ';
         std::smatch pm;
         static const std::regex k_param(R"(^\s*(.*\S)\s+([A-Za-z_]\w*)\s*$)");
         if (!std::regex_match(flat, pm, k_param))
-            throw std::invalid_argument("signature parameter '" + trim(part) + "': expected 'TYPE NAME'");
+            throw std::invalid_argument("signature parameter '" + trim(part) +
+                                        "': expected 'TYPE NAME'");
         sp.name = pm[2];
         sp.type_text = std::regex_replace(std::string(pm[1]), std::regex(R"(\s+)"), " ");
         sp.type = dtype_of(sp.type_text);
@@ -79,24 +103,27 @@ kernel_signature parse_kernel_signature(const std::string& text) {
 
 std::string check_signature(const kernel_signature& sig, const manifest& m) {
     std::string problems;
-    auto problem = [&problems](const std::string& p) { problems += (problems.empty() ? "" : "\n") + p; };
+    auto problem = [&problems](const std::string& p) {
+        problems += (problems.empty() ? "" : "\n") + p;
+    };
     if (sig.params.size() != m.args.size())
-        problem("the signature has " + std::to_string(sig.params.size()) + " parameters but the manifest lists " +
-                std::to_string(m.args.size()) + " args");
+        problem("the signature has " + std::to_string(sig.params.size()) +
+                " parameters but the manifest lists " + std::to_string(m.args.size()) + " args");
     for (std::size_t i = 0; i < std::min(sig.params.size(), m.args.size()); ++i) {
         const signature_param& p = sig.params[i];
         const manifest_arg& a = m.args[i];
-        const std::string where = "parameter " + std::to_string(i) + " ('" + p.name + "' vs args[" + std::to_string(i) +
-                                  "] '" + a.name + "')";
+        const std::string where = "parameter " + std::to_string(i) + " ('" + p.name + "' vs args[" +
+                                  std::to_string(i) + "] '" + a.name + "')";
         if (p.is_pointer != a.is_buffer())
-            problem(where + ": the signature has " + (p.is_pointer ? "a pointer" : "a scalar") + ", the manifest " +
-                    (a.is_buffer() ? "a buffer" : "a scalar"));
+            problem(where + ": the signature has " + (p.is_pointer ? "a pointer" : "a scalar") +
+                    ", the manifest " + (a.is_buffer() ? "a buffer" : "a scalar"));
         else if (!p.type)
-            problem(where + ": type '" + p.type_text + "' has no dtype; use one of float, double, __half, __nv_bfloat16, "
-                            "int, unsigned, long long, ...");
+            problem(where + ": type '" + p.type_text +
+                    "' has no dtype; use one of float, double, __half, __nv_bfloat16, "
+                    "int, unsigned, long long, ...");
         else if (*p.type != a.type)
-            problem(where + ": '" + p.type_text + "' is " + std::string(dtype_name(*p.type)) + " but the manifest says " +
-                    std::string(dtype_name(a.type)));
+            problem(where + ": '" + p.type_text + "' is " + std::string(dtype_name(*p.type)) +
+                    " but the manifest says " + std::string(dtype_name(a.type)));
     }
     return problems;
 }

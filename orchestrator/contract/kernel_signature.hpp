@@ -16,7 +16,7 @@ struct manifest;
 
 struct signature_param {
     std::string name;
-    std::string type_text;   // as written, qualifiers removed: "float", "unsigned int"
+    std::string type_text;  // as written, qualifiers removed: "float", "unsigned int"
     bool is_pointer = false;
     std::optional<dtype> type;  // nullopt for types outside the dtype table
 };

@@ -20,7 +20,6 @@ struct context {
     }
 };
 
-
 // Inputs nobody described get random values, never zeros: zeros hide unwritten outputs.
 input_init default_init(dtype type, std::size_t index) {
     input_init init;
@@ -37,7 +36,8 @@ input_init default_init(dtype type, std::size_t index) {
     return init;
 }
 
-input_init read_init(const Value& v, const fs::path& folder, dtype type, const context& ctx, const std::string& field) {
+input_init read_init(const Value& v, const fs::path& folder, dtype type, const context& ctx,
+                     const std::string& field) {
     input_init init;
     const std::string kind = v["kind"].GetString();
     if (kind == "file") {
@@ -47,7 +47,8 @@ input_init read_init(const Value& v, const fs::path& folder, dtype type, const c
         } catch (const std::invalid_argument& e) {
             ctx.fail(field + ".file", e.what());
         }
-        if (!fs::is_regular_file(*init.file)) ctx.fail(field + ".file", "no such file " + init.file->string());
+        if (!fs::is_regular_file(*init.file))
+            ctx.fail(field + ".file", "no such file " + init.file->string());
         return init;
     }
     init.generator = read_generator(v);
@@ -58,38 +59,54 @@ input_init read_init(const Value& v, const fs::path& folder, dtype type, const c
 
 tolerance default_tolerance(dtype type) {
     switch (type) {
-        case dtype::f16: return {1e-2, 1e-2};
-        case dtype::bf16: return {2e-2, 2e-2};
-        case dtype::f64: return {1e-10, 1e-10};
-        default: return {1e-5, 1e-5};
+        case dtype::f16:
+            return {1e-2, 1e-2};
+        case dtype::bf16:
+            return {2e-2, 2e-2};
+        case dtype::f64:
+            return {1e-10, 1e-10};
+        default:
+            return {1e-5, 1e-5};
     }
 }
 
-manifest_arg read_arg(const Value& a, std::size_t index, const fs::path& folder, const context& ctx) {
+manifest_arg read_arg(const Value& a, std::size_t index, const fs::path& folder,
+                      const context& ctx) {
     const std::string field = "args[" + std::to_string(index) + "]";
     manifest_arg arg;
     arg.name = a["name"].GetString();
     arg.type = *parse_dtype(a["dtype"].GetString());
     const std::string kind = a["kind"].GetString();
-    arg.kind = kind == "input" ? arg_kind::input : kind == "output" ? arg_kind::output
-             : kind == "inout" ? arg_kind::inout : arg_kind::scalar;
+    arg.kind = kind == "input"    ? arg_kind::input
+               : kind == "output" ? arg_kind::output
+               : kind == "inout"  ? arg_kind::inout
+                                  : arg_kind::scalar;
     if (!arg.is_buffer()) {
-        if (!a.HasMember("value")) ctx.fail(field, "a scalar needs 'value' (a number or an expression such as \"m\")");
+        if (!a.HasMember("value"))
+            ctx.fail(field, "a scalar needs 'value' (a number or an expression such as \"m\")");
         for (const char* key : {"count", "init", "tolerance"})
             if (a.HasMember(key)) ctx.fail(field + "." + key, "a scalar takes only 'value'");
         arg.value = json_scalar_text(a["value"]);
         arg.value_is_number = a["value"].IsNumber() && !a["value"].IsInt64();
         return arg;
     }
-    if (!a.HasMember("count")) ctx.fail(field, "a buffer needs 'count' (elements; an expression such as \"m*k\")");
-    if (a.HasMember("value")) ctx.fail(field + ".value", "a buffer takes 'count' and 'init', not 'value'");
+    if (!a.HasMember("count"))
+        ctx.fail(field, "a buffer needs 'count' (elements; an expression such as \"m*k\")");
+    if (a.HasMember("value"))
+        ctx.fail(field + ".value", "a buffer takes 'count' and 'init', not 'value'");
     arg.count = json_scalar_text(a["count"]);
-    if (a.HasMember("init") && !arg.has_input()) ctx.fail(field + ".init", "an output is written by the kernel; only input and inout buffers take 'init'");
-    arg.init = a.HasMember("init") ? read_init(a["init"], folder, arg.type, ctx, field + ".init") : default_init(arg.type, index);
+    if (a.HasMember("init") && !arg.has_input())
+        ctx.fail(field + ".init",
+                 "an output is written by the kernel; only input and inout buffers take 'init'");
+    arg.init = a.HasMember("init") ? read_init(a["init"], folder, arg.type, ctx, field + ".init")
+                                   : default_init(arg.type, index);
     arg.tol = default_tolerance(arg.type);
     if (a.HasMember("tolerance")) {
-        if (!arg.has_output()) ctx.fail(field + ".tolerance", "only output and inout buffers are compared");
-        if (!is_float(arg.type)) ctx.fail(field + ".tolerance", std::string(dtype_name(arg.type)) + " outputs are compared exactly");
+        if (!arg.has_output())
+            ctx.fail(field + ".tolerance", "only output and inout buffers are compared");
+        if (!is_float(arg.type))
+            ctx.fail(field + ".tolerance",
+                     std::string(dtype_name(arg.type)) + " outputs are compared exactly");
         const Value& t = a["tolerance"];
         if (t.HasMember("atol")) arg.tol.atol = t["atol"].GetDouble();
         if (t.HasMember("rtol")) arg.tol.rtol = t["rtol"].GetDouble();
@@ -107,7 +124,8 @@ void check_expressions(const manifest& m, const context& ctx) {
         for (const manifest_arg& a : m.args) {
             try {
                 if (a.is_buffer()) {
-                    expression_variables params_only = mc.params;  // sizes may not depend on tunables
+                    expression_variables params_only =
+                        mc.params;  // sizes may not depend on tunables
                     if (evaluate_integer_expression(a.count, params_only) < 1)
                         ctx.fail(field, "count of '" + a.name + "' (" + a.count + ") is below 1");
                 } else if (!a.value_is_number) {
@@ -133,7 +151,8 @@ std::map<std::string, std::int64_t> manifest::default_tunables() const {
     return out;
 }
 
-expression_variables manifest::variables(const manifest_case& c, const std::map<std::string, std::int64_t>& t) const {
+expression_variables manifest::variables(const manifest_case& c,
+                                         const std::map<std::string, std::int64_t>& t) const {
     expression_variables vars = c.params;
     for (const auto& [name, value] : t) vars[name] = value;
     return vars;
@@ -150,15 +169,18 @@ const input_init& manifest::init_for(const manifest_case& c, const manifest_arg&
     return it != c.inputs.end() ? it->second : a.init;
 }
 
-launch_expressions read_launch_expressions(const rapidjson::Value& v, const launch_expressions& base) {
+launch_expressions read_launch_expressions(const rapidjson::Value& v,
+                                           const launch_expressions& base) {
     launch_expressions l = base;
     for (const char* key : {"grid", "block"}) {
         if (!v.HasMember(key)) continue;
         auto& dims = std::string(key) == "grid" ? l.grid : l.block;
         dims = {"1", "1", "1"};
-        for (rapidjson::SizeType i = 0; i < v[key].Size() && i < 3; ++i) dims[i] = json_scalar_text(v[key][i]);
+        for (rapidjson::SizeType i = 0; i < v[key].Size() && i < 3; ++i)
+            dims[i] = json_scalar_text(v[key][i]);
     }
-    if (v.HasMember("dynamic_shared_bytes")) l.dynamic_shared_bytes = json_scalar_text(v["dynamic_shared_bytes"]);
+    if (v.HasMember("dynamic_shared_bytes"))
+        l.dynamic_shared_bytes = json_scalar_text(v["dynamic_shared_bytes"]);
     return l;
 }
 
@@ -167,7 +189,8 @@ launch_config evaluate_launch(const launch_expressions& l, const expression_vari
     auto dim = [&vars](const std::string& e, const char* what) {
         const std::int64_t v = evaluate_integer_expression(e, vars);
         if (v < 1 || v > 0xFFFFFFFFll)
-            throw expression_error(std::string(what) + " '" + e + "' is " + std::to_string(v) + ", outside 1..2^32-1");
+            throw expression_error(std::string(what) + " '" + e + "' is " + std::to_string(v) +
+                                   ", outside 1..2^32-1");
         return static_cast<unsigned>(v);
     };
     for (int i = 0; i < 3; ++i) {
@@ -176,21 +199,25 @@ launch_config evaluate_launch(const launch_expressions& l, const expression_vari
     }
     const std::int64_t shared = evaluate_integer_expression(l.dynamic_shared_bytes, vars);
     if (shared < 0 || shared > 0xFFFFFFFFll)
-        throw expression_error("dynamic_shared_bytes '" + l.dynamic_shared_bytes + "' is " + std::to_string(shared));
+        throw expression_error("dynamic_shared_bytes '" + l.dynamic_shared_bytes + "' is " +
+                               std::to_string(shared));
     out.dynamic_shared_bytes = static_cast<unsigned>(shared);
     return out;
 }
 
 namespace {
 
-manifest_case read_case(const Value& jc, const std::string& field, const manifest& m, const context& ctx) {
+manifest_case read_case(const Value& jc, const std::string& field, const manifest& m,
+                        const context& ctx) {
     manifest_case mc;
     mc.name = jc["name"].GetString();
-    mc.kind = std::string(jc["kind"].GetString()) == "correctness" ? case_kind::correctness : case_kind::performance;
+    mc.kind = std::string(jc["kind"].GetString()) == "correctness" ? case_kind::correctness
+                                                                   : case_kind::performance;
     if (jc.HasMember("params"))
         for (const auto& p : jc["params"].GetObject()) {
             if (m.tunables.count(p.name.GetString()))
-                ctx.fail(field + ".params." + p.name.GetString(), "is also a tunable; pick another name");
+                ctx.fail(field + ".params." + p.name.GetString(),
+                         "is also a tunable; pick another name");
             mc.params[p.name.GetString()] = p.value.GetInt64();
         }
     if (jc.HasMember("launch")) mc.launch = read_launch_expressions(jc["launch"], m.launch);
@@ -199,15 +226,18 @@ manifest_case read_case(const Value& jc, const std::string& field, const manifes
             const std::string name = in.name.GetString();
             const manifest_arg* a = m.find_arg(name);
             if (!a || !a->has_input())
-                ctx.fail(field + ".inputs." + name, "no input or inout argument named '" + name + "'");
-            mc.inputs[name] = read_init(in.value, m.folder, a->type, ctx, field + ".inputs." + name);
+                ctx.fail(field + ".inputs." + name,
+                         "no input or inout argument named '" + name + "'");
+            mc.inputs[name] =
+                read_init(in.value, m.folder, a->type, ctx, field + ".inputs." + name);
         }
     if (jc.HasMember("expected"))
         for (const auto& ex : jc["expected"].GetObject()) {
             const std::string name = ex.name.GetString();
             const manifest_arg* a = m.find_arg(name);
             if (!a || !a->has_output())
-                ctx.fail(field + ".expected." + name, "no output or inout argument named '" + name + "'");
+                ctx.fail(field + ".expected." + name,
+                         "no output or inout argument named '" + name + "'");
             try {
                 mc.expected[name] = resolve_inside(m.folder, ex.value.GetString());
             } catch (const std::invalid_argument& e) {
@@ -224,18 +254,22 @@ void check_file_sizes(const manifest& m, const context& ctx) {
         for (const manifest_arg& a : m.args) {
             if (!a.is_buffer()) continue;
             const std::uint64_t bytes =
-                static_cast<std::uint64_t>(evaluate_integer_expression(a.count, mc.params)) * dtype_size(a.type);
+                static_cast<std::uint64_t>(evaluate_integer_expression(a.count, mc.params)) *
+                dtype_size(a.type);
             auto check_size = [&](const fs::path& p, const std::string& field) {
                 std::error_code ec;
                 const auto size = fs::file_size(p, ec);
                 if (ec) ctx.fail(field, "cannot read " + p.string());
                 if (size != bytes)
-                    ctx.fail(field, p.filename().string() + " holds " + std::to_string(size) + " bytes but '" +
-                                        a.name + "' needs " + std::to_string(bytes) + " (count " + a.count + " x " +
-                                        std::string(dtype_name(a.type)) + ") in case '" + mc.name + "'");
+                    ctx.fail(field, p.filename().string() + " holds " + std::to_string(size) +
+                                        " bytes but '" + a.name + "' needs " +
+                                        std::to_string(bytes) + " (count " + a.count + " x " +
+                                        std::string(dtype_name(a.type)) + ") in case '" + mc.name +
+                                        "'");
             };
             if (a.has_input() && m.init_for(mc, a).file)
-                check_size(*m.init_for(mc, a).file, "cases[" + std::to_string(c) + "] input '" + a.name + "'");
+                check_size(*m.init_for(mc, a).file,
+                           "cases[" + std::to_string(c) + "] input '" + a.name + "'");
             if (const auto it = mc.expected.find(a.name); it != mc.expected.end())
                 check_size(it->second, "cases[" + std::to_string(c) + "].expected." + a.name);
         }
@@ -261,16 +295,20 @@ manifest read_manifest(const fs::path& file) {
     if (doc.HasMember("description")) m.description = doc["description"].GetString();
     if (doc.HasMember("tunables"))
         for (const auto& t : doc["tunables"].GetObject())
-            for (const auto& v : t.value.GetArray()) m.tunables[t.name.GetString()].push_back(v.GetInt64());
+            for (const auto& v : t.value.GetArray())
+                m.tunables[t.name.GetString()].push_back(v.GetInt64());
     m.launch = read_launch_expressions(doc["launch"], launch_expressions{});
-    if (doc.HasMember("reference_launch")) m.reference_launch = read_launch_expressions(doc["reference_launch"], m.launch);
+    if (doc.HasMember("reference_launch"))
+        m.reference_launch = read_launch_expressions(doc["reference_launch"], m.launch);
     std::set<std::string> names;
     for (rapidjson::SizeType i = 0; i < doc["args"].Size(); ++i) {
         m.args.push_back(read_arg(doc["args"][i], i, m.folder, ctx));
         if (!names.insert(m.args.back().name).second)
-            ctx.fail("args[" + std::to_string(i) + "].name", "duplicate argument name '" + m.args.back().name + "'");
+            ctx.fail("args[" + std::to_string(i) + "].name",
+                     "duplicate argument name '" + m.args.back().name + "'");
     }
-    if (std::none_of(m.args.begin(), m.args.end(), [](const manifest_arg& a) { return a.has_output(); }))
+    if (std::none_of(m.args.begin(), m.args.end(),
+                     [](const manifest_arg& a) { return a.has_output(); }))
         ctx.fail("args", "no output or inout buffer: nothing to check");
 
     std::set<std::string> case_names;
@@ -280,8 +318,11 @@ manifest read_manifest(const fs::path& file) {
         if (!case_names.insert(m.cases.back().name).second)
             ctx.fail(field + ".name", "duplicate case name '" + m.cases.back().name + "'");
     }
-    if (std::none_of(m.cases.begin(), m.cases.end(), [](const manifest_case& c) { return c.kind == case_kind::performance; }))
-        ctx.fail("cases", "no performance case: at least one case must be of kind 'performance' to rank candidates");
+    if (std::none_of(m.cases.begin(), m.cases.end(),
+                     [](const manifest_case& c) { return c.kind == case_kind::performance; }))
+        ctx.fail("cases",
+                 "no performance case: at least one case must be of kind 'performance' to rank "
+                 "candidates");
     check_expressions(m, ctx);
     check_file_sizes(m, ctx);
     return m;

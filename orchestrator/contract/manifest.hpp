@@ -5,6 +5,8 @@
 /// tunables, and the named correctness and performance cases. Read once, checked
 /// whole (every expression evaluated for every case) before anything runs.
 
+#include <rapidjson/document.h>
+
 #include <array>
 #include <cstdint>
 #include <filesystem>
@@ -12,8 +14,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <rapidjson/document.h>
 
 #include "common/dtype.hpp"
 #include "common/request.hpp"
@@ -35,11 +35,11 @@ struct manifest_arg {
     std::string name;
     dtype type = dtype::f32;
     arg_kind kind = arg_kind::input;
-    std::string count;         // expression (buffers)
-    std::string value;         // expression or number literal (scalars)
+    std::string count;             // expression (buffers)
+    std::string value;             // expression or number literal (scalars)
     bool value_is_number = false;  // a float literal, not an integer expression
-    input_init init;           // inputs and inouts
-    tolerance tol;             // outputs and inouts
+    input_init init;               // inputs and inouts
+    tolerance tol;                 // outputs and inouts
 
     bool is_buffer() const { return kind != arg_kind::scalar; }
     bool has_input() const { return kind == arg_kind::input || kind == arg_kind::inout; }
@@ -74,8 +74,10 @@ struct manifest {
 
     /// The first value of every tunable: the configuration a kernel gets by default.
     std::map<std::string, std::int64_t> default_tunables() const;
-    /// Case parameters plus the given tunable values (tunables win on a name clash: never, checked).
-    expression_variables variables(const manifest_case& c, const std::map<std::string, std::int64_t>& tunables) const;
+    /// Case parameters plus the given tunable values (tunables win on a name clash: never,
+    /// checked).
+    expression_variables variables(const manifest_case& c,
+                                   const std::map<std::string, std::int64_t>& tunables) const;
     const input_init& init_for(const manifest_case& c, const manifest_arg& a) const;
     /// The argument with this name, or nullptr.
     const manifest_arg* find_arg(const std::string& name) const;
@@ -86,7 +88,8 @@ manifest read_manifest(const std::filesystem::path& file);
 
 /// A launch object ({grid, block, dynamic_shared_bytes}, numbers or expressions) over `base`:
 /// given dimensions replace the base's, missing trailing ones are 1.
-launch_expressions read_launch_expressions(const rapidjson::Value& v, const launch_expressions& base);
+launch_expressions read_launch_expressions(const rapidjson::Value& v,
+                                           const launch_expressions& base);
 
 /// An evaluated launch for one case under one tunable configuration.
 launch_config evaluate_launch(const launch_expressions& l, const expression_variables& vars);

@@ -22,7 +22,8 @@ Value relative_path(const fs::path& p, const fs::path& folder, allocator& a) {
 Value define_value(const std::string& text, allocator& a) {
     char* end = nullptr;
     const long long n = text.empty() ? 0 : std::strtoll(text.c_str(), &end, 10);
-    if (end && *end == '\0' && std::to_string(n) == text) return Value(static_cast<std::int64_t>(n));
+    if (end && *end == '\0' && std::to_string(n) == text)
+        return Value(static_cast<std::int64_t>(n));
     return json_text(text, a);
 }
 
@@ -34,7 +35,8 @@ Value kernel_json(const kernel_spec& k, allocator& a) {
     for (const auto& o : k.compile_options) options.PushBack(json_text(o, a), a);
     v.AddMember("compile_options", options, a);
     Value defines(rapidjson::kObjectType);
-    for (const auto& [name, text] : k.defines) defines.AddMember(json_text(name, a), define_value(text, a), a);
+    for (const auto& [name, text] : k.defines)
+        defines.AddMember(json_text(name, a), define_value(text, a), a);
     v.AddMember("defines", defines, a);
     return v;
 }
@@ -59,7 +61,8 @@ Value arg_json(const kernel_arg& arg, const fs::path& folder, allocator& a) {
     v.AddMember("count", static_cast<std::uint64_t>(arg.count), a);
     if (arg.input_file) v.AddMember("input_file", relative_path(*arg.input_file, folder, a), a);
     if (arg.generator) v.AddMember("generator", write_generator(*arg.generator, a), a);
-    if (arg.input_dump_file) v.AddMember("input_dump_file", relative_path(*arg.input_dump_file, folder, a), a);
+    if (arg.input_dump_file)
+        v.AddMember("input_dump_file", relative_path(*arg.input_dump_file, folder, a), a);
     if (arg.output_file) v.AddMember("output_file", relative_path(*arg.output_file, folder, a), a);
     return v;
 }
@@ -68,7 +71,8 @@ Value case_json(const run_case& c, const fs::path& folder, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("name", json_text(c.name, a), a);
     v.AddMember("measure", c.measure, a);
-    if (c.launch_index_base) v.AddMember("launch_index_base", static_cast<std::uint64_t>(c.launch_index_base), a);
+    if (c.launch_index_base)
+        v.AddMember("launch_index_base", static_cast<std::uint64_t>(c.launch_index_base), a);
     Value launch(rapidjson::kObjectType);
     launch.AddMember("grid", dim3_json(c.launch.grid, a), a);
     launch.AddMember("block", dim3_json(c.launch.block, a), a);

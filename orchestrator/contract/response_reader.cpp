@@ -12,7 +12,9 @@ using rapidjson::Value;
 
 namespace {
 
-std::string optional_text(const Value& v) { return v.IsString() ? v.GetString() : ""; }
+std::string optional_text(const Value& v) {
+    return v.IsString() ? v.GetString() : "";
+}
 
 compile_summary read_compile_block(const Value& comp) {
     compile_summary out;
@@ -21,7 +23,9 @@ compile_summary read_compile_block(const Value& comp) {
     out.wall_ms = comp["wall_ms"].GetDouble();
     out.log = comp["log"].GetString();
     const Value& res = comp["resources"];
-    auto count = [&res](const char* k) { return res[k].IsInt() ? std::optional<int>(res[k].GetInt()) : std::nullopt; };
+    auto count = [&res](const char* k) {
+        return res[k].IsInt() ? std::optional<int>(res[k].GetInt()) : std::nullopt;
+    };
     out.registers = count("registers");
     out.static_shared_bytes = count("static_shared_bytes");
     out.local_bytes = count("local_bytes");
@@ -45,7 +49,8 @@ response_timing read_timing(const Value& t) {
 response_case read_case(const Value& jc, const fs::path& folder) {
     response_case out;
     out.name = jc["name"].GetString();
-    out.status = k_case_run_statuses.parse(jc["status"].GetString()).value_or(case_run_status::skipped);
+    out.status =
+        k_case_run_statuses.parse(jc["status"].GetString()).value_or(case_run_status::skipped);
     out.error = optional_text(jc["error"]);
     out.measured = jc["measured"].GetBool();
     if (jc["timing"].IsObject()) out.timing = read_timing(jc["timing"]);
@@ -70,11 +75,13 @@ harness_response read_response(const fs::path& file) {
     const rapidjson::Document doc = parse_json(read_text_file(file), name);
     validate_json(doc, embedded_schema("response"), name);
     harness_response out;
-    out.status = k_response_statuses.parse(doc["status"].GetString()).value_or(response_status::internal_error);
+    out.status = k_response_statuses.parse(doc["status"].GetString())
+                     .value_or(response_status::internal_error);
     out.error = optional_text(doc["error"]);
     out.exit_code = doc["exit_code"].GetInt();
     if (doc["compile"].IsObject()) out.compile = read_compile_block(doc["compile"]);
-    for (const Value& jc : doc["cases"].GetArray()) out.cases.push_back(read_case(jc, file.parent_path()));
+    for (const Value& jc : doc["cases"].GetArray())
+        out.cases.push_back(read_case(jc, file.parent_path()));
     return out;
 }
 

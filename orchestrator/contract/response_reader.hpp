@@ -31,7 +31,7 @@ struct response_timing {
 
 struct response_output {
     std::string arg;
-    bool is_input_dump = false;   // role "input_dump": the inputs a reference launch saw
+    bool is_input_dump = false;  // role "input_dump": the inputs a reference launch saw
     std::filesystem::path file;  // resolved against the response's folder
     dtype type = dtype::f32;
     std::uint64_t count = 0;

@@ -13,9 +13,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string output_name(const std::string& case_name, const std::string& arg) { return case_name + "." + arg + ".bin"; }
+std::string output_name(const std::string& case_name, const std::string& arg) {
+    return case_name + "." + arg + ".bin";
+}
 
-std::string tail(const std::string& s, std::size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - n); }
+std::string tail(const std::string& s, std::size_t n) {
+    return s.size() <= n ? s : "..." + s.substr(s.size() - n);
+}
 
 // Every file input the manifest names, hard-linked (else copied) into folder/inputs/.
 void link_input_files(const manifest& m, const fs::path& folder) {
@@ -28,14 +32,15 @@ void link_input_files(const manifest& m, const fs::path& folder) {
 
 // Writes kernel.cu, the inputs and request.json into a fresh attempt folder; "" or why the
 // request could not be made.
-std::string prepare_folder(const attempt_evaluator& e, const manifest& m, const candidate& c, const fs::path& folder,
-                           bool reference) {
+std::string prepare_folder(const attempt_evaluator& e, const manifest& m, const candidate& c,
+                           const fs::path& folder, bool reference) {
     fs::create_directories(folder);
     write_file_atomic(folder / "kernel.cu", c.source);
     link_input_files(m, folder);
     try {
-        write_file_atomic(folder / "request.json",
-                          write_request_json(e.make_request(c, attempt_evaluator::request_paths{}, reference)));
+        write_file_atomic(
+            folder / "request.json",
+            write_request_json(e.make_request(c, attempt_evaluator::request_paths{}, reference)));
     } catch (const expression_error& ex) {
         return std::string("the launch does not evaluate: ") + ex.what();
     }
@@ -44,10 +49,14 @@ std::string prepare_folder(const attempt_evaluator& e, const manifest& m, const 
 
 verdict verdict_for(response_status s) {
     switch (s) {
-        case response_status::compile_error: return verdict::compile_error;
-        case response_status::invalid_request: return verdict::invalid_request;
-        case response_status::cuda_error: return verdict::cuda_error;
-        default: return verdict::harness_error;
+        case response_status::compile_error:
+            return verdict::compile_error;
+        case response_status::invalid_request:
+            return verdict::invalid_request;
+        case response_status::cuda_error:
+            return verdict::cuda_error;
+        default:
+            return verdict::harness_error;
     }
 }
 
@@ -79,18 +88,19 @@ std::string check_output(output_check& oc, const manifest_arg& arg, const fs::pa
     if (actual.size() != expected.size())
         return oc.arg + ": " + std::to_string(actual.size()) + " bytes but the oracle has " +
                std::to_string(expected.size());
-    oc.validation =
-        validate_output(arg.type, actual.data(), expected.data(), actual.size() / dtype_size(arg.type), arg.tol);
+    oc.validation = validate_output(arg.type, actual.data(), expected.data(),
+                                    actual.size() / dtype_size(arg.type), arg.tol);
     return oc.validation->passed ? "" : oc.arg + ": " + oc.validation->summary();
 }
 
 }  // namespace
 
-attempt_evaluator::attempt_evaluator(const manifest& m, evaluator_settings settings, process_runner& runner)
+attempt_evaluator::attempt_evaluator(const manifest& m, evaluator_settings settings,
+                                     process_runner& runner)
     : m_manifest(m), m_settings(std::move(settings)), m_runner(runner) {}
 
-run_case attempt_evaluator::make_case(const candidate& c, const manifest_case& mc, const request_paths& paths,
-                                      bool reference) const {
+run_case attempt_evaluator::make_case(const candidate& c, const manifest_case& mc,
+                                      const request_paths& paths, bool reference) const {
     std::map<std::string, std::int64_t> tunables = m_manifest.default_tunables();
     for (const auto& [k, v] : c.tunables) tunables[k] = v;
     const expression_variables vars = m_manifest.variables(mc, tunables);
@@ -100,7 +110,8 @@ run_case attempt_evaluator::make_case(const candidate& c, const manifest_case& m
     rc.measure = measured && !reference;
     // A candidate's checked launch of a measured case is the last timed one.
     if (reference && measured && m_settings.timing.fresh_inputs)
-        rc.launch_index_base = static_cast<std::uint64_t>(m_settings.timing.warmup + m_settings.timing.iterations);
+        rc.launch_index_base =
+            static_cast<std::uint64_t>(m_settings.timing.warmup + m_settings.timing.iterations);
     rc.launch = evaluate_launch(launch_for(c, m_manifest, mc), vars);
     for (const manifest_arg& ma : m_manifest.args) {
         kernel_arg& arg = rc.args.emplace_back();
@@ -108,16 +119,19 @@ run_case attempt_evaluator::make_case(const candidate& c, const manifest_case& m
         arg.type = ma.type;
         arg.is_buffer = ma.is_buffer();
         if (!arg.is_buffer) {
-            arg.scalar = ma.value_is_number ? scalar_number(std::stod(ma.value))
-                                            : scalar_number(evaluate_integer_expression(ma.value, vars));
+            arg.scalar = ma.value_is_number
+                             ? scalar_number(std::stod(ma.value))
+                             : scalar_number(evaluate_integer_expression(ma.value, vars));
             continue;
         }
         arg.count = static_cast<std::uint64_t>(evaluate_integer_expression(ma.count, mc.params));
         const std::string file_name = output_name(mc.name, ma.name);
         if (ma.has_input()) {
             const input_init& init = m_manifest.init_for(mc, ma);
-            if (init.file) arg.input_file = paths.inputs_prefix + init.file->filename().string();
-            else arg.generator = init.generator;
+            if (init.file)
+                arg.input_file = paths.inputs_prefix + init.file->filename().string();
+            else
+                arg.generator = init.generator;
             if (!init.file && reference) arg.input_dump_file = paths.inputs_prefix + file_name;
         }
         if (ma.has_output()) arg.output_file = paths.outputs_prefix + file_name;
@@ -125,7 +139,8 @@ run_case attempt_evaluator::make_case(const candidate& c, const manifest_case& m
     return rc;
 }
 
-request attempt_evaluator::make_request(const candidate& c, const request_paths& paths, bool reference) const {
+request attempt_evaluator::make_request(const candidate& c, const request_paths& paths,
+                                        bool reference) const {
     request req;
     req.kernel.source_name = paths.source_file;
     req.kernel.entry = c.entry;
@@ -137,7 +152,8 @@ request attempt_evaluator::make_request(const candidate& c, const request_paths&
     req.device = m_settings.device;
     req.timing = m_settings.timing;
     for (const manifest_case& mc : m_manifest.cases)
-        if (!paths.only_case || *paths.only_case == mc.name) req.cases.push_back(make_case(c, mc, paths, reference));
+        if (!paths.only_case || *paths.only_case == mc.name)
+            req.cases.push_back(make_case(c, mc, paths, reference));
     return req;
 }
 
@@ -147,9 +163,10 @@ compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::pa
         out.log = bad;
         return out;
     }
-    const process_result p = m_runner.run({m_settings.harness, (folder / "request.json").string(), "--compile-only",
-                                           "--quiet", "--response", (folder / "response.json").string()},
-                                          m_settings.timeout);
+    const process_result p =
+        m_runner.run({m_settings.harness, (folder / "request.json").string(), "--compile-only",
+                      "--quiet", "--response", (folder / "response.json").string()},
+                     m_settings.timeout);
     try {
         const harness_response response = read_response(folder / "response.json");
         if (response.compile) {
@@ -163,13 +180,15 @@ compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::pa
     return out;
 }
 
-std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& folder, attempt_result& r) const {
+std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& folder,
+                                                               attempt_result& r) const {
     const fs::path response = folder / "response.json";
     std::error_code ec;
     fs::remove(response, ec);
-    std::vector<std::string> argv = {m_settings.harness, (folder / "request.json").string(), "--response",
-                                     response.string(), "--quiet"};
-    if (!m_settings.cache_dir.empty()) argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});
+    std::vector<std::string> argv = {m_settings.harness, (folder / "request.json").string(),
+                                     "--response", response.string(), "--quiet"};
+    if (!m_settings.cache_dir.empty())
+        argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});
     const process_result p = m_runner.run(argv, m_settings.timeout);
     r.harness_exit_code = p.exit_code;
     r.harness_signal = p.signal;
@@ -177,7 +196,9 @@ std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& f
     r.harness_stderr = tail(p.stderr_text, 4000);
     write_file_atomic(folder / "harness.stderr.txt", p.stderr_text);
     if (p.failed_to_start || p.timed_out || p.signal) {
-        r.verdict = p.failed_to_start ? verdict::harness_error : p.timed_out ? verdict::timeout : verdict::crash;
+        r.verdict = p.failed_to_start ? verdict::harness_error
+                    : p.timed_out     ? verdict::timeout
+                                      : verdict::crash;
         r.reason = p.failed_to_start ? p.describe() : "cuda-harness " + p.describe();
         return std::nullopt;
     }
@@ -207,7 +228,9 @@ void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& ora
             if (first_failure.empty()) first_failure = "case '" + ce.name + "': " + ce.reason;
         }
     if (!first_failure.empty()) {
-        r.verdict = any_unwritten ? verdict::unwritten_output : any_nan ? verdict::nan_output : verdict::wrong_output;
+        r.verdict = any_unwritten ? verdict::unwritten_output
+                    : any_nan     ? verdict::nan_output
+                                  : verdict::wrong_output;
         r.reason = first_failure;
         return;
     }
@@ -218,11 +241,13 @@ void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& ora
     r.verdict = verdict::valid;
 }
 
-attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& folder, const oracle_files* oracle) const {
+attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& folder,
+                                           const oracle_files* oracle) const {
     attempt_result r;
     r.cand = c;
     r.folder = folder;
-    if (const std::string bad = prepare_folder(*this, m_manifest, c, folder, oracle == nullptr); !bad.empty()) {
+    if (const std::string bad = prepare_folder(*this, m_manifest, c, folder, oracle == nullptr);
+        !bad.empty()) {
         r.verdict = verdict::invalid_request;
         r.reason = bad;
         return r;
@@ -230,7 +255,8 @@ attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& f
     const std::optional<harness_response> response = run_harness(folder, r);
     if (!response) return r;
     if (response->compile) r.compile = *response->compile;
-    for (const response_case& rc : response->cases) r.cases.push_back(evaluate_case(rc, m_manifest));
+    for (const response_case& rc : response->cases)
+        r.cases.push_back(evaluate_case(rc, m_manifest));
     if (response->status != response_status::ok) {
         r.verdict = verdict_for(response->status);
         r.reason = response->error;

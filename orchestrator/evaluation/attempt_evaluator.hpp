@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "common/request.hpp"
-#include "orchestrator/contract/response_reader.hpp"
 #include "orchestrator/contract/candidate.hpp"
 #include "orchestrator/contract/manifest.hpp"
+#include "orchestrator/contract/response_reader.hpp"
 #include "orchestrator/evaluation/output_validator.hpp"
 #include "orchestrator/evaluation/runner_process.hpp"
 #include "orchestrator/evaluation/verdict.hpp"
@@ -67,17 +67,18 @@ struct evaluator_settings {
     std::string harness;  // cuda-harness binary
     std::chrono::milliseconds timeout{static_cast<long long>(k_default_harness_timeout_s * 1000)};
     int device = 0;
-    timing_config timing;                 // fresh_inputs true by default for the search
-    std::string cache_dir;                // "" = the harness's default
+    timing_config timing;   // fresh_inputs true by default for the search
+    std::string cache_dir;  // "" = the harness's default
 };
 
 class attempt_evaluator {
-public:
+  public:
     attempt_evaluator(const manifest& m, evaluator_settings settings, process_runner& runner);
 
     /// Runs the candidate in `folder`. With an oracle, outputs are checked against it; the
     /// reference run passes none and dumps every generated input instead.
-    attempt_result evaluate(const candidate& c, const std::filesystem::path& folder, const oracle_files* oracle) const;
+    attempt_result evaluate(const candidate& c, const std::filesystem::path& folder,
+                            const oracle_files* oracle) const;
 
     /// NVRTC only (cuda-harness --compile-only) for a candidate, in `folder`: no GPU run.
     /// The summary's log holds the error text when the harness failed before compiling.
@@ -97,11 +98,13 @@ public:
     /// does not evaluate.
     request make_request(const candidate& c, const request_paths& paths, bool reference) const;
 
-private:
-    run_case make_case(const candidate& c, const manifest_case& mc, const request_paths& paths, bool reference) const;
+  private:
+    run_case make_case(const candidate& c, const manifest_case& mc, const request_paths& paths,
+                       bool reference) const;
     /// Runs the harness on folder/request.json and fills r's harness fields; nullopt (with
     /// r's verdict and reason set) when there is no usable response.
-    std::optional<harness_response> run_harness(const std::filesystem::path& folder, attempt_result& r) const;
+    std::optional<harness_response> run_harness(const std::filesystem::path& folder,
+                                                attempt_result& r) const;
     /// Every output of every case against the oracle; sets r's verdict.
     void check_outputs(attempt_result& r, const oracle_files& oracle) const;
 

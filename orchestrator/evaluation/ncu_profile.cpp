@@ -15,7 +15,8 @@ namespace {
 
 const char* k_metrics =
     "gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_"
+    "elapsed,"
     "l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,launch__registers_per_thread,"
     "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,"
     "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,"
@@ -24,8 +25,9 @@ const char* k_metrics =
 
 }  // namespace
 
-ncu_profiler::ncu_profiler(const manifest& m, const attempt_evaluator& evaluator, process_runner& runner,
-                           std::string harness, fs::path run, std::chrono::milliseconds timeout)
+ncu_profiler::ncu_profiler(const manifest& m, const attempt_evaluator& evaluator,
+                           process_runner& runner, std::string harness, fs::path run,
+                           std::chrono::milliseconds timeout)
     : m_manifest(m),
       m_evaluator(evaluator),
       m_runner(runner),
@@ -44,14 +46,18 @@ std::string ncu_profiler::profile(const candidate& c, const std::string& case_na
         link_or_copy(e.path(), dir / "inputs" / e.path().filename());
     attempt_evaluator::request_paths paths;
     paths.only_case = case_name;
-    write_file_atomic(dir / "request.json", write_request_json(m_evaluator.make_request(c, paths, false)));
+    write_file_atomic(dir / "request.json",
+                      write_request_json(m_evaluator.make_request(c, paths, false)));
     const process_result p =
-        m_runner.run({"ncu", "--clock-control", "none", "--csv", "--metrics", k_metrics, "-k", "regex:" + c.entry,
-                      "--launch-count", "1", m_harness, (dir / "request.json").string(), "--no-stream-hold", "--quiet"},
+        m_runner.run({"ncu", "--clock-control", "none", "--csv", "--metrics", k_metrics, "-k",
+                      "regex:" + c.entry, "--launch-count", "1", m_harness,
+                      (dir / "request.json").string(), "--no-stream-hold", "--quiet"},
                      m_timeout);
     if (p.failed_to_start) return "profile unavailable: " + p.stderr_text;
     const std::string table = metrics_from_ncu_csv(p.stdout_text);
-    return table.empty() ? "profile failed: ncu " + p.describe() + ": " + p.stderr_text.substr(0, 600) : table;
+    return table.empty()
+               ? "profile failed: ncu " + p.describe() + ": " + p.stderr_text.substr(0, 600)
+               : table;
 }
 
 std::string metrics_from_ncu_csv(const std::string& csv) {
@@ -61,10 +67,12 @@ std::string metrics_from_ncu_csv(const std::string& csv) {
     while (std::getline(in, line)) {
         // "ID","Process ID",...,"Metric Name","Metric Unit","Metric Value": the last three fields.
         std::vector<std::string> fields;
-        for (auto it = std::sregex_iterator(line.begin(), line.end(), field); it != std::sregex_iterator(); ++it)
+        for (auto it = std::sregex_iterator(line.begin(), line.end(), field);
+             it != std::sregex_iterator(); ++it)
             fields.push_back((*it)[1]);
         if (fields.size() < 3 || fields[fields.size() - 3] == "Metric Name") continue;
-        table += fields[fields.size() - 3] + ": " + fields.back() + " " + fields[fields.size() - 2] + "\n";
+        table += fields[fields.size() - 3] + ": " + fields.back() + " " +
+                 fields[fields.size() - 2] + "\n";
     }
     return table;
 }

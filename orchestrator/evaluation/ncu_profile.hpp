@@ -13,13 +13,13 @@
 namespace cuopt {
 
 class ncu_profiler {
-public:
-    ncu_profiler(const manifest& m, const attempt_evaluator& evaluator, process_runner& runner, std::string harness,
-                 std::filesystem::path run, std::chrono::milliseconds timeout);
+  public:
+    ncu_profiler(const manifest& m, const attempt_evaluator& evaluator, process_runner& runner,
+                 std::string harness, std::filesystem::path run, std::chrono::milliseconds timeout);
 
     std::string profile(const candidate& c, const std::string& case_name);
 
-private:
+  private:
     const manifest& m_manifest;
     const attempt_evaluator& m_evaluator;
     process_runner& m_runner;

@@ -10,14 +10,15 @@ namespace {
 
 std::uint64_t bits_at(dtype type, const void* data, std::size_t i) {
     std::uint64_t v = 0;
-    std::memcpy(&v, static_cast<const unsigned char*>(data) + i * dtype_size(type), dtype_size(type));
+    std::memcpy(&v, static_cast<const unsigned char*>(data) + i * dtype_size(type),
+                dtype_size(type));
     return v;
 }
 
 }  // namespace
 
-validation_result validate_output(dtype type, const void* actual, const void* expected, std::size_t count,
-                                  const tolerance& tol) {
+validation_result validate_output(dtype type, const void* actual, const void* expected,
+                                  std::size_t count, const tolerance& tol) {
     validation_result r;
     r.count = count;
     const bool floating = is_float(type);
@@ -28,7 +29,8 @@ validation_result validate_output(dtype type, const void* actual, const void* ex
         const double e = element_as_double(type, expected, i);
         bool bad = false;
         double excess = 0;
-        if (bits_at(type, actual, i) == poison && (floating || bits_at(type, expected, i) != poison)) {
+        if (bits_at(type, actual, i) == poison &&
+            (floating || bits_at(type, expected, i) != poison)) {
             ++r.unwritten;
             bad = true;
             excess = INFINITY;
@@ -37,7 +39,8 @@ validation_result validate_output(dtype type, const void* actual, const void* ex
             bad = true;
             excess = INFINITY;
         } else if (floating && !std::isfinite(e)) {
-            bad = !(std::isnan(x) && std::isnan(e)) && x != e;  // the oracle's own NaN/Inf must be matched
+            bad = !(std::isnan(x) && std::isnan(e)) &&
+                  x != e;  // the oracle's own NaN/Inf must be matched
             excess = bad ? INFINITY : 0;
         } else if (floating) {
             const double abs_err = std::fabs(x - e);
@@ -73,16 +76,16 @@ std::string validation_result::summary() const {
     std::ostringstream s;
     s.precision(9);
     if (passed) {
-        s << "all " << count << " elements within tolerance; max abs error " << max_abs_error << ", relative L2 "
-          << relative_l2_error;
+        s << "all " << count << " elements within tolerance; max abs error " << max_abs_error
+          << ", relative L2 " << relative_l2_error;
         return s.str();
     }
     s << mismatches << " of " << count << " elements differ";
     if (unwritten) s << " (" << unwritten << " never written)";
     if (non_finite) s << " (" << non_finite << " NaN/Inf)";
     s << "; worst [" << worst_index << "]: got " << worst_actual << ", expected " << worst_expected
-      << "; max abs error " << max_abs_error << ", max rel error " << max_rel_error << ", relative L2 "
-      << relative_l2_error;
+      << "; max abs error " << max_abs_error << ", max rel error " << max_rel_error
+      << ", relative L2 " << relative_l2_error;
     return s.str();
 }
 

@@ -20,10 +20,10 @@ struct tolerance {
 struct validation_result {
     bool passed = false;
     std::size_t count = 0;
-    std::size_t mismatches = 0;    // elements outside tolerance (including the two below)
-    std::size_t non_finite = 0;    // NaN/Inf where the oracle is finite
-    std::size_t unwritten = 0;     // elements still holding the poison pattern
-    std::size_t worst_index = 0;   // element with the largest excess over its tolerance
+    std::size_t mismatches = 0;   // elements outside tolerance (including the two below)
+    std::size_t non_finite = 0;   // NaN/Inf where the oracle is finite
+    std::size_t unwritten = 0;    // elements still holding the poison pattern
+    std::size_t worst_index = 0;  // element with the largest excess over its tolerance
     double worst_actual = 0, worst_expected = 0;
     double max_abs_error = 0, max_rel_error = 0;
     double relative_l2_error = 0;  // ||x - r|| / ||r|| over finite elements
@@ -32,7 +32,7 @@ struct validation_result {
 };
 
 /// Compares `count` elements of `actual` with `expected` (both raw buffers of `type`).
-validation_result validate_output(dtype type, const void* actual, const void* expected, std::size_t count,
-                                  const tolerance& tol);
+validation_result validate_output(dtype type, const void* actual, const void* expected,
+                                  std::size_t count, const tolerance& tol);
 
 }  // namespace cuopt

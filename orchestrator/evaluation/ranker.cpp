@@ -14,7 +14,8 @@ std::optional<double> geometric_mean(const std::vector<double>& values) {
     return std::exp(log_sum / static_cast<double>(values.size()));
 }
 
-ranking_decision rank_candidate(std::optional<double> best_ms, double candidate_ms, double min_gain) {
+ranking_decision rank_candidate(std::optional<double> best_ms, double candidate_ms,
+                                double min_gain) {
     ranking_decision d;
     if (!best_ms) {
         d.becomes_best = true;

@@ -18,6 +18,7 @@ struct ranking_decision {
 
 /// Decides whether a candidate with `candidate_ms` replaces a best with `best_ms`
 /// (none yet: it does). min_gain 0.01: its speedup over the best must exceed 1.01.
-ranking_decision rank_candidate(std::optional<double> best_ms, double candidate_ms, double min_gain);
+ranking_decision rank_candidate(std::optional<double> best_ms, double candidate_ms,
+                                double min_gain);
 
 }  // namespace cuopt

@@ -25,8 +25,9 @@ struct own_process_group : bp::extend::handler {
 };
 
 class child_process_runner final : public process_runner {
-public:
-    process_result run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) override {
+  public:
+    process_result run(const std::vector<std::string>& argv,
+                       std::chrono::milliseconds timeout) override {
         process_result r;
         const auto start = std::chrono::steady_clock::now();
         boost::asio::io_context io;
@@ -36,12 +37,15 @@ public:
         bp::child child;
         try {
             // A bare name ("ncu") is looked up on PATH, as a shell would.
-            const boost::filesystem::path program =
-                argv.at(0).find('/') == std::string::npos ? bp::search_path(argv.at(0)) : boost::filesystem::path(argv.at(0));
+            const boost::filesystem::path program = argv.at(0).find('/') == std::string::npos
+                                                        ? bp::search_path(argv.at(0))
+                                                        : boost::filesystem::path(argv.at(0));
             if (program.empty()) throw std::runtime_error("not found on PATH");
-            child = bp::child(bp::exe = program, bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
-                              bp::std_in.close(), bp::std_out > out, bp::std_err > err, io, own_process_group{},
-                              bp::on_exit = [&exited](int, const std::error_code&) { exited = true; });
+            child = bp::child(
+                bp::exe = program,
+                bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
+                bp::std_in.close(), bp::std_out > out, bp::std_err > err, io, own_process_group{},
+                bp::on_exit = [&exited](int, const std::error_code&) { exited = true; });
         } catch (const std::exception& e) {
             r.failed_to_start = true;
             r.stderr_text = std::string("cannot start ") + argv.at(0) + ": " + e.what();
@@ -58,11 +62,15 @@ public:
         }
         child.wait();
         const int status = child.native_exit_code();
-        if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-        else if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+        if (WIFSIGNALED(status))
+            r.signal = WTERMSIG(status);
+        else if (WIFEXITED(status))
+            r.exit_code = WEXITSTATUS(status);
         r.stdout_text = out.valid() ? out.get() : "";
         r.stderr_text = err.valid() ? err.get() : "";
-        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        r.wall_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
         return r;
     }
 };
@@ -71,11 +79,16 @@ public:
 
 std::string process_result::describe() const {
     if (failed_to_start) return stderr_text;
-    if (timed_out) return "timed out after " + std::to_string(static_cast<long long>(wall_ms)) + " ms and was killed";
-    if (signal) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+    if (timed_out)
+        return "timed out after " + std::to_string(static_cast<long long>(wall_ms)) +
+               " ms and was killed";
+    if (signal)
+        return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
     return "exit " + std::to_string(exit_code);
 }
 
-std::unique_ptr<process_runner> make_child_process_runner() { return std::make_unique<child_process_runner>(); }
+std::unique_ptr<process_runner> make_child_process_runner() {
+    return std::make_unique<child_process_runner>();
+}
 
 }  // namespace cuopt

@@ -12,9 +12,9 @@
 namespace cuopt {
 
 struct process_result {
-    int exit_code = -1;       // valid when signal == 0 and !timed_out
-    int signal = 0;           // the signal that ended it (SIGKILL after a timeout)
-    bool timed_out = false;   // killed by us when the wall-clock limit passed
+    int exit_code = -1;      // valid when signal == 0 and !timed_out
+    int signal = 0;          // the signal that ended it (SIGKILL after a timeout)
+    bool timed_out = false;  // killed by us when the wall-clock limit passed
     bool failed_to_start = false;
     std::string stdout_text;
     std::string stderr_text;
@@ -24,10 +24,11 @@ struct process_result {
 };
 
 class process_runner {
-public:
+  public:
     virtual ~process_runner() = default;
     /// argv[0] is the program. Never throws for the child's failures: they are data.
-    virtual process_result run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) = 0;
+    virtual process_result run(const std::vector<std::string>& argv,
+                               std::chrono::milliseconds timeout) = 0;
 };
 
 /// The real runner: a child process, its pipes read asynchronously, SIGKILL on timeout.

@@ -21,21 +21,33 @@ enum class verdict {
     harness_error,       // the harness could not start or wrote no usable response
 };
 
-inline constexpr auto k_verdicts = make_name_table<verdict>({
-    {verdict::valid, "valid"}, {verdict::compile_error, "compile_error"},
-    {verdict::invalid_request, "invalid_request"}, {verdict::invalid_submission, "invalid_submission"},
-    {verdict::cuda_error, "cuda_error"}, {verdict::crash, "crash"}, {verdict::timeout, "timeout"},
-    {verdict::wrong_output, "wrong_output"}, {verdict::unwritten_output, "unwritten_output"},
-    {verdict::nan_output, "nan_output"}, {verdict::harness_error, "harness_error"}});
+inline constexpr auto k_verdicts =
+    make_name_table<verdict>({{verdict::valid, "valid"},
+                              {verdict::compile_error, "compile_error"},
+                              {verdict::invalid_request, "invalid_request"},
+                              {verdict::invalid_submission, "invalid_submission"},
+                              {verdict::cuda_error, "cuda_error"},
+                              {verdict::crash, "crash"},
+                              {verdict::timeout, "timeout"},
+                              {verdict::wrong_output, "wrong_output"},
+                              {verdict::unwritten_output, "unwritten_output"},
+                              {verdict::nan_output, "nan_output"},
+                              {verdict::harness_error, "harness_error"}});
 
-inline const char* to_string(verdict v) { return k_verdicts.name(v); }
+inline const char* to_string(verdict v) {
+    return k_verdicts.name(v);
+}
 
 /// One case of an attempt: it ran and every output matched, it did not, or it never ran.
 enum class case_status { passed, failed, not_run };
 
-inline constexpr auto k_case_statuses = make_name_table<case_status>({
-    {case_status::passed, "passed"}, {case_status::failed, "failed"}, {case_status::not_run, "not_run"}});
+inline constexpr auto k_case_statuses =
+    make_name_table<case_status>({{case_status::passed, "passed"},
+                                  {case_status::failed, "failed"},
+                                  {case_status::not_run, "not_run"}});
 
-inline const char* to_string(case_status s) { return k_case_statuses.name(s); }
+inline const char* to_string(case_status s) {
+    return k_case_statuses.name(s);
+}
 
 }  // namespace cuopt

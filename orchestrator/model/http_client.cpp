@@ -38,7 +38,8 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     const auto colon = line.find(':');
     if (colon != std::string::npos) {
         std::string name = line.substr(0, colon);
-        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+        std::transform(name.begin(), name.end(), name.begin(),
+                       [](unsigned char c) { return std::tolower(c); });
         std::string value = line.substr(colon + 1);
         value.erase(0, value.find_first_not_of(" \t"));
         value.erase(value.find_last_not_of(" \t\r\n") + 1);
@@ -48,7 +49,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
 }
 
 class curl_transport final : public http_transport {
-public:
+  public:
     http_response post(const http_request& req) override {
         init_curl_once();
         http_response r;
@@ -64,10 +65,12 @@ public:
         curl_easy_setopt(c.h, CURLOPT_URL, req.url.c_str());
         curl_easy_setopt(c.h, CURLOPT_POST, 1L);
         curl_easy_setopt(c.h, CURLOPT_POSTFIELDS, req.body.data());
-        curl_easy_setopt(c.h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+        curl_easy_setopt(c.h, CURLOPT_POSTFIELDSIZE_LARGE,
+                         static_cast<curl_off_t>(req.body.size()));
         curl_easy_setopt(c.h, CURLOPT_HTTPHEADER, headers.list);
         curl_easy_setopt(c.h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
-        curl_easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<long long>(req.timeout.count(), 30000)));
+        curl_easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT_MS,
+                         static_cast<long>(std::min<long long>(req.timeout.count(), 30000)));
         curl_easy_setopt(c.h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &r.body);
@@ -77,11 +80,14 @@ public:
         curl_easy_setopt(c.h, CURLOPT_ERRORBUFFER, error);
         const auto start = std::chrono::steady_clock::now();
         const CURLcode rc = curl_easy_perform(c.h);
-        r.latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        r.latency_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
         curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &r.status);
         if (rc != CURLE_OK) {
             r.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
-            r.transport_error = std::string(curl_easy_strerror(rc)) + (error[0] ? std::string(": ") + error : "");
+            r.transport_error =
+                std::string(curl_easy_strerror(rc)) + (error[0] ? std::string(": ") + error : "");
         }
         return r;
     }
@@ -89,6 +95,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<http_transport> make_curl_transport() { return std::make_unique<curl_transport>(); }
+std::unique_ptr<http_transport> make_curl_transport() {
+    return std::make_unique<curl_transport>();
+}
 
 }  // namespace cuopt

@@ -19,8 +19,8 @@ struct http_request {
 };
 
 struct http_response {
-    long status = 0;                 // 0 when no response arrived
-    std::string transport_error;     // "" on a complete exchange; else what went wrong
+    long status = 0;              // 0 when no response arrived
+    std::string transport_error;  // "" on a complete exchange; else what went wrong
     bool timed_out = false;
     std::map<std::string, std::string> headers;  // lower-case names
     std::string body;
@@ -28,7 +28,7 @@ struct http_response {
 };
 
 class http_transport {
-public:
+  public:
     virtual ~http_transport() = default;
     virtual http_response post(const http_request& request) = 0;
 };

@@ -11,15 +11,18 @@ namespace cuopt {
 
 using rapidjson::Value;
 
-std::optional<double> estimate_cost(const price_table& prices, const std::string& model, const llm_totals& t) {
+std::optional<double> estimate_cost(const price_table& prices, const std::string& model,
+                                    const llm_totals& t) {
     const auto it = prices.find(model);
     if (it == prices.end()) return std::nullopt;
     return (static_cast<double>(t.usage.prompt) * it->second.input_per_mtok +
-            static_cast<double>(t.usage.completion) * it->second.output_per_mtok) / 1e6;
+            static_cast<double>(t.usage.completion) * it->second.output_per_mtok) /
+           1e6;
 }
 
-llm_client::llm_client(llm_settings settings, std::string api_key, http_transport& transport, retry_settings retries,
-                       llm_budget budget, std::filesystem::path record_folder, sleeper sleep)
+llm_client::llm_client(llm_settings settings, std::string api_key, http_transport& transport,
+                       retry_settings retries, llm_budget budget,
+                       std::filesystem::path record_folder, sleeper sleep)
     : m_settings(std::move(settings)),
       m_key(std::move(api_key)),
       m_transport(transport),
@@ -31,10 +34,12 @@ llm_client::llm_client(llm_settings settings, std::string api_key, http_transpor
 model_reply llm_client::send(const std::string& system, const std::vector<chat_turn>& turns,
                              const std::vector<tool_spec>& tools) {
     if (m_budget.max_calls > 0 && m_totals.calls >= m_budget.max_calls)
-        throw llm_budget_exhausted("the run's budget of " + std::to_string(m_budget.max_calls) + " model calls is spent");
+        throw llm_budget_exhausted("the run's budget of " + std::to_string(m_budget.max_calls) +
+                                   " model calls is spent");
     const long long used = m_totals.usage.prompt + m_totals.usage.completion;
     if (m_budget.max_tokens_total > 0 && used >= m_budget.max_tokens_total)
-        throw llm_budget_exhausted("the run's budget of " + std::to_string(m_budget.max_tokens_total) +
+        throw llm_budget_exhausted("the run's budget of " +
+                                   std::to_string(m_budget.max_tokens_total) +
                                    " tokens is spent (" + std::to_string(used) + " used)");
     const http_request request = build_model_request(m_settings, m_key, system, turns, tools);
     const exchange_result result = post_with_retries(m_transport, request, m_retries, m_sleep);
@@ -58,8 +63,8 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
     return reply;
 }
 
-void llm_client::record(const http_request& request, const exchange_result& result, const std::optional<model_reply>& reply,
-                        const std::string& error) {
+void llm_client::record(const http_request& request, const exchange_result& result,
+                        const std::optional<model_reply>& reply, const std::string& error) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     d.AddMember("schema_version", 1, a);
@@ -88,7 +93,8 @@ void llm_client::record(const http_request& request, const exchange_result& resu
         latency += at.latency_ms + at.waited_ms;
     }
     d.AddMember("latency_ms", latency, a);
-    d.AddMember("retries", static_cast<int>(result.attempts.empty() ? 0 : result.attempts.size() - 1), a);
+    d.AddMember("retries",
+                static_cast<int>(result.attempts.empty() ? 0 : result.attempts.size() - 1), a);
     d.AddMember("attempts", attempts, a);
     Value usage;
     if (reply) {

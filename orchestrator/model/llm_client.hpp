@@ -27,17 +27,18 @@ struct llm_totals {
 
 /// The run's budget is spent: stop reason budget_exhausted.
 class llm_budget_exhausted : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 /// The API refused for good (a 4xx other than 429) or stayed unreachable after retries.
 class llm_api_error : public std::runtime_error {
-public:
-    llm_api_error(long status, const std::string& message) : std::runtime_error(message), m_status(status) {}
+  public:
+    llm_api_error(long status, const std::string& message)
+        : std::runtime_error(message), m_status(status) {}
     long status() const { return m_status; }
 
-private:
+  private:
     long m_status;
 };
 
@@ -49,23 +50,26 @@ struct model_price {
 using price_table = std::map<std::string, model_price>;
 
 /// Estimated cost of the totals; nullopt ("unknown", never 0) for a model not in the table.
-std::optional<double> estimate_cost(const price_table& prices, const std::string& model, const llm_totals& totals);
+std::optional<double> estimate_cost(const price_table& prices, const std::string& model,
+                                    const llm_totals& totals);
 
 class llm_client {
-public:
-    llm_client(llm_settings settings, std::string api_key, http_transport& transport, retry_settings retries,
-               llm_budget budget, std::filesystem::path record_folder, sleeper sleep = {});
+  public:
+    llm_client(llm_settings settings, std::string api_key, http_transport& transport,
+               retry_settings retries, llm_budget budget, std::filesystem::path record_folder,
+               sleeper sleep = {});
 
     /// One exchange. Throws llm_budget_exhausted (nothing sent), llm_api_error, or
     /// model_protocol_error (the reply was recorded but is not what the API documents).
-    model_reply send(const std::string& system, const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools);
+    model_reply send(const std::string& system, const std::vector<chat_turn>& turns,
+                     const std::vector<tool_spec>& tools);
 
     const llm_totals& totals() const { return m_totals; }
     const llm_settings& settings() const { return m_settings; }
 
-private:
-    void record(const http_request& request, const exchange_result& result, const std::optional<model_reply>& reply,
-                const std::string& error);
+  private:
+    void record(const http_request& request, const exchange_result& result,
+                const std::optional<model_reply>& reply, const std::string& error);
 
     llm_settings m_settings;
     std::string m_key;

@@ -17,7 +17,8 @@ namespace {
 Value parsed(const std::string& json, allocator& a, const std::string& what) {
     rapidjson::Document d;
     d.Parse(json.c_str(), json.size());
-    if (d.HasParseError()) throw model_protocol_error(what + " is not valid JSON: " + json.substr(0, 200));
+    if (d.HasParseError())
+        throw model_protocol_error(what + " is not valid JSON: " + json.substr(0, 200));
     return Value(d, a);
 }
 
@@ -26,8 +27,9 @@ std::string trim_slash(std::string s) {
     return s;
 }
 
-http_request openai_request(const llm_settings& s, const std::string& key, const std::string& system,
-                            const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools) {
+http_request openai_request(const llm_settings& s, const std::string& key,
+                            const std::string& system, const std::vector<chat_turn>& turns,
+                            const std::vector<tool_spec>& tools) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     d.AddMember("model", json_text(s.model, a), a);
@@ -73,20 +75,24 @@ http_request openai_request(const llm_settings& s, const std::string& key, const
         ts.PushBack(tool, a);
     }
     if (!tools.empty()) d.AddMember("tools", ts, a);
-    if (!s.reasoning_effort.empty()) d.AddMember("reasoning_effort", json_text(s.reasoning_effort, a), a);
+    if (!s.reasoning_effort.empty())
+        d.AddMember("reasoning_effort", json_text(s.reasoning_effort, a), a);
     if (s.temperature) d.AddMember("temperature", *s.temperature, a);
     d.AddMember("max_completion_tokens", s.max_output_tokens, a);
     http_request r;
-    r.url = trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url) + "/chat/completions";
+    r.url = trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url) +
+            "/chat/completions";
     r.headers["Content-Type"] = "application/json";
-    if (!key.empty()) r.headers["Authorization"] = "Bearer " + key;  // local servers often need none
+    if (!key.empty())
+        r.headers["Authorization"] = "Bearer " + key;  // local servers often need none
     r.body = to_compact_json(d);
     r.timeout = s.timeout;
     return r;
 }
 
-http_request anthropic_request(const llm_settings& s, const std::string& key, const std::string& system,
-                               const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools) {
+http_request anthropic_request(const llm_settings& s, const std::string& key,
+                               const std::string& system, const std::vector<chat_turn>& turns,
+                               const std::vector<tool_spec>& tools) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     d.AddMember("model", json_text(s.model, a), a);
@@ -115,7 +121,8 @@ http_request anthropic_request(const llm_settings& s, const std::string& key, co
                 block.AddMember("type", "tool_use", a);
                 block.AddMember("id", json_text(c.id, a), a);
                 block.AddMember("name", json_text(c.name, a), a);
-                block.AddMember("input", parsed(c.arguments_json, a, "tool call " + c.name + " input"), a);
+                block.AddMember("input",
+                                parsed(c.arguments_json, a, "tool call " + c.name + " input"), a);
                 content.PushBack(block, a);
             }
         }
@@ -123,7 +130,8 @@ http_request anthropic_request(const llm_settings& s, const std::string& key, co
         if (t.who == chat_turn::role::tool_result && !messages.Empty()) {
             Value& last = messages[messages.Size() - 1];
             if (std::string(last["role"].GetString()) == "user" && last["content"].IsArray() &&
-                last["content"].Size() > 0 && std::string(last["content"][0]["type"].GetString()) == "tool_result") {
+                last["content"].Size() > 0 &&
+                std::string(last["content"][0]["type"].GetString()) == "tool_result") {
                 last["content"].PushBack(content[0], a);
                 continue;
             }
@@ -137,13 +145,15 @@ http_request anthropic_request(const llm_settings& s, const std::string& key, co
         Value tool(rapidjson::kObjectType);
         tool.AddMember("name", json_text(t.name, a), a);
         tool.AddMember("description", json_text(t.description, a), a);
-        tool.AddMember("input_schema", parsed(t.parameters_schema, a, "tool " + t.name + " schema"), a);
+        tool.AddMember("input_schema", parsed(t.parameters_schema, a, "tool " + t.name + " schema"),
+                       a);
         ts.PushBack(tool, a);
     }
     if (!tools.empty()) d.AddMember("tools", ts, a);
     if (s.temperature) d.AddMember("temperature", *s.temperature, a);
     http_request r;
-    r.url = trim_slash(s.base_url.empty() ? "https://api.anthropic.com" : s.base_url) + "/v1/messages";
+    r.url =
+        trim_slash(s.base_url.empty() ? "https://api.anthropic.com" : s.base_url) + "/v1/messages";
     r.headers["Content-Type"] = "application/json";
     r.headers["anthropic-version"] = "2023-06-01";
     if (!key.empty()) r.headers["x-api-key"] = key;
@@ -159,14 +169,16 @@ long long number_at(const Value& obj, const char* key) {
 }
 
 const Value& member(const Value& obj, const char* key, const std::string& where) {
-    if (!obj.IsObject() || !obj.HasMember(key)) throw model_protocol_error(where + ": missing '" + key + "'");
+    if (!obj.IsObject() || !obj.HasMember(key))
+        throw model_protocol_error(where + ": missing '" + key + "'");
     return obj[key];
 }
 
 }  // namespace
 
-http_request build_model_request(const llm_settings& s, const std::string& key, const std::string& system,
-                                 const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools) {
+http_request build_model_request(const llm_settings& s, const std::string& key,
+                                 const std::string& system, const std::vector<chat_turn>& turns,
+                                 const std::vector<tool_spec>& tools) {
     return s.provider == llm_provider::openai ? openai_request(s, key, system, turns, tools)
                                               : anthropic_request(s, key, system, turns, tools);
 }
@@ -179,9 +191,11 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
     model_reply r;
     if (provider == llm_provider::openai) {
         const Value& choices = member(d, "choices", "reply");
-        if (!choices.IsArray() || choices.Empty()) throw model_protocol_error("reply: 'choices' is empty");
+        if (!choices.IsArray() || choices.Empty())
+            throw model_protocol_error("reply: 'choices' is empty");
         const Value& msg = member(choices[0], "message", "reply.choices[0]");
-        if (msg.HasMember("content") && msg["content"].IsString()) r.text = msg["content"].GetString();
+        if (msg.HasMember("content") && msg["content"].IsString())
+            r.text = msg["content"].GetString();
         if (choices[0].HasMember("finish_reason") && choices[0]["finish_reason"].IsString())
             r.stop_reason = choices[0]["finish_reason"].GetString();
         if (msg.HasMember("tool_calls") && msg["tool_calls"].IsArray())
@@ -216,7 +230,8 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
             r.calls.push_back(call);
         }
     }
-    if (d.HasMember("stop_reason") && d["stop_reason"].IsString()) r.stop_reason = d["stop_reason"].GetString();
+    if (d.HasMember("stop_reason") && d["stop_reason"].IsString())
+        r.stop_reason = d["stop_reason"].GetString();
     const Value& u = d.HasMember("usage") ? d["usage"] : Value().Move();
     r.usage.prompt = number_at(u, "input_tokens");
     r.usage.completion = number_at(u, "output_tokens");
@@ -227,7 +242,8 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
 std::string redact(std::string text, const std::vector<std::string>& secrets) {
     for (const std::string& s : secrets) {
         if (s.empty()) continue;
-        for (std::size_t pos; (pos = text.find(s)) != std::string::npos;) text.replace(pos, s.size(), "[REDACTED]");
+        for (std::size_t pos; (pos = text.find(s)) != std::string::npos;)
+            text.replace(pos, s.size(), "[REDACTED]");
     }
     return text;
 }
@@ -239,8 +255,10 @@ std::string record_request(const http_request& request, const std::vector<std::s
     Value headers(rapidjson::kObjectType);
     for (const auto& [name, value] : request.headers) {
         std::string lower = name;
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-        if (lower == "authorization" || lower == "x-api-key" || lower == "api-key" || lower == "proxy-authorization")
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return std::tolower(c); });
+        if (lower == "authorization" || lower == "x-api-key" || lower == "api-key" ||
+            lower == "proxy-authorization")
             continue;  // credentials never leave the process
         headers.AddMember(json_text(name, a), json_text(value, a), a);
     }

@@ -17,8 +17,8 @@ namespace cuopt {
 
 enum class llm_provider { openai, anthropic };
 
-inline constexpr auto k_llm_providers =
-    make_name_table<llm_provider>({{llm_provider::openai, "openai"}, {llm_provider::anthropic, "anthropic"}});
+inline constexpr auto k_llm_providers = make_name_table<llm_provider>(
+    {{llm_provider::openai, "openai"}, {llm_provider::anthropic, "anthropic"}});
 
 /// The model a provider gets when none is named: the one place these names live.
 constexpr const char* default_model(llm_provider p) {
@@ -28,9 +28,9 @@ constexpr const char* default_model(llm_provider p) {
 struct llm_settings {
     llm_provider provider = llm_provider::openai;
     std::string model = default_model(llm_provider::openai);
-    std::string base_url;                   // "" = the provider's own
+    std::string base_url;                     // "" = the provider's own
     std::string reasoning_effort = "medium";  // OpenAI reasoning models; "" to leave out
-    std::optional<double> temperature;      // only where the model accepts it
+    std::optional<double> temperature;        // only where the model accepts it
     int max_output_tokens = 16000;
     std::chrono::milliseconds timeout{180000};
 };
@@ -49,10 +49,10 @@ struct tool_call {
 
 struct chat_turn {
     enum class role { user, assistant, tool_result } who = role::user;
-    std::string text;                 // user/assistant text, or the tool result
-    std::vector<tool_call> calls;     // assistant turns
-    std::string tool_call_id;         // tool results
-    std::string tool_name;            // tool results (OpenAI wants it implicit, Anthropic by id)
+    std::string text;              // user/assistant text, or the tool result
+    std::vector<tool_call> calls;  // assistant turns
+    std::string tool_call_id;      // tool results
+    std::string tool_name;         // tool results (OpenAI wants it implicit, Anthropic by id)
 };
 
 struct token_usage {
@@ -68,12 +68,13 @@ struct model_reply {
 
 /// A reply that does not have the shape the API documents; what() says what is missing.
 class model_protocol_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
-http_request build_model_request(const llm_settings& s, const std::string& api_key, const std::string& system,
-                                 const std::vector<chat_turn>& turns, const std::vector<tool_spec>& tools);
+http_request build_model_request(const llm_settings& s, const std::string& api_key,
+                                 const std::string& system, const std::vector<chat_turn>& turns,
+                                 const std::vector<tool_spec>& tools);
 
 model_reply parse_model_reply(llm_provider provider, const std::string& body);
 

@@ -17,7 +17,8 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& va
     std::tm tm{};
     if (!strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm)) return std::nullopt;
     const std::time_t when = timegm(&tm), now = std::time(nullptr);
-    return std::chrono::milliseconds(std::max<long long>(0, static_cast<long long>(when - now) * 1000));
+    return std::chrono::milliseconds(
+        std::max<long long>(0, static_cast<long long>(when - now) * 1000));
 }
 
 bool is_retryable(const http_response& r) {
@@ -25,21 +26,24 @@ bool is_retryable(const http_response& r) {
     return r.status == 429 || r.status == 408 || (r.status >= 500 && r.status <= 599);
 }
 
-exchange_result post_with_retries(http_transport& transport, const http_request& request, const retry_settings& s,
-                                  const sleeper& sleep) {
+exchange_result post_with_retries(http_transport& transport, const http_request& request,
+                                  const retry_settings& s, const sleeper& sleep) {
     exchange_result out;
     std::mt19937_64 rng(s.seed);
     for (int attempt = 0; attempt < std::max(1, s.max_attempts); ++attempt) {
         out.response = transport.post(request);
-        exchange_attempt a{out.response.status, out.response.transport_error, out.response.latency_ms, 0};
-        if (out.response.transport_error.empty() && out.response.status >= 200 && out.response.status < 300) {
+        exchange_attempt a{out.response.status, out.response.transport_error,
+                           out.response.latency_ms, 0};
+        if (out.response.transport_error.empty() && out.response.status >= 200 &&
+            out.response.status < 300) {
             out.attempts.push_back(a);
             out.ok = true;
             return out;
         }
         if (!is_retryable(out.response)) {
             out.attempts.push_back(a);
-            out.error = "HTTP " + std::to_string(out.response.status) + ": " + out.response.body.substr(0, 2000);
+            out.error = "HTTP " + std::to_string(out.response.status) + ": " +
+                        out.response.body.substr(0, 2000);
             return out;
         }
         if (attempt + 1 == s.max_attempts) {
@@ -47,20 +51,26 @@ exchange_result post_with_retries(http_transport& transport, const http_request&
             break;
         }
         // Full jitter over an exponentially growing window, unless the server said when.
-        const long long window = std::min<long long>(s.max_delay.count(), s.base_delay.count() << std::min(attempt, 20));
-        std::chrono::milliseconds delay(std::uniform_int_distribution<long long>(0, std::max(0LL, window))(rng));
+        const long long window =
+            std::min<long long>(s.max_delay.count(), s.base_delay.count() << std::min(attempt, 20));
+        std::chrono::milliseconds delay(
+            std::uniform_int_distribution<long long>(0, std::max(0LL, window))(rng));
         const auto it = out.response.headers.find("retry-after");
         if (it != out.response.headers.end())
-            if (const auto asked = parse_retry_after(it->second)) delay = std::min(*asked, s.max_delay);
+            if (const auto asked = parse_retry_after(it->second))
+                delay = std::min(*asked, s.max_delay);
         a.waited_ms = static_cast<double>(delay.count());
         out.attempts.push_back(a);
-        if (sleep) sleep(delay);
-        else std::this_thread::sleep_for(delay);
+        if (sleep)
+            sleep(delay);
+        else
+            std::this_thread::sleep_for(delay);
     }
     out.retryable_failure = true;
-    out.error = "gave up after " + std::to_string(out.attempts.size()) + " attempts: " +
-                (out.response.transport_error.empty() ? "HTTP " + std::to_string(out.response.status)
-                                                      : out.response.transport_error);
+    out.error =
+        "gave up after " + std::to_string(out.attempts.size()) + " attempts: " +
+        (out.response.transport_error.empty() ? "HTTP " + std::to_string(out.response.status)
+                                              : out.response.transport_error);
     return out;
 }
 

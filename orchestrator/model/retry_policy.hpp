@@ -30,11 +30,11 @@ struct exchange_attempt {
 };
 
 struct exchange_result {
-    http_response response;                // the last one
+    http_response response;  // the last one
     std::vector<exchange_attempt> attempts;
-    bool ok = false;                       // a 2xx with a complete body
-    bool retryable_failure = false;        // gave up on something that could succeed later
-    std::string error;                     // why not ok, for people
+    bool ok = false;                 // a 2xx with a complete body
+    bool retryable_failure = false;  // gave up on something that could succeed later
+    std::string error;               // why not ok, for people
 };
 
 /// The delay a Retry-After header asks for, if it is present and parses (seconds or HTTP date).
@@ -46,7 +46,7 @@ bool is_retryable(const http_response& r);
 using sleeper = std::function<void(std::chrono::milliseconds)>;
 
 /// POSTs with retries. `sleep` defaults to std::this_thread::sleep_for.
-exchange_result post_with_retries(http_transport& transport, const http_request& request, const retry_settings& settings,
-                                  const sleeper& sleep = {});
+exchange_result post_with_retries(http_transport& transport, const http_request& request,
+                                  const retry_settings& settings, const sleeper& sleep = {});
 
 }  // namespace cuopt

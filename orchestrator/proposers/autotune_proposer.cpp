@@ -14,7 +14,7 @@ const std::vector<std::vector<std::string>> k_flag_variants = {
     {}, {"--extra-device-vectorization"}, {"--use_fast_math"}};
 
 class autotune_proposer final : public proposer {
-public:
+  public:
     autotune_proposer(const manifest& m, std::uint64_t seed, int batch, int max_threads)
         : m_manifest(m), m_batch(std::max(1, batch)), m_max_threads(max_threads), m_rng(seed) {
         for (const auto& [name, values] : m.tunables) {
@@ -23,7 +23,8 @@ public:
         }
         m_dims = m_values;
         m_dims.push_back({});
-        for (std::size_t i = 0; i < k_flag_variants.size(); ++i) m_dims.back().push_back(static_cast<std::int64_t>(i));
+        for (std::size_t i = 0; i < k_flag_variants.size(); ++i)
+            m_dims.back().push_back(static_cast<std::int64_t>(i));
     }
 
     std::string name() const override { return "autotune"; }
@@ -35,19 +36,21 @@ public:
         const auto best = best_point(s);
         if (best) {
             for (const auto& p : neighbours(*best))
-                if (picks.size() < static_cast<std::size_t>(m_batch) && fresh(p, picks)) picks.push_back(p);
+                if (picks.size() < static_cast<std::size_t>(m_batch) && fresh(p, picks))
+                    picks.push_back(p);
         }
         // A spread sample (and fill-up when the neighbourhood is used up): random unseen points.
         const std::size_t space = space_size();
-        for (int tries = 0; picks.size() < static_cast<std::size_t>(m_batch) && m_seen.size() + picks.size() < space &&
-                            tries < 10000;
+        for (int tries = 0; picks.size() < static_cast<std::size_t>(m_batch) &&
+                            m_seen.size() + picks.size() < space && tries < 10000;
              ++tries) {
             std::vector<std::size_t> p(m_dims.size());
             for (std::size_t d = 0; d < m_dims.size(); ++d)
                 p[d] = std::uniform_int_distribution<std::size_t>(0, m_dims[d].size() - 1)(m_rng);
             if (fresh(p, picks)) picks.push_back(p);
         }
-        if (picks.size() < static_cast<std::size_t>(m_batch) && m_seen.size() + picks.size() < space)
+        if (picks.size() < static_cast<std::size_t>(m_batch) &&
+            m_seen.size() + picks.size() < space)
             enumerate_rest(picks);
         std::vector<candidate> out;
         for (const auto& p : picks) {
@@ -57,14 +60,16 @@ public:
         return out;
     }
 
-private:
+  private:
     std::size_t space_size() const {
         std::size_t n = 1;
         for (const auto& d : m_dims) n *= d.size();
         return n;
     }
-    bool fresh(const std::vector<std::size_t>& p, const std::vector<std::vector<std::size_t>>& picks) {
-        if (m_seen.count(p) || std::find(picks.begin(), picks.end(), p) != picks.end()) return false;
+    bool fresh(const std::vector<std::size_t>& p,
+               const std::vector<std::vector<std::size_t>>& picks) {
+        if (m_seen.count(p) || std::find(picks.begin(), picks.end(), p) != picks.end())
+            return false;
         if (runnable(p)) return true;
         m_seen.insert(p);  // never proposed, never asked about again
         return false;
@@ -76,9 +81,11 @@ private:
         candidate probe;
         for (const manifest_case& mc : m_manifest.cases) {
             try {
-                const launch_config l = evaluate_launch(launch_for(probe, m_manifest, mc), m_manifest.variables(mc, tunables));
+                const launch_config l = evaluate_launch(launch_for(probe, m_manifest, mc),
+                                                        m_manifest.variables(mc, tunables));
                 const unsigned long long threads = 1ull * l.block[0] * l.block[1] * l.block[2];
-                if (m_max_threads > 0 && threads > static_cast<unsigned long long>(m_max_threads)) return false;
+                if (m_max_threads > 0 && threads > static_cast<unsigned long long>(m_max_threads))
+                    return false;
             } catch (const expression_error&) {
                 return false;
             }
@@ -116,7 +123,8 @@ private:
             const auto it = c.tunables.find(m_names[d]);
             if (it == c.tunables.end()) continue;
             const auto pos = std::find(m_values[d].begin(), m_values[d].end(), it->second);
-            if (pos != m_values[d].end()) p[d] = static_cast<std::size_t>(pos - m_values[d].begin());
+            if (pos != m_values[d].end())
+                p[d] = static_cast<std::size_t>(pos - m_values[d].begin());
         }
         for (std::size_t f = 0; f < k_flag_variants.size(); ++f)
             if (c.compile_options == with_flags(s.initial, f)) p.back() = f;
@@ -130,12 +138,14 @@ private:
     candidate make_candidate(const search_state& s, const std::vector<std::size_t>& p) const {
         candidate c = s.initial;
         c.proposer = proposer_kind::autotune;
-        c.parent_iteration = s.best ? std::optional<int>(s.history[*s.best].iteration) : std::nullopt;
+        c.parent_iteration =
+            s.best ? std::optional<int>(s.history[*s.best].iteration) : std::nullopt;
         c.tunables.clear();
         std::string label;
         for (std::size_t d = 0; d < m_names.size(); ++d) {
             c.tunables[m_names[d]] = m_values[d][p[d]];
-            label += (label.empty() ? "" : " ") + m_names[d] + "=" + std::to_string(m_values[d][p[d]]);
+            label +=
+                (label.empty() ? "" : " ") + m_names[d] + "=" + std::to_string(m_values[d][p[d]]);
         }
         c.compile_options = with_flags(s.initial, p.back());
         for (const auto& f : k_flag_variants[p.back()]) label += (label.empty() ? "" : " ") + f;
@@ -156,8 +166,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<proposer> make_autotune_proposer(const manifest& m, std::uint64_t seed, int batch_size,
-                                                 int max_threads_per_block) {
+std::unique_ptr<proposer> make_autotune_proposer(const manifest& m, std::uint64_t seed,
+                                                 int batch_size, int max_threads_per_block) {
     return std::make_unique<autotune_proposer>(m, seed, batch_size, max_threads_per_block);
 }
 

@@ -4,10 +4,10 @@
 /// file beside a .cu for --proposer files (schemas/candidate-file.schema.json). Both
 /// are schema-checked first; then each field present replaces the candidate's.
 
+#include <rapidjson/document.h>
+
 #include <string>
 #include <string_view>
-
-#include <rapidjson/document.h>
 
 #include "orchestrator/contract/candidate.hpp"
 

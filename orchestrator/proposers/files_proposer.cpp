@@ -12,13 +12,15 @@ namespace fs = std::filesystem;
 namespace {
 
 class files_proposer final : public proposer {
-public:
+  public:
     explicit files_proposer(const fs::path& folder) {
-        if (!fs::is_directory(folder)) throw std::invalid_argument("--candidates " + folder.string() + ": no such folder");
+        if (!fs::is_directory(folder))
+            throw std::invalid_argument("--candidates " + folder.string() + ": no such folder");
         for (const auto& e : fs::directory_iterator(folder))
             if (e.is_regular_file() && e.path().extension() == ".cu") m_files.push_back(e.path());
         std::sort(m_files.begin(), m_files.end());
-        if (m_files.empty()) throw std::invalid_argument("--candidates " + folder.string() + ": no .cu files");
+        if (m_files.empty())
+            throw std::invalid_argument("--candidates " + folder.string() + ": no .cu files");
     }
 
     std::string name() const override { return "files"; }
@@ -35,7 +37,8 @@ public:
         const fs::path side = fs::path(file).replace_extension(".json");
         if (!fs::exists(side)) return {c};
         try {
-            const rapidjson::Document d = parse_json(read_text_file(side), side.filename().string());
+            const rapidjson::Document d =
+                parse_json(read_text_file(side), side.filename().string());
             c.rejected = apply_candidate_json(c, d, s.contract, embedded_schema("candidate-file"),
                                               side.filename().string());
         } catch (const std::exception& e) {
@@ -44,13 +47,15 @@ public:
         return {c};
     }
 
-private:
+  private:
     std::vector<fs::path> m_files;
     std::size_t m_next = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<proposer> make_files_proposer(const fs::path& folder) { return std::make_unique<files_proposer>(folder); }
+std::unique_ptr<proposer> make_files_proposer(const fs::path& folder) {
+    return std::make_unique<files_proposer>(folder);
+}
 
 }  // namespace cuopt

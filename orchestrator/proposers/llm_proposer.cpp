@@ -15,16 +15,21 @@ namespace {
 
 const char* k_system =
     "You are a CUDA performance engineer. You improve one kernel at a time for the GPU described. "
-    "Keep the kernel's name and signature, compute the same function for every valid input (outputs are "
-    "checked element by element against an independent oracle, on fresh random inputs, after poisoning), "
-    "and make it faster. Use the compile tool to check a source before submitting; submit exactly one "
+    "Keep the kernel's name and signature, compute the same function for every valid input "
+    "(outputs are "
+    "checked element by element against an independent oracle, on fresh random inputs, after "
+    "poisoning), "
+    "and make it faster. Use the compile tool to check a source before submitting; submit exactly "
+    "one "
     "candidate per iteration with submit_candidate.";
 
-const char* k_compile_schema = R"({"type": "object", "required": ["source"], "additionalProperties": false,
+const char* k_compile_schema =
+    R"({"type": "object", "required": ["source"], "additionalProperties": false,
   "properties": {"source": {"type": "string"}, "defines": {"type": "object"},
                  "compile_options": {"type": "array", "items": {"type": "string"}}}})";
 
-const char* k_profile_schema = R"({"type": "object", "required": ["case"], "additionalProperties": false,
+const char* k_profile_schema =
+    R"({"type": "object", "required": ["case"], "additionalProperties": false,
   "properties": {"case": {"type": "string"}}})";
 
 std::string fmt(double v) {
@@ -36,31 +41,43 @@ std::string fmt(double v) {
 std::string compile_report(const compile_summary& c, std::size_t budget) {
     std::string s = c.ok ? "compiled." : "did not compile.";
     if (c.registers) s += " registers " + std::to_string(*c.registers);
-    if (c.static_shared_bytes) s += ", static shared " + std::to_string(*c.static_shared_bytes) + " B";
+    if (c.static_shared_bytes)
+        s += ", static shared " + std::to_string(*c.static_shared_bytes) + " B";
     if (c.spill_store_bytes) s += ", spill stores " + std::to_string(*c.spill_store_bytes) + " B";
     if (!c.log.empty()) s += "\nlog:\n" + trim_compile_log(c.log, budget);
     return s;
 }
 
 class llm_proposer final : public proposer {
-public:
-    llm_proposer(const manifest& m, llm_client& client, const attempt_evaluator& evaluator, llm_proposer_settings s,
-                 profile_function profile)
-        : m_manifest(m), m_client(client), m_evaluator(evaluator), m_settings(std::move(s)), m_profile(std::move(profile)) {
-        m_tools.push_back({"compile", "Compile a source with NVRTC for the target GPU (no run): returns the log, registers, "
-                                      "static shared memory and spills.", k_compile_schema});
-        m_tools.push_back({"submit_candidate", "Submit this iteration's candidate; ends the iteration.",
+  public:
+    llm_proposer(const manifest& m, llm_client& client, const attempt_evaluator& evaluator,
+                 llm_proposer_settings s, profile_function profile)
+        : m_manifest(m),
+          m_client(client),
+          m_evaluator(evaluator),
+          m_settings(std::move(s)),
+          m_profile(std::move(profile)) {
+        m_tools.push_back(
+            {"compile",
+             "Compile a source with NVRTC for the target GPU (no run): returns the log, registers, "
+             "static shared memory and spills.",
+             k_compile_schema});
+        m_tools.push_back({"submit_candidate",
+                           "Submit this iteration's candidate; ends the iteration.",
                            std::string(embedded_schema("candidate"))});
         if (m_profile)
-            m_tools.push_back({"profile", "Profile the current best kernel on one case with Nsight Compute: duration, "
-                                          "occupancy, SM and DRAM throughput, L1/L2 hit rates, registers, stall reasons.",
-                               k_profile_schema});
+            m_tools.push_back(
+                {"profile",
+                 "Profile the current best kernel on one case with Nsight Compute: duration, "
+                 "occupancy, SM and DRAM throughput, L1/L2 hit rates, registers, stall reasons.",
+                 k_profile_schema});
     }
 
     std::string name() const override { return "llm"; }
 
     std::vector<candidate> propose(const search_state& s) override {
-        std::vector<chat_turn> turns = {{chat_turn::role::user, describe_for_model(s, m_settings), {}, "", ""}};
+        std::vector<chat_turn> turns = {
+            {chat_turn::role::user, describe_for_model(s, m_settings), {}, "", ""}};
         int tool_calls = 0, corrections = 0;
         while (true) {
             model_reply reply;
@@ -69,36 +86,49 @@ public:
             } catch (const llm_budget_exhausted& e) {
                 throw proposer_stop(stop_reason::budget_exhausted, e.what());
             } catch (const llm_api_error& e) {
-                throw proposer_stop(stop_reason::error, std::string("the model API failed: ") + e.what());
+                throw proposer_stop(stop_reason::error,
+                                    std::string("the model API failed: ") + e.what());
             } catch (const model_protocol_error& e) {
-                if (++corrections > m_settings.max_corrections) return {rejected(s, std::string("unreadable reply: ") + e.what())};
-                turns.push_back({chat_turn::role::user, std::string("Your last reply could not be read (") + e.what() +
-                                                            "). Reply with a tool call.", {}, "", ""});
+                if (++corrections > m_settings.max_corrections)
+                    return {rejected(s, std::string("unreadable reply: ") + e.what())};
+                turns.push_back({chat_turn::role::user,
+                                 std::string("Your last reply could not be read (") + e.what() +
+                                     "). Reply with a tool call.",
+                                 {},
+                                 "",
+                                 ""});
                 continue;
             }
             turns.push_back({chat_turn::role::assistant, reply.text, reply.calls, "", ""});
             if (reply.calls.empty()) {
-                if (++corrections > m_settings.max_corrections) return {rejected(s, "no tool call after corrections")};
+                if (++corrections > m_settings.max_corrections)
+                    return {rejected(s, "no tool call after corrections")};
                 turns.push_back({chat_turn::role::user,
-                                 "That was not a tool call. Call compile to check a source, or submit_candidate to submit.",
-                                 {}, "", ""});
+                                 "That was not a tool call. Call compile to check a source, or "
+                                 "submit_candidate to submit.",
+                                 {},
+                                 "",
+                                 ""});
                 continue;
             }
             for (const tool_call& call : reply.calls) {
                 if (++tool_calls > m_settings.max_tool_calls)
-                    return {rejected(s, "no submission within " + std::to_string(m_settings.max_tool_calls) + " tool calls")};
+                    return {rejected(s, "no submission within " +
+                                            std::to_string(m_settings.max_tool_calls) +
+                                            " tool calls")};
                 std::string result;
                 std::optional<candidate> submitted;
                 bool problem = handle(s, call, result, submitted);
                 if (submitted) return {*submitted};
                 if (problem && ++corrections > m_settings.max_corrections)
-                    return {rejected(s, "after " + std::to_string(m_settings.max_corrections) + " corrections: " + result)};
+                    return {rejected(s, "after " + std::to_string(m_settings.max_corrections) +
+                                            " corrections: " + result)};
                 turns.push_back({chat_turn::role::tool_result, result, {}, call.id, call.name});
             }
         }
     }
 
-private:
+  private:
     candidate rejected(const search_state& s, const std::string& why) const {
         candidate c = s.initial;
         c.proposer = proposer_kind::llm;
@@ -107,8 +137,10 @@ private:
         return c;
     }
 
-    // Returns true when the call was a problem that costs a correction; fills `submitted` on success.
-    bool handle(const search_state& s, const tool_call& call, std::string& result, std::optional<candidate>& submitted) {
+    // Returns true when the call was a problem that costs a correction; fills `submitted` on
+    // success.
+    bool handle(const search_state& s, const tool_call& call, std::string& result,
+                std::optional<candidate>& submitted) {
         rapidjson::Document args;
         args.Parse(call.arguments_json.c_str());
         if (args.HasParseError() || !args.IsObject()) {
@@ -117,13 +149,17 @@ private:
         }
         if (call.name == "compile") {
             candidate c = candidate_from(s, args);
-            const std::string bad = apply_candidate_json(c, args, m_manifest, k_compile_schema, "compile arguments");
-            result = bad.empty() ? compile_report(m_evaluator.compile_only(c, scratch()), m_settings.log_budget_chars)
+            const std::string bad =
+                apply_candidate_json(c, args, m_manifest, k_compile_schema, "compile arguments");
+            result = bad.empty() ? compile_report(m_evaluator.compile_only(c, scratch()),
+                                                  m_settings.log_budget_chars)
                                  : "error: " + bad;
             return !bad.empty();
         }
         if (call.name == "profile" && m_profile) {
-            result = m_profile(s, args.HasMember("case") && args["case"].IsString() ? args["case"].GetString() : "");
+            result = m_profile(s, args.HasMember("case") && args["case"].IsString()
+                                      ? args["case"].GetString()
+                                      : "");
             return false;
         }
         if (call.name != "submit_candidate") {
@@ -131,15 +167,16 @@ private:
             return true;
         }
         candidate c = candidate_from(s, args);
-        if (const std::string bad = apply_candidate_json(c, args, m_manifest, embedded_schema("candidate"),
-                                                         "submit_candidate arguments");
+        if (const std::string bad = apply_candidate_json(
+                c, args, m_manifest, embedded_schema("candidate"), "submit_candidate arguments");
             !bad.empty()) {
             result = "error: " + bad;
             return true;
         }
         const compile_summary compiled = m_evaluator.compile_only(c, scratch());
         if (!compiled.ok) {
-            result = "error: the submitted source " + compile_report(compiled, m_settings.log_budget_chars);
+            result = "error: the submitted source " +
+                     compile_report(compiled, m_settings.log_budget_chars);
             return true;
         }
         submitted = c;
@@ -150,15 +187,19 @@ private:
     candidate candidate_from(const search_state& s, const rapidjson::Value& args) const {
         candidate c = s.best ? s.history[*s.best].cand : s.initial;
         c.proposer = proposer_kind::llm;
-        c.source = args.HasMember("source") && args["source"].IsString() ? args["source"].GetString() : "";
-        c.parent_iteration = s.best ? std::optional<int>(s.history[*s.best].iteration) : std::nullopt;
+        c.source =
+            args.HasMember("source") && args["source"].IsString() ? args["source"].GetString() : "";
+        c.parent_iteration =
+            s.best ? std::optional<int>(s.history[*s.best].iteration) : std::nullopt;
         c.label = "iteration " + std::to_string(s.iteration);
         c.launch.reset();
         c.case_launch.clear();
         return c;
     }
 
-    std::filesystem::path scratch() { return m_settings.work_folder / ("compile-" + std::to_string(++m_compiles)); }
+    std::filesystem::path scratch() {
+        return m_settings.work_folder / ("compile-" + std::to_string(++m_compiles));
+    }
 
     const manifest& m_manifest;
     llm_client& m_client;
@@ -174,12 +215,16 @@ private:
 std::string describe_for_model(const search_state& s, const llm_proposer_settings& settings) {
     const manifest& m = s.contract;
     std::ostringstream o;
-    o << "# Task\n" << (settings.description.empty() ? m.description : settings.description) << "\n";
+    o << "# Task\n"
+      << (settings.description.empty() ? m.description : settings.description) << "\n";
     if (!settings.signature.empty()) o << "Signature (fixed): " << settings.signature << "\n";
-    o << "\n# Device\n" << settings.device_json << "\n\n# Cases (outputs are checked on every case; performance cases are ranked "
+    o << "\n# Device\n"
+      << settings.device_json
+      << "\n\n# Cases (outputs are checked on every case; performance cases are ranked "
       << "by the geometric mean of their median latencies)\n";
     for (const manifest_case& mc : m.cases) {
-        o << "- " << mc.name << " (" << (mc.kind == case_kind::performance ? "performance" : "correctness") << "):";
+        o << "- " << mc.name << " ("
+          << (mc.kind == case_kind::performance ? "performance" : "correctness") << "):";
         for (const auto& [k, v] : mc.params) o << " " << k << "=" << v;
         o << "\n";
     }
@@ -187,10 +232,12 @@ std::string describe_for_model(const search_state& s, const llm_proposer_setting
     for (const manifest_arg& a : m.args) {
         o << " " << a.name << ":" << dtype_name(a.type);
         if (a.is_buffer()) o << "[" << a.count << "]";
-        if (a.has_output() && is_float(a.type)) o << " (atol " << fmt(a.tol.atol) << ", rtol " << fmt(a.tol.rtol) << ")";
+        if (a.has_output() && is_float(a.type))
+            o << " (atol " << fmt(a.tol.atol) << ", rtol " << fmt(a.tol.rtol) << ")";
     }
-    o << "\nDefault launch: grid (" << m.launch.grid[0] << ", " << m.launch.grid[1] << ", " << m.launch.grid[2] << "), block ("
-      << m.launch.block[0] << ", " << m.launch.block[1] << ", " << m.launch.block[2] << "); a submission may give its own, "
+    o << "\nDefault launch: grid (" << m.launch.grid[0] << ", " << m.launch.grid[1] << ", "
+      << m.launch.grid[2] << "), block (" << m.launch.block[0] << ", " << m.launch.block[1] << ", "
+      << m.launch.block[2] << "); a submission may give its own, "
       << "as numbers or expressions over the case parameters.\n";
     const std::size_t best = s.best ? *s.best : 0;
     if (!s.history.empty()) {
@@ -199,18 +246,22 @@ std::string describe_for_model(const search_state& s, const llm_proposer_setting
         for (const auto& ce : b.cases)
             if (ce.median_ms) o << "- " << ce.name << ": median " << fmt(*ce.median_ms) << " ms\n";
         if (b.compile.registers) o << "registers " << *b.compile.registers;
-        if (b.compile.static_shared_bytes) o << ", static shared " << *b.compile.static_shared_bytes << " B";
-        if (b.compile.spill_store_bytes) o << ", spill stores " << *b.compile.spill_store_bytes << " B";
+        if (b.compile.static_shared_bytes)
+            o << ", static shared " << *b.compile.static_shared_bytes << " B";
+        if (b.compile.spill_store_bytes)
+            o << ", spill stores " << *b.compile.spill_store_bytes << " B";
         o << "\n```cuda\n" << b.cand.source << "\n```\n";
     }
     std::string history;
     for (auto it = s.history.rbegin(); it != s.history.rend(); ++it) {
-        std::string line = "- iteration " + std::to_string(it->iteration) + "." + std::to_string(it->attempt) + " " +
-                           it->cand.label + ": " + to_string(it->verdict);
+        std::string line = "- iteration " + std::to_string(it->iteration) + "." +
+                           std::to_string(it->attempt) + " " + it->cand.label + ": " +
+                           to_string(it->verdict);
         if (it->speedup_vs_initial) line += ", " + fmt(*it->speedup_vs_initial) + "x vs initial";
         if (!it->reason.empty()) line += " (" + it->reason.substr(0, 300) + ")";
         if (history.size() + line.size() > settings.history_budget_chars) {
-            history = "- ... " + std::to_string(std::distance(it, s.history.rend())) + " earlier attempts omitted\n" + history;
+            history = "- ... " + std::to_string(std::distance(it, s.history.rend())) +
+                      " earlier attempts omitted\n" + history;
             break;
         }
         history = line + "\n" + history;
@@ -220,9 +271,12 @@ std::string describe_for_model(const search_state& s, const llm_proposer_setting
     return o.str();
 }
 
-std::unique_ptr<proposer> make_llm_proposer(const manifest& m, llm_client& client, const attempt_evaluator& evaluator,
-                                            llm_proposer_settings settings, profile_function profile) {
-    return std::make_unique<llm_proposer>(m, client, evaluator, std::move(settings), std::move(profile));
+std::unique_ptr<proposer> make_llm_proposer(const manifest& m, llm_client& client,
+                                            const attempt_evaluator& evaluator,
+                                            llm_proposer_settings settings,
+                                            profile_function profile) {
+    return std::make_unique<llm_proposer>(m, client, evaluator, std::move(settings),
+                                          std::move(profile));
 }
 
 }  // namespace cuopt

@@ -20,18 +20,21 @@ struct llm_proposer_settings {
     std::string description;
     std::string signature;
     std::string device_json = "null";
-    int max_tool_calls = 8;    // per iteration, all tools together
-    int max_corrections = 2;   // correction turns per iteration
+    int max_tool_calls = 8;   // per iteration, all tools together
+    int max_corrections = 2;  // correction turns per iteration
     std::size_t history_budget_chars = 6000;
     std::size_t log_budget_chars = 3000;
     std::filesystem::path work_folder;  // compile-tool scratch space
 };
 
 /// Runs ncu on the current best for one case and returns a small metrics table (or why not).
-using profile_function = std::function<std::string(const search_state&, const std::string& case_name)>;
+using profile_function =
+    std::function<std::string(const search_state&, const std::string& case_name)>;
 
-std::unique_ptr<proposer> make_llm_proposer(const manifest& m, llm_client& client, const attempt_evaluator& evaluator,
-                                            llm_proposer_settings settings, profile_function profile = {});
+std::unique_ptr<proposer> make_llm_proposer(const manifest& m, llm_client& client,
+                                            const attempt_evaluator& evaluator,
+                                            llm_proposer_settings settings,
+                                            profile_function profile = {});
 
 /// The first user message of an iteration (exposed for tests and for the record).
 std::string describe_for_model(const search_state& s, const llm_proposer_settings& settings);

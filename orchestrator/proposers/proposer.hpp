@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/contract/candidate.hpp"
 #include "orchestrator/contract/manifest.hpp"
+#include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/search/stop_reason.hpp"
 
 namespace cuopt {
@@ -29,30 +29,33 @@ struct search_state {
 /// Thrown by a proposer that cannot go on (its budget is spent, its API refused): the
 /// search stops with this reason (budget_exhausted, error) and message.
 class proposer_stop : public std::runtime_error {
-public:
-    proposer_stop(stop_reason reason, const std::string& message) : std::runtime_error(message), m_reason(reason) {}
+  public:
+    proposer_stop(stop_reason reason, const std::string& message)
+        : std::runtime_error(message), m_reason(reason) {}
     stop_reason reason() const { return m_reason; }
 
-private:
+  private:
     stop_reason m_reason;
 };
 
 class proposer {
-public:
+  public:
     virtual ~proposer() = default;
     virtual std::string name() const = 0;
     /// The next batch; empty when exhausted.
     virtual std::vector<candidate> propose(const search_state& state) = 0;
     /// A fixed version of a candidate that failed to compile, or nullopt.
-    virtual std::optional<candidate> repair(const search_state&, const attempt_result&) { return std::nullopt; }
+    virtual std::optional<candidate> repair(const search_state&, const attempt_result&) {
+        return std::nullopt;
+    }
 };
 
 /// Searches the manifest's tunables and a few NVRTC flag variants around the initial
 /// kernel: a spread sample first, then neighbours of the best; never repeats a
 /// configuration; deterministic for a given seed. Configurations whose launch the
 /// device cannot run (a block over max_threads_per_block, when known: > 0) are skipped.
-std::unique_ptr<proposer> make_autotune_proposer(const manifest& m, std::uint64_t seed, int batch_size,
-                                                 int max_threads_per_block = 0);
+std::unique_ptr<proposer> make_autotune_proposer(const manifest& m, std::uint64_t seed,
+                                                 int batch_size, int max_threads_per_block = 0);
 
 /// One candidate per iteration from DIR/*.cu in name order, each with an optional
 /// same-name .json (entry, launch, case_launch, defines, compile_options, rationale).

@@ -4,8 +4,9 @@
 
 namespace cuopt {
 
-search_loop::search_loop(const manifest& m, const attempt_evaluator& evaluator, proposer& p, search_settings settings,
-                         folder_for folders, attempt_hook on_attempt, const std::atomic<bool>* interrupted)
+search_loop::search_loop(const manifest& m, const attempt_evaluator& evaluator, proposer& p,
+                         search_settings settings, folder_for folders, attempt_hook on_attempt,
+                         const std::atomic<bool>* interrupted)
     : m_manifest(m),
       m_evaluator(evaluator),
       m_proposer(p),
@@ -14,8 +15,9 @@ search_loop::search_loop(const manifest& m, const attempt_evaluator& evaluator, 
       m_on_attempt(std::move(on_attempt)),
       m_interrupted(interrupted) {}
 
-attempt_result search_loop::evaluate(const candidate& c, int iteration, int attempt, const oracle_files& oracle,
-                                     search_outcome& out, int repair_of) {
+attempt_result search_loop::evaluate(const candidate& c, int iteration, int attempt,
+                                     const oracle_files& oracle, search_outcome& out,
+                                     int repair_of) {
     attempt_result r;
     const std::string refused = check_compile_options(c.compile_options, m_settings.run_folder);
     if (!c.rejected.empty()) {
@@ -55,7 +57,8 @@ search_outcome search_loop::run(const candidate& initial, const oracle_files& or
     const attempt_result first = evaluate(initial, 0, 0, oracle, out);
     if (first.verdict != verdict::valid) {
         out.stop = stop_reason::error;
-        out.error = "the initial kernel fails: " + std::string(to_string(first.verdict)) + (first.reason.empty() ? "" : ": " + first.reason);
+        out.error = "the initial kernel fails: " + std::string(to_string(first.verdict)) +
+                    (first.reason.empty() ? "" : ": " + first.reason);
         if (m_on_attempt) m_on_attempt(out.history.back(), out);
         return out;
     }
@@ -97,7 +100,8 @@ search_outcome search_loop::run(const candidate& initial, const oracle_files& or
             }
         }
     }
-    out.stop = m_interrupted && *m_interrupted ? stop_reason::interrupted : stop_reason::max_iterations;
+    out.stop =
+        m_interrupted && *m_interrupted ? stop_reason::interrupted : stop_reason::max_iterations;
     return out;
 }
 

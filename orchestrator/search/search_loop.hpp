@@ -32,7 +32,8 @@ struct search_outcome {
     std::string error;
 
     /// The median latency of one case in one attempt (nullopt: no such attempt, or not timed).
-    std::optional<double> median_ms(std::optional<std::size_t> attempt, const std::string& case_name) const {
+    std::optional<double> median_ms(std::optional<std::size_t> attempt,
+                                    const std::string& case_name) const {
         if (!attempt) return std::nullopt;
         for (const auto& ce : history[*attempt].cases)
             if (ce.name == case_name) return ce.median_ms;
@@ -41,18 +42,19 @@ struct search_outcome {
 };
 
 class search_loop {
-public:
+  public:
     using attempt_hook = std::function<void(const attempt_result&, const search_outcome&)>;
     using folder_for = std::function<std::filesystem::path(int iteration, int attempt)>;
 
-    search_loop(const manifest& m, const attempt_evaluator& evaluator, proposer& p, search_settings settings,
-                folder_for folders, attempt_hook on_attempt, const std::atomic<bool>* interrupted);
+    search_loop(const manifest& m, const attempt_evaluator& evaluator, proposer& p,
+                search_settings settings, folder_for folders, attempt_hook on_attempt,
+                const std::atomic<bool>* interrupted);
 
     search_outcome run(const candidate& initial, const oracle_files& oracle);
 
-private:
-    attempt_result evaluate(const candidate& c, int iteration, int attempt, const oracle_files& oracle,
-                            search_outcome& out, int repair_of = -1);
+  private:
+    attempt_result evaluate(const candidate& c, int iteration, int attempt,
+                            const oracle_files& oracle, search_outcome& out, int repair_of = -1);
 
     const manifest& m_manifest;
     const attempt_evaluator& m_evaluator;

@@ -13,11 +13,15 @@ enum class stop_reason {
     error,               // the initial kernel failed, or the proposer could not go on
 };
 
-inline constexpr auto k_stop_reasons = make_name_table<stop_reason>({
-    {stop_reason::max_iterations, "max_iterations"}, {stop_reason::proposer_exhausted, "proposer_exhausted"},
-    {stop_reason::interrupted, "interrupted"}, {stop_reason::budget_exhausted, "budget_exhausted"},
-    {stop_reason::error, "error"}});
+inline constexpr auto k_stop_reasons =
+    make_name_table<stop_reason>({{stop_reason::max_iterations, "max_iterations"},
+                                  {stop_reason::proposer_exhausted, "proposer_exhausted"},
+                                  {stop_reason::interrupted, "interrupted"},
+                                  {stop_reason::budget_exhausted, "budget_exhausted"},
+                                  {stop_reason::error, "error"}});
 
-inline const char* to_string(stop_reason r) { return k_stop_reasons.name(r); }
+inline const char* to_string(stop_reason r) {
+    return k_stop_reasons.name(r);
+}
 
 }  // namespace cuopt

@@ -15,7 +15,8 @@
 using namespace cuopt;
 
 int main() {
-    std::setvbuf(stdout, nullptr, _IONBF, 0);  // a crash must not swallow the lines already measured
+    std::setvbuf(stdout, nullptr, _IONBF,
+                 0);  // a crash must not swallow the lines already measured
     const device_fingerprint dev = query_device(0);
     primary_context ctx(get_device(0));
     kernel_spec k;
@@ -43,11 +44,14 @@ int main() {
     auto measure = [&](const method& m) {
         std::vector<double> samples;
         auto* host = static_cast<volatile int*>(flags.host());
-        auto launch = [&] { CU_CALL(cuLaunchKernel(f, 1, 1, 1, m.threads, 1, 1, 0, s, nullptr, nullptr)); };
+        auto launch = [&] {
+            CU_CALL(cuLaunchKernel(f, 1, 1, 1, m.threads, 1, 1, 0, s, nullptr, nullptr));
+        };
         for (int done = 0; done < n; done += m.batch) {
             host[0] = 0;
             std::atomic_thread_fence(std::memory_order_seq_cst);
-            if (m.hold) support.hold_stream(s, flags.device(), flags.device() + 4, 10'000'000'000ull);
+            if (m.hold)
+                support.hold_stream(s, flags.device(), flags.device() + 4, 10'000'000'000ull);
             for (int i = 0; i < m.batch; ++i) {
                 for (int j = 0; j < m.before; ++j) launch();
                 CU_CALL(cuEventRecord(a[i].get(), s));
@@ -79,7 +83,8 @@ int main() {
                               {"sync_each_empty_kernel", false, true, 0, 32, 32},
                               {"held_stream_event_pair_only_batch32", true, false, 0, 32, 32}};
     measure(methods[0]);  // warm-up
-    std::printf("{\n  \"device\": \"%s\",\n  \"launches\": %d,\n  \"methods_us\": {\n", dev.name.c_str(), n);
+    std::printf("{\n  \"device\": \"%s\",\n  \"launches\": %d,\n  \"methods_us\": {\n",
+                dev.name.c_str(), n);
     for (std::size_t i = 0; i < std::size(methods); ++i) {
         std::vector<double> v = measure(methods[i]);
         double even = 0, odd = 0;
@@ -87,10 +92,12 @@ int main() {
         const auto st = summarize(v);
         std::sort(v.begin(), v.end());
         auto pct = [&v](double p) { return v[static_cast<std::size_t>(p * (v.size() - 1))]; };
-        std::printf("    \"%s\": {\"median\": %.3f, \"min\": %.3f, \"p10\": %.3f, \"p25\": %.3f, \"p75\": %.3f, \"p90\": %.3f, "
-                    "\"mean_even_index\": %.3f, \"mean_odd_index\": %.3f}%s\n",
-                    methods[i].name, st.median, st.min, pct(0.1), pct(0.25), pct(0.75), pct(0.9), even / (v.size() / 2),
-                    odd / (v.size() / 2), i + 1 < std::size(methods) ? "," : "");
+        std::printf(
+            "    \"%s\": {\"median\": %.3f, \"min\": %.3f, \"p10\": %.3f, \"p25\": %.3f, \"p75\": "
+            "%.3f, \"p90\": %.3f, "
+            "\"mean_even_index\": %.3f, \"mean_odd_index\": %.3f}%s\n",
+            methods[i].name, st.median, st.min, pct(0.1), pct(0.25), pct(0.75), pct(0.9),
+            even / (v.size() / 2), odd / (v.size() / 2), i + 1 < std::size(methods) ? "," : "");
     }
     std::printf("  }\n}\n");
     return 0;
