@@ -13,21 +13,49 @@ namespace cuopt {
 
 // Every driver entry point the harness uses; the names are cuda.h's, so its macros
 // (cuMemAlloc -> cuMemAlloc_v2) pick the same ABI version we ask the driver for.
-#define CUOPT_DRIVER_FUNCTIONS(X)                                                                  \
-    X(cuInit)                                                                                      \
-    X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) \
-        X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetUuid)          \
-            X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)            \
-                X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)   \
-                    X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuFuncGetParamInfo)              \
-                        X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)               \
-                            X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)                \
-                                X(cuMemsetD16Async) X(cuMemsetD32Async) X(cuMemHostAlloc)          \
-                                    X(cuMemFreeHost) X(cuMemHostGetDevicePointer)                  \
-                                        X(cuStreamCreate) X(cuStreamDestroy)                       \
-                                            X(cuStreamSynchronize) X(cuEventCreate)                \
-                                                X(cuEventDestroy) X(cuEventRecord)                 \
-                                                    X(cuEventSynchronize) X(cuEventElapsedTime)
+// clang-format off (an X-macro list: one entry per line)
+#define CUOPT_DRIVER_FUNCTIONS(X) \
+    X(cuInit)                     \
+    X(cuDriverGetVersion)         \
+    X(cuGetErrorName)             \
+    X(cuGetErrorString)           \
+    X(cuDeviceGetCount)           \
+    X(cuDeviceGet)                \
+    X(cuDeviceGetName)            \
+    X(cuDeviceGetAttribute)       \
+    X(cuDeviceTotalMem)           \
+    X(cuDeviceGetUuid)            \
+    X(cuDevicePrimaryCtxRetain)   \
+    X(cuDevicePrimaryCtxRelease)  \
+    X(cuCtxSetCurrent)            \
+    X(cuCtxSynchronize)           \
+    X(cuModuleLoadData)           \
+    X(cuModuleUnload)             \
+    X(cuModuleGetFunction)        \
+    X(cuFuncGetAttribute)         \
+    X(cuFuncSetAttribute)         \
+    X(cuFuncGetParamInfo)         \
+    X(cuLaunchKernel)             \
+    X(cuMemAlloc)                 \
+    X(cuMemFree)                  \
+    X(cuMemcpyHtoD)               \
+    X(cuMemcpyDtoH)               \
+    X(cuMemcpyDtoDAsync)          \
+    X(cuMemsetD8Async)            \
+    X(cuMemsetD16Async)           \
+    X(cuMemsetD32Async)           \
+    X(cuMemHostAlloc)             \
+    X(cuMemFreeHost)              \
+    X(cuMemHostGetDevicePointer)  \
+    X(cuStreamCreate)             \
+    X(cuStreamDestroy)            \
+    X(cuStreamSynchronize)        \
+    X(cuEventCreate)              \
+    X(cuEventDestroy)             \
+    X(cuEventRecord)              \
+    X(cuEventSynchronize)         \
+    X(cuEventElapsedTime)
+// clang-format on
 
 struct driver_api {
 #define CUOPT_DECLARE(name) decltype(&::name) name = nullptr;
