@@ -22,29 +22,8 @@ extern "C" void on_signal(int) {
     g_interrupted = true;
 }
 
-// Options shared by optimize and check, each defined once with its help; the defaults
-// shown are the struct's own (optimizer_options and the structs it holds).
-void define_run_options(CLI::App* app, optimizer_options& o) {
-    app->option_defaults()->multi_option_policy(
-        CLI::MultiOptionPolicy::TakeLast);  // the last one given wins
-    app->add_option("--description", o.description,
-                    "What the kernel computes (recorded; shown to a model)");
-    app->add_option("--signature", o.signature,
-                    "The kernel's C signature; the manifest must agree with it");
-    app->add_option("--reference", o.reference,
-                    "Reviewed reference kernel (.cu): its outputs are the oracle");
-    app->add_option("--initial-kernel", o.initial_kernel,
-                    "Iteration 0 (.cu); must pass every case");
-    app->add_option("--input-cases", o.input_cases, "The manifest, input_cases.json");
-    app->add_option("--max-iterations", o.search.max_iterations,
-                    "Proposer iterations after the initial kernel")
-        ->capture_default_str()
-        ->check(CLI::Range(0, 10000));
-    app->add_option(
-           "--proposer", o.proposer,
-           "auto | llm | autotune | files (auto: the model when a key or base URL is configured)")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"auto", "llm", "autotune", "files"}));
+// The model proposer's options (--proposer llm, or auto with a key or base URL).
+void define_model_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--provider", o.provider, "openai (and compatible servers) | anthropic")
         ->capture_default_str()
         ->check(CLI::IsMember({"openai", "anthropic"}));
@@ -73,6 +52,32 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
                     "Wall-clock limit per ncu profile, seconds")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+}
+
+// Options shared by optimize and check, each defined once with its help; the defaults
+// shown are the struct's own (optimizer_options and the structs it holds).
+void define_run_options(CLI::App* app, optimizer_options& o) {
+    app->option_defaults()->multi_option_policy(
+        CLI::MultiOptionPolicy::TakeLast);  // the last one given wins
+    app->add_option("--description", o.description,
+                    "What the kernel computes (recorded; shown to a model)");
+    app->add_option("--signature", o.signature,
+                    "The kernel's C signature; the manifest must agree with it");
+    app->add_option("--reference", o.reference,
+                    "Reviewed reference kernel (.cu): its outputs are the oracle");
+    app->add_option("--initial-kernel", o.initial_kernel,
+                    "Iteration 0 (.cu); must pass every case");
+    app->add_option("--input-cases", o.input_cases, "The manifest, input_cases.json");
+    app->add_option("--max-iterations", o.search.max_iterations,
+                    "Proposer iterations after the initial kernel")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 10000));
+    app->add_option(
+           "--proposer", o.proposer,
+           "auto | llm | autotune | files (auto: the model when a key or base URL is configured)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "llm", "autotune", "files"}));
+    define_model_options(app, o);
     app->add_option("--candidates", o.candidates, "Folder of .cu candidates for --proposer files");
     app->add_option("--results-dir", o.results_dir, "Where run-NNN folders go")
         ->capture_default_str();
