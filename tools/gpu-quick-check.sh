@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A short GPU check that a change moved nothing, in one go on a machine with a GPU:
+# every test (the [gpu] ones run for real), the harness example and its compute-sanitizer
+# run, the pilot autotuned for ITERATIONS (default 2) with a replay of each best-case
+# request, the bad-candidate folder through --proposer files, and the event floor.
+# Logs go to $1 (default results/gpu-quick-check); compare them with docs/evidence/.
+# BENCH=1 adds tools/bench/harness_bench.py (about 5 minutes, most of it ncu).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-results/gpu-quick-check}
+iterations=${ITERATIONS:-2}
+mkdir -p "$out"
+[[ -x build/cuda-harness ]] || tools/setup.sh
+opt=build/cuda-optimizer
+runs=$(mktemp -d)
+log="$out/summary.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$log" 2>&1
+
+echo "== tests" | tee -a "$log"
+build/tests/cuopt_tests --durations yes >"$out/tests.log" 2>&1
+echo "cuopt_tests exit $?" | tee -a "$log"
+tail -2 "$out/tests.log" | tee -a "$log"
+grep -c "skipped:" "$out/tests.log" | sed 's/^/tests that printed a skip reason: /' | tee -a "$log"
+
+echo "== harness example" | tee -a "$log"
+build/cuda-harness examples/harness/matmul/request.json 2>&1 | tee -a "$log"
+compute-sanitizer --tool memcheck --leak-check full --report-api-errors no build/cuda-harness \
+  examples/harness/matmul/request.json --no-stream-hold --quiet >"$out/sanitizer.log" 2>&1
+echo "compute-sanitizer exit $?: $(grep -E 'ERROR SUMMARY' "$out/sanitizer.log")" | tee -a "$log"
+
+echo "== pilot: autotune, $iterations iterations" | tee -a "$log"
+$opt optimize --config examples/matmul/config.json --results-dir "$runs/pilot" --max-iterations "$iterations" \
+  >"$out/pilot.log" 2>&1
+echo "optimize exit $?" | tee -a "$log"
+grep -E '^\[iter 0|NEW BEST|^perf|^correctness|^stop' "$out/pilot.log" | tee -a "$log"
+for r in "$runs"/pilot/run-001/best-case-*.json; do $opt replay "$r" 2>&1 | tee -a "$log"; done
+cp "$runs/pilot/run-001/summary.json" "$out/pilot-summary.json" 2>/dev/null
+
+echo "== bad candidates: files" | tee -a "$log"
+$opt optimize --config examples/matmul/config.json --proposer files --candidates examples/matmul/bad-candidates \
+  --timeout 15 --results-dir "$runs/bad" 2>&1 | grep -E '^\[iter|^stop' | tee -a "$log"
+
+echo "== event floor" | tee -a "$log"
+build/event-floor >"$out/event-floor.json" 2>&1 && tee -a "$log" <"$out/event-floor.json"
+if [[ ${BENCH:-0} == 1 ]]; then
+  echo "== harness bench" | tee -a "$log"
+  python3 tools/bench/harness_bench.py --out "$out/bench.json" 2>&1 | tee -a "$log"
+fi
+rm -rf "$runs"
