@@ -70,12 +70,12 @@ void cubin_cache::store(const compile_result& result) const noexcept {
         rapidjson::Document meta(rapidjson::kObjectType);
         auto& a = meta.GetAllocator();
         meta.AddMember("schema_version", 1, a);
-        meta.AddMember("arch", rapidjson::Value(result.arch.c_str(), a), a);
-        meta.AddMember("lowered_name", rapidjson::Value(result.lowered_name.c_str(), a), a);
-        meta.AddMember("cubin_sha256", rapidjson::Value(result.cubin_sha256.c_str(), a), a);
-        meta.AddMember("log", rapidjson::Value(result.log.c_str(), a), a);
+        meta.AddMember("arch", json_text(result.arch, a), a);
+        meta.AddMember("lowered_name", json_text(result.lowered_name, a), a);
+        meta.AddMember("cubin_sha256", json_text(result.cubin_sha256, a), a);
+        meta.AddMember("log", json_text(result.log, a), a);
         rapidjson::Value opts(rapidjson::kArrayType);
-        for (const auto& o : result.options) opts.PushBack(rapidjson::Value(o.c_str(), a), a);
+        for (const auto& o : result.options) opts.PushBack(json_text(o, a), a);
         meta.AddMember("options", opts, a);
         // cubin first: a reader needs the .json, so it never sees a cubin without its record.
         write_file_atomic(m_folder / (result.cache_key + ".cubin"), result.cubin.data(),

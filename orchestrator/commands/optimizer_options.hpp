@@ -8,6 +8,7 @@
 
 #include "common/request.hpp"
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
+#include "orchestrator/model/llm_protocol.hpp"
 #include "orchestrator/search/search_loop.hpp"
 
 namespace cuopt {
@@ -34,9 +35,10 @@ struct optimizer_options {
     bool json = false;       // print summary.json on stdout at the end
     std::string config;      // JSON file with the same keys; flags win
     // The model proposer (--proposer llm, or auto with a key or base URL configured):
-    std::string provider = "openai";          // openai (and compatible servers) | anthropic
-    std::string model;                        // "" = default_model(provider)
-    std::string reasoning_effort = "medium";  // OpenAI reasoning models; "none" leaves it out
+    std::string provider = "openai";  // openai (and compatible servers) | anthropic
+    std::string model;                // "" = default_model(provider)
+    std::string reasoning_effort =
+        llm_settings{}.reasoning_effort;  // OpenAI reasoning models; "none" leaves it out
     std::string base_url;  // API base URL (also $OPENAI_BASE_URL): a local vLLM or llama.cpp server
     double temperature = -1;    // sent only when >= 0, for models that accept it
     int max_model_calls = 200;  // per run; budget_exhausted when spent
