@@ -36,10 +36,11 @@ TEST_CASE(
     CHECK(d.ratio[0][0] == 1.0);
     CHECK(d.ratio[1][0] == 0.5);
     CHECK(std::isnan(d.ratio[2][0]));
-    CHECK(d.rejected[2] == "wrong_output");
+    CHECK(d.rejected[2] == verdict::wrong_output);
+    CHECK_FALSE(d.rejected[0]);
     CHECK(d.best == std::vector<bool>{false, true, false});
-    CHECK(reason_letter("timeout") == "T");
-    CHECK(reason_letter("compile_error") == "C");
+    CHECK(reason_letter(verdict::timeout) == "T");
+    CHECK(reason_letter(verdict::compile_error) == "C");
     test::scratch_folder dir;
     write_heatmap(d, dir.path());
     CHECK(test::read_text(dir / "heatmap.png").rfind("\x89PNG", 0) == 0);

@@ -52,25 +52,11 @@ struct llm_fixture {
     }
     test::process_result run(const test::loopback_http_server& server,
                              std::vector<std::string> extra) {
-        std::vector<std::string> a = {"-u",
-                                      "ANTHROPIC_API_KEY",
-                                      "-u",
-                                      "OPENAI_BASE_URL",
-                                      std::string("OPENAI_API_KEY=") + k_key,
-                                      CUOPT_OPTIMIZER_BINARY,
-                                      "optimize",
-                                      "--reference",
-                                      (dir / "reference.cu").string(),
-                                      "--initial-kernel",
-                                      (dir / "initial.cu").string(),
-                                      "--input-cases",
-                                      (dir / "input_cases.json").string(),
-                                      "--harness",
-                                      CUOPT_FAKE_HARNESS_BINARY,
-                                      "--results-dir",
-                                      (dir / "results").string(),
-                                      "--base-url",
-                                      server.url("/v1")};
+        std::vector<std::string> a =
+            test::joined({"-u", "ANTHROPIC_API_KEY", "-u", "OPENAI_BASE_URL",
+                          std::string("OPENAI_API_KEY=") + k_key, CUOPT_OPTIMIZER_BINARY},
+                         test::optimize_args(dir.path(), CUOPT_FAKE_HARNESS_BINARY),
+                         {"--base-url", server.url("/v1")});
         a.insert(a.end(), extra.begin(), extra.end());
         return test::run_program("/usr/bin/env", a);
     }
@@ -164,26 +150,10 @@ TEST_CASE("the model-call budget ends the run with budget_exhausted, nothing los
 TEST_CASE(
     "auto picks the autotuner without a key, and --proposer llm without one is a one-line error") {
     llm_fixture f;
-    const std::vector<std::string> base = {"-u",
-                                           "OPENAI_API_KEY",
-                                           "-u",
-                                           "OPENAI_BASE_URL",
-                                           "-u",
-                                           "ANTHROPIC_API_KEY",
-                                           CUOPT_OPTIMIZER_BINARY,
-                                           "optimize",
-                                           "--reference",
-                                           (f.dir / "reference.cu").string(),
-                                           "--initial-kernel",
-                                           (f.dir / "initial.cu").string(),
-                                           "--input-cases",
-                                           (f.dir / "input_cases.json").string(),
-                                           "--harness",
-                                           CUOPT_FAKE_HARNESS_BINARY,
-                                           "--results-dir",
-                                           (f.dir / "results").string(),
-                                           "--max-iterations",
-                                           "0"};
+    const std::vector<std::string> base = test::joined(
+        {"-u", "OPENAI_API_KEY", "-u", "OPENAI_BASE_URL", "-u", "ANTHROPIC_API_KEY",
+         CUOPT_OPTIMIZER_BINARY},
+        test::optimize_args(f.dir.path(), CUOPT_FAKE_HARNESS_BINARY), {"--max-iterations", "0"});
     auto a = base;
     const auto autotune = test::run_program("/usr/bin/env", a);
     CHECK(autotune.exit_code == 0);
@@ -256,21 +226,10 @@ TEST_CASE("with --use-nsight the model can profile the current best and gets ncu
                          ", \"rationale\": \"same\"}")}});
     std::vector<std::string> a = {"--max-iterations", "1", "--use-nsight", "--proposer", "llm"};
     auto r = [&] {
-        std::vector<std::string> args = {std::string("OPENAI_API_KEY=") + k_key,
-                                         CUOPT_OPTIMIZER_BINARY,
-                                         "optimize",
-                                         "--reference",
-                                         (f.dir / "reference.cu").string(),
-                                         "--initial-kernel",
-                                         (f.dir / "initial.cu").string(),
-                                         "--input-cases",
-                                         (f.dir / "input_cases.json").string(),
-                                         "--harness",
-                                         CUOPT_HARNESS_BINARY,
-                                         "--results-dir",
-                                         (f.dir / "results").string(),
-                                         "--base-url",
-                                         server.url("/v1")};
+        std::vector<std::string> args =
+            test::joined({std::string("OPENAI_API_KEY=") + k_key, CUOPT_OPTIMIZER_BINARY},
+                         test::optimize_args(f.dir.path(), CUOPT_HARNESS_BINARY),
+                         {"--base-url", server.url("/v1")});
         args.insert(args.end(), a.begin(), a.end());
         return test::run_program("/usr/bin/env", args);
     }();

@@ -32,19 +32,8 @@ struct optimizer_fixture {
         return test::read_text(k_examples + "initial.cu") + "// " + marker + "\n";
     }
     std::vector<std::string> args(std::vector<std::string> extra = {}) const {
-        std::vector<std::string> a = {"optimize",
-                                      "--reference",
-                                      (dir / "reference.cu").string(),
-                                      "--initial-kernel",
-                                      (dir / "initial.cu").string(),
-                                      "--input-cases",
-                                      (dir / "input_cases.json").string(),
-                                      "--harness",
-                                      k_fake,
-                                      "--results-dir",
-                                      (dir / "results").string(),
-                                      "--timeout",
-                                      "5"};
+        std::vector<std::string> a = test::optimize_args(dir.path(), k_fake);
+        a.insert(a.end(), {"--timeout", "5"});
         a.insert(a.end(), extra.begin(), extra.end());
         return a;
     }

@@ -96,3 +96,12 @@ TEST_CASE("absolute paths inside the request's folder are written relative to it
     const rapidjson::Document d = parse_json(write_request_json(req), "written");
     CHECK(std::string(d["cases"][0]["args"][0]["input_file"].GetString()) == "inputs/x.bin");
 }
+
+TEST_CASE("a path outside the request's folder is refused, never written as an empty name") {
+    request req = sample_request();
+    req.cases[0].args[0].input_file = "/elsewhere/x.bin";
+    CHECK_THROWS_WITH(write_request_json(req), Catch::Contains("/elsewhere/x.bin is not inside"));
+    req.folder = "/runs/run-001";
+    CHECK_THROWS_WITH(write_request_json(req),
+                      Catch::Contains("is not inside the request's folder '/runs/run-001'"));
+}

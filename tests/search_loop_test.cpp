@@ -14,7 +14,6 @@ class repairing_proposer final : public proposer {
   public:
     explicit repairing_proposer(int repairs_that_still_fail)
         : m_still_failing(repairs_that_still_fail) {}
-    std::string name() const override { return "test"; }
     std::vector<candidate> propose(const search_state& s) override {
         if (s.iteration > 1) return {};
         candidate c = s.initial;

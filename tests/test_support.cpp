@@ -98,4 +98,26 @@ std::string test_cache_dir() {
     return dir;
 }
 
+std::vector<std::string> optimize_args(const std::filesystem::path& dir,
+                                       const std::string& harness) {
+    return {"optimize",
+            "--reference",
+            (dir / "reference.cu").string(),
+            "--initial-kernel",
+            (dir / "initial.cu").string(),
+            "--input-cases",
+            (dir / "input_cases.json").string(),
+            "--harness",
+            harness,
+            "--results-dir",
+            (dir / "results").string()};
+}
+
+std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b,
+                                const std::vector<std::string>& c) {
+    a.insert(a.end(), b.begin(), b.end());
+    a.insert(a.end(), c.begin(), c.end());
+    return a;
+}
+
 }  // namespace cuopt::test

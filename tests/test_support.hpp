@@ -41,6 +41,13 @@ struct process_result {
 process_result run_program(const std::string& binary, const std::vector<std::string>& args);
 /// Runs the real cuda-harness ($CUOPT_HARNESS_BINARY overrides the built one).
 process_result run_harness(const std::vector<std::string>& args);
+/// "optimize" with the pilot's files in `dir` (reference.cu, initial.cu, input_cases.json),
+/// the given harness binary and dir/results as the results folder.
+std::vector<std::string> optimize_args(const std::filesystem::path& dir,
+                                       const std::string& harness);
+/// The arguments of a, then of b, then of c.
+std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b,
+                                const std::vector<std::string>& c = {});
 /// Runs the real cuda-optimizer.
 process_result run_optimizer(const std::vector<std::string>& args);
 

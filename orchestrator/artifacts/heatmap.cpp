@@ -14,19 +14,34 @@ namespace {
 
 constexpr double k_cell_w = 110, k_cell_h = 20, k_left = 300, k_top = 70, k_legend_h = 90;
 
-const std::map<std::string, std::pair<std::string, std::string>>& reason_classes() {
-    static const std::map<std::string, std::pair<std::string, std::string>> k = {
-        {"compile_error", {"C", "compile error"}},
-        {"invalid_request", {"I", "invalid launch/request"}},
-        {"cuda_error", {"E", "CUDA error"}},
-        {"crash", {"X", "crash"}},
-        {"timeout", {"T", "timeout"}},
-        {"wrong_output", {"W", "wrong output"}},
-        {"unwritten_output", {"U", "unwritten output"}},
-        {"nan_output", {"N", "NaN/Inf output"}},
-        {"harness_error", {"H", "harness error"}},
-        {"invalid_submission", {"S", "invalid submission"}}};
-    return k;
+// How a rejected cell is drawn: a letter and, for the legend, what it stands for. The
+// switch names every verdict, so the compiler (-Wswitch) flags one added without a class.
+std::pair<const char*, const char*> reason_class(verdict v) {
+    switch (v) {
+        case verdict::valid:
+            return {"", "valid"};
+        case verdict::compile_error:
+            return {"C", "compile error"};
+        case verdict::invalid_request:
+            return {"I", "invalid launch/request"};
+        case verdict::invalid_submission:
+            return {"S", "invalid submission"};
+        case verdict::cuda_error:
+            return {"E", "CUDA error"};
+        case verdict::crash:
+            return {"X", "crash"};
+        case verdict::timeout:
+            return {"T", "timeout"};
+        case verdict::wrong_output:
+            return {"W", "wrong output"};
+        case verdict::unwritten_output:
+            return {"U", "unwritten output"};
+        case verdict::nan_output:
+            return {"N", "NaN/Inf output"};
+        case verdict::harness_error:
+            return {"H", "harness error"};
+    }
+    return {"?", "unknown"};
 }
 
 // Log-scale colour: ratio 0.5 (2x faster) deep green, 1 white, 2 (2x slower) deep red.
@@ -67,9 +82,9 @@ void draw(cairo_t* cr, const heatmap_data& d, double height) {
         for (std::size_t c = 0; c < d.columns.size(); ++c) {
             const double x = k_left + c * k_cell_w;
             std::string label;
-            if (!d.rejected[r].empty()) {
+            if (d.rejected[r]) {
                 cairo_set_source_rgb(cr, 0.78, 0.78, 0.78);
-                label = reason_letter(d.rejected[r]);
+                label = reason_letter(*d.rejected[r]);
             } else if (std::isnan(d.ratio[r][c])) {
                 cairo_set_source_rgb(cr, 0.93, 0.93, 0.93);
                 label = "-";
@@ -100,8 +115,10 @@ void draw(cairo_t* cr, const heatmap_data& d, double height) {
         text_at(cr, 148 + i * 70, ly, buf, 11);
     }
     std::string reasons = "rejected (grey): ";
-    for (const auto& [verdict, lc] : reason_classes())
-        reasons += lc.first + " " + lc.second + "   ";
+    for (const auto& entry : k_verdicts.entries)
+        if (entry.value != verdict::valid)
+            reasons += std::string(reason_class(entry.value).first) + " " +
+                       reason_class(entry.value).second + "   ";
     text_at(cr, 10, ly + 28, reasons, 10);
     text_at(
         cr, 10, ly + 48,
@@ -111,9 +128,8 @@ void draw(cairo_t* cr, const heatmap_data& d, double height) {
 
 }  // namespace
 
-std::string reason_letter(const std::string& verdict) {
-    const auto it = reason_classes().find(verdict);
-    return it == reason_classes().end() ? "?" : it->second.first;
+std::string reason_letter(verdict v) {
+    return reason_class(v).first;
 }
 
 heatmap_data make_heatmap_data(const search_outcome& o, const manifest& m) {
@@ -127,7 +143,8 @@ heatmap_data make_heatmap_data(const search_outcome& o, const manifest& m) {
         const attempt_result& r = o.history[i];
         d.row_labels.push_back(std::to_string(r.iteration) + "." + std::to_string(r.attempt) + " " +
                                r.cand.label);
-        d.rejected.push_back(r.verdict == verdict::valid ? "" : to_string(r.verdict));
+        d.rejected.push_back(r.verdict == verdict::valid ? std::nullopt
+                                                         : std::optional<verdict>(r.verdict));
         d.best.push_back(o.best && *o.best == i);
         std::vector<double> row;
         for (const auto& col : d.columns) row.push_back(median(i, col) / median(o.initial, col));

@@ -13,11 +13,11 @@
 namespace cuopt {
 
 struct heatmap_data {
-    std::vector<std::string> columns;        // performance case names
-    std::vector<std::string> row_labels;     // "0.0 initial.cu", "3.2 TILE=32 ..."
-    std::vector<std::vector<double>> ratio;  // median / initial median; NaN when not measured
-    std::vector<std::string> rejected;       // "" for valid rows, else the verdict
-    std::vector<bool> best;                  // the row that ended as best
+    std::vector<std::string> columns;              // performance case names
+    std::vector<std::string> row_labels;           // "0.0 initial.cu", "3.2 TILE=32 ..."
+    std::vector<std::vector<double>> ratio;        // median / initial median; NaN when not measured
+    std::vector<std::optional<verdict>> rejected;  // nullopt for valid rows
+    std::vector<bool> best;                        // the row that ended as best
 };
 
 heatmap_data make_heatmap_data(const search_outcome& outcome, const manifest& m);
@@ -25,7 +25,7 @@ heatmap_data make_heatmap_data(const search_outcome& outcome, const manifest& m)
 /// Writes heatmap.svg and heatmap.png into `folder`; throws std::runtime_error on a cairo failure.
 void write_heatmap(const heatmap_data& data, const std::filesystem::path& folder);
 
-/// The one-letter class drawn in a rejected cell, e.g. "compile_error" -> "C".
-std::string reason_letter(const std::string& verdict);
+/// The one-letter class drawn in a rejected cell, e.g. compile_error -> "C".
+std::string reason_letter(verdict v);
 
 }  // namespace cuopt

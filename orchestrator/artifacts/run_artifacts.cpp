@@ -24,6 +24,12 @@ using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
+Value setting_json(std::uint64_t v, allocator&) {
+    return Value(v);
+}
+Value setting_json(bool v, allocator&) {
+    return Value(v);
+}
 Value setting_json(std::int64_t v, allocator&) {
     return Value(v);
 }

@@ -20,8 +20,8 @@ std::filesystem::path create_run_folder(const std::filesystem::path& results_dir
 /// candidates/iter-NN/attempt-M inside a run folder.
 std::filesystem::path attempt_folder(const std::filesystem::path& run, int iteration, int attempt);
 
-/// A setting as run.json records it: a whole number, a real number or text.
-using setting_value = std::variant<std::int64_t, double, std::string>;
+/// A setting as run.json records it: a whole number, a real number, a flag or text.
+using setting_value = std::variant<std::int64_t, std::uint64_t, double, bool, std::string>;
 
 struct run_info {
     std::vector<std::string> command_line;

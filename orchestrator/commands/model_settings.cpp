@@ -1,5 +1,6 @@
 #include "orchestrator/commands/model_settings.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -70,12 +71,15 @@ model_config read_model_config(const optimizer_options& o) {
     c.settings.reasoning_effort =
         anthropic || o.reasoning_effort == "none" ? "" : o.reasoning_effort;
     if (o.temperature >= 0) c.settings.temperature = o.temperature;
+    return c;
+}
+
+price_table read_price_table(const optimizer_options& o) {
     try {
-        c.prices = read_prices(o.prices_json);
+        return read_prices(o.prices_json);
     } catch (const std::exception& e) {
         throw run_failure(exit_code::usage, e.what());
     }
-    return c;
 }
 
 std::string model_usage_json(const llm_client& client, const price_table& prices) {
@@ -92,7 +96,7 @@ std::string model_usage_json(const llm_client& client, const price_table& prices
     d.AddMember("reasoning_tokens", static_cast<std::int64_t>(t.usage.reasoning), a);
     d.AddMember("cached_tokens", static_cast<std::int64_t>(t.usage.cached), a);
     if (cost)
-        d.AddMember("estimated_cost_usd", *cost, a);
+        d.AddMember("estimated_cost_usd", std::round(*cost * 1e6) / 1e6, a);  // to the micro-dollar
     else
         d.AddMember("estimated_cost_usd", "unknown", a);
     return to_compact_json(d);

@@ -19,8 +19,11 @@ struct model_config {
     price_table prices;
 };
 
-/// Reads the model settings; throws run_failure(usage) for a malformed price table.
+/// Reads the model settings (provider, model, key, base URL); the prices stay empty.
 model_config read_model_config(const optimizer_options& o);
+
+/// The config's price table; throws run_failure(usage) when it is malformed.
+price_table read_price_table(const optimizer_options& o);
 
 /// {"provider", "model", "calls", "*_tokens", "estimated_cost_usd"} as JSON text.
 std::string model_usage_json(const llm_client& client, const price_table& prices);

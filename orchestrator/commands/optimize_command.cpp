@@ -79,8 +79,6 @@ void choose_proposer(run_context& c) {
         throw run_failure(exit_code::usage,
                           "--proposer llm needs a key: set " + c.model.key_name +
                               " (or put it in ./.env), or give --base-url for a local server");
-    if (c.kind == proposer_kind::files && c.o.candidates.empty())
-        throw run_failure(exit_code::usage, "--proposer files needs --candidates DIR");
     c.info.proposer = c.kind;
 }
 
@@ -119,6 +117,9 @@ void check_inputs(run_context& c) {
 
 // Proposers that need no run folder are made before one is created (their errors are usage errors).
 void make_offline_proposer(run_context& c) {
+    if (c.kind == proposer_kind::files && c.o.candidates.empty())
+        throw run_failure(exit_code::usage, "--proposer files needs --candidates DIR");
+    c.model.prices = read_price_table(c.o);
     try {
         if (c.kind == proposer_kind::autotune)
             c.prop = make_autotune_proposer(*c.contract, c.o.seed, c.o.batch,
@@ -161,11 +162,13 @@ void open_run(run_context& c) {
                        {"min_gain", o.search.min_gain},
                        {"max_repairs", std::int64_t{o.search.max_repairs}},
                        {"timeout_s", o.timeout_s},
-                       {"seed", static_cast<std::int64_t>(o.seed)},
+                       {"seed", o.seed},
                        {"batch", std::int64_t{o.batch}},
                        {"device", std::int64_t{o.device}},
                        {"warmup", std::int64_t{o.timing.warmup}},
                        {"iterations", std::int64_t{o.timing.iterations}},
+                       {"profile_timeout_s", o.profile_timeout_s},
+                       {"use_nsight", o.use_nsight},
                        {"description", o.description},
                        {"signature", o.signature}};
 }

@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "common/json_document.hpp"
 
@@ -14,8 +15,15 @@ using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
+// A request names files relative to its folder; an absolute path must lie inside it.
 Value relative_path(const fs::path& p, const fs::path& folder, allocator& a) {
-    return json_text((p.is_absolute() ? p.lexically_relative(folder) : p).generic_string(), a);
+    if (!p.is_absolute()) return json_text(p.generic_string(), a);
+    const fs::path relative = folder.empty() ? fs::path() : p.lexically_relative(folder);
+    if (relative.empty() || *relative.begin() == "..")
+        throw std::invalid_argument("request writer: " + p.string() +
+                                    " is not inside the request's folder '" + folder.string() +
+                                    "'");
+    return json_text(relative.generic_string(), a);
 }
 
 // A define whose text is a plain integer is written as a number, as the proposers give it.

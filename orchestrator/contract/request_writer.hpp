@@ -11,7 +11,8 @@
 namespace cuopt {
 
 /// The request as JSON text (schemas/request.schema.json). The kernel is named by
-/// `kernel.source_name`, a path relative to `folder`; its text is not written.
+/// `kernel.source_name`, a path relative to `folder`; its text is not written. Throws
+/// std::invalid_argument for an absolute path outside `folder`.
 std::string write_request_json(const request& req);
 
 }  // namespace cuopt

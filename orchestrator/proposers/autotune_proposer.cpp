@@ -27,8 +27,6 @@ class autotune_proposer final : public proposer {
             m_dims.back().push_back(static_cast<std::int64_t>(i));
     }
 
-    std::string name() const override { return "autotune"; }
-
     std::vector<candidate> propose(const search_state& s) override {
         // The initial kernel is the default configuration: never propose it again.
         if (m_seen.empty()) m_seen.insert(std::vector<std::size_t>(m_dims.size(), 0));

@@ -23,8 +23,6 @@ class files_proposer final : public proposer {
             throw std::invalid_argument("--candidates " + folder.string() + ": no .cu files");
     }
 
-    std::string name() const override { return "files"; }
-
     std::vector<candidate> propose(const search_state& s) override {
         if (m_next >= m_files.size()) return {};
         const fs::path file = m_files[m_next++];

@@ -73,8 +73,6 @@ class llm_proposer final : public proposer {
                  k_profile_schema});
     }
 
-    std::string name() const override { return "llm"; }
-
     std::vector<candidate> propose(const search_state& s) override {
         std::vector<chat_turn> turns = {
             {chat_turn::role::user, describe_for_model(s, m_settings), {}, "", ""}};

@@ -41,7 +41,6 @@ class proposer_stop : public std::runtime_error {
 class proposer {
   public:
     virtual ~proposer() = default;
-    virtual std::string name() const = 0;
     /// The next batch; empty when exhausted.
     virtual std::vector<candidate> propose(const search_state& state) = 0;
     /// A fixed version of a candidate that failed to compile, or nullopt.
