@@ -61,8 +61,9 @@ struct timing_config {
 };
 
 struct kernel_spec {
-    std::string source;       // the text itself
-    std::string source_name;  // file name or "<inline>"
+    std::string source;                 // the text itself
+    std::string source_name;            // file name or "<inline>"
+    std::filesystem::path source_path;  // the file it was read from; empty for an inline source
     std::string entry;
     std::vector<std::string> compile_options;
     std::vector<std::pair<std::string, std::string>> defines;  // sorted by name

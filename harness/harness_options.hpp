@@ -2,6 +2,7 @@
 /// cuda-harness's command line as a plain struct: each option once, with its
 /// default and one sentence of help (the parser in main.cpp reads them from here).
 
+#include <filesystem>
 #include <string>
 
 namespace cuopt {
@@ -19,5 +20,11 @@ struct harness_options {
     bool quiet = false;           // no summary line on stderr
     bool no_stream_hold = false;  // don't hold the stream while queueing timed launches (profilers)
 };
+
+/// Where the response goes: --response, else response.json beside the request.
+inline std::filesystem::path response_path(const harness_options& o) {
+    return o.response.empty() ? std::filesystem::absolute(o.request).parent_path() / "response.json"
+                              : std::filesystem::path(o.response);
+}
 
 }  // namespace cuopt

@@ -62,9 +62,7 @@ int print_device_info(const harness_options& o) {
 }
 
 int run(const harness_options& o) {
-    const std::filesystem::path response =
-        o.response.empty() ? std::filesystem::absolute(o.request).parent_path() / "response.json"
-                           : std::filesystem::path(o.response);
+    const std::filesystem::path response = cuopt::response_path(o);
     const cuopt::harness_report report = cuopt::run_request(o);
     try {
         cuopt::write_file_atomic(response, cuopt::write_response_json(report));

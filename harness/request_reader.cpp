@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "common/file_io.hpp"
@@ -124,6 +125,7 @@ kernel_spec read_kernel(const request& req, const Value& k, const field_context&
             ctx.at("source_file").fail(e.what());
         }
         spec.source_name = path.filename().string();
+        spec.source_path = path;
     } else {
         spec.source = k["source"].GetString();
         spec.source_name = "inline.cu";
@@ -147,9 +149,41 @@ rapidjson::Document load_native_document(const fs::path& file, bool* upstream) {
     return doc;
 }
 
+// What a request reads (its own file, the kernel source, every input file, and `also_read`:
+// the response) is never one of its outputs: an output is written over, and the harness
+// never overwrites a file it did not create.
+void check_outputs_spare_inputs(const request& req, const std::vector<fs::path>& also_read,
+                                const field_context& root) {
+    std::map<fs::path, std::string> read;
+    auto add = [&read](const fs::path& p, const std::string& what) {
+        read.emplace(fs::weakly_canonical(p), what);
+    };
+    add(req.file, "the request itself");
+    if (!req.kernel.source_path.empty()) add(req.kernel.source_path, "the kernel source");
+    for (const fs::path& p : also_read) add(p, "the response");
+    for (const run_case& c : req.cases)
+        for (const kernel_arg& a : c.args)
+            if (a.input_file) add(*a.input_file, "an input file");
+    for (std::size_t c = 0; c < req.cases.size(); ++c)
+        for (std::size_t i = 0; i < req.cases[c].args.size(); ++i) {
+            const kernel_arg& a = req.cases[c].args[i];
+            for (const auto& [p, key] : {std::pair{&a.output_file, "output_file"},
+                                         std::pair{&a.input_dump_file, "input_dump_file"}}) {
+                if (!*p) continue;
+                const auto it = read.find(fs::weakly_canonical(**p));
+                if (it != read.end())
+                    root.at("cases[" + std::to_string(c) + "]")
+                        .at("args[" + std::to_string(i) + "]")
+                        .at(key)
+                        .fail("writes " + (*p)->filename().string() + ", which is " + it->second +
+                              "; outputs need paths of their own");
+            }
+        }
+}
+
 }  // namespace
 
-request read_request(const fs::path& file) {
+request read_request(const fs::path& file, const std::vector<fs::path>& also_read) {
     request req;
     req.file = fs::absolute(file);
     req.folder = req.file.parent_path();
@@ -195,29 +229,8 @@ request read_request(const fs::path& file) {
         }
         req.cases.push_back(std::move(rc));
     }
+    check_outputs_spare_inputs(req, also_read, root);
     return req;
-}
-
-std::vector<fs::path> declared_output_paths(const fs::path& file) {
-    std::vector<fs::path> out;
-    try {
-        const fs::path abs = fs::absolute(file);
-        rapidjson::Document doc = parse_json(read_text_file(abs), abs.filename().string());
-        if (is_upstream_layout(doc))
-            doc = convert_upstream_request(doc, abs.parent_path(), "request");
-        if (!doc.IsObject() || !doc.HasMember("cases") || !doc["cases"].IsArray()) return out;
-        for (const auto& c : doc["cases"].GetArray()) {
-            if (!c.IsObject() || !c.HasMember("args") || !c["args"].IsArray()) continue;
-            for (const auto& a : c["args"].GetArray())
-                for (const char* key : {"output_file", "input_dump_file"})
-                    if (a.IsObject() && a.HasMember(key) && a[key].IsString()) try {
-                            out.push_back(resolve_inside(abs.parent_path(), a[key].GetString()));
-                        } catch (const std::exception&) {
-                        }
-        }
-    } catch (const std::exception&) {
-    }
-    return out;
 }
 
 }  // namespace cuopt

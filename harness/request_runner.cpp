@@ -19,17 +19,9 @@ namespace {
 
 constexpr const char* k_fallback_arch = "sm_90";
 
-// A stale output from an earlier run must never pass for this run's result.
-void remove_declared_outputs(const fs::path& request_file) {
-    for (const auto& p : declared_output_paths(request_file)) {
-        std::error_code ec;
-        fs::remove(p, ec);
-    }
-}
-
 std::optional<request> read_phase(const harness_options& o, harness_report& report) {
     try {
-        request req = read_request(o.request);
+        request req = read_request(o.request, {response_path(o)});
         report.upstream_layout = req.upstream_layout;
         report.entry = req.kernel.entry;
         report.timing = req.timing;
@@ -172,7 +164,6 @@ harness_report run_request(const harness_options& o) {
         return report;
     };
     try {
-        remove_declared_outputs(o.request);
         const std::optional<request> req = read_phase(o, report);
         lap("read_request");
         if (!req) return finish();

@@ -6,7 +6,8 @@
 //   FAKE_ILLEGAL_ADDRESS cuda_error on the first case, the rest skipped (exit 13)
 //   FAKE_CRASH           dies by SIGSEGV          FAKE_HANG  sleeps forever
 //   FAKE_WRONG           c[0] is off by one       FAKE_SKIP_LAST_ROW  last row unwritten
-//   FAKE_MS=<x>          median = x ms per 256^3 of work (default 1), times
+//   FAKE_NO_CASES        says ok but answers no case     FAKE_MISSING_OUTPUT  lists c, never writes
+//   it FAKE_MS=<x>          median = x ms per 256^3 of work (default 1), times
 //                        (1 + sum over defines of |value - 32| / 64): autotuning has a best.
 #include <unistd.h>
 
@@ -142,6 +143,7 @@ int main(int argc, char** argv) {
         report.fail(exit_code::invalid_request, "fake-harness runs only matmul_f32");
         return finish();
     }
+    if (src.find("FAKE_NO_CASES") != std::string::npos) return finish();
     double define_factor = 1.0;
     for (const auto& [name, value] : req.kernel.defines)
         if (!value.empty() &&
@@ -188,7 +190,8 @@ int main(int argc, char** argv) {
             for (std::int64_t j = 0; j < n; ++j) std::memcpy(&cv[(m - 1) * n + j], &poison, 4);
         }
         const kernel_arg& c_arg = rc.args.at(2);
-        write_file_atomic(*c_arg.output_file, cv.data(), cv.size() * 4);
+        if (src.find("FAKE_MISSING_OUTPUT") == std::string::npos)
+            write_file_atomic(*c_arg.output_file, cv.data(), cv.size() * 4);
         out.outputs.push_back({c_arg.name, "output", *c_arg.output_file, dtype::f32, c_arg.count,
                                sha256_hex(cv.data(), cv.size() * 4),
                                count_poisoned(dtype::f32, cv.data(), cv.size())});

@@ -1,5 +1,5 @@
 // Black-box tests of the real cuda-harness binary that need no GPU: bad input of
-// every class, compile errors, compile-only mode, the cache, stale outputs.
+// every class, compile errors, compile-only mode, the cache, files a request must not touch.
 #include <catch2/catch.hpp>
 
 #include "test_support.hpp"
@@ -117,12 +117,25 @@ TEST_CASE("the response option writes the response where asked") {
     CHECK_FALSE(fs::exists(f.dir / "response.json"));
 }
 
-TEST_CASE("a stale output file from an earlier run is removed when the request fails") {
+TEST_CASE(
+    "a rejected request deletes nothing: not the source it names as an output, not the request, "
+    "not an earlier output") {
     harness_fixture f;
-    f.dir.write("out/y.bin", "stale bytes that look like a result");
-    const auto r = f.run(request_json("63"));
-    CHECK(r.exit_code == 11);
-    CHECK_FALSE(fs::exists(f.dir / "out/y.bin"));
+    f.dir.write("out/y.bin", "an earlier run's result");
+    std::string j = request_json("63");
+    CHECK(f.run(j).exit_code == 11);
+    CHECK(test::read_text(f.dir / "out/y.bin") == "an earlier run's result");
+    CHECK(f.response()["cases"].Size() == 0);  // and the response lists no output from this run
+    for (const char* victim : {"k.cu", "req.json"}) {
+        j = request_json();
+        j.replace(j.find("out/y.bin"), 9, victim);
+        const auto r = f.run(j);
+        CHECK(r.exit_code == 11);
+        CHECK_THAT(r.output, Catch::Contains("outputs need paths of their own"));
+    }
+    CHECK(test::read_text(f.dir / "k.cu") == k_kernel);
+    CHECK(test::read_text(f.dir / "req.json").find(R"("output_file": "req.json")") !=
+          std::string::npos);
 }
 
 TEST_CASE("without a driver a valid request exits 14 after compiling - with the compile block") {

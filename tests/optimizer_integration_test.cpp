@@ -67,6 +67,20 @@ TEST_CASE(
     f.dir.write("cands/i_bad_option.cu", f.kernel("FAKE_MS=0.5"));
     f.dir.write("cands/i_bad_option.json",
                 R"({ "compile_options": ["-rdc=true"], "rationale": "relocatable code" })");
+    f.dir.write("cands/l_no_cases.cu", f.kernel("FAKE_NO_CASES FAKE_MS=0.1"));
+    f.dir.write("cands/m_missing_output.cu", f.kernel("FAKE_MISSING_OUTPUT FAKE_MS=0.1"));
+    f.dir.write("cands/n_bad_entry.cu", f.kernel("FAKE_MS=0.5"));
+    f.dir.write("cands/n_bad_entry.json", R"({ "entry": 5 })");
+    f.dir.write("cands/o_options_not_array.cu", f.kernel("FAKE_MS=0.5"));
+    f.dir.write("cands/o_options_not_array.json", R"({ "compile_options": "x" })");
+    f.dir.write("cands/p_launch_not_object.cu", f.kernel("FAKE_MS=0.5"));
+    f.dir.write("cands/p_launch_not_object.json", R"({ "case_launch": { "perf-256": 5 } })");
+    f.dir.write("cands/q_empty_side_file.cu", f.kernel("FAKE_MS=0.5"));
+    f.dir.write("cands/q_empty_side_file.json", "");
+    f.dir.write("cands/r_float_define.cu", f.kernel("FAKE_MS=0.5"));
+    f.dir.write("cands/r_float_define.json", R"({ "defines": { "BLOCK_X": 1.5 } })");
+    f.dir.write("cands/s_launch_not_whole.cu", f.kernel("FAKE_MS=0.5"));
+    f.dir.write("cands/s_launch_not_whole.json", R"({ "launch": { "grid": ["n/7", "m/7"] } })");
     f.dir.write("cands/j_bad_side_file.cu", f.kernel("FAKE_MS=0.5"));
     f.dir.write("cands/j_bad_side_file.json", R"({ "rationale": "typo", "case_lunch": {} })");
     f.dir.write("cands/k_unknown_case.cu", f.kernel("FAKE_MS=0.5"));
@@ -91,6 +105,15 @@ TEST_CASE(
     CHECK(verdict_of(history, "j_bad_side_file.cu") == "invalid_submission");
     CHECK(verdict_of(history, "k_unknown_case.cu") == "invalid_submission");
     CHECK_THAT(r.output, Catch::Contains("j_bad_side_file.json: field case_lunch"));
+    CHECK(verdict_of(history, "l_no_cases.cu") ==
+          "harness_error");  // ok with no cases is not valid
+    CHECK_THAT(r.output, Catch::Contains("cuda-harness said ok but the response has no case"));
+    CHECK(verdict_of(history, "m_missing_output.cu") == "harness_error");
+    CHECK_THAT(r.output,
+               Catch::Contains("the output 'c' file correctness-31x37x29.c.bin is missing"));
+    for (const char* bad : {"n_bad_entry.cu", "o_options_not_array.cu", "p_launch_not_object.cu",
+                            "q_empty_side_file.cu", "r_float_define.cu", "s_launch_not_whole.cu"})
+        CHECK(verdict_of(history, bad) == "invalid_submission");
     const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
     CHECK(std::string(summary["stop_reason"].GetString()) == "proposer_exhausted");
     CHECK(std::string(summary["best"]["label"].GetString()) ==

@@ -193,11 +193,23 @@ TEST_CASE("schema problems in a request name the field") {
                Catch::Contains("field cases[0].args[1].generator.seed: expected"));
 }
 
-TEST_CASE("output paths are listed for removal even when the request is otherwise invalid") {
+TEST_CASE(
+    "an output that names a file the request reads is refused, naming the field and the file") {
     fixture f;
-    f.dir.write("req.json",
-                replaced(base_request(), "\"schema_version\": 1", "\"schema_version\": 7"));
-    const auto paths = declared_output_paths(f.dir / "req.json");
-    REQUIRE(paths.size() == 1);
-    CHECK(paths[0].filename() == "y.bin");
+    CHECK_THAT(
+        f.error_with("\"output_file\": \"out/y.bin\"", "\"output_file\": \"k.cu\""),
+        Catch::Contains("field cases[0].args[1].output_file: writes k.cu, which is the kernel "
+                        "source; outputs need paths of their own"));
+    CHECK_THAT(f.error_with("\"output_file\": \"out/y.bin\"", "\"output_file\": \"req.json\""),
+               Catch::Contains("which is the request itself"));
+    CHECK_THAT(
+        f.error_with("\"output_file\": \"out/y.bin\"", "\"output_file\": \"./out/../x.bin\""),
+        Catch::Contains("writes x.bin, which is an input file"));
+    f.dir.write("req.json", base_request());
+    try {
+        read_request(f.dir / "req.json", {f.dir / "out/y.bin"});
+        FAIL("no error");
+    } catch (const json_error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("which is the response"));
+    }
 }

@@ -33,16 +33,42 @@ void link_input_files(const manifest& m, const fs::path& folder) {
 // Writes kernel.cu, the inputs and request.json into a fresh attempt folder; "" or why the
 // request could not be made.
 std::string prepare_folder(const attempt_evaluator& e, const manifest& m, const candidate& c,
-                           const fs::path& folder, bool reference) {
+                           const fs::path& folder, bool reference, request* made = nullptr) {
     fs::create_directories(folder);
     write_file_atomic(folder / "kernel.cu", c.source);
     link_input_files(m, folder);
     try {
-        write_file_atomic(
-            folder / "request.json",
-            write_request_json(e.make_request(c, attempt_evaluator::request_paths{}, reference)));
+        const request req = e.make_request(c, attempt_evaluator::request_paths{}, reference);
+        write_file_atomic(folder / "request.json", write_request_json(req));
+        if (made) *made = req;
     } catch (const expression_error& ex) {
         return std::string("the launch does not evaluate: ") + ex.what();
+    }
+    return "";
+}
+
+// A response that says ok must answer the whole request: every case, every output and
+// input dump it asked for, each file on disk. "" when it does, else what is missing.
+std::string missing_from(const request& req, const harness_response& resp) {
+    for (const run_case& rc : req.cases) {
+        const auto c = std::find_if(resp.cases.begin(), resp.cases.end(),
+                                    [&](const response_case& x) { return x.name == rc.name; });
+        if (c == resp.cases.end()) return "the response has no case '" + rc.name + "'";
+        for (const kernel_arg& a : rc.args)
+            for (const bool dump : {false, true}) {
+                if (!(dump ? a.input_dump_file : a.output_file)) continue;
+                const auto o = std::find_if(c->outputs.begin(), c->outputs.end(),
+                                            [&](const response_output& x) {
+                                                return x.arg == a.name && x.is_input_dump == dump;
+                                            });
+                const std::string what =
+                    std::string(dump ? "input dump" : "output") + " '" + a.name + "'";
+                if (o == c->outputs.end())
+                    return "case '" + rc.name + "': the response lists no " + what;
+                if (!fs::is_regular_file(o->file))
+                    return "case '" + rc.name + "': the " + what + " file " +
+                           o->file.filename().string() + " is missing";
+            }
     }
     return "";
 }
@@ -246,9 +272,11 @@ attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& f
     attempt_result r;
     r.cand = c;
     r.folder = folder;
-    if (const std::string bad = prepare_folder(*this, m_manifest, c, folder, oracle == nullptr);
+    request req;
+    if (const std::string bad =
+            prepare_folder(*this, m_manifest, c, folder, oracle == nullptr, &req);
         !bad.empty()) {
-        r.verdict = verdict::invalid_request;
+        r.verdict = verdict::invalid_submission;
         r.reason = bad;
         return r;
     }
@@ -260,6 +288,11 @@ attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& f
     if (response->status != response_status::ok) {
         r.verdict = verdict_for(response->status);
         r.reason = response->error;
+        return r;
+    }
+    if (const std::string missing = missing_from(req, *response); !missing.empty()) {
+        r.verdict = verdict::harness_error;
+        r.reason = "cuda-harness said ok but " + missing;
         return r;
     }
     if (!oracle) {
