@@ -1,6 +1,7 @@
 #include "dtype.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -43,15 +44,52 @@ std::vector<unsigned char> bytes_of(T v) {
     return out;
 }
 
+// long double carries every 64-bit integer exactly (x86-64: 64-bit mantissa), so the
+// range check is exact at both ends, 2^64 - 1 included.
 template <typename T>
-std::vector<unsigned char> encode_integer(dtype t, double value) {
+std::vector<unsigned char> encode_integer(dtype t, long double value, const std::string& text) {
     if (!std::isfinite(value) || std::floor(value) != value ||
-        value < static_cast<double>(std::numeric_limits<T>::lowest()) ||
-        value > static_cast<double>(std::numeric_limits<T>::max())) {
-        throw std::invalid_argument("value " + std::to_string(value) + " is not a " +
-                                    std::string(dtype_name(t)) + " integer");
+        value < static_cast<long double>(std::numeric_limits<T>::lowest()) ||
+        value > static_cast<long double>(std::numeric_limits<T>::max())) {
+        throw std::invalid_argument("value " + text + " is not a " + std::string(dtype_name(t)) +
+                                    " integer");
     }
     return bytes_of(static_cast<T>(value));
+}
+
+// One encoder for every dtype; `text` is how the value reads in a message.
+std::vector<unsigned char> encode(dtype t, long double value, const std::string& text) {
+    if (is_float(t) && t != dtype::f64 && std::isfinite(value) &&
+        std::fabs(value) > static_cast<long double>(std::numeric_limits<float>::max()))
+        throw std::invalid_argument("value " + text + " does not fit " +
+                                    std::string(dtype_name(t)));
+    switch (t) {
+        case dtype::f16:
+            return bytes_of(float_to_half_bits(static_cast<float>(value)));
+        case dtype::bf16:
+            return bytes_of(float_to_bf16_bits(static_cast<float>(value)));
+        case dtype::f32:
+            return bytes_of(static_cast<float>(value));
+        case dtype::f64:
+            return bytes_of(static_cast<double>(value));
+        case dtype::i8:
+            return encode_integer<std::int8_t>(t, value, text);
+        case dtype::u8:
+            return encode_integer<std::uint8_t>(t, value, text);
+        case dtype::i16:
+            return encode_integer<std::int16_t>(t, value, text);
+        case dtype::u16:
+            return encode_integer<std::uint16_t>(t, value, text);
+        case dtype::i32:
+            return encode_integer<std::int32_t>(t, value, text);
+        case dtype::u32:
+            return encode_integer<std::uint32_t>(t, value, text);
+        case dtype::i64:
+            return encode_integer<std::int64_t>(t, value, text);
+        case dtype::u64:
+            return encode_integer<std::uint64_t>(t, value, text);
+    }
+    throw std::logic_error("unhandled dtype");
 }
 
 }  // namespace
@@ -157,33 +195,17 @@ float bf16_bits_to_float(std::uint16_t b) {
 }
 
 std::vector<unsigned char> encode_scalar(dtype t, double value) {
-    switch (t) {
-        case dtype::f16:
-            return bytes_of(float_to_half_bits(static_cast<float>(value)));
-        case dtype::bf16:
-            return bytes_of(float_to_bf16_bits(static_cast<float>(value)));
-        case dtype::f32:
-            return bytes_of(static_cast<float>(value));
-        case dtype::f64:
-            return bytes_of(value);
-        case dtype::i8:
-            return encode_integer<std::int8_t>(t, value);
-        case dtype::u8:
-            return encode_integer<std::uint8_t>(t, value);
-        case dtype::i16:
-            return encode_integer<std::int16_t>(t, value);
-        case dtype::u16:
-            return encode_integer<std::uint16_t>(t, value);
-        case dtype::i32:
-            return encode_integer<std::int32_t>(t, value);
-        case dtype::u32:
-            return encode_integer<std::uint32_t>(t, value);
-        case dtype::i64:
-            return encode_integer<std::int64_t>(t, value);
-        case dtype::u64:
-            return encode_integer<std::uint64_t>(t, value);
-    }
-    throw std::logic_error("unhandled dtype");
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return encode(t, value, text);
+}
+
+std::vector<unsigned char> encode_integer_scalar(dtype t, std::int64_t value) {
+    return encode(t, static_cast<long double>(value), std::to_string(value));
+}
+
+std::vector<unsigned char> encode_integer_scalar(dtype t, std::uint64_t value) {
+    return encode(t, static_cast<long double>(value), std::to_string(value));
 }
 
 double element_as_double(dtype t, const void* data, std::size_t i) {

@@ -33,6 +33,9 @@ std::size_t count_poisoned(dtype t, const void* data, std::size_t count);
 /// Encodes a scalar kernel argument as the bytes the kernel expects.
 /// Throws std::invalid_argument when the value does not fit the type.
 std::vector<unsigned char> encode_scalar(dtype t, double value);
+/// The same for an integer literal, exact for every 64-bit value (2^64 - 1 included).
+std::vector<unsigned char> encode_integer_scalar(dtype t, std::int64_t value);
+std::vector<unsigned char> encode_integer_scalar(dtype t, std::uint64_t value);
 
 /// IEEE binary16 / bfloat16 conversions (round to nearest even), host side.
 std::uint16_t float_to_half_bits(float f);

@@ -46,6 +46,9 @@ std::optional<generator_problem> check_generator(const generator_spec& g, dtype 
     if (g.kind != generator_kind::int_range) return std::nullopt;
     if (std::floor(g.low) != g.low || std::floor(g.high) != g.high || g.low > g.high)
         return generator_problem{"", "int_range needs integer low <= high " + low_high(g)};
+    if (std::fabs(g.low) > 9007199254740992.0 || std::fabs(g.high) > 9007199254740992.0)
+        return generator_problem{
+            "", "int_range bounds beyond 2^53 are not carried exactly " + low_high(g)};
     if (!is_float(type)) {
         try {
             encode_scalar(type, g.low);

@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
+#include <vector>
 
 #include "common/tool_version.hpp"
 
@@ -111,9 +113,56 @@ std::string describe(const std::string& keyword, const rapidjson::Value* schema,
 
 }  // namespace
 
-rapidjson::Document parse_json(const std::string& text, const std::string& source_name) {
-    rapidjson::Document doc;
-    doc.Parse(text.c_str(), text.size());
+namespace {
+
+constexpr int k_max_json_depth = 64;
+
+std::string child_field(const std::string& parent, const std::string& key) {
+    return parent.empty() ? key : parent + "." + key;
+}
+
+// Nesting and duplicate keys, walked without recursion: a hostile document can neither
+// overflow the stack here nor later (schema checks and messages recurse over it).
+std::string check_shape(const rapidjson::Value& root) {
+    struct node {
+        const rapidjson::Value* v;
+        int depth;
+        std::string field;
+    };
+    std::vector<node> stack{{&root, 1, ""}};
+    while (!stack.empty()) {
+        node n = std::move(stack.back());
+        stack.pop_back();
+        const std::string where = n.field.empty() ? "(top level)" : n.field;
+        if (n.depth > k_max_json_depth)
+            return "field " + where + ": nested more than " + std::to_string(k_max_json_depth) +
+                   " levels deep";
+        if (n.v->IsArray()) {
+            for (rapidjson::SizeType i = 0; i < n.v->Size(); ++i)
+                if ((*n.v)[i].IsObject() || (*n.v)[i].IsArray())
+                    stack.push_back(
+                        {&(*n.v)[i], n.depth + 1, n.field + "[" + std::to_string(i) + "]"});
+        } else if (n.v->IsObject()) {
+            std::set<std::string_view> keys;
+            for (const auto& m : n.v->GetObject()) {
+                const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+                if (!keys.insert(key).second)
+                    return "field " + where + ": duplicate key '" + std::string(key) + "'";
+                if (m.value.IsObject() || m.value.IsArray())
+                    stack.push_back(
+                        {&m.value, n.depth + 1, child_field(n.field, std::string(key))});
+            }
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string try_parse_json(rapidjson::Document& doc, std::string_view text) {
+    constexpr unsigned k_flags =
+        rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+    doc.Parse<k_flags>(text.data(), text.size());
     if (doc.HasParseError()) {
         const std::size_t offset = doc.GetErrorOffset();
         std::size_t line = 1, column = 1;
@@ -125,10 +174,21 @@ rapidjson::Document parse_json(const std::string& text, const std::string& sourc
                 ++column;
             }
         }
-        throw json_error(source_name + ": malformed JSON at line " + std::to_string(line) +
-                         ", column " + std::to_string(column) + ": " +
-                         rapidjson::GetParseError_En(doc.GetParseError()));
+        const std::string why = std::string("malformed JSON at line ") + std::to_string(line) +
+                                ", column " + std::to_string(column) + ": " +
+                                rapidjson::GetParseError_En(doc.GetParseError());
+        doc.SetNull();
+        return why;
     }
+    std::string why = check_shape(doc);
+    if (!why.empty()) doc.SetNull();
+    return why;
+}
+
+rapidjson::Document parse_json(const std::string& text, const std::string& source_name) {
+    rapidjson::Document doc;
+    if (const std::string why = try_parse_json(doc, text); !why.empty())
+        throw json_error(source_name + ": " + why);
     return doc;
 }
 
@@ -189,8 +249,46 @@ std::string to_compact_json(const rapidjson::Value& value) {
     return std::string(buf.GetString(), buf.GetSize());
 }
 
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i], or 0 (overlong forms, surrogates and code
+// points above U+10FFFF are invalid).
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = byte(i);
+    if (c < 0x80) return 1;
+    const std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    if (n == 0 || c > 0xF4 || c == 0xC0 || c == 0xC1 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    const unsigned char d = byte(i + 1);
+    if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d >= 0xA0) || (c == 0xF0 && d < 0x90) ||
+        (c == 0xF4 && d >= 0x90))
+        return 0;
+    return n;
+}
+
+}  // namespace
+
+std::string valid_utf8(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = utf8_sequence(s, i);
+        if (n == 0) {
+            out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+            ++i;
+        } else {
+            out.append(s.substr(i, n));
+            i += n;
+        }
+    }
+    return out;
+}
+
 rapidjson::Value json_text(std::string_view s, rapidjson::Document::AllocatorType& a) {
-    return rapidjson::Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+    const std::string clean = valid_utf8(s);
+    return rapidjson::Value(clean.data(), static_cast<rapidjson::SizeType>(clean.size()), a);
 }
 
 void add_document_header(rapidjson::Document& doc, const char* tool_name) {

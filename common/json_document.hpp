@@ -17,8 +17,14 @@ class json_error : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// Parses text; throws json_error("<source>: malformed JSON at line L, column C: ...").
+/// Parses text the careful way: iteratively, UTF-8 validated, at most 64 levels deep, no
+/// duplicate keys. Throws json_error("<source>: malformed JSON at line L, column C: ...",
+/// or "<source>: field a.b: duplicate key 'c'").
 rapidjson::Document parse_json(const std::string& text, const std::string& source_name);
+
+/// The same without throwing: "" on success, else why (the document is then null). For
+/// text from outside (model replies, child processes) where a failure is data.
+std::string try_parse_json(rapidjson::Document& doc, std::string_view text);
 
 /// The text of a schema embedded from schemas/, e.g. "request" -> request.schema.json.
 std::string_view embedded_schema(std::string_view name);
@@ -36,8 +42,12 @@ std::string to_pretty_json(const rapidjson::Value& value);
 /// One line, no spaces: what goes over the wire and into messages.
 std::string to_compact_json(const rapidjson::Value& value);
 
-/// A JSON string holding a copy of `s` (embedded NULs kept).
+/// A JSON string holding a copy of `s` (embedded NULs kept), made valid UTF-8 first: every
+/// string the tools write goes through here, so strict readers can always load the result.
 rapidjson::Value json_text(std::string_view s, rapidjson::Document::AllocatorType& a);
+
+/// `s` with every byte that does not begin a valid UTF-8 sequence replaced by U+FFFD.
+std::string valid_utf8(std::string_view s);
 
 /// The members every document the tools write opens with: "schema_version": 1 and
 /// "tool": {name, version, commit}.

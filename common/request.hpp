@@ -17,8 +17,9 @@
 
 namespace cuopt {
 
-/// A scalar argument's value as the request gives it: an exact integer or a real number.
-using scalar_number = std::variant<std::int64_t, double>;
+/// A scalar argument's value as the request gives it: an exact integer (signed, or
+/// unsigned above 2^63) or a real number.
+using scalar_number = std::variant<std::int64_t, std::uint64_t, double>;
 
 struct kernel_arg {
     std::string name;

@@ -138,11 +138,20 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
     NVRTC_CALL(nvrtcGetProgramLogSize(prog.get(), &log_size));
     result.log.resize(log_size);
     NVRTC_CALL(nvrtcGetProgramLog(prog.get(), result.log.data()));
-    while (!result.log.empty() && result.log.back() == '\0') result.log.pop_back();
+    while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n'))
+        result.log.pop_back();
 
     if (compiled == NVRTC_SUCCESS) {
         const char* lowered = nullptr;
         NVRTC_CALL(nvrtcGetLoweredName(prog.get(), kernel.entry.c_str(), &lowered));
+        if (!lowered) {  // seen with a non-UTF-8 byte in the source: compiled, yet no entry
+            result.problem = "NVRTC compiled " + kernel.source_name + " but found no kernel '" +
+                             kernel.entry + "' in it (is the source valid UTF-8?)";
+            result.wall_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count();
+            return result;
+        }
         result.lowered_name = lowered;
         std::size_t cubin_size = 0;
         NVRTC_CALL(nvrtcGetCUBINSize(prog.get(), &cubin_size));
@@ -153,6 +162,13 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
         result.ok = true;  // the name expression compiled, so the entry is a __global__ function
     } else if (compiled == NVRTC_ERROR_COMPILATION) {
         result.entry_missing = only_entry_errors(result.log);
+    } else if (compiled == NVRTC_ERROR_INVALID_OPTION) {
+        std::string given;
+        for (const auto& o : kernel.compile_options)
+            given += (given.empty() ? "'" : ", '") + o + "'";
+        result.problem = "NVRTC rejected an option: check kernel.compile_options (" +
+                         (given.empty() ? std::string("none given") : given) + ") and the arch (" +
+                         arch + ")" + (result.log.empty() ? "" : ": " + result.log);
     } else {
         check_nvrtc(compiled, "nvrtcCompileProgram");
     }

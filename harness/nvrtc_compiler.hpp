@@ -24,9 +24,11 @@ struct ptxas_report {
 
 struct compile_result {
     bool ok = false;
-    bool entry_missing = false;        // the entry name is not defined in the source
-    std::string log;                   // NVRTC's program log, whole
-    std::string arch;                  // "sm_90"
+    bool entry_missing = false;  // the entry name is not defined in the source
+    std::string
+        problem;       // why there is no cubin when the source itself did not fail (a bad option)
+    std::string log;   // NVRTC's program log, whole
+    std::string arch;  // "sm_90"
     std::vector<std::string> options;  // exactly what NVRTC was given
     std::string lowered_name;          // the symbol to look up in the module
     std::vector<char> cubin;

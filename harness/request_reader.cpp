@@ -60,16 +60,24 @@ kernel_arg read_arg(const request& req, const Value& a, const field_context& ctx
                 "(count/input_file/output_file/generator); "
                 "expected one or the other");
         const Value& v = a["value"];
+        if (!is_float(arg.type) && !v.IsInt64() && !v.IsUint64() && !v.IsBool() &&
+            std::fabs(v.GetDouble()) > 9007199254740992.0)
+            ctx.at("value").fail("a " + std::string(dtype_name(arg.type)) +
+                                 " beyond 2^53 must be written as an integer literal to be exact");
         try {
-            const double number = v.IsBool() ? (v.GetBool() ? 1.0 : 0.0) : v.GetDouble();
-            arg.scalar = v.IsInt64() ? scalar_number(v.GetInt64()) : scalar_number(number);
-            arg.scalar_bytes = encode_scalar(arg.type, number);
+            if (v.IsInt64()) {
+                arg.scalar = v.GetInt64();
+                arg.scalar_bytes = encode_integer_scalar(arg.type, v.GetInt64());
+            } else if (v.IsUint64()) {
+                arg.scalar = v.GetUint64();
+                arg.scalar_bytes = encode_integer_scalar(arg.type, v.GetUint64());
+            } else {
+                arg.scalar = v.IsBool() ? (v.GetBool() ? 1.0 : 0.0) : v.GetDouble();
+                arg.scalar_bytes = encode_scalar(arg.type, std::get<double>(arg.scalar));
+            }
         } catch (const std::invalid_argument& e) {
             ctx.at("value").fail(e.what());
         }
-        if (v.IsInt64() && !is_float(arg.type) &&
-            std::fabs(static_cast<double>(v.GetInt64())) > 9.0e15)
-            ctx.at("value").fail("integer too large to carry exactly");
         return arg;
     }
     if (!a.HasMember("count")) ctx.fail("expected 'count' (a buffer) or 'value' (a scalar)");

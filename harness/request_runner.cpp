@@ -64,8 +64,10 @@ bool compile_phase(const request& req, const std::string& arch, const harness_op
         return false;
     }
     if (!c.ok) {
-        report.fail(exit_code::compile_error, "NVRTC could not compile " + req.kernel.source_name +
-                                                  " for " + arch + " (see compile.log)");
+        report.fail(exit_code::compile_error,
+                    !c.problem.empty() ? c.problem
+                                       : "NVRTC could not compile " + req.kernel.source_name +
+                                             " for " + arch + " (see compile.log)");
         return false;
     }
     return true;

@@ -62,3 +62,24 @@ TEST_CASE("a scalar that does not fit its integer dtype is refused with the valu
     std::memcpy(&back, bytes.data(), 8);
     CHECK(back == 0.25);
 }
+
+TEST_CASE("64-bit integer scalars are encoded exactly at both ends of their range") {
+    auto u64 = [](const std::vector<unsigned char>& b) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, b.data(), 8);
+        return v;
+    };
+    CHECK(u64(encode_integer_scalar(dtype::u64, std::uint64_t{18446744073709551615ull})) ==
+          18446744073709551615ull);
+    CHECK(u64(encode_integer_scalar(dtype::u64, std::uint64_t{10000000000000000001ull})) ==
+          10000000000000000001ull);
+    CHECK(u64(encode_integer_scalar(dtype::i64, std::int64_t{INT64_MIN})) ==
+          static_cast<std::uint64_t>(INT64_MIN));
+    CHECK_THROWS_WITH(encode_integer_scalar(dtype::i64, std::uint64_t{9223372036854775808ull}),
+                      Catch::Contains("value 9223372036854775808 is not a i64 integer"));
+    CHECK_THROWS_WITH(encode_integer_scalar(dtype::u32, std::int64_t{-1}), Catch::Contains("u32"));
+    // 2^64 as a double used to wrap to 0.
+    CHECK_THROWS_WITH(encode_scalar(dtype::u64, 18446744073709551616.0),
+                      Catch::Contains("not a u64"));
+    CHECK_THROWS_WITH(encode_scalar(dtype::f32, 1e300), Catch::Contains("does not fit f32"));
+}

@@ -177,3 +177,24 @@ TEST_CASE("a missing request argument is a usage error") {
     CHECK(test::run_harness({}).exit_code == 64);
     CHECK(test::run_harness({"--bogus"}).exit_code == 64);
 }
+
+TEST_CASE("a stray byte in the source or an option NVRTC rejects is a compile error that says so") {
+    harness_fixture f;
+    f.dir.write("k.cu", std::string(k_kernel) + "// caf\xe9 \xff\n");
+    auto r = f.run(request_json(), {"--compile-only", "--no-cache"});
+    CHECK(r.exit_code == 10);
+    CHECK_THAT(r.output,
+               Catch::Contains("but found no kernel 'twice' in it (is the source valid UTF-8?)"));
+    f.dir.write("k.cu", k_kernel);
+    std::string j = request_json();
+    j.replace(j.find(R"("entry": "twice")"), 16,
+              R"("entry": "twice", "compile_options": ["--frobnicate"])");
+    r = f.run(j, {"--compile-only", "--no-cache"});
+    CHECK(r.exit_code == 10);
+    CHECK_THAT(
+        r.output,
+        Catch::Contains("NVRTC rejected an option: check kernel.compile_options ('--frobnicate')"));
+    r = f.run(request_json(), {"--compile-only", "--no-cache", "--arch", "sm_999"});
+    CHECK(r.exit_code == 10);
+    CHECK_THAT(r.output, Catch::Contains("and the arch (sm_999)"));
+}

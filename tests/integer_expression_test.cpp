@@ -47,3 +47,20 @@ TEST_CASE("the names an expression uses are listed without evaluating it") {
     CHECK(expression_names("ceil(n/TILE) * m") == std::vector<std::string>{"n", "TILE", "m"});
     CHECK(expression_names("42").empty());
 }
+
+TEST_CASE(
+    "an expression that overflows 64 bits, or nests too deep, is an error, never a wrapped value") {
+    const expression_variables v = {{"m", 4}};
+    CHECK_THROWS_WITH(
+        evaluate_integer_expression("1125899906842624*1125899906842624*1125899906842624+1", v),
+        Catch::Contains("value out of range"));
+    CHECK_THROWS_WITH(evaluate_integer_expression("9223372036854775807+1", v),
+                      Catch::Contains("value out of range"));
+    CHECK(evaluate_integer_expression("9223372036854775807", v) == INT64_MAX);
+    CHECK_THROWS_WITH(
+        evaluate_integer_expression(std::string(10000, '(') + "1" + std::string(10000, ')'), v),
+        Catch::Contains("nested more than 64 levels deep"));
+    CHECK_THROWS_WITH(evaluate_integer_expression(std::string(10000, '-') + "1", v),
+                      Catch::Contains("nested more than 64 levels deep"));
+    CHECK(evaluate_integer_expression(std::string(30, '(') + "m" + std::string(30, ')'), v) == 4);
+}

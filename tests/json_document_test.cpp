@@ -61,3 +61,17 @@ TEST_CASE("the embedded request and response schemas are valid JSON") {
         CHECK_FALSE(d.HasParseError());
     }
 }
+
+TEST_CASE("every string the tools write is valid UTF-8, bad bytes replaced and good ones kept") {
+    CHECK(valid_utf8("caf\xc3\xa9 \xe2\x82\xac") == "caf\xc3\xa9 \xe2\x82\xac");
+    CHECK(valid_utf8("a\xff"
+                     "b") ==
+          "a\xef\xbf\xbd"
+          "b");
+    CHECK(valid_utf8("\xed\xa0\x80") == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
+    CHECK(valid_utf8("\xc0\xaf") == "\xef\xbf\xbd\xef\xbf\xbd");                  // overlong '/'
+    CHECK(valid_utf8("cut \xf0\x9f") == "cut \xef\xbf\xbd\xef\xbf\xbd");
+    rapidjson::Document d(rapidjson::kObjectType);
+    d.AddMember("label", json_text("k\xfe.cu", d.GetAllocator()), d.GetAllocator());
+    CHECK_NOTHROW(parse_json(to_pretty_json(d), "written"));
+}

@@ -178,3 +178,14 @@ TEST_CASE("a manifest generator is refused with the same words the harness would
                Catch::Contains(
                    "field args[0].init.kind: 'uniform' fills floating-point buffers; for i32 use"));
 }
+
+TEST_CASE(
+    "a case parameter or tunable beyond 64 signed bits is refused by field, never read as -1") {
+    CHECK_THAT(error_with(R"("m": 256, "n": 256, "k": 256)",
+                          R"("m": 18446744073709551615, "n": 256, "k": 256)"),
+               Catch::Contains(
+                   "field cases[1].params.m: expected an integer within a signed 64-bit range"));
+    CHECK_THAT(error_with(R"("count": "m*k")",
+                          R"("count": "m*k*1125899906842624*1125899906842624*1125899906842624")"),
+               Catch::Contains("value out of range"));
+}

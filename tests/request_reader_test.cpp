@@ -1,6 +1,7 @@
 #include "harness/request_reader.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstring>
 
 #include "common/json_document.hpp"
 #include "test_support.hpp"
@@ -212,4 +213,46 @@ TEST_CASE(
     } catch (const json_error& e) {
         CHECK_THAT(e.what(), Catch::Contains("which is the response"));
     }
+}
+
+TEST_CASE("64-bit integer scalars arrive exactly, and values that cannot are refused by field") {
+    fixture f;
+    auto read_scalar = [&f](const std::string& type, const std::string& value) {
+        f.dir.write(
+            "req.json",
+            replaced(base_request(), R"({ "name": "n", "dtype": "i32", "value": 8 })",
+                     R"({ "name": "n", "dtype": ")" + type + R"(", "value": )" + value + " }"));
+        return read_request(f.dir / "req.json").cases[0].args[3];
+    };
+    const kernel_arg max = read_scalar("u64", "18446744073709551615");
+    CHECK(max.scalar_bytes == std::vector<unsigned char>(8, 0xFF));
+    CHECK(std::get<std::uint64_t>(max.scalar) == 18446744073709551615ull);
+    const kernel_arg odd = read_scalar("u64", "10000000000000000001");
+    std::uint64_t v = 0;
+    std::memcpy(&v, odd.scalar_bytes.data(), 8);
+    CHECK(v == 10000000000000000001ull);
+    CHECK_THAT(
+        f.error_with(R"("value": 8 })", R"("value": 1.5e19 })"),
+        Catch::Contains(
+            "field cases[0].args[3].value: a i32 beyond 2^53 must be written as an integer"));
+    CHECK_THAT(f.error_with(R"("dtype": "i32", "value": 8)",
+                            R"("dtype": "u64", "value": 18446744073709551616)"),
+               Catch::Contains("field cases[0].args[3].value"));
+    CHECK_THAT(f.error_with(R"("kind": "uniform", "low": -1, "high": 1)",
+                            R"("kind": "int_range", "low": 0, "high": 18446744073709551615)"),
+               Catch::Contains("int_range bounds beyond 2^53 are not carried exactly"));
+}
+
+TEST_CASE(
+    "hostile JSON shapes are refused with the field: deep nesting, duplicate keys, bad UTF-8") {
+    fixture f;
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    CHECK_THAT(f.error_of(deep), Catch::StartsWith("req.json: field [0][0]") &&
+                                     Catch::Contains("nested more than 64 levels deep"));
+    CHECK_THAT(f.error_with(R"("entry": "scale")", R"("entry": "scale", "entry": "other")"),
+               Catch::Contains("req.json: field kernel: duplicate key 'entry'"));
+    CHECK_THAT(f.error_with(R"("name": "small")", "\"na\xf0me\": \"small\""),
+               Catch::Contains("malformed JSON") && Catch::Contains("Invalid encoding"));
+    CHECK_THAT(f.error_with(R"("name": "small")", R"("name": "\ud800")"),
+               Catch::Contains("malformed JSON"));
 }

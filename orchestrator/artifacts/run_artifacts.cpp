@@ -266,8 +266,8 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     for (const auto& r : o.history) iterations = std::max(iterations, r.iteration);
     doc.AddMember("iterations_run", iterations, a);
     rapidjson::Document model;
-    model.Parse(model_json.c_str());
-    doc.AddMember("model", model.HasParseError() ? Value() : Value(model, a), a);
+    try_parse_json(model, model_json);
+    doc.AddMember("model", model.IsNull() ? Value() : Value(model, a), a);
     return to_pretty_json(doc);
 }
 
@@ -288,8 +288,8 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     for (const auto& [k, v] : info.sha256) hashes.AddMember(json_text(k, a), json_text(v, a), a);
     doc.AddMember("sha256", hashes, a);
     rapidjson::Document device;
-    device.Parse(info.device_json.c_str());
-    doc.AddMember("device", device.HasParseError() ? Value() : Value(device, a), a);
+    try_parse_json(device, info.device_json);
+    doc.AddMember("device", device.IsNull() ? Value() : Value(device, a), a);
     doc.AddMember("started", json_text(info.started_utc, a), a);
     doc.AddMember("finished", info.finished_utc.empty() ? Value() : json_text(info.finished_utc, a),
                   a);
@@ -304,8 +304,8 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     doc.AddMember("gpu_busy_ms_estimate", gpu_ms, a);
     doc.AddMember("attempts", static_cast<int>(o.history.size()), a);
     rapidjson::Document model;
-    model.Parse(info.model_json.c_str());
-    doc.AddMember("model", model.HasParseError() ? Value() : Value(model, a), a);
+    try_parse_json(model, info.model_json);
+    doc.AddMember("model", model.IsNull() ? Value() : Value(model, a), a);
     return to_pretty_json(doc);
 }
 

@@ -55,8 +55,8 @@ std::string entry_of(const std::string& source, const std::optional<kernel_signa
 // From cuda-harness --device-info; 0 when unknown.
 int max_threads_per_block(const std::string& device_json) {
     rapidjson::Document d;
-    d.Parse(device_json.c_str());
-    return !d.HasParseError() && d.IsObject() && d.HasMember("max_threads_per_block") &&
+    try_parse_json(d, device_json);
+    return d.IsObject() && d.HasMember("max_threads_per_block") &&
                    d["max_threads_per_block"].IsInt()
                ? d["max_threads_per_block"].GetInt()
                : 0;

@@ -29,6 +29,23 @@ rational normalised(__int128 p, __int128 q, const std::string& text) {
     return {p, q};
 }
 
+// Products and sums of 128-bit intermediates are checked: a wrapped value would launch the
+// wrong grid without a word.
+__int128 mul(__int128 a, __int128 b, const std::string& text) {
+    __int128 r;
+    if (__builtin_mul_overflow(a, b, &r))
+        throw expression_error("'" + text + "': value out of range");
+    return r;
+}
+__int128 add(__int128 a, __int128 b, const std::string& text) {
+    __int128 r;
+    if (__builtin_add_overflow(a, b, &r))
+        throw expression_error("'" + text + "': value out of range");
+    return r;
+}
+
+constexpr int k_max_depth = 64;  // nested parentheses, calls and signs
+
 __int128 floor_div(__int128 p, __int128 q) {
     return p >= 0 ? p / q : -((-p + q - 1) / q);
 }
@@ -63,15 +80,27 @@ class parser {
         }
         return false;
     }
+    // Counts one level of nesting for the scope of a call; too deep is an error, not a crash.
+    struct nesting {
+        explicit nesting(parser& p) : m_p(p) {
+            if (++m_p.m_depth > k_max_depth)
+                m_p.fail("nested more than " + std::to_string(k_max_depth) + " levels deep");
+        }
+        ~nesting() { --m_p.m_depth; }
+        parser& m_p;
+    };
     rational sum() {
+        const nesting level(*this);
         rational v = product();
         for (;;) {
             if (accept('+')) {
                 const rational r = product();
-                v = normalised(v.p * r.q + r.p * v.q, v.q * r.q, m_text);
+                v = normalised(add(mul(v.p, r.q, m_text), mul(r.p, v.q, m_text), m_text),
+                               mul(v.q, r.q, m_text), m_text);
             } else if (accept('-')) {
                 const rational r = product();
-                v = normalised(v.p * r.q - r.p * v.q, v.q * r.q, m_text);
+                v = normalised(add(mul(v.p, r.q, m_text), -mul(r.p, v.q, m_text), m_text),
+                               mul(v.q, r.q, m_text), m_text);
             } else {
                 return v;
             }
@@ -82,10 +111,10 @@ class parser {
         for (;;) {
             if (accept('*')) {
                 const rational r = unary();
-                v = normalised(v.p * r.p, v.q * r.q, m_text);
+                v = normalised(mul(v.p, r.p, m_text), mul(v.q, r.q, m_text), m_text);
             } else if (accept('/')) {
                 const rational r = unary();
-                v = normalised(v.p * r.q, v.q * r.p, m_text);
+                v = normalised(mul(v.p, r.q, m_text), mul(v.q, r.p, m_text), m_text);
             } else if (accept('%')) {
                 const rational r = unary();
                 if (v.q != 1 || r.q != 1) fail("'%' needs whole numbers");
@@ -97,6 +126,7 @@ class parser {
         }
     }
     rational unary() {
+        const nesting level(*this);
         if (accept('-')) {
             rational v = unary();
             v.p = -v.p;
@@ -167,7 +197,7 @@ class parser {
             if (args.size() < 2) fail(name + " takes at least 2 arguments");
             rational best = args[0];
             for (const rational& r : args) {
-                const bool less = r.p * best.q < best.p * r.q;
+                const bool less = mul(r.p, best.q, m_text) < mul(best.p, r.q, m_text);
                 if ((name == "min") == less) best = r;
             }
             return best;
@@ -179,6 +209,7 @@ class parser {
     const expression_variables* m_vars;
     std::vector<std::string>* m_names;
     std::size_t m_pos = 0;
+    int m_depth = 0;
 };
 
 }  // namespace

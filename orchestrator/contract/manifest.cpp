@@ -218,6 +218,9 @@ manifest_case read_case(const Value& jc, const std::string& field, const manifes
             if (m.tunables.count(p.name.GetString()))
                 ctx.fail(field + ".params." + p.name.GetString(),
                          "is also a tunable; pick another name");
+            if (!p.value.IsInt64())
+                ctx.fail(field + ".params." + p.name.GetString(),
+                         "expected an integer within a signed 64-bit range");
             mc.params[p.name.GetString()] = p.value.GetInt64();
         }
     if (jc.HasMember("launch")) mc.launch = read_launch_expressions(jc["launch"], m.launch);
@@ -295,8 +298,12 @@ manifest read_manifest(const fs::path& file) {
     if (doc.HasMember("description")) m.description = doc["description"].GetString();
     if (doc.HasMember("tunables"))
         for (const auto& t : doc["tunables"].GetObject())
-            for (const auto& v : t.value.GetArray())
+            for (const auto& v : t.value.GetArray()) {
+                if (!v.IsInt64())
+                    ctx.fail(std::string("tunables.") + t.name.GetString(),
+                             "expected integers within a signed 64-bit range");
                 m.tunables[t.name.GetString()].push_back(v.GetInt64());
+            }
     m.launch = read_launch_expressions(doc["launch"], launch_expressions{});
     if (doc.HasMember("reference_launch"))
         m.reference_launch = read_launch_expressions(doc["reference_launch"], m.launch);

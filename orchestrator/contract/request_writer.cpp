@@ -60,10 +60,7 @@ Value arg_json(const kernel_arg& arg, const fs::path& folder, allocator& a) {
     v.AddMember("name", json_text(arg.name, a), a);
     v.AddMember("dtype", json_text(dtype_name(arg.type), a), a);
     if (!arg.is_buffer) {
-        if (const auto* i = std::get_if<std::int64_t>(&arg.scalar))
-            v.AddMember("value", *i, a);
-        else
-            v.AddMember("value", std::get<double>(arg.scalar), a);
+        std::visit([&](auto x) { v.AddMember("value", x, a); }, arg.scalar);
         return v;
     }
     v.AddMember("count", static_cast<std::uint64_t>(arg.count), a);

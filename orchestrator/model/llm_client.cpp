@@ -72,14 +72,14 @@ void llm_client::record(const http_request& request, const exchange_result& resu
     d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(m_settings.provider)), a);
     d.AddMember("model", json_text(m_settings.model, a), a);
     rapidjson::Document req;
-    req.Parse(record_request(request, {m_key}).c_str());
+    try_parse_json(req, record_request(request, {m_key}));  // our own JSON: it parses
     d.AddMember("request", Value(req, a), a);
     Value response(rapidjson::kObjectType);
     response.AddMember("http_status", static_cast<int64_t>(result.response.status), a);
     rapidjson::Document body;
     const std::string clean_body = redact(result.response.body, {m_key});
-    body.Parse(clean_body.c_str());
-    response.AddMember("body", body.HasParseError() ? json_text(clean_body, a) : Value(body, a), a);
+    const bool parsed_ok = try_parse_json(body, clean_body).empty();
+    response.AddMember("body", parsed_ok ? Value(body, a) : json_text(clean_body, a), a);
     d.AddMember("response", response, a);
     double latency = 0;
     Value attempts(rapidjson::kArrayType);

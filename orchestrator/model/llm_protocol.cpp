@@ -16,9 +16,9 @@ namespace {
 
 Value parsed(const std::string& json, allocator& a, const std::string& what) {
     rapidjson::Document d;
-    d.Parse(json.c_str(), json.size());
-    if (d.HasParseError())
-        throw model_protocol_error(what + " is not valid JSON: " + json.substr(0, 200));
+    if (const std::string why = try_parse_json(d, json); !why.empty())
+        throw model_protocol_error(what + " is not valid JSON (" + why +
+                                   "): " + json.substr(0, 200));
     return Value(d, a);
 }
 
@@ -185,9 +185,11 @@ http_request build_model_request(const llm_settings& s, const std::string& key,
 
 model_reply parse_model_reply(llm_provider provider, const std::string& body) {
     rapidjson::Document d;
-    d.Parse(body.c_str(), body.size());
-    if (d.HasParseError() || !d.IsObject())
-        throw model_protocol_error("the reply is not a JSON object: " + body.substr(0, 200));
+    const std::string why = try_parse_json(d, body);
+    if (!why.empty() || !d.IsObject())
+        throw model_protocol_error("the reply is not a JSON object" +
+                                   (why.empty() ? "" : " (" + why + ")") + ": " +
+                                   body.substr(0, 200));
     model_reply r;
     if (provider == llm_provider::openai) {
         const Value& choices = member(d, "choices", "reply");
@@ -264,8 +266,8 @@ std::string record_request(const http_request& request, const std::vector<std::s
     }
     d.AddMember("headers", headers, a);
     rapidjson::Document body;
-    body.Parse(request.body.c_str(), request.body.size());
-    d.AddMember("body", body.HasParseError() ? json_text(request.body, a) : Value(body, a), a);
+    const bool parsed_ok = try_parse_json(body, request.body).empty();
+    d.AddMember("body", parsed_ok ? Value(body, a) : json_text(request.body, a), a);
     return redact(to_pretty_json(d), secrets);
 }
 

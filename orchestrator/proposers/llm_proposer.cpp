@@ -140,9 +140,10 @@ class llm_proposer final : public proposer {
     bool handle(const search_state& s, const tool_call& call, std::string& result,
                 std::optional<candidate>& submitted) {
         rapidjson::Document args;
-        args.Parse(call.arguments_json.c_str());
-        if (args.HasParseError() || !args.IsObject()) {
-            result = "error: the arguments of " + call.name + " are not a JSON object";
+        const std::string why = try_parse_json(args, call.arguments_json);
+        if (!why.empty() || !args.IsObject()) {
+            result = "error: the arguments of " + call.name + " are not a JSON object" +
+                     (why.empty() ? "" : " (" + why + ")");
             return true;
         }
         if (call.name == "compile") {
