@@ -135,6 +135,22 @@ TEST_CASE("an invalid key stops the run cleanly with the API's message and exit 
     CHECK_FALSE(f.key_anywhere());
 }
 
+TEST_CASE("a key typed into --base-url never reaches an artifact or a log line") {
+    llm_fixture f;
+    test::loopback_http_server server(
+        {{401, {}, R"({"error": {"message": "Incorrect API key provided"}})"}});
+    std::string url = server.url("/v1");
+    url.insert(url.find("://") + 3, "user:URLSECRET42@");
+    const auto r = f.run(server, {"--max-iterations", "1", "--base-url", url});
+    CHECK(r.exit_code == 25);
+    CHECK(r.output.find("URLSECRET42") == std::string::npos);
+    for (const auto& e : fs::recursive_directory_iterator(f.run_folder()))
+        if (e.is_regular_file()) {
+            INFO(e.path());
+            CHECK(test::read_text(e.path()).find("URLSECRET42") == std::string::npos);
+        }
+}
+
 TEST_CASE("the model-call budget ends the run with budget_exhausted, nothing lost") {
     llm_fixture f;
     test::loopback_http_server server({{200, {}, tool_reply("compile", "{\"source\": \"x\"}")}});

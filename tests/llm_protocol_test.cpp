@@ -111,4 +111,6 @@ TEST_CASE("a recorded request has no credential header and no key anywhere") {
     CHECK(record.find("[REDACTED]") != std::string::npos);
     CHECK(record.find("Content-Type") != std::string::npos);
     CHECK(redact("a KEY b KEY", {"KEY", ""}) == "a [REDACTED] b [REDACTED]");
+    CHECK(redact_url_credentials("--base-url=http://u:sk-1@host:8/v1 https://x.org/a@b") ==
+          "--base-url=http://[REDACTED]@host:8/v1 https://x.org/a@b");
 }

@@ -395,5 +395,15 @@ TEST_CASE("bad proposer settings, signatures and price tables are refused by nam
     r = test::run_optimizer(f.args({"--config", (f.dir / "cfg.json").string()}));
     CHECK(r.exit_code == 64);
     CHECK_THAT(r.output, Catch::Contains("cfg.json: field prices: expected"));
+    for (const char* bad :
+         {R"({ "prices": { "m": { "input_per_mtok": "abc", "output_per_mtok": 2 } } })",
+          R"({ "prices": { "m": { "input_per_mtok": 1 } } })",
+          R"({ "prices": { "m": { "input_per_mtok": -1, "output_per_mtok": 2 } } })"}) {
+        f.dir.write("cfg.json", bad);
+        r = test::run_optimizer(f.args({"--config", (f.dir / "cfg.json").string()}));
+        CHECK(r.exit_code == 64);
+        CHECK_THAT(r.output, Catch::Contains("config: field prices.m.") &&
+                                 Catch::Contains("expected a number >= 0"));
+    }
     CHECK_FALSE(fs::exists(f.dir / "results"));
 }

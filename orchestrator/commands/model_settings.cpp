@@ -41,14 +41,18 @@ price_table read_prices(const std::string& json) {
     if (json.empty()) return prices;
     const rapidjson::Document d = parse_json(json, "config prices");
     for (const auto& m : d.GetObject()) {
+        const std::string field = std::string("config: field prices.") + m.name.GetString();
         if (!m.value.IsObject())
-            throw json_error(std::string("config: field prices.") + m.name.GetString() +
-                             ": expected an object");
+            throw json_error(field + ": expected {\"input_per_mtok\": x, \"output_per_mtok\": y}");
         model_price p;
-        if (m.value.HasMember("input_per_mtok"))
-            p.input_per_mtok = m.value["input_per_mtok"].GetDouble();
-        if (m.value.HasMember("output_per_mtok"))
-            p.output_per_mtok = m.value["output_per_mtok"].GetDouble();
+        for (const auto& [key, into] : {std::pair{"input_per_mtok", &p.input_per_mtok},
+                                        std::pair{"output_per_mtok", &p.output_per_mtok}}) {
+            const auto it = m.value.FindMember(key);
+            if (it == m.value.MemberEnd() || !it->value.IsNumber() || it->value.GetDouble() < 0)
+                throw json_error(field + "." + key +
+                                 ": expected a number >= 0 (US dollars per million tokens)");
+            *into = it->value.GetDouble();
+        }
         prices[m.name.GetString()] = p;
     }
     return prices;

@@ -134,7 +134,9 @@ void make_offline_proposer(run_context& c) {
     if (c.kind == proposer_kind::llm)
         std::cerr << " (" << k_llm_providers.name(c.model.settings.provider) << ", "
                   << c.model.settings.model
-                  << (c.model.settings.base_url.empty() ? "" : ", " + c.model.settings.base_url)
+                  << (c.model.settings.base_url.empty()
+                          ? ""
+                          : ", " + redact_url_credentials(c.model.settings.base_url))
                   << ")";
     else if (c.o.proposer == "auto")
         std::cerr << " (auto: no model is configured)";
@@ -274,7 +276,8 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
                  const std::atomic<bool>& interrupted) {
     try {
         run_context c{o};
-        c.info.command_line = command_line;
+        for (const std::string& arg : command_line)
+            c.info.command_line.push_back(redact_url_credentials(arg));
         c.info.started_utc = utc_now();
         choose_proposer(c);
         check_inputs(c);

@@ -241,13 +241,24 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
     return r;
 }
 
+std::string redact_url_credentials(std::string text) {
+    for (std::size_t scheme = text.find("://"); scheme != std::string::npos;
+         scheme = text.find("://", scheme + 3)) {
+        const std::size_t start = scheme + 3;
+        const std::size_t end = text.find_first_of("/?#@ \t\n\"'", start);
+        if (end != std::string::npos && text[end] == '@' && end > start)
+            text.replace(start, end - start, "[REDACTED]");
+    }
+    return text;
+}
+
 std::string redact(std::string text, const std::vector<std::string>& secrets) {
     for (const std::string& s : secrets) {
         if (s.empty()) continue;
         for (std::size_t pos; (pos = text.find(s)) != std::string::npos;)
             text.replace(pos, s.size(), "[REDACTED]");
     }
-    return text;
+    return redact_url_credentials(std::move(text));
 }
 
 std::string record_request(const http_request& request, const std::vector<std::string>& secrets) {

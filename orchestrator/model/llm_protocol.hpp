@@ -85,4 +85,8 @@ std::string record_request(const http_request& request, const std::vector<std::s
 /// Replaces every occurrence of each non-empty secret with "[REDACTED]".
 std::string redact(std::string text, const std::vector<std::string>& secrets);
 
+/// "http://user:KEY@host/v1" -> "http://[REDACTED]@host/v1", for every URL in the text (redact()
+/// does this too): a key typed into --base-url never reaches an artifact or a log line.
+std::string redact_url_credentials(std::string text);
+
 }  // namespace cuopt
