@@ -8,6 +8,7 @@
 
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
+#include "common/process_life.hpp"
 #include "common/tool_version.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/harness_options.hpp"
@@ -88,6 +89,7 @@ int run(const harness_options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    cuopt::die_with_parent_if_asked();
     CLI::App app{"cuda-harness: compile, launch, time and dump one CUDA kernel request"};
     harness_options options;
     define_options(app, options);

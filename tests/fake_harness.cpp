@@ -21,6 +21,7 @@
 #include "common/counter_rng.h"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/process_life.hpp"
 #include "common/sha256.hpp"
 #include "harness/harness_report.hpp"
 #include "harness/request_reader.hpp"
@@ -75,7 +76,17 @@ double fake_ms_per_unit(const std::string& source) {
 
 }  // namespace
 
+// A child that inherits stdout and stderr and sleeps; its pid goes to `pid_file` when given.
+void start_sleeping_child(const std::filesystem::path& pid_file) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    if (!pid_file.empty()) write_file_atomic(pid_file, std::to_string(pid));
+}
+
 int main(int argc, char** argv) {
+    die_with_parent_if_asked();
     if (argc < 2) return to_int(exit_code::usage);
     if (std::string(argv[1]) == "--version") {
         std::cout << "fake\n";
@@ -117,6 +128,14 @@ int main(int argc, char** argv) {
     dev.nvrtc_version = "fake";
     report.device = dev;
     const std::string& src = req.kernel.source;
+    if (src.find("FAKE_PIDFILE") != std::string::npos)
+        write_file_atomic(report.request_folder / "harness.pid", std::to_string(getpid()));
+    if (src.find("FAKE_CHILD_HANG") != std::string::npos) {
+        start_sleeping_child({});
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    if (src.find("FAKE_ORPHAN_PIPE") != std::string::npos)
+        start_sleeping_child(report.request_folder / "orphan.pid");
     compile_result c;
     c.arch = "sm_90";
     c.lowered_name = req.kernel.entry;

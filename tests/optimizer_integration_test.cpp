@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -314,6 +315,73 @@ TEST_CASE("a config file works from any working folder and flags win over it") {
         test::run_optimizer({"optimize", "--config", (f.dir / "cfg/bad.json").string()});
     CHECK(bad.exit_code == 64);
     CHECK_THAT(bad.output, Catch::Contains("bad.json: field max_iteration: unknown option"));
+}
+
+namespace {
+
+// Running or sleeping, not gone and not a zombie waiting for its reaper.
+bool process_alive(const std::string& pid) {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return false;
+    const auto close = line.rfind(')');
+    return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+bool dies_within(const std::string& pid, std::chrono::seconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (process_alive(pid) && std::chrono::steady_clock::now() < end)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return !process_alive(pid);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a harness's own children cannot hold the run: the timeout kills the whole group and "
+    "pipes left open are closed") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_child_hang.cu", f.kernel("FAKE_CHILD_HANG"));
+    f.dir.write("cands/b_orphan_pipe.cu", f.kernel("FAKE_ORPHAN_PIPE FAKE_MS=1"));
+    const auto started = std::chrono::steady_clock::now();
+    const auto r = test::run_optimizer(f.args(
+        {"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--timeout", "2"}));
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(wall_s < 30);  // before: blocked forever on the pipes
+    const auto history = test::read_checked_json(f.run() / "history.json", "history");
+    CHECK(verdict_of(history, "a_child_hang.cu") == "timeout");
+    CHECK(verdict_of(history, "b_orphan_pipe.cu") == "valid");
+    const std::string orphan = test::read_text(f.run() / "candidates/iter-02/attempt-0/orphan.pid");
+    CHECK(dies_within(orphan, std::chrono::seconds(5)));
+}
+
+TEST_CASE("a SIGKILLed optimizer takes its harness with it: nothing runs on to write late") {
+    optimizer_fixture f;
+    f.dir.write("cands/hang.cu", f.kernel("FAKE_HANG FAKE_PIDFILE"));
+    std::vector<std::string> a = f.args(
+        {"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--timeout", "60"});
+    const pid_t pid = fork();
+    if (pid == 0) {
+        std::vector<char*> argv = {const_cast<char*>(CUOPT_OPTIMIZER_BINARY)};
+        for (auto& s : a) argv.push_back(s.data());
+        argv.push_back(nullptr);
+        freopen("/dev/null", "w", stderr);
+        execv(CUOPT_OPTIMIZER_BINARY, argv.data());
+        _exit(127);
+    }
+    const fs::path pid_file = f.run() / "candidates/iter-01/attempt-0/harness.pid";
+    for (int i = 0; i < 600 && !fs::exists(pid_file); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(fs::exists(pid_file));
+    const std::string harness = test::read_text(pid_file);
+    REQUIRE(process_alive(harness));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(dies_within(harness, std::chrono::seconds(5)));
 }
 
 TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the current attempt") {

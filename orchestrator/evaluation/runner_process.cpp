@@ -1,13 +1,16 @@
 #include "orchestrator/evaluation/runner_process.hpp"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
+#include <csignal>
 #include <cstring>
 #include <future>
+#include <optional>
 
 namespace cuopt {
 
@@ -17,12 +20,46 @@ namespace {
 
 // Puts the child in a process group of its own, so a Ctrl-C aimed at cuda-optimizer does
 // not kill the harness mid-attempt: the attempt finishes, is written, then the run stops.
+// The child also dies with cuda-optimizer (PR_SET_PDEATHSIG): a SIGKILLed run leaves no
+// harness behind writing into a folder history does not list.
 struct own_process_group : bp::extend::handler {
+    pid_t parent = ::getpid();
     template <typename Executor>
     void on_exec_setup(Executor&) const {
         ::setpgid(0, 0);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
     }
 };
+
+// The child and everything it started (ncu's target, a grandchild holding a pipe).
+void kill_group(pid_t leader) {
+    if (leader > 0) ::kill(-leader, SIGKILL);
+}
+
+constexpr auto k_drain = std::chrono::seconds(2);  // for pipes after the child has exited
+
+// Runs the I/O until the child has exited and both pipes reached EOF. The wall-clock limit
+// kills the whole group; after the child's exit the pipes get k_drain, then whatever it
+// left behind holding them is killed too. Nothing here waits without a deadline.
+void wait_for_child(boost::asio::io_context& io, const bool& exited, pid_t group,
+                    std::chrono::steady_clock::time_point deadline, process_result& r) {
+    std::optional<std::chrono::steady_clock::time_point> exited_at;
+    while (!io.stopped()) {
+        io.run_for(std::chrono::milliseconds(20));
+        const auto now = std::chrono::steady_clock::now();
+        if (exited && !exited_at) exited_at = now;
+        const bool late = !exited && now >= deadline;
+        if (late || (exited_at && now - *exited_at > k_drain)) {
+            r.timed_out |= late;
+            kill_group(group);
+            break;
+        }
+    }
+    io.restart();
+    io.run_for(k_drain);  // what the pipes held when the group died
+    io.stop();
+}
 
 class child_process_runner final : public process_runner {
   public:
@@ -33,7 +70,6 @@ class child_process_runner final : public process_runner {
         boost::asio::io_context io;
         std::future<std::string> out, err;
         bool exited = false;
-        std::error_code start_error;
         bp::child child;
         try {
             // A bare name ("ncu") is looked up on PATH, as a shell would.
@@ -44,30 +80,28 @@ class child_process_runner final : public process_runner {
             child = bp::child(
                 bp::exe = program,
                 bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
-                bp::std_in.close(), bp::std_out > out, bp::std_err > err, io, own_process_group{},
+                bp::env["CUOPT_DIE_WITH_PARENT"] = "1", bp::std_in.close(), bp::std_out > out,
+                bp::std_err > err, io, own_process_group{},
                 bp::on_exit = [&exited](int, const std::error_code&) { exited = true; });
         } catch (const std::exception& e) {
             r.failed_to_start = true;
             r.stderr_text = std::string("cannot start ") + argv.at(0) + ": " + e.what();
             return r;
         }
-        // Runs until the child has exited and both pipes reached EOF, or the limit passes.
-        io.run_for(timeout);
-        if (!exited) {
-            std::error_code ec;
-            child.terminate(ec);  // SIGKILL
-            r.timed_out = true;
-            io.restart();
-            io.run();  // collect what it wrote before it died
-        }
-        child.wait();
+        const pid_t group = child.id();
+        wait_for_child(io, exited, group, start + timeout, r);
+        std::error_code ec;
+        child.wait(ec);
         const int status = child.native_exit_code();
         if (WIFSIGNALED(status))
             r.signal = WTERMSIG(status);
         else if (WIFEXITED(status))
             r.exit_code = WEXITSTATUS(status);
-        r.stdout_text = out.valid() ? out.get() : "";
-        r.stderr_text = err.valid() ? err.get() : "";
+        auto ready = [](std::future<std::string>& f) {
+            return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+        };
+        r.stdout_text = ready(out) ? out.get() : "";
+        r.stderr_text = ready(err) ? err.get() : "";
         r.wall_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
