@@ -30,6 +30,8 @@ const char* exit_code_name(exit_code code) {
             return "replay_mismatch";
         case exit_code::proposer_failed:
             return "proposer_failed";
+        case exit_code::io_error:
+            return "io_error";
         case exit_code::usage:
             return "usage";
         case exit_code::internal_error:

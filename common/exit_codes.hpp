@@ -20,8 +20,9 @@ enum class exit_code : int {
     interrupted = 23,       // SIGINT/SIGTERM: the run stopped cleanly after the current attempt
     replay_mismatch = 24,   // a replayed best-case request no longer matches the run's oracle
     proposer_failed = 25,   // the model API refused (a 4xx other than 429) or stayed unreachable
-    usage = 64,             // bad command line
-    internal_error = 70,    // a bug or an unexpected system failure
+    io_error = 26,        // the run folder could not be written (disk full, read-only, permissions)
+    usage = 64,           // bad command line
+    internal_error = 70,  // a bug or an unexpected system failure
 };
 
 constexpr int to_int(exit_code code) {

@@ -28,18 +28,32 @@ std::vector<unsigned char> read_binary_file(const fs::path& path) {
 }
 
 void write_file_atomic(const fs::path& path, const void* data, std::size_t size) {
-    if (path.has_parent_path()) fs::create_directories(path.parent_path());
+    if (path.has_parent_path()) {
+        std::error_code ec;
+        fs::create_directories(path.parent_path(), ec);
+        if (ec)
+            throw file_write_error(path.parent_path().string() + ": cannot create (" +
+                                   ec.message() + ")");
+    }
     const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
     if (!f)
-        throw std::runtime_error(tmp.string() + ": cannot create (" + std::strerror(errno) + ")");
+        throw file_write_error(path.string() + ": cannot create (" + std::strerror(errno) + ")");
     const bool ok = std::fwrite(data, 1, size, f) == size && std::fflush(f) == 0;
+    const int write_errno = errno;
     const bool closed = std::fclose(f) == 0;
     if (!ok || !closed) {
-        fs::remove(tmp);
-        throw std::runtime_error(tmp.string() + ": write failed (" + std::strerror(errno) + ")");
+        const int why = ok ? errno : write_errno;
+        std::error_code ec;
+        fs::remove(tmp, ec);
+        throw file_write_error(path.string() + ": write failed (" + std::strerror(why) + ")");
     }
-    fs::rename(tmp, path);
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw file_write_error(path.string() + ": cannot replace (" + ec.message() + ")");
+    }
 }
 
 fs::path resolve_inside(const fs::path& base, const std::string& relative) {

@@ -4,6 +4,7 @@
 /// against a base folder that refuses to escape it.
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,7 +15,14 @@ namespace cuopt {
 std::string read_text_file(const std::filesystem::path& path);
 std::vector<unsigned char> read_binary_file(const std::filesystem::path& path);
 
-/// Writes to "<path>.tmp-<pid>" then renames over path. Creates parent folders.
+/// A file could not be written (disk full, read-only folder, permissions): what() names it.
+class file_write_error : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Writes to "<path>.tmp-<pid>" then renames over path, so a reader sees the old file or
+/// the new one, never half of one. Creates parent folders. Throws file_write_error.
 void write_file_atomic(const std::filesystem::path& path, const void* data, std::size_t size);
 inline void write_file_atomic(const std::filesystem::path& path, std::string_view text) {
     write_file_atomic(path, text.data(), text.size());

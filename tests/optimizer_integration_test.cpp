@@ -1,6 +1,7 @@
 // The whole loop through the real cuda-optimizer binary and the real process runner,
 // against fake-harness (a CPU stand-in honouring the file contract) on CI.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -382,6 +383,46 @@ TEST_CASE("a SIGKILLed optimizer takes its harness with it: nothing runs on to w
     int status = 0;
     waitpid(pid, &status, 0);
     CHECK(dies_within(harness, std::chrono::seconds(5)));
+}
+
+TEST_CASE(
+    "a results folder that cannot be written stops the run at the preflight, and a full disk "
+    "mid-run leaves history intact with its own exit code") {
+    optimizer_fixture f;
+    auto r = test::run_optimizer(f.args({"--results-dir", "/proc/no/such/place"}));
+    CHECK(r.exit_code == 20);
+    CHECK_THAT(r.output, Catch::Contains("results folder: cannot write: /proc/no/such/place"));
+    // Small cases, so the harness's files stay small and history.json is what outgrows the limit.
+    std::string manifest = test::read_text(f.dir / "input_cases.json");
+    const auto cases = manifest.find("\"cases\"");
+    manifest =
+        manifest.substr(0, cases) +
+        R"("cases": [ { "name": "c-8", "kind": "correctness", "params": { "m": 8, "n": 8, "k": 8 } },
+                             { "name": "p-16", "kind": "performance", "params": { "m": 16, "n": 16, "k": 16 } } ] })";
+    f.dir.write("input_cases.json", manifest);
+    std::vector<std::string> a = f.args({"--max-iterations", "7", "--quiet"});
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const rlimit limit{60000, 60000};  // no file may grow past 60 kB: a disk that fills up
+        setrlimit(RLIMIT_FSIZE, &limit);
+        signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead of killing
+        std::vector<char*> argv = {const_cast<char*>(CUOPT_OPTIMIZER_BINARY)};
+        for (auto& s : a) argv.push_back(s.data());
+        argv.push_back(nullptr);
+        freopen((f.dir / "stderr.txt").c_str(), "w", stderr);
+        execv(CUOPT_OPTIMIZER_BINARY, argv.data());
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 26);
+    CHECK_THAT(test::read_text(f.dir / "stderr.txt"),
+               Catch::Contains(
+                   "cannot write the run folder (is the disk full or the folder read-only?)") &&
+                   Catch::Contains("history.json: write failed (File too large)"));
+    const auto history = test::read_checked_json(f.run() / "history.json", "history");
+    CHECK(history["attempts"].Size() > 5);  // every attempt up to the full disk, still readable
 }
 
 TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the current attempt") {

@@ -291,6 +291,16 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
     } catch (const run_failure& f) {
         std::cerr << "cuda-optimizer: " << f.what() << "\n";
         return to_int(f.code());
+    } catch (const file_write_error& e) {
+        std::cerr << "cuda-optimizer: cannot write the run folder (is the disk full or the folder "
+                     "read-only?): "
+                  << e.what() << "\n";
+        return to_int(exit_code::io_error);
+    } catch (const fs::filesystem_error& e) {
+        std::cerr << "cuda-optimizer: a file operation failed (is the disk full or the folder "
+                     "read-only?): "
+                  << e.what() << "\n";
+        return to_int(exit_code::io_error);
     }
 }
 

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <sstream>
@@ -63,6 +65,27 @@ void check_toolkit(const optimizer_options& o, process_runner& runner, const add
         rejected ? "fix the initial kernel" : "install the CUDA toolkit (NVRTC) or set CUDA_HOME");
     std::error_code ec;
     fs::remove_all(tmp, ec);
+}
+
+// The results folder can be made and takes a file: proven by doing it, then undoing it
+// (folders this check made are removed again, so a check leaves no trace).
+void check_results_folder(const optimizer_options& o, const add_check& add) {
+    const fs::path dir = fs::absolute(o.results_dir);
+    std::vector<fs::path> made;  // innermost first
+    std::error_code ec;
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec) && p != p.parent_path();
+         p = p.parent_path())
+        made.push_back(p);
+    std::string why;
+    try {
+        write_file_atomic(dir / (".cuda-optimizer-write-test-" + std::to_string(::getpid())), "ok");
+        fs::remove(dir / (".cuda-optimizer-write-test-" + std::to_string(::getpid())), ec);
+    } catch (const std::exception& e) {
+        why = e.what();
+    }
+    for (const fs::path& p : made) fs::remove(p, ec);
+    add("results folder", why.empty(), why.empty() ? o.results_dir : "cannot write: " + why,
+        "pass --results-dir DIR in a folder you can write");
 }
 
 // The driver and the device, through cuda-harness --device-info.
@@ -145,6 +168,7 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
                 "correct the field named above (schemas/manifest.schema.json)");
         }
     }
+    check_results_folder(o, add);
     const bool harness_ok = fs::is_regular_file(o.harness);
     add("harness", harness_ok, o.harness, "build it (tools/setup.sh) or pass --harness PATH");
     if (harness_ok && fs::is_regular_file(o.initial_kernel)) check_toolkit(o, runner, add);
