@@ -62,8 +62,15 @@ fs::path resolve_inside(const fs::path& base, const std::string& relative) {
     if (rel.is_absolute())
         throw std::invalid_argument("'" + relative + "' is absolute; expected a path relative to " +
                                     base.string());
-    const fs::path root = fs::weakly_canonical(base);
-    const fs::path full = fs::weakly_canonical(root / rel);
+    fs::path root, full;
+    try {
+        root = fs::weakly_canonical(base);
+        full = fs::weakly_canonical(root / rel);
+    } catch (const fs::filesystem_error& e) {  // a name too long for the file system, ...
+        throw std::invalid_argument("'" + relative.substr(0, 80) +
+                                    (relative.size() > 80 ? "...'" : "'") + ": " +
+                                    e.code().message());
+    }
     const auto mismatch = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
     if (mismatch.first != root.end())
         throw std::invalid_argument("'" + relative + "' escapes the request folder " +

@@ -84,7 +84,8 @@ rapidjson::Document convert_upstream_request(const Value& doc, const std::filesy
     const std::string source = doc["source"].GetString();
     const bool looks_inline =
         source.find('\n') != std::string::npos || source.find("__global__") != std::string::npos;
-    if (!looks_inline || std::filesystem::exists(folder / source))
+    std::error_code ec;  // a long inline source is no file name: never an error here
+    if (!looks_inline || std::filesystem::exists(folder / source, ec))
         kernel.AddMember("source_file", json_text(source, a), a);
     else
         kernel.AddMember("source", json_text(source, a), a);
@@ -100,8 +101,14 @@ rapidjson::Document convert_upstream_request(const Value& doc, const std::filesy
     Value launch(rapidjson::kObjectType);
     launch.AddMember("grid", Value(doc["grid"], a), a);
     launch.AddMember("block", Value(doc["block"], a), a);
-    if (doc.HasMember("shared_memory_bytes"))
-        launch.AddMember("dynamic_shared_bytes", doc["shared_memory_bytes"].GetInt(), a);
+    if (doc.HasMember("shared_memory_bytes")) {
+        const Value& bytes = doc["shared_memory_bytes"];
+        if (!bytes.IsUint())
+            throw json_error(
+                source_name +
+                ": field shared_memory_bytes: expected a whole number of bytes below 2^32");
+        launch.AddMember("dynamic_shared_bytes", bytes.GetUint(), a);
+    }
 
     Value args(rapidjson::kArrayType);
     const auto& in_args = doc["arguments"].GetArray();

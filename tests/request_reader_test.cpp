@@ -256,3 +256,11 @@ TEST_CASE(
     CHECK_THAT(f.error_with(R"("name": "small")", R"("name": "\ud800")"),
                Catch::Contains("malformed JSON"));
 }
+
+TEST_CASE("a path part too long for the file system is refused naming the field") {
+    fixture f;
+    const std::string long_name = std::string(300, 'a') + ".bin";
+    CHECK_THAT(f.error_with("\"input_file\": \"x.bin\"", "\"input_file\": \"" + long_name + "\""),
+               Catch::Contains("field cases[0].args[0].input_file: 'aaaa") &&
+                   Catch::Contains("File name too long"));
+}

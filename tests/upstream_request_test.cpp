@@ -74,3 +74,23 @@ TEST_CASE("a v0.0 request with an unknown type names the argument and the accept
         error_with("\"int32\"", "\"quad\""),
         Catch::Contains("arguments[3].type: unknown type 'quad'") && Catch::Contains("float32"));
 }
+
+TEST_CASE("a v0.0 request with a long inline source is read, not refused as a file name") {
+    test::scratch_folder dir;
+    dir.write_values("a.bin", std::vector<float>(512, 1.0f));
+    dir.write_values("raw.bin", std::vector<unsigned char>(16, 7));
+    const std::string source =
+        std::string(300, 'x') + "/ padding comment\n" + std::string(5000, ' ') +
+        "\nextern \"C\" __global__ void vec_add(const float*, float*, unsigned char*, int) {}";
+    std::string text = k_upstream;
+    rapidjson::Document d = parse_json(text, "k_upstream");
+    d["source"].SetString(("//" + source).c_str(), d.GetAllocator());
+    dir.write("req.json", to_pretty_json(d));
+    const request r = read_request(dir / "req.json");
+    CHECK(r.kernel.source.find("__global__ void vec_add") != std::string::npos);
+}
+
+TEST_CASE("v0.0 shared memory beyond 2^32 is refused under the field the file has") {
+    CHECK_THAT(error_with("\"shared_memory_bytes\": 128", "\"shared_memory_bytes\": 4294967296"),
+               Catch::Contains("req.json: field shared_memory_bytes: expected"));
+}
