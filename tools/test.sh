@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test. Tests tagged [gpu] report "skipped" with the
-# reason where no GPU is usable.
+# Sets up, builds and runs every test (tests tagged [gpu] report "skipped" with the reason
+# where no GPU is usable); then, unless --quick, the same tests under ASan + UBSan
+# (tools/sanitize.sh) and a minute of fuzzing per input reader (tools/fuzz.sh all 60).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-cd build
-ctest --output-on-failure -j "$(nproc)" --timeout 300
+(cd build && ctest --output-on-failure -j "$(nproc)" --timeout 300)
+[[ ${1:-} == --quick ]] && exit 0
+tools/sanitize.sh
+tools/fuzz.sh all "${FUZZ_SECONDS:-60}"

@@ -63,6 +63,10 @@ void wait_for_child(boost::asio::io_context& io, const bool& exited, pid_t group
 
 class child_process_runner final : public process_runner {
   public:
+    // Every child inherits it: a harness started through ncu dies with this process too.
+    // (Set here, not through bp::env, whose lookup in Boost 1.74 reads past its buffer.)
+    child_process_runner() { ::setenv("CUOPT_DIE_WITH_PARENT", "1", 1); }
+
     process_result run(const std::vector<std::string>& argv,
                        std::chrono::milliseconds timeout) override {
         process_result r;
@@ -80,8 +84,7 @@ class child_process_runner final : public process_runner {
             child = bp::child(
                 bp::exe = program,
                 bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
-                bp::env["CUOPT_DIE_WITH_PARENT"] = "1", bp::std_in.close(), bp::std_out > out,
-                bp::std_err > err, io, own_process_group{},
+                bp::std_in.close(), bp::std_out > out, bp::std_err > err, io, own_process_group{},
                 bp::on_exit = [&exited](int, const std::error_code&) { exited = true; });
         } catch (const std::exception& e) {
             r.failed_to_start = true;

@@ -162,11 +162,16 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
     return r;
 }
 
+// A token count: a non-negative integer the reply gives, else 0 (never a wrapped value).
 long long number_at(const Value& obj, const char* key) {
     if (!obj.IsObject()) return 0;
     const auto it = obj.FindMember(key);
-    return it != obj.MemberEnd() && it->value.IsNumber() ? it->value.GetInt64() : 0;
+    return it != obj.MemberEnd() && it->value.IsInt64() && it->value.GetInt64() > 0
+               ? it->value.GetInt64()
+               : 0;
 }
+
+const Value k_null;  // what a missing member reads as
 
 const Value& member(const Value& obj, const char* key, const std::string& where) {
     if (!obj.IsObject() || !obj.HasMember(key))
@@ -210,7 +215,7 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
                 call.arguments_json = args.IsString() ? args.GetString() : to_compact_json(args);
                 r.calls.push_back(call);
             }
-        const Value& u = d.HasMember("usage") ? d["usage"] : Value().Move();
+        const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
         r.usage.prompt = number_at(u, "prompt_tokens");
         r.usage.completion = number_at(u, "completion_tokens");
         if (u.IsObject() && u.HasMember("completion_tokens_details"))
@@ -234,7 +239,7 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
     }
     if (d.HasMember("stop_reason") && d["stop_reason"].IsString())
         r.stop_reason = d["stop_reason"].GetString();
-    const Value& u = d.HasMember("usage") ? d["usage"] : Value().Move();
+    const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
     r.usage.prompt = number_at(u, "input_tokens");
     r.usage.completion = number_at(u, "output_tokens");
     r.usage.cached = number_at(u, "cache_read_input_tokens");

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The CPU test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (plus
+# float-cast-overflow, which GCC's "undefined" leaves out) into build-asan/, every report
+# fatal. The binaries the tests start (cuda-harness, cuda-optimizer, fake-harness) are
+# built the same way, so the integration tests run them sanitized too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=build-asan
+sanitize="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all"
+if [[ ! -f $build/build.ninja ]]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUDAToolkit_ROOT="${CUDAToolkit_ROOT:-/usr/local/cuda}" \
+    "-DCMAKE_CXX_FLAGS=-O1 -fno-omit-frame-pointer $sanitize" \
+    "-DCMAKE_EXE_LINKER_FLAGS=$sanitize -Wl,--as-needed" >/dev/null
+fi
+cmake --build "$build" -j "$(nproc)"
+# Leaks are not what this run looks for (the harness keeps its CUDA context on purpose);
+# a SIGSEGV must stay a signal, as the crash tests expect of a crashing harness.
+export ASAN_OPTIONS=detect_leaks=0:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1
+cd "$build"
+ctest --output-on-failure -j "$(nproc)" --timeout 600 -E "source_is_formatted|functions_are_short"
