@@ -135,14 +135,20 @@ TEST_CASE("an invalid key stops the run cleanly with the API's message and exit 
     CHECK_FALSE(f.key_anywhere());
 }
 
-TEST_CASE("a key typed into --base-url never reaches an artifact or a log line") {
+TEST_CASE(
+    "a key typed into --base-url never reaches an artifact or a log line, and a quoted model name "
+    "stays in the record") {
     llm_fixture f;
     test::loopback_http_server server(
         {{401, {}, R"({"error": {"message": "Incorrect API key provided"}})"}});
     std::string url = server.url("/v1");
     url.insert(url.find("://") + 3, "user:URLSECRET42@");
-    const auto r = f.run(server, {"--max-iterations", "1", "--base-url", url});
+    const auto r =
+        f.run(server, {"--max-iterations", "1", "--base-url", url, "--model", "gpt\"quoted"});
     CHECK(r.exit_code == 25);
+    // A quote in the model name is escaped, not a broken model block.
+    const auto summary = test::read_checked_json(f.run_folder() / "summary.json", "summary");
+    CHECK(std::string(summary["model"]["model"].GetString()) == "gpt\"quoted");
     CHECK(r.output.find("URLSECRET42") == std::string::npos);
     for (const auto& e : fs::recursive_directory_iterator(f.run_folder()))
         if (e.is_regular_file()) {

@@ -90,7 +90,7 @@ TEST_CASE(
                 R"({ "case_launch": { "perf-999": { "block": [8, 8] } } })");
     const auto r = test::run_optimizer(
         f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
-                "--max-iterations", "20", "--timeout", "2"}));
+                "--max-iterations", "20", "--timeout", "2", "--description", "caf\xe9 latin-1"}));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     const auto history = test::read_checked_json(f.run() / "history.json", "history");
@@ -124,8 +124,9 @@ TEST_CASE(
     CHECK(summary["counts"]["rejected"]["timeout"].GetInt() == 1);
     CHECK(summary["counts"]["valid"].GetInt() == 3);
     CHECK(test::read_text(f.run() / "best.cu").find("FAKE_MS=1") != std::string::npos);
-    const auto run = test::read_checked_json(f.run() / "run.json", "run");
+    const auto run = test::read_checked_json(f.run() / "run.json", "run");  // strict UTF-8 too
     CHECK(run["settings"]["timeout_s"].GetDouble() == 2.0);  // settings of record are numbers
+    CHECK(std::string(run["settings"]["description"].GetString()) == "caf\xef\xbf\xbd latin-1");
     CHECK(run["settings"]["max_iterations"].GetInt() == 20);
     for (int i = 0; i < 3; ++i)
         test::read_checked_json(f.run() / ("best-case-" + std::to_string(i) + ".json"), "request");
