@@ -217,7 +217,10 @@ TEST_CASE("an illegal-address kernel gives cuda_error - exit 13 - and skips the 
     CHECK(std::string(doc["cases"][1]["status"].GetString()) == "skipped");
     CHECK(std::string(doc["cases"][1]["error"].GetString()) == "skipped: context lost");
     CHECK_FALSE(std::filesystem::exists(f.dir / "out/first.bin"));
-    CHECK_FALSE(std::filesystem::exists(f.dir / "out/second.bin"));
+    // A file from an earlier run is never touched; the response lists no output for the
+    // skipped case, so nothing passes it off as this run's result.
+    CHECK(test::read_text(f.dir / "out/second.bin") == "stale");
+    CHECK(doc["cases"][1]["outputs"].Size() == 0);
 }
 
 TEST_CASE("fresh inputs change every launch and the checked launch's inputs are reproducible",
