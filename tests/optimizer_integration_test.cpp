@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -321,6 +322,23 @@ TEST_CASE("a config file works from any working folder and flags win over it") {
 
 namespace {
 
+// Starts cuda-optimizer with `args` in the background, stderr to `stderr_file`, after
+// `in_child` (which runs in the child, before exec) has set it up; returns its pid.
+pid_t start_optimizer(std::vector<std::string> args, const std::string& stderr_file = "/dev/null",
+                      const std::function<void()>& in_child = {}) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (in_child) in_child();
+        std::vector<char*> argv = {const_cast<char*>(CUOPT_OPTIMIZER_BINARY)};
+        for (auto& s : args) argv.push_back(s.data());
+        argv.push_back(nullptr);
+        if (!freopen(stderr_file.c_str(), "w", stderr)) _exit(126);
+        execv(CUOPT_OPTIMIZER_BINARY, argv.data());
+        _exit(127);
+    }
+    return pid;
+}
+
 // Running or sleeping, not gone and not a zombie waiting for its reaper.
 bool process_alive(const std::string& pid) {
     std::ifstream stat("/proc/" + pid + "/stat");
@@ -365,15 +383,7 @@ TEST_CASE("a SIGKILLed optimizer takes its harness with it: nothing runs on to w
     f.dir.write("cands/hang.cu", f.kernel("FAKE_HANG FAKE_PIDFILE"));
     std::vector<std::string> a = f.args(
         {"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--timeout", "60"});
-    const pid_t pid = fork();
-    if (pid == 0) {
-        std::vector<char*> argv = {const_cast<char*>(CUOPT_OPTIMIZER_BINARY)};
-        for (auto& s : a) argv.push_back(s.data());
-        argv.push_back(nullptr);
-        freopen("/dev/null", "w", stderr);
-        execv(CUOPT_OPTIMIZER_BINARY, argv.data());
-        _exit(127);
-    }
+    const pid_t pid = start_optimizer(a);
     const fs::path pid_file = f.run() / "candidates/iter-01/attempt-0/harness.pid";
     for (int i = 0; i < 600 && !fs::exists(pid_file); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -402,18 +412,11 @@ TEST_CASE(
                              { "name": "p-16", "kind": "performance", "params": { "m": 16, "n": 16, "k": 16 } } ] })";
     f.dir.write("input_cases.json", manifest);
     std::vector<std::string> a = f.args({"--max-iterations", "7", "--quiet"});
-    const pid_t pid = fork();
-    if (pid == 0) {
+    const pid_t pid = start_optimizer(a, (f.dir / "stderr.txt").string(), [] {
         const rlimit limit{60000, 60000};  // no file may grow past 60 kB: a disk that fills up
         setrlimit(RLIMIT_FSIZE, &limit);
         signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead of killing
-        std::vector<char*> argv = {const_cast<char*>(CUOPT_OPTIMIZER_BINARY)};
-        for (auto& s : a) argv.push_back(s.data());
-        argv.push_back(nullptr);
-        freopen((f.dir / "stderr.txt").c_str(), "w", stderr);
-        execv(CUOPT_OPTIMIZER_BINARY, argv.data());
-        _exit(127);
-    }
+    });
     int status = 0;
     waitpid(pid, &status, 0);
     REQUIRE(WIFEXITED(status));
@@ -432,16 +435,9 @@ TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the 
         f.dir.write("cands/slow" + std::to_string(i) + ".cu", f.kernel("FAKE_HANG"));
     std::vector<std::string> a = f.args(
         {"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--timeout", "1"});
-    const pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);  // a terminal's foreground group, as when a person presses Ctrl-C
-        std::vector<char*> argv = {const_cast<char*>(CUOPT_OPTIMIZER_BINARY)};
-        for (auto& s : a) argv.push_back(s.data());
-        argv.push_back(nullptr);
-        freopen("/dev/null", "w", stderr);
-        execv(CUOPT_OPTIMIZER_BINARY, argv.data());
-        _exit(127);
-    }
+    // In a process group of its own: a terminal's foreground group, as when a person presses
+    // Ctrl-C.
+    const pid_t pid = start_optimizer(a, "/dev/null", [] { setpgid(0, 0); });
     // Interrupt once the first hanging candidate is under way (however slow this machine is).
     const fs::path started = f.run() / "candidates/iter-01/attempt-0/request.json";
     for (int i = 0; i < 600 && !fs::exists(started); ++i)
