@@ -114,3 +114,21 @@ TEST_CASE("a recorded request has no credential header and no key anywhere") {
     CHECK(redact_url_credentials("--base-url=http://u:sk-1@host:8/v1 https://x.org/a@b") ==
           "--base-url=http://[REDACTED]@host:8/v1 https://x.org/a@b");
 }
+
+TEST_CASE("a reply whose fields have the wrong types is a protocol error, never a crash") {
+    // Found by fuzz-model_reply: a tool_use id that is a number.
+    CHECK_THROWS_AS(
+        parse_model_reply(
+            llm_provider::anthropic,
+            R"({"content": [{"type": "tool_use", "id": 9, "name": "x", "input": {}}]})"),
+        model_protocol_error);
+    CHECK_THROWS_AS(parse_model_reply(llm_provider::anthropic, R"({"content": [{"type": 5}]})"),
+                    model_protocol_error);
+    CHECK_THROWS_AS(parse_model_reply(llm_provider::openai, R"({"choices": [{"message": 5}]})"),
+                    model_protocol_error);
+    CHECK_THROWS_AS(
+        parse_model_reply(
+            llm_provider::openai,
+            R"({"choices": [{"message": {"tool_calls": [{"function": {"name": [], "arguments": "{}"}}]}}]})"),
+        model_protocol_error);
+}

@@ -32,6 +32,7 @@ int run_replay(const std::string& request_arg, const std::string& harness, doubl
     rapidjson::Document summary;
     try {
         summary = parse_json(read_text_file(run / "summary.json"), "summary.json");
+        validate_json(summary, embedded_schema("summary"), "summary.json");
     } catch (const std::exception& e) {
         return fail(exit_code::invalid_request,
                     std::string("cannot read the run's summary.json: ") + e.what());

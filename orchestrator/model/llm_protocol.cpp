@@ -179,6 +179,13 @@ const Value& member(const Value& obj, const char* key, const std::string& where)
     return obj[key];
 }
 
+// A member that must be a string: a server's reply is outside input like any other.
+std::string text_of(const Value& obj, const char* key, const std::string& where) {
+    const Value& v = member(obj, key, where);
+    if (!v.IsString()) throw model_protocol_error(where + ": '" + key + "' is not a string");
+    return std::string(v.GetString(), v.GetStringLength());
+}
+
 }  // namespace
 
 http_request build_model_request(const llm_settings& s, const std::string& key,
@@ -201,6 +208,8 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
         if (!choices.IsArray() || choices.Empty())
             throw model_protocol_error("reply: 'choices' is empty");
         const Value& msg = member(choices[0], "message", "reply.choices[0]");
+        if (!msg.IsObject())
+            throw model_protocol_error("reply.choices[0]: 'message' is not an object");
         if (msg.HasMember("content") && msg["content"].IsString())
             r.text = msg["content"].GetString();
         if (choices[0].HasMember("finish_reason") && choices[0]["finish_reason"].IsString())
@@ -210,7 +219,7 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
                 const Value& fn = member(c, "function", "reply tool call");
                 tool_call call;
                 call.id = c.HasMember("id") && c["id"].IsString() ? c["id"].GetString() : "";
-                call.name = member(fn, "name", "reply tool call").GetString();
+                call.name = text_of(fn, "name", "reply tool call");
                 const Value& args = member(fn, "arguments", "reply tool call");
                 call.arguments_json = args.IsString() ? args.GetString() : to_compact_json(args);
                 r.calls.push_back(call);
@@ -227,12 +236,12 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
     const Value& content = member(d, "content", "reply");
     if (!content.IsArray()) throw model_protocol_error("reply: 'content' is not an array");
     for (const Value& block : content.GetArray()) {
-        const std::string type = member(block, "type", "reply content block").GetString();
-        if (type == "text") r.text += member(block, "text", "reply text block").GetString();
+        const std::string type = text_of(block, "type", "reply content block");
+        if (type == "text") r.text += text_of(block, "text", "reply text block");
         if (type == "tool_use") {
             tool_call call;
-            call.id = member(block, "id", "reply tool_use").GetString();
-            call.name = member(block, "name", "reply tool_use").GetString();
+            call.id = text_of(block, "id", "reply tool_use");
+            call.name = text_of(block, "name", "reply tool_use");
             call.arguments_json = to_compact_json(member(block, "input", "reply tool_use"));
             r.calls.push_back(call);
         }
