@@ -109,6 +109,10 @@ void check_device(const optimizer_options& o, process_runner& runner, const add_
         add("CUDA driver", true, "loaded", "");
         try {
             const rapidjson::Document d = parse_json(p.stdout_text, "device info");
+            if (!d.IsObject() || !d.HasMember("name") || !d["name"].IsString() ||
+                !d.HasMember("arch") || !d["arch"].IsString() || !d.HasMember("sm_count") ||
+                !d["sm_count"].IsInt())
+                throw json_error("device info: expected an object with name, arch and sm_count");
             add("GPU", true,
                 std::string(d["name"].GetString()) + " (" + d["arch"].GetString() + ", " +
                     std::to_string(d["sm_count"].GetInt()) + " SMs)",
