@@ -5,7 +5,6 @@
 #include <array>
 #include <cstddef>
 #include <optional>
-#include <string>
 #include <string_view>
 
 namespace cuopt {
@@ -30,12 +29,6 @@ struct name_table {
         for (const auto& [e, n] : entries)
             if (text == n) return e;
         return std::nullopt;
-    }
-    /// "a | b | c", for messages and help.
-    std::string list() const {
-        std::string s;
-        for (const auto& [e, n] : entries) s += (s.empty() ? "" : " | ") + std::string(n);
-        return s;
     }
 };
 

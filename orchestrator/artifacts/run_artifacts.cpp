@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <type_traits>
 #include <variant>
 
 #include "common/file_io.hpp"
@@ -24,20 +25,16 @@ using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
-Value setting_json(std::uint64_t v, allocator&) {
-    return Value(v);
-}
-Value setting_json(bool v, allocator&) {
-    return Value(v);
-}
-Value setting_json(std::int64_t v, allocator&) {
-    return Value(v);
-}
-Value setting_json(double v, allocator&) {
-    return Value(v);
-}
-Value setting_json(const std::string& v, allocator& a) {
-    return json_text(v, a);
+// A setting as run.json records it: text as a string, every other kind as itself.
+Value setting_json(const setting_value& v, allocator& a) {
+    return std::visit(
+        [&a](const auto& x) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>)
+                return json_text(x, a);
+            else
+                return Value(x);
+        },
+        v);
 }
 Value number(const std::optional<double>& v) {
     return v ? Value(*v) : Value();
@@ -281,8 +278,7 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     doc.AddMember("proposer", rapidjson::StringRef(to_string(info.proposer)), a);
     Value settings(rapidjson::kObjectType);
     for (const auto& [k, v] : info.settings)
-        settings.AddMember(json_text(k, a),
-                           std::visit([&a](const auto& x) { return setting_json(x, a); }, v), a);
+        settings.AddMember(json_text(k, a), setting_json(v, a), a);
     doc.AddMember("settings", settings, a);
     Value hashes(rapidjson::kObjectType);
     for (const auto& [k, v] : info.sha256) hashes.AddMember(json_text(k, a), json_text(v, a), a);
