@@ -14,12 +14,23 @@
 
 #include "common/dtype.hpp"
 #include "common/generator_spec.hpp"
+#include "common/name_table.hpp"
 
 namespace cuopt {
 
 /// A scalar argument's value as the request gives it: an exact integer (signed, or
 /// unsigned above 2^63) or a real number.
 using scalar_number = std::variant<std::int64_t, std::uint64_t, double>;
+
+/// What the launches other than the checked one see in an input buffer. `perturbed`: a file
+/// input is cyclically rotated by a different shift every launch (same values, other places),
+/// so a kernel that remembers an earlier launch's result gains nothing; the checked launch
+/// sees the file exactly. A generator's values are governed by timing.fresh_inputs.
+/// `as_given`: every launch sees the input as given (a generator is not regenerated).
+enum class timing_inputs { perturbed, as_given };
+
+inline constexpr auto k_timing_inputs = make_name_table<timing_inputs>(
+    {{timing_inputs::perturbed, "perturbed"}, {timing_inputs::as_given, "as_given"}});
 
 struct kernel_arg {
     std::string name;
@@ -31,6 +42,8 @@ struct kernel_arg {
     std::optional<generator_spec> generator;
     std::optional<std::filesystem::path> output_file;
     std::optional<std::filesystem::path> input_dump_file;
+    std::optional<timing_inputs>
+        timing_inputs_mode;  // as the request gives it (buffers with input)
     // scalar
     scalar_number scalar = 0.0;               // as written in the request
     std::vector<unsigned char> scalar_bytes;  // what the kernel receives (set by the reader)
@@ -38,6 +51,13 @@ struct kernel_arg {
     std::uint64_t bytes() const { return count * dtype_size(type); }
     bool has_input() const { return input_file || generator; }
     bool is_output() const { return output_file.has_value(); }
+    /// The timing_inputs in force: as given, else perturbed for a floating-point input_file
+    /// buffer (rotating integers could turn indices or sizes into wrong ones) and as_given
+    /// otherwise.
+    bool perturbed_for_timing() const {
+        if (timing_inputs_mode) return *timing_inputs_mode == timing_inputs::perturbed;
+        return input_file.has_value() && is_float(type);
+    }
 };
 
 struct launch_config {

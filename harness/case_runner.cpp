@@ -32,7 +32,32 @@ void poison(CUstream stream, const device_buffer& b, dtype type, std::uint64_t c
     }
 }
 
+// Rotates `count` elements of `from` left by `shift` into `to`: two copies, values kept.
+void rotate_copy(CUstream stream, CUdeviceptr to, CUdeviceptr from, std::uint64_t count,
+                 std::uint64_t shift, std::size_t element_bytes) {
+    const std::size_t head = shift * element_bytes, bytes = count * element_bytes;
+    if (shift == 0) {
+        CU_CALL(cuMemcpyDtoDAsync(to, from, bytes, stream));
+        return;
+    }
+    CU_CALL(cuMemcpyDtoDAsync(to, from + head, bytes - head, stream));
+    CU_CALL(cuMemcpyDtoDAsync(to + (bytes - head), from, head, stream));
+}
+
+// A large odd step (the golden ratio in 64 bits) spreads successive shifts over the buffer.
+constexpr std::uint64_t k_rotation_step = 0x9E3779B97F4A7C15ull;
+
 }  // namespace
+
+std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count) {
+    if (count < 2) return 0;
+    const std::uint64_t period = count - 1;
+    const std::uint64_t step = k_rotation_step % period ? k_rotation_step % period : 1;
+    // Successive launches differ by `step` (mod period), which is never 0: no two neighbours
+    // share a shift, and no shift is 0 (the checked launch's, which sees the file exactly).
+    return 1 + static_cast<std::uint64_t>(static_cast<unsigned __int128>(launch_index % period) *
+                                          step % period);
+}
 
 std::string check_launch(const run_case& c, const device_fingerprint& device, CUfunction kernel,
                          std::size_t static_shared_bytes) {
@@ -109,6 +134,14 @@ case_runner::case_runner(const device_fingerprint& device, const support_kernels
         CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), 0, m_l2_scratch.bytes() / 4, m_stream.get()));
 }
 
+bool case_runner::regenerated(const kernel_arg& a) const {
+    return a.generator && m_timing.fresh_inputs && a.timing_inputs_mode != timing_inputs::as_given;
+}
+
+bool case_runner::rotated(const kernel_arg& a) {
+    return a.input_file && a.perturbed_for_timing();
+}
+
 std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
     std::vector<live_buffer> buffers;
     buffers.reserve(c.args.size());
@@ -119,13 +152,12 @@ std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
         b.working = device_buffer(a.bytes());
         b.param = b.working.get();
         const bool in_place = a.has_input() && a.is_output();
-        if (in_place && !(a.generator && m_timing.fresh_inputs))
-            b.pristine = device_buffer(a.bytes());
-        const device_buffer& first = in_place && b.pristine.get() ? b.pristine : b.working;
+        if ((in_place && !regenerated(a)) || rotated(a)) b.pristine = device_buffer(a.bytes());
+        const device_buffer& first = b.pristine.get() ? b.pristine : b.working;
         if (a.input_file) {
             const auto bytes = read_binary_file(*a.input_file);
             CU_CALL(cuMemcpyHtoD(first.get(), bytes.data(), bytes.size()));
-        } else if (a.generator && !m_timing.fresh_inputs) {
+        } else if (a.generator && !regenerated(a)) {
             m_support.generate(m_stream.get(), first.get(), a.type, a.count, *a.generator,
                                c.launch_index_base);
         }
@@ -133,13 +165,17 @@ std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
     return buffers;
 }
 
-void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index) const {
+void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index,
+                          bool checked) const {
     const CUstream stream = m_stream.get();
     for (live_buffer& b : buffers) {
         const kernel_arg& a = *b.arg;
-        if (a.generator && m_timing.fresh_inputs)
+        if (regenerated(a))
             m_support.generate(stream, b.working.get(), a.type, a.count, *a.generator,
                                launch_index);
+        else if (rotated(a))  // the checked launch sees the file exactly
+            rotate_copy(stream, b.working.get(), b.pristine.get(), a.count,
+                        checked ? 0 : rotation_shift(launch_index, a.count), dtype_size(a.type));
         else if (b.pristine.get())
             CU_CALL(cuMemcpyDtoDAsync(b.working.get(), b.pristine.get(), a.bytes(), stream));
         else if (!a.has_input())
@@ -151,9 +187,13 @@ void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launc
 
 int case_runner::commands_per_launch(const std::vector<live_buffer>& buffers) const {
     int commands = 3 + (m_timing.flush_l2 ? 1 : 0);
-    for (const live_buffer& b : buffers)
-        commands +=
-            (b.arg->generator && m_timing.fresh_inputs) || b.pristine.get() || !b.arg->has_input();
+    for (const live_buffer& b : buffers) {
+        const kernel_arg& a = *b.arg;
+        if (rotated(a))
+            commands += a.count >= 2 ? 2 : 1;
+        else
+            commands += regenerated(a) || b.pristine.get() || !a.has_input();
+    }
     return commands;
 }
 
@@ -180,11 +220,11 @@ void case_runner::save_outputs(const run_case& c, const std::vector<live_buffer>
         if (a.output_file)
             out.outputs.push_back(save(a, b.working.get(), *a.output_file, "output"));
         if (a.input_dump_file) {
-            device_buffer regenerated(a.bytes());
-            m_support.generate(m_stream.get(), regenerated.get(), a.type, a.count, *a.generator,
-                               m_timing.fresh_inputs ? launch_index : c.launch_index_base);
+            device_buffer values(a.bytes());
+            m_support.generate(m_stream.get(), values.get(), a.type, a.count, *a.generator,
+                               regenerated(a) ? launch_index : c.launch_index_base);
             CU_CALL(cuStreamSynchronize(m_stream.get()));
-            out.outputs.push_back(save(a, regenerated.get(), *a.input_dump_file, "input_dump"));
+            out.outputs.push_back(save(a, values.get(), *a.input_dump_file, "input_dump"));
         }
     }
 }
@@ -209,22 +249,31 @@ case_outcome case_runner::run(const run_case& c) {
         CU_CALL(cuFuncSetAttribute(m_kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                    static_cast<int>(l.dynamic_shared_bytes)));
 
-    // Launch 0 produces the outputs of an unmeasured case; then warm-up launches 1..W.
+    // Launch 0 produces the outputs of an unmeasured case; then warm-up launches 1..W. The
+    // checked launch, whose outputs are kept, is the last one.
     std::uint64_t launch_index = c.launch_index_base;
-    prepare(buffers, launch_index);
+    const std::uint64_t checked =
+        c.launch_index_base +
+        (c.measure ? std::uint64_t(m_timing.warmup) + m_timing.iterations : 0);
+    prepare(buffers, launch_index, launch_index == checked);
     launch();
     CU_CALL(cuStreamSynchronize(stream));
     if (c.measure) {
         out.warmup = m_timing.warmup;
         out.iterations = m_timing.iterations;
         for (int i = 0; i < m_timing.warmup; ++i) {
-            prepare(buffers, ++launch_index);
+            ++launch_index;
+            prepare(buffers, launch_index, launch_index == checked);
             launch();
         }
         CU_CALL(cuStreamSynchronize(stream));
         timed_samples t = m_timer.time(
             m_timing.iterations, commands_per_launch(buffers),
-            [&] { prepare(buffers, ++launch_index); }, launch);
+            [&] {
+                ++launch_index;
+                prepare(buffers, launch_index, launch_index == checked);
+            },
+            launch);
         out.samples_ms = std::move(t.samples_ms);
         out.stream_held = t.stream_held;
         out.stream_hold_timed_out = t.stream_hold_timed_out;

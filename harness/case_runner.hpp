@@ -1,9 +1,10 @@
 #pragma once
 /// Runs one case honestly: upload inputs, poison outputs, launch once, warm up, then
 /// time each launch with CUDA events while the stream is held until the whole batch
-/// is enqueued. Before every launch, outside the events: fresh or restored inputs,
-/// re-poisoned outputs, L2 flushed last. The outputs kept are the last timed launch's.
-/// No JSON here: a case in, a case_outcome out.
+/// is enqueued. Before every launch, outside the events: fresh, rotated (perturbed file
+/// inputs) or restored inputs, re-poisoned outputs, L2 flushed last. The outputs kept are
+/// the last (checked) launch's, which sees file inputs exactly. No JSON here: a case in, a
+/// case_outcome out.
 
 #include <cstdint>
 #include <string>
@@ -51,11 +52,16 @@ std::string check_launch(const run_case& c, const device_fingerprint& device, CU
 /// Compares the request's arguments with the kernel's parameter list (count and sizes).
 std::string check_arguments(const run_case& c, CUfunction kernel);
 
+/// How far a perturbed file input is rotated (in elements, left) before launch `launch_index`
+/// when it is not the checked launch: in [1, count - 1], different for successive launches;
+/// 0 when count < 2 (nothing to rotate).
+std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count);
+
 /// A buffer argument on the device for one case.
 struct live_buffer {
     const kernel_arg* arg = nullptr;
     device_buffer working;   // what the kernel sees
-    device_buffer pristine;  // in-place inputs: the values to restore before each launch
+    device_buffer pristine;  // in-place and perturbed inputs: the values to restore or rotate
     CUdeviceptr param{};
 };
 
@@ -74,9 +80,14 @@ class case_runner {
   private:
     /// The case's buffers, inputs uploaded (or generated, when inputs are not fresh per launch).
     std::vector<live_buffer> make_buffers(const run_case& c) const;
+    /// A generator regenerated before every launch (fresh_inputs, unless it says as_given).
+    bool regenerated(const kernel_arg& a) const;
+    /// A file input rotated before every launch but the checked one (timing_inputs perturbed).
+    static bool rotated(const kernel_arg& a);
     /// Everything a launch needs before it starts, enqueued outside any timed region:
-    /// fresh or restored inputs, re-poisoned outputs, then the L2 flush.
-    void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index) const;
+    /// fresh, rotated or restored inputs, re-poisoned outputs, then the L2 flush.
+    /// `checked`: the launch whose outputs are kept (file inputs exactly as given).
+    void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index, bool checked) const;
     int commands_per_launch(const std::vector<live_buffer>& buffers) const;
     output_record save(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
                        const char* role) const;

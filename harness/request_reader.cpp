@@ -46,60 +46,48 @@ generator_spec read_checked_generator(const Value& g, dtype type, const field_co
     return spec;
 }
 
-kernel_arg read_arg(const request& req, const Value& a, const field_context& ctx) {
-    kernel_arg arg;
-    arg.name = a["name"].GetString();
-    arg.type = *parse_dtype(a["dtype"].GetString());  // the schema's enum guarantees it
-    const bool buffer_fields = a.HasMember("count") || a.HasMember("input_file") ||
-                               a.HasMember("output_file") || a.HasMember("generator") ||
-                               a.HasMember("input_dump_file");
-    if (a.HasMember("value")) {
-        if (buffer_fields)
-            ctx.fail(
-                "has 'value' (a scalar) and buffer fields "
-                "(count/input_file/output_file/generator); "
-                "expected one or the other");
-        const Value& v = a["value"];
-        if (!is_float(arg.type) && !v.IsInt64() && !v.IsUint64() && !v.IsBool() &&
-            std::fabs(v.GetDouble()) > 9007199254740992.0)
-            ctx.at("value").fail("a " + std::string(dtype_name(arg.type)) +
-                                 " beyond 2^53 must be written as an integer literal to be exact");
-        try {
-            if (v.IsInt64()) {
-                arg.scalar = v.GetInt64();
-                arg.scalar_bytes = encode_integer_scalar(arg.type, v.GetInt64());
-            } else if (v.IsUint64()) {
-                arg.scalar = v.GetUint64();
-                arg.scalar_bytes = encode_integer_scalar(arg.type, v.GetUint64());
-            } else {
-                arg.scalar = v.IsBool() ? (v.GetBool() ? 1.0 : 0.0) : v.GetDouble();
-                arg.scalar_bytes = encode_scalar(arg.type, std::get<double>(arg.scalar));
-            }
-        } catch (const std::invalid_argument& e) {
-            ctx.at("value").fail(e.what());
+// A scalar's value, exact: integer literals stay integers over the whole 64-bit range.
+void read_scalar_value(kernel_arg& arg, const Value& v, const field_context& ctx) {
+    if (!is_float(arg.type) && !v.IsInt64() && !v.IsUint64() && !v.IsBool() &&
+        std::fabs(v.GetDouble()) > 9007199254740992.0)
+        ctx.fail("a " + std::string(dtype_name(arg.type)) +
+                 " beyond 2^53 must be written as an integer literal to be exact");
+    try {
+        if (v.IsInt64()) {
+            arg.scalar = v.GetInt64();
+            arg.scalar_bytes = encode_integer_scalar(arg.type, v.GetInt64());
+        } else if (v.IsUint64()) {
+            arg.scalar = v.GetUint64();
+            arg.scalar_bytes = encode_integer_scalar(arg.type, v.GetUint64());
+        } else {
+            arg.scalar = v.IsBool() ? (v.GetBool() ? 1.0 : 0.0) : v.GetDouble();
+            arg.scalar_bytes = encode_scalar(arg.type, std::get<double>(arg.scalar));
         }
-        return arg;
+    } catch (const std::invalid_argument& e) {
+        ctx.fail(e.what());
     }
+}
+
+void read_input_file(const request& req, kernel_arg& arg, const Value& a,
+                     const field_context& ctx) {
+    arg.input_file = resolve(req, a["input_file"].GetString(), ctx);
+    std::error_code ec;
+    const auto size = fs::file_size(*arg.input_file, ec);
+    if (ec) ctx.fail("cannot read " + arg.input_file->string() + " (" + ec.message() + ")");
+    if (size != arg.bytes())
+        ctx.fail(arg.input_file->filename().string() + " holds " + std::to_string(size) +
+                 " bytes but count " + std::to_string(arg.count) + " x " +
+                 std::string(dtype_name(arg.type)) + " (" + std::to_string(dtype_size(arg.type)) +
+                 " bytes) needs " + std::to_string(arg.bytes()));
+}
+
+void read_buffer(const request& req, kernel_arg& arg, const Value& a, const field_context& ctx) {
     if (!a.HasMember("count")) ctx.fail("expected 'count' (a buffer) or 'value' (a scalar)");
     arg.is_buffer = true;
     arg.count = a["count"].GetUint64();
     if (a.HasMember("input_file") && a.HasMember("generator"))
         ctx.fail("has both 'input_file' and 'generator'; expected at most one input source");
-    if (a.HasMember("input_file")) {
-        arg.input_file = resolve(req, a["input_file"].GetString(), ctx.at("input_file"));
-        std::error_code ec;
-        const auto size = fs::file_size(*arg.input_file, ec);
-        if (ec)
-            ctx.at("input_file")
-                .fail("cannot read " + arg.input_file->string() + " (" + ec.message() + ")");
-        if (size != arg.bytes())
-            ctx.at("input_file")
-                .fail(arg.input_file->filename().string() + " holds " + std::to_string(size) +
-                      " bytes but count " + std::to_string(arg.count) + " x " +
-                      std::string(dtype_name(arg.type)) + " (" +
-                      std::to_string(dtype_size(arg.type)) + " bytes) needs " +
-                      std::to_string(arg.bytes()));
-    }
+    if (a.HasMember("input_file")) read_input_file(req, arg, a, ctx.at("input_file"));
     if (a.HasMember("generator"))
         arg.generator = read_checked_generator(a["generator"], arg.type, ctx.at("generator"));
     if (a.HasMember("output_file"))
@@ -110,6 +98,33 @@ kernel_arg read_arg(const request& req, const Value& a, const field_context& ctx
         arg.input_dump_file =
             resolve(req, a["input_dump_file"].GetString(), ctx.at("input_dump_file"));
     }
+    if (a.HasMember("timing_inputs")) {
+        if (!arg.has_input())
+            ctx.at("timing_inputs")
+                .fail(
+                    "only a buffer with an input ('input_file' or 'generator') can say what "
+                    "its timed launches see; expected no timing_inputs here");
+        arg.timing_inputs_mode = k_timing_inputs.parse(a["timing_inputs"].GetString());
+    }
+}
+
+kernel_arg read_arg(const request& req, const Value& a, const field_context& ctx) {
+    kernel_arg arg;
+    arg.name = a["name"].GetString();
+    arg.type = *parse_dtype(a["dtype"].GetString());  // the schema's enum guarantees it
+    const bool buffer_fields = a.HasMember("count") || a.HasMember("input_file") ||
+                               a.HasMember("output_file") || a.HasMember("generator") ||
+                               a.HasMember("input_dump_file") || a.HasMember("timing_inputs");
+    if (!a.HasMember("value")) {
+        read_buffer(req, arg, a, ctx);
+        return arg;
+    }
+    if (buffer_fields)
+        ctx.fail(
+            "has 'value' (a scalar) and buffer fields "
+            "(count/input_file/output_file/generator/input_dump_file/timing_inputs); "
+            "expected one or the other");
+    read_scalar_value(arg, a["value"], ctx.at("value"));
     return arg;
 }
 

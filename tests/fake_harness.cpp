@@ -9,6 +9,13 @@
 //   FAKE_NO_CASES        says ok but answers no case     FAKE_MISSING_OUTPUT  lists c, never writes
 //   it FAKE_MS=<x>          median = x ms per 256^3 of work (default 1), times
 //                        (1 + sum over defines of |value - 32| / 64): autotuning has a best.
+//   FAKE_MEMOISE         a kernel that caches its first launch's result: its median is 4x
+//                        smaller when every launch sees the same inputs (timing.fresh_inputs
+//                        false and no input arg perturbed for timing: a float input_file is
+//                        perturbed unless it says "timing_inputs": "as_given"); its outputs stay
+//                        right (the fake computes them from the checked launch's inputs).
+// "timing_inputs" is otherwise accepted and honoured only where it changes values: an
+// "as_given" generator keeps its launch_index_base values under fresh_inputs.
 #include <unistd.h>
 
 #include <chrono>
@@ -67,6 +74,22 @@ std::int64_t scalar(const kernel_arg& a) {
     std::int32_t v = 0;
     std::memcpy(&v, a.scalar_bytes.data(), 4);
     return v;
+}
+
+// The launch index whose values a generated input holds at the checked launch.
+std::uint64_t values_launch(const kernel_arg& a, const request& req, const run_case& rc,
+                            std::uint64_t checked) {
+    const bool fresh =
+        a.generator && req.timing.fresh_inputs && a.timing_inputs_mode != timing_inputs::as_given;
+    return fresh ? checked : rc.launch_index_base;
+}
+
+// Every launch sees the checked launch's inputs: a memoising kernel's cache would hit.
+bool inputs_repeat(const request& req, const run_case& rc) {
+    if (req.timing.fresh_inputs) return false;
+    for (const kernel_arg& a : rc.args)
+        if (a.input_file && a.perturbed_for_timing()) return false;
+    return true;
 }
 
 double fake_ms_per_unit(const std::string& source) {
@@ -192,8 +215,8 @@ int main(int argc, char** argv) {
         const std::uint64_t launch =
             rc.launch_index_base +
             (rc.measure && req.timing.fresh_inputs ? req.timing.warmup + req.timing.iterations : 0);
-        const auto a = input_values(rc.args.at(0), launch);
-        const auto b = input_values(rc.args.at(1), launch);
+        const auto a = input_values(rc.args.at(0), values_launch(rc.args.at(0), req, rc, launch));
+        const auto b = input_values(rc.args.at(1), values_launch(rc.args.at(1), req, rc, launch));
         const std::int64_t m = scalar(rc.args.at(3)), n = scalar(rc.args.at(4)),
                            k = scalar(rc.args.at(5));
         std::vector<float> cv(static_cast<std::size_t>(m * n));
@@ -224,7 +247,9 @@ int main(int argc, char** argv) {
         }
         out.checked_launch_index = launch;
         if (rc.measure) {
-            const double ms = fake_ms_per_unit(src) * define_factor *
+            const bool memoised =
+                src.find("FAKE_MEMOISE") != std::string::npos && inputs_repeat(req, rc);
+            const double ms = fake_ms_per_unit(src) * define_factor * (memoised ? 0.25 : 1.0) *
                               static_cast<double>(m * n * k) / (256.0 * 256.0 * 256.0);
             out.warmup = req.timing.warmup;
             out.iterations = req.timing.iterations;

@@ -69,6 +69,9 @@ Value arg_json(const kernel_arg& arg, const fs::path& folder, allocator& a) {
     if (arg.input_dump_file)
         v.AddMember("input_dump_file", relative_path(*arg.input_dump_file, folder, a), a);
     if (arg.output_file) v.AddMember("output_file", relative_path(*arg.output_file, folder, a), a);
+    if (arg.timing_inputs_mode)
+        v.AddMember("timing_inputs",
+                    rapidjson::StringRef(k_timing_inputs.name(*arg.timing_inputs_mode)), a);
     return v;
 }
 
