@@ -7,6 +7,7 @@
 /// case_outcome out.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,10 @@ std::string check_launch(const run_case& c, const device_fingerprint& device, CU
                          std::size_t static_shared_bytes);
 
 /// Compares the request's arguments with the kernel's parameter list (count and sizes).
-std::string check_arguments(const run_case& c, CUfunction kernel);
+/// param_count: from the cubin (count_kernel_params); without it the driver is probed past
+/// the last parameter, which compute-sanitizer reports as an API error.
+std::string check_arguments(const run_case& c, CUfunction kernel,
+                            std::optional<std::size_t> param_count);
 
 /// How far a perturbed file input is rotated (in elements, left) before launch `launch_index`
 /// when it is not the checked launch: in [1, count - 1], different for successive launches;

@@ -7,6 +7,7 @@
 
 #include "common/json_document.hpp"
 #include "harness/cubin_cache.hpp"
+#include "harness/cubin_params.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/request_reader.hpp"
 #include "harness/support_kernels.hpp"
@@ -87,9 +88,11 @@ kernel_attributes read_attributes(CUfunction f) {
 // Every case checked before any runs: a request the device cannot run is rejected whole.
 bool check_cases_phase(const request& req, CUfunction kernel, harness_report& report) {
     bool all_ok = true;
+    const std::optional<std::size_t> param_count =
+        count_kernel_params(report.compile->cubin, report.compile->lowered_name);
     for (std::size_t i = 0; i < req.cases.size(); ++i) {
         const run_case& c = req.cases[i];
-        std::string problem = check_arguments(c, kernel);
+        std::string problem = check_arguments(c, kernel, param_count);
         if (problem.empty())
             problem =
                 check_launch(c, *report.device, kernel,
