@@ -38,6 +38,7 @@ namespace cuopt {
     X(cuLaunchKernel)             \
     X(cuMemAlloc)                 \
     X(cuMemFree)                  \
+    X(cuMemGetInfo)               \
     X(cuMemcpyHtoD)               \
     X(cuMemcpyDtoH)               \
     X(cuMemcpyDtoDAsync)          \

@@ -12,6 +12,8 @@ struct harness_options {
     std::string response;  // where to write the response; default: response.json beside the request
     bool device_info = false;   // print the device fingerprint as JSON and exit
     int device = 0;             // device index for --device-info (a request names its own)
+    bool measure = false;       // --device-info: also measure copy bandwidth, add peak rates
+    bool remeasure = false;     // --measure: ignore a cached measurement (implies --measure)
     bool compile_only = false;  // NVRTC only: no driver or GPU needed
     std::string arch;  // target for --compile-only (default: the device's, or sm_90 without one)
     bool no_cache = false;        // always run NVRTC, never read or write the cubin cache

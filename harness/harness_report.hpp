@@ -56,7 +56,11 @@ struct harness_report {
 /// The response document (schemas/response.schema.json) as pretty JSON text.
 std::string write_response_json(const harness_report& report);
 
-/// The device block alone (the same object the response carries), for --device-info.
-std::string write_device_json(const device_fingerprint& device);
+struct device_measurement;
+
+/// The device block alone (the same object the response carries), for --device-info; with
+/// `measured` (--measure) it also carries "measured", "peak_tflops" and "peak_note".
+std::string write_device_json(const device_fingerprint& device,
+                              const device_measurement* measured = nullptr);
 
 }  // namespace cuopt

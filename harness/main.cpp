@@ -5,12 +5,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/process_life.hpp"
 #include "common/tool_version.hpp"
+#include "harness/cubin_cache.hpp"
 #include "harness/cuda_driver.hpp"
+#include "harness/device_measurement.hpp"
 #include "harness/harness_options.hpp"
 #include "harness/request_runner.hpp"
 
@@ -26,6 +29,12 @@ void define_options(CLI::App& app, harness_options& o) {
     app.add_flag("--device-info", o.device_info, "Print the device fingerprint as JSON and exit");
     app.add_option("--device", o.device, "Device index for --device-info")
         ->check(CLI::NonNegativeNumber);
+    app.add_flag("--measure", o.measure,
+                 "With --device-info: add the measured copy bandwidth (cached per device and "
+                 "driver) and the peak arithmetic rates");
+    app.add_flag("--remeasure", o.remeasure,
+                 "With --device-info: measure the bandwidth again instead of using the cache "
+                 "(implies --measure)");
     app.add_flag("--compile-only", o.compile_only,
                  "Compile with NVRTC only; needs no GPU or driver");
     app.add_option("--arch", o.arch,
@@ -35,10 +44,12 @@ void define_options(CLI::App& app, harness_options& o) {
                 return v.rfind("sm_", 0) == 0 && v.size() > 3 ? std::string() : "expected sm_XY";
             },
             "sm_XY"));
-    app.add_flag("--no-cache", o.no_cache, "Always run NVRTC; never read or write the cubin cache");
+    app.add_flag("--no-cache", o.no_cache,
+                 "Always run NVRTC (and --measure); never read or write the cache");
     app.add_option(
         "--cache-dir", o.cache_dir,
-        "Cubin cache folder (default: $CUDA_HARNESS_CACHE_DIR or ~/.cache/cuda-harness)");
+        "Cache folder for cubins and --measure results (default: $CUDA_HARNESS_CACHE_DIR or "
+        "~/.cache/cuda-harness)");
     app.add_flag("--quiet", o.quiet, "No summary line on stderr");
     app.add_flag("--no-stream-hold", o.no_stream_hold,
                  "Queue timed launches without holding the stream (automatic under ncu, which "
@@ -48,7 +59,17 @@ void define_options(CLI::App& app, harness_options& o) {
 
 int print_device_info(const harness_options& o) {
     try {
-        std::cout << cuopt::write_device_json(cuopt::query_device(o.device));
+        const cuopt::device_fingerprint device = cuopt::query_device(o.device);
+        if (!o.measure && !o.remeasure) {
+            std::cout << cuopt::write_device_json(device);
+            return 0;
+        }
+        std::optional<std::filesystem::path> cache;
+        if (!o.no_cache)
+            cache = o.cache_dir.empty() ? cuopt::cubin_cache::default_folder()
+                                        : std::filesystem::path(o.cache_dir);
+        const cuopt::device_measurement m = cuopt::measure_device(device, cache, o.remeasure);
+        std::cout << cuopt::write_device_json(device, &m);
         return 0;
     } catch (const cuopt::no_driver_error& e) {
         std::cerr << "cuda-harness: " << e.what() << "\n";

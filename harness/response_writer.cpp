@@ -1,6 +1,7 @@
 #include <rapidjson/document.h>
 
 #include "common/json_document.hpp"
+#include "harness/device_measurement.hpp"
 #include "harness/harness_report.hpp"
 
 namespace cuopt {
@@ -115,9 +116,31 @@ Value case_json(const case_outcome& c, const harness_report& r, allocator& a) {
 
 }  // namespace
 
-std::string write_device_json(const device_fingerprint& device) {
+std::string write_device_json(const device_fingerprint& device, const device_measurement* m) {
     rapidjson::Document doc;
-    Value v = device_json(device, doc.GetAllocator());
+    auto& a = doc.GetAllocator();
+    Value v = device_json(device, a);
+    if (m) {
+        Value measured(rapidjson::kObjectType);
+        measured.AddMember("copy_bandwidth_gbps", m->bandwidth.gbps, a);
+        measured.AddMember("bytes", static_cast<uint64_t>(m->bandwidth.bytes), a);
+        measured.AddMember("repetitions", m->bandwidth.repetitions, a);
+        measured.AddMember("method", json_text(copy_method(m->bandwidth), a), a);
+        measured.AddMember("cached", m->bandwidth.cached, a);
+        v.AddMember("measured", measured, a);
+        if (m->peaks) {
+            Value peaks(rapidjson::kObjectType);
+            for (const auto& [name, tflops] : {std::pair{"f64", m->peaks->f64},
+                                               {"f32", m->peaks->f32},
+                                               {"tf32", m->peaks->tf32},
+                                               {"f16", m->peaks->f16},
+                                               {"bf16", m->peaks->bf16},
+                                               {"i8", m->peaks->i8}})
+                peaks.AddMember(rapidjson::StringRef(name), tflops, a);
+            v.AddMember("peak_tflops", peaks, a);
+        }
+        v.AddMember("peak_note", json_text(m->peak_note, a), a);
+    }
     return to_pretty_json(v);
 }
 

@@ -14,6 +14,8 @@
 //                        false and no input arg perturbed for timing: a float input_file is
 //                        perturbed unless it says "timing_inputs": "as_given"); its outputs stay
 //                        right (the fake computes them from the checked launch's inputs).
+// --device-info answers a fixed fingerprint; with --measure (or --remeasure) also fixed
+// "measured" (copy_bandwidth_gbps 4000) and "peak_tflops" (f32 60, f16 800, ...) blocks.
 // "timing_inputs" is otherwise accepted and honoured only where it changes values: an
 // "as_given" generator keeps its launch_index_base values under fresh_inputs.
 #include <unistd.h>
@@ -99,6 +101,13 @@ double fake_ms_per_unit(const std::string& source) {
 
 }  // namespace
 
+// What --device-info --measure adds: fixed numbers, never cached.
+const char* k_fake_measured =
+    ",\n  \"measured\": { \"copy_bandwidth_gbps\": 4000, \"bytes\": 536870912, "
+    "\"repetitions\": 20, \"method\": \"fake: fixed numbers\", \"cached\": false },\n"
+    "  \"peak_tflops\": { \"f64\": 30, \"f32\": 60, \"tf32\": 400, \"f16\": 800, \"bf16\": 800, "
+    "\"i8\": 1600 },\n  \"peak_note\": \"fake: fixed numbers\"";
+
 // A child that inherits stdout and stderr and sleeps; its pid goes to `pid_file` when given.
 void start_sleeping_child(const std::filesystem::path& pid_file) {
     const pid_t pid = fork();
@@ -118,9 +127,13 @@ int main(int argc, char** argv) {
     bool compile_only = false;
     for (int i = 2; i < argc; ++i) compile_only |= std::string(argv[i]) == "--compile-only";
     if (std::string(argv[1]) == "--device-info") {
+        bool measure = false;
+        for (int i = 2; i < argc; ++i)
+            measure |= std::string(argv[i]) == "--measure" || std::string(argv[i]) == "--remeasure";
         std::cout << "{ \"index\": 0, \"name\": \"fake CPU device\", \"arch\": \"sm_90\", "
                      "\"sm_count\": 1, "
-                     "\"max_threads_per_block\": 1024 }\n";
+                     "\"max_threads_per_block\": 1024"
+                  << (measure ? k_fake_measured : "") << " }\n";
         return 0;
     }
     std::string response_path =
