@@ -42,8 +42,8 @@ struct kernel_arg {
     std::optional<generator_spec> generator;
     std::optional<std::filesystem::path> output_file;
     std::optional<std::filesystem::path> input_dump_file;
-    std::optional<timing_inputs>
-        timing_inputs_mode;  // as the request gives it (buffers with input)
+    // As the request gives it (buffers with an input only); perturbed_for_timing() decides.
+    std::optional<timing_inputs> timing_inputs_mode;
     // scalar
     scalar_number scalar = 0.0;               // as written in the request
     std::vector<unsigned char> scalar_bytes;  // what the kernel receives (set by the reader)
@@ -66,11 +66,34 @@ struct launch_config {
     unsigned dynamic_shared_bytes = 0;
 };
 
+/// A vendor library's routine that a case calls instead of launching a kernel (the
+/// baseline a hand-written kernel is measured against). C = A x B, alpha 1, beta 0.
+enum class vendor_op { sgemm, dgemm, hgemm };
+enum class matrix_layout { row_major, col_major };
+
+inline constexpr auto k_vendor_ops = make_name_table<vendor_op>(
+    {{vendor_op::sgemm, "sgemm"}, {vendor_op::dgemm, "dgemm"}, {vendor_op::hgemm, "hgemm"}});
+inline constexpr auto k_matrix_layouts = make_name_table<matrix_layout>(
+    {{matrix_layout::row_major, "row_major"}, {matrix_layout::col_major, "col_major"}});
+
+/// The element type of A, B and C for an op: f32, f64, f16.
+inline dtype vendor_op_dtype(vendor_op op) {
+    return op == vendor_op::sgemm ? dtype::f32 : op == vendor_op::dgemm ? dtype::f64 : dtype::f16;
+}
+
+struct vendor_call {
+    vendor_op op = vendor_op::sgemm;
+    matrix_layout layout = matrix_layout::row_major;
+    int m = 0, n = 0, k = 0;
+    std::string a, b, c;  // names of buffer args of the case: A (m x k), B (k x n), C (m x n)
+};
+
 struct run_case {
     std::string name;
     bool measure = true;
     std::uint64_t launch_index_base = 0;  // launch index of the case's first launch
-    launch_config launch;
+    launch_config launch;                 // kernel requests only
+    std::optional<vendor_call> vendor;    // vendor requests only: what each launch calls
     std::vector<kernel_arg> args;
 };
 
@@ -90,11 +113,17 @@ struct kernel_spec {
     std::vector<std::pair<std::string, std::string>> defines;  // sorted by name
 };
 
+/// The vendor library a request calls instead of compiling a kernel.
+enum class vendor_library { cublas };
+inline constexpr auto k_vendor_libraries =
+    make_name_table<vendor_library>({{vendor_library::cublas, "cublas"}});
+
 struct request {
-    std::filesystem::path file;    // the request JSON
-    std::filesystem::path folder;  // its folder: the root for every relative path
-    bool upstream_layout = false;  // converted from the v0.0 single-case layout
-    kernel_spec kernel;
+    std::filesystem::path file;            // the request JSON
+    std::filesystem::path folder;          // its folder: the root for every relative path
+    bool upstream_layout = false;          // converted from the v0.0 single-case layout
+    kernel_spec kernel;                    // empty for a vendor request
+    std::optional<vendor_library> vendor;  // set: every case has a vendor_call, no kernel
     int device = 0;
     timing_config timing;
     std::vector<run_case> cases;

@@ -124,11 +124,30 @@ std::string check_arguments(const run_case& c, CUfunction kernel,
     return "";
 }
 
+std::function<void()> kernel_launcher::bind(const run_case& c,
+                                            const std::vector<live_buffer>& buffers,
+                                            CUstream stream) {
+    std::vector<void*> params;
+    std::size_t next_buffer = 0;
+    for (const kernel_arg& a : c.args)
+        params.push_back(
+            a.is_buffer ? const_cast<CUdeviceptr*>(&buffers[next_buffer++].param)
+                        : static_cast<void*>(const_cast<unsigned char*>(a.scalar_bytes.data())));
+    const launch_config l = c.launch;
+    if (l.dynamic_shared_bytes > 48 * 1024)
+        CU_CALL(cuFuncSetAttribute(m_kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                   static_cast<int>(l.dynamic_shared_bytes)));
+    return [kernel = m_kernel, params, l, stream]() mutable {
+        CU_CALL(cuLaunchKernel(kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                               l.block[2], l.dynamic_shared_bytes, stream, params.data(), nullptr));
+    };
+}
+
 case_runner::case_runner(const device_fingerprint& device, const support_kernels& support,
-                         CUfunction kernel, const timing_config& timing, bool hold_stream)
+                         case_launcher& launcher, const timing_config& timing, bool hold_stream)
     : m_device(device),
       m_support(support),
-      m_kernel(kernel),
+      m_launcher(launcher),
       m_timing(timing),
       m_stream(make_stream()),
       m_l2_scratch(timing.flush_l2
@@ -241,19 +260,8 @@ case_outcome case_runner::run(const run_case& c) {
     out.measured = c.measure;
     const CUstream stream = m_stream.get();
     std::vector<live_buffer> buffers = make_buffers(c);
-    std::vector<void*> params;
-    std::size_t next_buffer = 0;
-    for (const kernel_arg& a : c.args)
-        params.push_back(a.is_buffer ? static_cast<void*>(&buffers[next_buffer++].param)
-                                     : const_cast<unsigned char*>(a.scalar_bytes.data()));
-    const auto& l = c.launch;
-    auto launch = [&] {
-        CU_CALL(cuLaunchKernel(m_kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-                               l.block[2], l.dynamic_shared_bytes, stream, params.data(), nullptr));
-    };
-    if (l.dynamic_shared_bytes > 48 * 1024)
-        CU_CALL(cuFuncSetAttribute(m_kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                   static_cast<int>(l.dynamic_shared_bytes)));
+    out.entry = m_launcher.entry(c);
+    const std::function<void()> launch = m_launcher.bind(c, buffers, stream);
 
     // Launch 0 produces the outputs of an unmeasured case; then warm-up launches 1..W. The
     // checked launch, whose outputs are kept, is the last one.

@@ -7,6 +7,7 @@
 /// case_outcome out.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@ struct case_outcome {
     int warmup = 0, iterations = 0;
     std::vector<double> samples_ms;
     sample_statistics stats_ms;
+    std::string entry;                       // a vendor call's "cublas:sgemm"; "" for a kernel
     std::uint64_t checked_launch_index = 0;  // launch whose inputs/outputs were kept
     bool stream_held = false;                // timed launches were queued behind a held stream
     bool stream_hold_timed_out = false;      // host enqueue outran the hold: samples may include it
@@ -69,12 +71,38 @@ struct live_buffer {
     CUdeviceptr param{};
 };
 
+/// What one launch of a case is: a kernel launch (kernel_launcher) or a vendor library
+/// call (cublas_launcher). The case runner does everything around it (inputs, poison, L2
+/// flush, the held stream and events, the outputs kept) the same way for both.
+class case_launcher {
+  public:
+    virtual ~case_launcher() = default;
+    /// Called once per case, before its first launch: returns what enqueues one launch on
+    /// `stream` (valid while `c` and `buffers` live). Throws cuda_error.
+    virtual std::function<void()> bind(const run_case& c, const std::vector<live_buffer>& buffers,
+                                       CUstream stream) = 0;
+    /// What the response calls the case's entry ("" for a kernel: its compile block says).
+    virtual std::string entry(const run_case& c) const = 0;
+};
+
+/// Launches the compiled kernel with the case's grid, block, shared memory and arguments.
+class kernel_launcher : public case_launcher {
+  public:
+    explicit kernel_launcher(CUfunction kernel) : m_kernel(kernel) {}
+    std::function<void()> bind(const run_case& c, const std::vector<live_buffer>& buffers,
+                               CUstream stream) override;
+    std::string entry(const run_case&) const override { return ""; }
+
+  private:
+    CUfunction m_kernel;
+};
+
 class case_runner {
   public:
     /// hold_stream: queue each batch of timed launches behind a spinning kernel so host
     /// launch latency never lands in a sample. Off under profilers, which serialise launches.
-    case_runner(const device_fingerprint& device, const support_kernels& support, CUfunction kernel,
-                const timing_config& timing, bool hold_stream);
+    case_runner(const device_fingerprint& device, const support_kernels& support,
+                case_launcher& launcher, const timing_config& timing, bool hold_stream);
 
     /// Runs the case (launch indices start at its launch_index_base). Throws cuda_error for a CUDA
     /// failure (the caller decides whether the context survived); throws std::runtime_error for an
@@ -101,7 +129,7 @@ class case_runner {
 
     const device_fingerprint& m_device;
     const support_kernels& m_support;
-    CUfunction m_kernel;
+    case_launcher& m_launcher;
     timing_config m_timing;
     stream_handle m_stream;
     device_buffer m_l2_scratch;  // twice the L2 size, zeroed, read before every launch

@@ -27,6 +27,15 @@ struct kernel_attributes {
     int max_threads_per_block = 0;
 };
 
+/// The vendor library a vendor request called (the response's "vendor" block).
+struct vendor_report {
+    std::string library;    // "cublas"
+    std::string file;       // the soname that loaded
+    std::string version;    // "13.0.2"
+    std::string math_mode;  // "CUBLAS_DEFAULT_MATH"
+    std::string notes;      // how the calls are made
+};
+
 struct harness_report {
     exit_code code = exit_code::ok;
     response_status status = response_status::ok;
@@ -37,7 +46,8 @@ struct harness_report {
     bool upstream_layout = false;
     std::string entry;
     std::optional<device_fingerprint> device;
-    std::optional<compile_result> compile;
+    std::optional<compile_result> compile;  // none for a vendor request
+    std::optional<vendor_report> vendor;    // vendor requests, once the library loaded
     std::optional<kernel_attributes> attributes;
     std::optional<timing_config> timing;
     std::vector<case_outcome> cases;

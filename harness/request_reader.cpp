@@ -204,6 +204,83 @@ void check_outputs_spare_inputs(const request& req, const std::vector<fs::path>&
         }
 }
 
+// The buffer arg a vendor_call field names, checked for its role, dtype and element count.
+void check_vendor_operand(const run_case& rc, const vendor_call& v, const char* key,
+                          const std::string& name, std::uint64_t count, const char* shape,
+                          const field_context& ctx) {
+    const std::string op = k_vendor_ops.name(v.op);
+    const dtype want = vendor_op_dtype(v.op);
+    const auto it = std::find_if(rc.args.begin(), rc.args.end(),
+                                 [&](const kernel_arg& a) { return a.name == name; });
+    if (it == rc.args.end())
+        ctx.fail("'" + name + "' names no argument of this case; expected a buffer arg's name");
+    if (!it->is_buffer) ctx.fail("'" + name + "' is a scalar; expected a buffer");
+    if (it->type != want)
+        ctx.fail("'" + name + "' is " + std::string(dtype_name(it->type)) + " but " + op +
+                 " needs " + std::string(dtype_name(want)) + " buffers");
+    if (it->count != count)
+        ctx.fail("'" + name + "' has count " + std::to_string(it->count) + " but " + op +
+                 " with m=" + std::to_string(v.m) + ", n=" + std::to_string(v.n) +
+                 ", k=" + std::to_string(v.k) + " needs " + shape + " = " + std::to_string(count));
+    const bool is_c = std::string(key) == "c";
+    if (!is_c && !it->has_input())
+        ctx.fail("'" + name + "' has no input; expected a buffer with input_file or generator");
+    if (is_c && !it->output_file) ctx.fail("'" + name + "' has no output_file; C is written");
+}
+
+vendor_call read_vendor_call(const Value& v, const run_case& rc, const field_context& ctx) {
+    vendor_call call;
+    call.op = *k_vendor_ops.parse(v["op"].GetString());  // the schema's enums guarantee these
+    call.layout = *k_matrix_layouts.parse(v["layout"].GetString());
+    call.m = v["m"].GetInt();
+    call.n = v["n"].GetInt();
+    call.k = v["k"].GetInt();
+    call.a = v["a"].GetString();
+    call.b = v["b"].GetString();
+    call.c = v["c"].GetString();
+    const std::uint64_t m = call.m, n = call.n, k = call.k;
+    check_vendor_operand(rc, call, "a", call.a, m * k, "m*k", ctx.at("a"));
+    check_vendor_operand(rc, call, "b", call.b, k * n, "k*n", ctx.at("b"));
+    check_vendor_operand(rc, call, "c", call.c, m * n, "m*n", ctx.at("c"));
+    if (call.c == call.a || call.c == call.b)
+        ctx.at("c").fail("'" + call.c + "' is also an input; C needs a buffer of its own");
+    return call;
+}
+
+run_case read_case(const request& req, const Value& jc, const field_context& cctx,
+                   std::set<fs::path>& written) {
+    run_case rc;
+    rc.name = jc["name"].GetString();
+    if (jc.HasMember("measure")) rc.measure = jc["measure"].GetBool();
+    if (jc.HasMember("launch_index_base"))
+        rc.launch_index_base = jc["launch_index_base"].GetUint64();
+    if (req.vendor && jc.HasMember("launch"))
+        cctx.at("launch").fail("a vendor request's cases have a vendor_call, not a launch");
+    if (!req.vendor && jc.HasMember("vendor_call"))
+        cctx.at("vendor_call").fail("only a request with a 'vendor' can make a vendor_call");
+    if (!req.vendor && !jc.HasMember("launch"))
+        cctx.at("launch").fail("missing; a kernel request's cases need grid and block");
+    if (req.vendor && !jc.HasMember("vendor_call"))
+        cctx.at("vendor_call").fail("missing; a vendor request's cases say what to call");
+    if (jc.HasMember("launch")) {
+        rc.launch.grid = read_dim3(jc["launch"]["grid"]);
+        rc.launch.block = read_dim3(jc["launch"]["block"]);
+        if (jc["launch"].HasMember("dynamic_shared_bytes"))
+            rc.launch.dynamic_shared_bytes = jc["launch"]["dynamic_shared_bytes"].GetUint();
+    }
+    const auto& args = jc["args"].GetArray();
+    for (rapidjson::SizeType i = 0; i < args.Size(); ++i) {
+        const field_context actx = cctx.at("args[" + std::to_string(i) + "]");
+        kernel_arg arg = read_arg(req, args[i], actx);
+        for (const auto* p : {&arg.output_file, &arg.input_dump_file})
+            if (*p && !written.insert(**p).second)
+                actx.fail("writes " + (*p)->string() + ", which another argument also writes");
+        rc.args.push_back(std::move(arg));
+    }
+    if (req.vendor) rc.vendor = read_vendor_call(jc["vendor_call"], rc, cctx.at("vendor_call"));
+    return rc;
+}
+
 }  // namespace
 
 request read_request(const fs::path& file, const std::vector<fs::path>& also_read) {
@@ -214,7 +291,14 @@ request read_request(const fs::path& file, const std::vector<fs::path>& also_rea
     const rapidjson::Document doc = load_native_document(req.file, &req.upstream_layout);
     const field_context root{req.file.filename().string(), ""};
 
-    req.kernel = read_kernel(req, doc["kernel"], root.at("kernel"));
+    const bool has_kernel = doc.HasMember("kernel"), has_vendor = doc.HasMember("vendor");
+    if (has_kernel == has_vendor)
+        root.at(has_kernel ? "vendor" : "kernel")
+            .fail(has_kernel ? "a request has a 'kernel' or a 'vendor', not both"
+                             : "missing; expected exactly one of 'kernel' (a kernel to compile) "
+                               "and 'vendor' (a library to call)");
+    if (has_kernel) req.kernel = read_kernel(req, doc["kernel"], root.at("kernel"));
+    if (has_vendor) req.vendor = k_vendor_libraries.parse(doc["vendor"]["library"].GetString());
     if (doc.HasMember("device")) req.device = doc["device"].GetInt();
     if (doc.HasMember("timing")) {
         const Value& t = doc["timing"];
@@ -228,29 +312,10 @@ request read_request(const fs::path& file, const std::vector<fs::path>& also_rea
     std::set<fs::path> written;
     const auto& cases = doc["cases"].GetArray();
     for (rapidjson::SizeType c = 0; c < cases.Size(); ++c) {
-        const Value& jc = cases[c];
         const field_context cctx = root.at("cases[" + std::to_string(c) + "]");
-        run_case rc;
-        rc.name = jc["name"].GetString();
-        if (!names.insert(rc.name).second)
-            cctx.at("name").fail("duplicate case name '" + rc.name + "'");
-        if (jc.HasMember("measure")) rc.measure = jc["measure"].GetBool();
-        if (jc.HasMember("launch_index_base"))
-            rc.launch_index_base = jc["launch_index_base"].GetUint64();
-        rc.launch.grid = read_dim3(jc["launch"]["grid"]);
-        rc.launch.block = read_dim3(jc["launch"]["block"]);
-        if (jc["launch"].HasMember("dynamic_shared_bytes"))
-            rc.launch.dynamic_shared_bytes = jc["launch"]["dynamic_shared_bytes"].GetUint();
-        const auto& args = jc["args"].GetArray();
-        for (rapidjson::SizeType i = 0; i < args.Size(); ++i) {
-            const field_context actx = cctx.at("args[" + std::to_string(i) + "]");
-            kernel_arg arg = read_arg(req, args[i], actx);
-            for (const auto* p : {&arg.output_file, &arg.input_dump_file})
-                if (*p && !written.insert(**p).second)
-                    actx.fail("writes " + (*p)->string() + ", which another argument also writes");
-            rc.args.push_back(std::move(arg));
-        }
-        req.cases.push_back(std::move(rc));
+        req.cases.push_back(read_case(req, cases[c], cctx, written));
+        if (!names.insert(req.cases.back().name).second)
+            cctx.at("name").fail("duplicate case name '" + req.cases.back().name + "'");
     }
     check_outputs_spare_inputs(req, also_read, root);
     return req;

@@ -3,11 +3,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "common/json_document.hpp"
 #include "harness/cubin_cache.hpp"
 #include "harness/cubin_params.hpp"
+#include "harness/cublas_launcher.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/request_reader.hpp"
 #include "harness/support_kernels.hpp"
@@ -24,7 +26,7 @@ std::optional<request> read_phase(const harness_options& o, harness_report& repo
     try {
         request req = read_request(o.request, {response_path(o)});
         report.upstream_layout = req.upstream_layout;
-        report.entry = req.kernel.entry;
+        report.entry = req.vendor ? k_vendor_libraries.name(*req.vendor) : req.kernel.entry;
         report.timing = req.timing;
         return req;
     } catch (const json_error& e) {
@@ -120,10 +122,10 @@ bool should_hold_stream(const harness_options& o) {
     return !o.no_stream_hold && !(injection && *injection);
 }
 
-void run_cases_phase(const request& req, CUfunction kernel, bool hold_stream,
+void run_cases_phase(const request& req, case_launcher& launcher, bool hold_stream,
                      harness_report& report) {
     const support_kernels support(report.device->sm_count);
-    case_runner runner(*report.device, support, kernel, req.timing, hold_stream);
+    case_runner runner(*report.device, support, launcher, req.timing, hold_stream);
     for (std::size_t i = 0; i < req.cases.size(); ++i) {
         case_outcome& slot = report.cases[i];
         try {
@@ -144,6 +146,48 @@ void run_cases_phase(const request& req, CUfunction kernel, bool hold_stream,
             return;
         }
     }
+}
+
+// The compiled kernel in the primary context, its attributes read and every case checked
+// against it; then the cases run (none when one was rejected).
+void run_kernel_phases(const request& req, const harness_options& o, harness_report& report,
+                       const std::function<void(const char*)>& lap) {
+    const module_handle module = load_module(report.compile->cubin.data());
+    CUfunction kernel{};
+    CU_CALL(cuModuleGetFunction(&kernel, module.get(), report.compile->lowered_name.c_str()));
+    report.attributes = read_attributes(kernel);
+    lap("context_and_module");
+    if (!check_cases_phase(req, kernel, report)) return;
+    kernel_launcher launcher(kernel);
+    run_cases_phase(req, launcher, should_hold_stream(o), report);
+    lap("run_cases");
+}
+
+// cuBLAS loaded and a handle made in the primary context; then the cases run. Without
+// cuBLAS, every case says why it did not run and the request fails as internal_error.
+void run_vendor_phases(const request& req, const harness_options& o, harness_report& report,
+                       const std::function<void(const char*)>& lap) {
+    for (const run_case& c : req.cases) {
+        case_outcome& out = report.cases.emplace_back();
+        out.name = c.name;
+        out.measured = c.measure;
+        out.entry = std::string(k_vendor_libraries.name(*req.vendor)) + ":" +
+                    k_vendor_ops.name(c.vendor->op);
+    }
+    std::unique_ptr<cublas_launcher> launcher;
+    try {
+        launcher = std::make_unique<cublas_launcher>(load_cublas());
+    } catch (const vendor_library_error& e) {
+        for (case_outcome& out : report.cases) out.error = std::string("not run: ") + e.what();
+        report.fail(exit_code::internal_error, e.what());
+        return;
+    }
+    report.vendor = vendor_report{k_vendor_libraries.name(*req.vendor), launcher->api().file,
+                                  launcher->api().version, cublas_launcher::k_math_mode,
+                                  cublas_launcher::notes()};
+    lap("context_and_library");
+    run_cases_phase(req, *launcher, should_hold_stream(o), report);
+    lap("run_cases");
 }
 
 }  // namespace
@@ -174,17 +218,18 @@ harness_report run_request(const harness_options& o) {
         if (!req) return finish();
 
         // The device decides the arch; without one, still compile (for --arch or sm_90)
-        // so a bad kernel is reported as such before "no driver".
+        // so a bad kernel is reported as such before "no driver". A vendor request has
+        // nothing to compile.
         std::string why;
         exit_code device_code = exit_code::ok;
-        if (!o.compile_only || o.arch.empty())
+        if (!o.compile_only || (o.arch.empty() && !req->vendor))
             report.device = device_phase(req->device, &why, &device_code);
         lap("driver_init");
         const std::string arch = !o.arch.empty() ? o.arch
                                  : report.device ? report.device->arch()
                                                  : k_fallback_arch;
-        const bool compiled = compile_phase(*req, arch, o, report);
-        lap("compile");
+        const bool compiled = req->vendor || compile_phase(*req, arch, o, report);
+        if (!req->vendor) lap("compile");
         if (!compiled || o.compile_only) return finish();
         if (!report.device) {
             report.fail(device_code, why);
@@ -195,14 +240,10 @@ harness_report run_request(const harness_options& o) {
         // the process ends right after the response is written (the driver reclaims it).
         const primary_context* context = new primary_context(get_device(req->device));
         (void)context;
-        const module_handle module = load_module(report.compile->cubin.data());
-        CUfunction kernel{};
-        CU_CALL(cuModuleGetFunction(&kernel, module.get(), report.compile->lowered_name.c_str()));
-        report.attributes = read_attributes(kernel);
-        lap("context_and_module");
-        if (!check_cases_phase(*req, kernel, report)) return finish();
-        run_cases_phase(*req, kernel, should_hold_stream(o), report);
-        lap("run_cases");
+        if (req->vendor)
+            run_vendor_phases(*req, o, report, lap);
+        else
+            run_kernel_phases(*req, o, report, lap);
     } catch (const cuda_error& e) {
         report.fail(e.sticky() ? exit_code::context_lost : exit_code::case_failed, e.what());
     } catch (const std::exception& e) {

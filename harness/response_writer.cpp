@@ -96,6 +96,7 @@ Value case_json(const case_outcome& c, const harness_report& r, allocator& a) {
     } else {
         v.AddMember("timing", Value(), a);
     }
+    if (!c.entry.empty()) v.AddMember("entry", json_text(c.entry, a), a);
     v.AddMember("checked_launch_index", static_cast<uint64_t>(c.checked_launch_index), a);
     Value outs(rapidjson::kArrayType);
     for (const auto& o : c.outputs) {
@@ -157,6 +158,15 @@ std::string write_response_json(const harness_report& r) {
     doc.AddMember("request_layout", json_text(r.upstream_layout ? "upstream-v0" : "native", a), a);
     doc.AddMember("device", r.device ? device_json(*r.device, a) : Value(), a);
     doc.AddMember("compile", r.compile ? compile_json(r, a) : Value(), a);
+    if (r.vendor) {
+        Value v(rapidjson::kObjectType);
+        v.AddMember("library", json_text(r.vendor->library, a), a);
+        v.AddMember("file", json_text(r.vendor->file, a), a);
+        v.AddMember("version", json_text(r.vendor->version, a), a);
+        v.AddMember("math_mode", json_text(r.vendor->math_mode, a), a);
+        v.AddMember("notes", json_text(r.vendor->notes, a), a);
+        doc.AddMember("vendor", v, a);
+    }
     if (r.timing) {
         Value t(rapidjson::kObjectType);
         t.AddMember("warmup", r.timing->warmup, a);

@@ -14,12 +14,15 @@
 //                        false and no input arg perturbed for timing: a float input_file is
 //                        perturbed unless it says "timing_inputs": "as_given"); its outputs stay
 //                        right (the fake computes them from the checked launch's inputs).
+// A vendor request ("vendor": {"library": "cublas"}) computes each case's vendor_call
+// (sgemm, dgemm, hgemm; row_major or col_major) on the CPU, median 0.5 ms per 256^3.
 // --device-info answers a fixed fingerprint; with --measure (or --remeasure) also fixed
 // "measured" (copy_bandwidth_gbps 4000) and "peak_tflops" (f32 60, f16 800, ...) blocks.
 // "timing_inputs" is otherwise accepted and honoured only where it changes values: an
 // "as_given" generator keeps its launch_index_base values under fresh_inputs.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -99,6 +102,83 @@ double fake_ms_per_unit(const std::string& source) {
     return pos == std::string::npos ? 1.0 : std::stod(source.substr(pos + 8));
 }
 
+// A buffer's values at launch `launch` as doubles, rounded to its dtype.
+std::vector<double> values_of(const kernel_arg& a, std::uint64_t launch) {
+    std::vector<double> v(a.count);
+    if (a.input_file) {
+        const auto bytes = read_binary_file(*a.input_file);
+        for (std::uint64_t i = 0; i < a.count; ++i)
+            v[i] = element_as_double(a.type, bytes.data(), i);
+    } else if (a.generator) {
+        for (std::uint64_t i = 0; i < a.count; ++i) {
+            const auto bits = encode_scalar(a.type, generated(*a.generator, launch, i));
+            v[i] = element_as_double(a.type, bits.data(), 0);
+        }
+    }
+    return v;
+}
+
+// Writes values in the buffer's dtype; the output record says what was written.
+output_record write_values(const kernel_arg& a, const std::filesystem::path& file,
+                           const std::vector<double>& v, const char* role) {
+    std::vector<unsigned char> bytes;
+    for (double x : v) {
+        const auto e = encode_scalar(a.type, x);
+        bytes.insert(bytes.end(), e.begin(), e.end());
+    }
+    write_file_atomic(file, bytes.data(), bytes.size());
+    return {a.name,
+            role,
+            file,
+            a.type,
+            a.count,
+            sha256_hex(bytes.data(), bytes.size()),
+            count_poisoned(a.type, bytes.data(), a.count)};
+}
+
+// One vendor case on the CPU: C = A x B in double, stored in C's dtype; 0.5 ms per 256^3.
+case_outcome run_vendor_case(const request& req, const run_case& rc) {
+    const vendor_call& v = *rc.vendor;
+    auto arg = [&rc](const std::string& name) -> const kernel_arg& {
+        return *std::find_if(rc.args.begin(), rc.args.end(),
+                             [&](const kernel_arg& a) { return a.name == name; });
+    };
+    const kernel_arg &A = arg(v.a), &B = arg(v.b), &C = arg(v.c);
+    const std::uint64_t checked =
+        rc.launch_index_base + (rc.measure ? req.timing.warmup + req.timing.iterations : 0);
+    const auto a = values_of(A, values_launch(A, req, rc, checked));
+    const auto b = values_of(B, values_launch(B, req, rc, checked));
+    const std::int64_t m = v.m, n = v.n, k = v.k;
+    const bool row = v.layout == matrix_layout::row_major;
+    std::vector<double> c(static_cast<std::size_t>(m * n));
+    for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+            double acc = 0;
+            for (std::int64_t p = 0; p < k; ++p)
+                acc += row ? a[i * k + p] * b[p * n + j] : a[i + p * m] * b[p + j * k];
+            c[row ? i * n + j : i + j * m] = acc;
+        }
+    case_outcome out;
+    out.name = rc.name;
+    out.measured = rc.measure;
+    out.entry = std::string("cublas:") + k_vendor_ops.name(v.op);
+    out.checked_launch_index = checked;
+    out.outputs.push_back(write_values(C, *C.output_file, c, "output"));
+    for (const kernel_arg* in : {&A, &B})
+        if (in->input_dump_file)
+            out.outputs.push_back(
+                write_values(*in, *in->input_dump_file, in == &A ? a : b, "input_dump"));
+    if (rc.measure) {
+        out.warmup = req.timing.warmup;
+        out.iterations = req.timing.iterations;
+        out.samples_ms.assign(static_cast<std::size_t>(req.timing.iterations),
+                              0.5 * static_cast<double>(m * n * k) / (256.0 * 256.0 * 256.0));
+        out.stats_ms = summarize(out.samples_ms);
+    }
+    out.status = case_run_status::ok;
+    return out;
+}
+
 }  // namespace
 
 // What --device-info --measure adds: fixed numbers, never cached.
@@ -163,6 +243,16 @@ int main(int argc, char** argv) {
     dev.sm_count = 1;
     dev.nvrtc_version = "fake";
     report.device = dev;
+    if (req.vendor) {  // no kernel: every case is a vendor_call, computed on the CPU
+        if (compile_only) {
+            report.mode = "compile_only";
+            return finish();
+        }
+        report.vendor = vendor_report{"cublas", "fake", "0.0.0", "CUBLAS_DEFAULT_MATH",
+                                      "fake: C = A x B on the CPU, 0.5 ms per 256^3"};
+        for (const run_case& rc : req.cases) report.cases.push_back(run_vendor_case(req, rc));
+        return finish();
+    }
     const std::string& src = req.kernel.source;
     if (src.find("FAKE_PIDFILE") != std::string::npos)
         write_file_atomic(report.request_folder / "harness.pid", std::to_string(getpid()));

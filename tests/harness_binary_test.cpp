@@ -67,8 +67,8 @@ TEST_CASE("each bad request exits 11 with a response and a message naming the fi
              j.replace(j.find("\"cases\""), 7, "\"kases\"");
              return j;
          }(),
-         "field kases: unknown field; expected one of: schema_version, kernel, device, timing, "
-         "cases"},
+         "field kases: unknown field; expected one of: schema_version, kernel, vendor, device, "
+         "timing, cases"},
     };
     for (const auto& c : cases) {
         INFO(c.json);

@@ -75,17 +75,34 @@ Value arg_json(const kernel_arg& arg, const fs::path& folder, allocator& a) {
     return v;
 }
 
+Value vendor_call_json(const vendor_call& call, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("op", rapidjson::StringRef(k_vendor_ops.name(call.op)), a);
+    v.AddMember("layout", rapidjson::StringRef(k_matrix_layouts.name(call.layout)), a);
+    v.AddMember("m", call.m, a);
+    v.AddMember("n", call.n, a);
+    v.AddMember("k", call.k, a);
+    v.AddMember("a", json_text(call.a, a), a);
+    v.AddMember("b", json_text(call.b, a), a);
+    v.AddMember("c", json_text(call.c, a), a);
+    return v;
+}
+
 Value case_json(const run_case& c, const fs::path& folder, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("name", json_text(c.name, a), a);
     v.AddMember("measure", c.measure, a);
     if (c.launch_index_base)
         v.AddMember("launch_index_base", static_cast<std::uint64_t>(c.launch_index_base), a);
-    Value launch(rapidjson::kObjectType);
-    launch.AddMember("grid", dim3_json(c.launch.grid, a), a);
-    launch.AddMember("block", dim3_json(c.launch.block, a), a);
-    launch.AddMember("dynamic_shared_bytes", c.launch.dynamic_shared_bytes, a);
-    v.AddMember("launch", launch, a);
+    if (c.vendor) {
+        v.AddMember("vendor_call", vendor_call_json(*c.vendor, a), a);
+    } else {
+        Value launch(rapidjson::kObjectType);
+        launch.AddMember("grid", dim3_json(c.launch.grid, a), a);
+        launch.AddMember("block", dim3_json(c.launch.block, a), a);
+        launch.AddMember("dynamic_shared_bytes", c.launch.dynamic_shared_bytes, a);
+        v.AddMember("launch", launch, a);
+    }
     Value args(rapidjson::kArrayType);
     for (const kernel_arg& arg : c.args) args.PushBack(arg_json(arg, folder, a), a);
     v.AddMember("args", args, a);
@@ -98,7 +115,13 @@ std::string write_request_json(const request& req) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("schema_version", 1, a);
-    doc.AddMember("kernel", kernel_json(req.kernel, a), a);
+    if (req.vendor) {
+        Value vendor(rapidjson::kObjectType);
+        vendor.AddMember("library", rapidjson::StringRef(k_vendor_libraries.name(*req.vendor)), a);
+        doc.AddMember("vendor", vendor, a);
+    } else {
+        doc.AddMember("kernel", kernel_json(req.kernel, a), a);
+    }
     doc.AddMember("device", req.device, a);
     Value timing(rapidjson::kObjectType);
     timing.AddMember("warmup", req.timing.warmup, a);

@@ -11,8 +11,10 @@
 namespace cuopt {
 
 /// The request as JSON text (schemas/request.schema.json). The kernel is named by
-/// `kernel.source_name`, a path relative to `folder`; its text is not written. Throws
-/// std::invalid_argument for an absolute path outside `folder`.
+/// `kernel.source_name`, a path relative to `folder`; its text is not written. A request
+/// with `vendor` set is written with "vendor" instead of "kernel", and its cases with their
+/// vendor_call instead of a launch. Throws std::invalid_argument for an absolute path
+/// outside `folder`.
 std::string write_request_json(const request& req);
 
 }  // namespace cuopt

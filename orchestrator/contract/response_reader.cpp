@@ -53,6 +53,7 @@ response_case read_case(const Value& jc, const fs::path& folder) {
         k_case_run_statuses.parse(jc["status"].GetString()).value_or(case_run_status::skipped);
     out.error = optional_text(jc["error"]);
     out.measured = jc["measured"].GetBool();
+    if (jc.HasMember("entry")) out.entry = jc["entry"].GetString();
     if (jc["timing"].IsObject()) out.timing = read_timing(jc["timing"]);
     for (const Value& o : jc["outputs"].GetArray()) {
         response_output r;
@@ -80,6 +81,12 @@ harness_response read_response(const fs::path& file) {
     out.error = optional_text(doc["error"]);
     out.exit_code = doc["exit_code"].GetInt();
     if (doc["compile"].IsObject()) out.compile = read_compile_block(doc["compile"]);
+    if (doc.HasMember("vendor")) {
+        const Value& v = doc["vendor"];
+        out.vendor = vendor_summary{v["library"].GetString(), v["file"].GetString(),
+                                    v["version"].GetString(), v["math_mode"].GetString(),
+                                    v["notes"].GetString()};
+    }
     for (const Value& jc : doc["cases"].GetArray())
         out.cases.push_back(read_case(jc, file.parent_path()));
     return out;

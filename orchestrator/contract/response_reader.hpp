@@ -41,6 +41,7 @@ struct response_output {
 
 struct response_case {
     std::string name;
+    std::string entry;  // vendor requests: the routine called ("cublas:sgemm"); else ""
     case_run_status status = case_run_status::skipped;
     std::string error;
     bool measured = false;
@@ -48,11 +49,21 @@ struct response_case {
     std::vector<response_output> outputs;
 };
 
+/// The vendor block: the library a vendor request called instead of a kernel.
+struct vendor_summary {
+    std::string library;  // "cublas"
+    std::string file;     // the soname that loaded
+    std::string version;
+    std::string math_mode;  // "CUBLAS_DEFAULT_MATH": no TF32
+    std::string notes;
+};
+
 struct harness_response {
     response_status status = response_status::internal_error;
     std::string error;
     int exit_code = 0;
-    std::optional<compile_summary> compile;
+    std::optional<compile_summary> compile;  // none for a vendor request
+    std::optional<vendor_summary> vendor;    // vendor requests whose library loaded
     std::vector<response_case> cases;
 };
 
