@@ -32,6 +32,8 @@ const char* exit_code_name(exit_code code) {
             return "proposer_failed";
         case exit_code::io_error:
             return "io_error";
+        case exit_code::no_winner:
+            return "no_winner";
         case exit_code::usage:
             return "usage";
         case exit_code::internal_error:

@@ -14,6 +14,10 @@
 //                        false and no input arg perturbed for timing: a float input_file is
 //                        perturbed unless it says "timing_inputs": "as_given"); its outputs stay
 //                        right (the fake computes them from the checked launch's inputs).
+//   FAKE_OVERFIT         right only when k is 29 or a multiple of 32 (the provided shapes)
+//   FAKE_NONDETERMINISTIC  c[0] moves by a few 1e-6 from one process to the next (within
+//                        tolerance); FAKE_NONDETERMINISTIC_BIG by 1e-2 and more, but only in
+//                        untimed runs from launch index 0 (a race only the determinism runs hit)
 // A vendor request ("vendor": {"library": "cublas"}) computes each case's vendor_call
 // (sgemm, dgemm, hgemm; row_major or col_major) on the CPU, median 0.5 ms per 256^3.
 // --device-info answers a fixed fingerprint; with --measure (or --remeasure) also fixed
@@ -330,6 +334,15 @@ int main(int argc, char** argv) {
                 cv[i * n + j] = acc;
             }
         if (src.find("FAKE_WRONG") != std::string::npos) cv[0] += 1.0f;
+        if (src.find("FAKE_OVERFIT") != std::string::npos && k != 29 && k % 32 != 0) cv[0] += 1.0f;
+        if (src.find("FAKE_NONDETERMINISTIC") != std::string::npos) {
+            const bool big = src.find("FAKE_NONDETERMINISTIC_BIG") != std::string::npos;
+            const bool untimed = std::none_of(
+                req.cases.begin(), req.cases.end(),
+                [](const run_case& x) { return x.measure || x.launch_index_base != 0; });
+            if (!big || untimed)
+                cv[0] += (big ? 1e-2f : 1e-6f) * static_cast<float>(1 + getpid() % 50);
+        }
         if (src.find("FAKE_SKIP_LAST_ROW") != std::string::npos) {
             const std::uint32_t poison = static_cast<std::uint32_t>(poison_bits(dtype::f32));
             for (std::int64_t j = 0; j < n; ++j) std::memcpy(&cv[(m - 1) * n + j], &poison, 4);

@@ -21,37 +21,8 @@ namespace {
 
 const std::string k_examples = std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/";
 const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
-
-struct optimizer_fixture {
-    test::scratch_folder dir;
-    optimizer_fixture() {
-        for (const char* f : {"reference.cu", "initial.cu", "input_cases.json"})
-            dir.write(f, test::read_text(k_examples + f));
-        // The initial kernel is "slow" for the fake: 2 ms per 256^3.
-        std::string initial = test::read_text(k_examples + "initial.cu");
-        dir.write("initial.cu", initial + "// FAKE_MS=2\n");
-    }
-    std::string kernel(const std::string& marker) const {
-        return test::read_text(k_examples + "initial.cu") + "// " + marker + "\n";
-    }
-    std::vector<std::string> args(std::vector<std::string> extra = {}) const {
-        std::vector<std::string> a = test::optimize_args(dir.path(), k_fake);
-        a.insert(a.end(), {"--timeout", "5"});
-        a.insert(a.end(), extra.begin(), extra.end());
-        return a;
-    }
-    fs::path run(int n = 1) const {
-        char name[16];
-        std::snprintf(name, sizeof name, "run-%03d", n);
-        return dir / "results" / name;
-    }
-};
-
-std::string verdict_of(const rapidjson::Document& history, const std::string& label) {
-    for (const auto& a : history["attempts"].GetArray())
-        if (label == a["label"].GetString()) return a["verdict"].GetString();
-    return "(no attempt " + label + ")";
-}
+using test::optimizer_fixture;
+using test::verdict_of;
 
 }  // namespace
 
@@ -364,8 +335,9 @@ TEST_CASE(
     f.dir.write("cands/a_child_hang.cu", f.kernel("FAKE_CHILD_HANG"));
     f.dir.write("cands/b_orphan_pipe.cu", f.kernel("FAKE_ORPHAN_PIPE FAKE_MS=1"));
     const auto started = std::chrono::steady_clock::now();
-    const auto r = test::run_optimizer(f.args(
-        {"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--timeout", "2"}));
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--timeout", "2",
+                "--no-evidence"}));
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     INFO(r.output);

@@ -120,4 +120,38 @@ std::vector<std::string> joined(std::vector<std::string> a, const std::vector<st
     return a;
 }
 
+namespace {
+const std::string k_pilot_folder = std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/";
+}
+
+optimizer_fixture::optimizer_fixture() {
+    for (const char* f : {"reference.cu", "initial.cu", "input_cases.json"})
+        dir.write(f, read_text(k_pilot_folder + f));
+    dir.write("initial.cu", read_text(k_pilot_folder + "initial.cu") + "// FAKE_MS=2\n");
+}
+
+std::string optimizer_fixture::kernel(const std::string& marker) const {
+    return read_text(k_pilot_folder + "initial.cu") + "// " + marker + "\n";
+}
+
+std::vector<std::string> optimizer_fixture::args(std::vector<std::string> extra) const {
+    std::vector<std::string> a = optimize_args(dir.path(), CUOPT_FAKE_HARNESS_BINARY);
+    a.insert(a.end(), {"--timeout", "5", "--sanitizer",
+                       std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh"});
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+}
+
+std::filesystem::path optimizer_fixture::run(int n) const {
+    char name[16];
+    std::snprintf(name, sizeof name, "run-%03d", n);
+    return dir / "results" / name;
+}
+
+std::string verdict_of(const rapidjson::Document& history, const std::string& label) {
+    for (const auto& a : history["attempts"].GetArray())
+        if (label == a["label"].GetString()) return a["verdict"].GetString();
+    return "(no attempt " + label + ")";
+}
+
 }  // namespace cuopt::test

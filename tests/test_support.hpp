@@ -73,6 +73,22 @@ std::string gpu_unavailable_reason();
 /// The cubin cache folder the tests use (never the user's own).
 std::string test_cache_dir();
 
+/// A scratch copy of the pilot (reference, a "slow" initial kernel: 2 ms per 256^3 for the
+/// fake harness, the manifest) and the optimize flags that run it on fake-harness, with
+/// tests/fake-compute-sanitizer.sh as compute-sanitizer.
+struct optimizer_fixture {
+    scratch_folder dir;
+    optimizer_fixture();
+    /// The pilot's initial kernel with a fake-harness marker comment.
+    std::string kernel(const std::string& marker) const;
+    std::vector<std::string> args(std::vector<std::string> extra = {}) const;
+    /// results/run-NNN.
+    std::filesystem::path run(int n = 1) const;
+};
+
+/// The verdict history.json gives the attempt with this label.
+std::string verdict_of(const rapidjson::Document& history, const std::string& label);
+
 }  // namespace cuopt::test
 
 /// Skips the rest of a [gpu] test with the reason printed, when no GPU is usable.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A short GPU check that a change moved nothing, in one go on a machine with a GPU:
-# every test (the [gpu] ones run for real), the harness example and its compute-sanitizer
-# run, the pilot autotuned for ITERATIONS (default 2) with a replay of each best-case
-# request, the bad-candidate folder through --proposer files, and the event floor.
+# every test (the [gpu] ones run for real, the exploit matrix among them), the harness
+# example and its compute-sanitizer run (API errors reported), the device measurement,
+# the pilot autotuned for ITERATIONS (default 2) with its holdout and evidence and a
+# replay of each best-case request, matmul-tiled at 4096^3 beside cuBLAS, the
+# bad-candidate folder through --proposer files, and the event floor.
 # Logs go to $1 (default results/gpu-quick-check); compare them with docs/evidence/.
 # BENCH=1 adds tools/bench/harness_bench.py (about 5 minutes, most of it ncu).
 set -uo pipefail
@@ -24,21 +26,32 @@ grep -c "skipped:" "$out/tests.log" | sed 's/^/tests that printed a skip reason:
 
 echo "== harness example" | tee -a "$log"
 build/cuda-harness examples/harness/matmul/request.json 2>&1 | tee -a "$log"
-compute-sanitizer --tool memcheck --leak-check full --report-api-errors no build/cuda-harness \
+compute-sanitizer --tool memcheck --leak-check full --report-api-errors all build/cuda-harness \
   examples/harness/matmul/request.json --no-stream-hold --quiet >"$out/sanitizer.log" 2>&1
 echo "compute-sanitizer exit $?: $(grep -E 'ERROR SUMMARY' "$out/sanitizer.log")" | tee -a "$log"
+
+echo "== device measurement" | tee -a "$log"
+build/cuda-harness --device-info --measure --remeasure >"$out/device-measure.json" 2>&1
+grep -E 'copy_bandwidth_gbps|"f32"|"tf32"|peak_note' "$out/device-measure.json" | tee -a "$log"
 
 echo "== pilot: autotune, $iterations iterations" | tee -a "$log"
 $opt optimize --config examples/matmul/config.json --results-dir "$runs/pilot" --max-iterations "$iterations" \
   >"$out/pilot.log" 2>&1
 echo "optimize exit $?" | tee -a "$log"
-grep -E '^\[iter 0|NEW BEST|^perf|^correctness|^stop' "$out/pilot.log" | tee -a "$log"
+grep -E '^\[iter 0|NEW BEST|^perf|^correctness|^holdout|^evidence|^  warning|^sol|^vendor|^stop|vendor baseline' "$out/pilot.log" | tee -a "$log"
 for r in "$runs"/pilot/run-001/best-case-*.json; do $opt replay "$r" 2>&1 | tee -a "$log"; done
 cp "$runs/pilot/run-001/summary.json" "$out/pilot-summary.json" 2>/dev/null
 
+echo "== matmul-tiled at 4096^3 beside cuBLAS, 1 iteration" | tee -a "$log"
+$opt optimize --config examples/matmul-tiled/config.json --results-dir "$runs/tiled" --max-iterations 1 \
+  >"$out/tiled.log" 2>&1
+echo "optimize exit $?" | tee -a "$log"
+grep -E '^case|^perf|^correctness|^evidence|^  warning|^sol|^vendor|^stop|vendor baseline' "$out/tiled.log" | tee -a "$log"
+cp "$runs/tiled/run-001/summary.json" "$out/tiled-summary.json" 2>/dev/null
+
 echo "== bad candidates: files" | tee -a "$log"
 $opt optimize --config examples/matmul/config.json --proposer files --candidates examples/matmul/bad-candidates \
-  --timeout 15 --results-dir "$runs/bad" 2>&1 | grep -E '^\[iter|^stop' | tee -a "$log"
+  --timeout 15 --results-dir "$runs/bad" 2>&1 | grep -E '^\[iter|^evidence|^stop' | tee -a "$log"
 
 echo "== event floor" | tee -a "$log"
 build/event-floor >"$out/event-floor.json" 2>&1 && tee -a "$log" <"$out/event-floor.json"

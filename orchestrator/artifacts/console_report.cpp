@@ -33,15 +33,24 @@ std::string progress_line(const attempt_result& r, const search_outcome& o) {
     return line;
 }
 
-std::string closing_table(const search_outcome& o, const manifest& m) {
-    std::string t = "case                          initial        best           speedup\n";
+std::string closing_table(const search_outcome& o, const manifest& m,
+                          const std::map<std::string, double>& vendor_ms) {
+    std::string t = "case                          initial        best           speedup";
+    t += vendor_ms.empty() ? "\n" : "   vendor         best/vendor\n";
     for (const manifest_case& mc : m.cases) {
         const auto a = o.median_ms(o.initial, mc.name), b = o.median_ms(o.best, mc.name);
-        char row[160];
-        std::snprintf(row, sizeof row, "%-29s %-14s %-14s %s\n", mc.name.c_str(),
+        char row[200];
+        std::snprintf(row, sizeof row, "%-29s %-14s %-14s %-9s", mc.name.c_str(),
                       format_ms(a).c_str(), format_ms(b).c_str(),
                       a && b ? (std::to_string(*a / *b).substr(0, 5) + "x").c_str() : "-");
         t += row;
+        if (const auto v = vendor_ms.find(mc.name); v != vendor_ms.end()) {
+            std::snprintf(row, sizeof row, "%-14s %s", format_ms(v->second).c_str(),
+                          b ? (std::to_string(v->second / *b).substr(0, 5) + "x").c_str() : "-");
+            t += row;
+        }
+        while (!t.empty() && t.back() == ' ') t.pop_back();
+        t += "\n";
     }
     return t;
 }

@@ -199,7 +199,8 @@ std::string history_json(const search_outcome& o, const fs::path& run) {
 }
 
 std::string summary_json(const search_outcome& o, const manifest& m, const oracle_files& oracle,
-                         const fs::path& run, const std::string& model_json) {
+                         const fs::path& run, const std::string& model_json,
+                         const evidence_report* evidence) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("schema_version", 1, a);
@@ -265,6 +266,7 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     rapidjson::Document model;
     try_parse_json(model, model_json);
     doc.AddMember("model", model.IsNull() ? Value() : Value(model, a), a);
+    doc.AddMember("evidence", evidence ? evidence_json(*evidence, o, m, a) : Value(), a);
     return to_pretty_json(doc);
 }
 

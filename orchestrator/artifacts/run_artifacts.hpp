@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "orchestrator/artifacts/evidence_json.hpp"
 #include "orchestrator/search/search_loop.hpp"
 
 namespace cuopt {
@@ -41,7 +42,8 @@ std::string history_json(const search_outcome& outcome, const std::filesystem::p
 /// summary.json; each case lists its outputs with dtype, tolerance and oracle file (for replay).
 std::string summary_json(const search_outcome& outcome, const manifest& m,
                          const oracle_files& oracle, const std::filesystem::path& run,
-                         const std::string& model_json = "null");
+                         const std::string& model_json = "null",
+                         const evidence_report* evidence = nullptr);
 std::string run_json(const run_info& info, const search_outcome& outcome);
 
 /// Writes best.cu and best-case-N.json (N = case index) for the best attempt.

@@ -41,6 +41,34 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
         ->check(CLI::PositiveNumber);
 }
 
+// The gates the winner must pass after the search.
+static void define_evidence_options(CLI::App* app, optimizer_options& o) {
+    app->add_option("--holdout-cases", o.holdout_cases,
+                    "Manifest-format cases never shown to a proposer; the winner must pass them");
+    app->add_flag("--no-evidence", o.no_evidence,
+                  "Skip the gates after the search (holdout, re-measure, sanitizer, ...)");
+    app->add_option("--significance-runs", o.significance_runs,
+                    "Interleaved harness runs per side when re-measuring the winner")
+        ->capture_default_str()
+        ->check(CLI::Range(2, 100));
+    app->add_option("--evidence-candidates", o.evidence_candidates,
+                    "Valid candidates checked in ranking order before the initial kernel")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+    app->add_option("--sanitizer", o.sanitizer,
+                    "compute-sanitizer binary (default: PATH, then the CUDA toolkit)");
+    app->add_flag("--no-sanitizer", o.no_sanitizer, "Do not run compute-sanitizer on the winner");
+    app->add_flag("--allow-sanitizer-findings", o.allow_sanitizer_findings,
+                  "compute-sanitizer findings warn instead of disqualifying");
+    app->add_option("--sanitizer-timeout", o.sanitizer_timeout_s,
+                    "Wall-clock limit per compute-sanitizer tool run, seconds")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app->add_option("--stop-at-sol", o.search.stop_at_sol,
+                    "Stop once every performance case is within this fraction of speed of light")
+        ->check(CLI::Range(0.0, 1.0));
+}
+
 // Options shared by optimize and check, each defined once with its help; the defaults
 // shown are the struct's own (optimizer_options and the structs it holds).
 void define_run_options(CLI::App* app, optimizer_options& o) {
@@ -65,6 +93,7 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
         ->capture_default_str()
         ->check(CLI::IsMember({"auto", "llm", "autotune", "files"}));
     define_model_options(app, o);
+    define_evidence_options(app, o);
     app->add_option("--candidates", o.candidates, "Folder of .cu candidates for --proposer files");
     app->add_option("--results-dir", o.results_dir, "Where run-NNN folders go")
         ->capture_default_str();
@@ -114,8 +143,8 @@ std::string option_text(const std::string& source, const std::string& key,
         value = json_scalar_text(v);
     else
         throw json_error(source + ": field " + key + ": expected a string, a number or a boolean");
-    static const char* k_paths[] = {"reference",  "initial_kernel", "input_cases",
-                                    "candidates", "results_dir",    "harness"};
+    static const char* k_paths[] = {"reference",   "initial_kernel", "input_cases",   "candidates",
+                                    "results_dir", "harness",        "holdout_cases", "sanitizer"};
     for (const char* p : k_paths)
         if (key == p && !value.empty() && fs::path(value).is_relative())
             value = (base / value).lexically_normal().string();

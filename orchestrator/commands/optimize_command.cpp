@@ -18,6 +18,7 @@
 #include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "orchestrator/evaluation/ncu_profile.hpp"
+#include "orchestrator/evidence/winner_evidence.hpp"
 #include "orchestrator/proposers/llm_proposer.hpp"
 
 namespace cuopt {
@@ -45,6 +46,11 @@ struct run_context {
     std::unique_ptr<llm_client> client;
     std::unique_ptr<ncu_profiler> profiler;
     std::unique_ptr<proposer> prop;
+    std::map<std::string, sol_floor> floors;
+    std::optional<manifest> holdout;
+    oracle_files holdout_oracle;
+    std::optional<candidate> reference;
+    std::optional<attempt_result> vendor;  // the vendor library on the declaring cases
 };
 
 // The kernel's name: the signature's, else the first __global__ function in the source.
@@ -154,6 +160,8 @@ void open_run(run_context& c) {
     es.device = o.device;
     es.timing = o.timing;
     es.timing.fresh_inputs = true;
+    c.floors = floors_for(*c.contract, read_device_peaks(c.device_json));
+    for (const auto& [name, f] : c.floors) es.floors_ms[name] = f.floor_ms;
     c.evaluator = std::make_unique<attempt_evaluator>(*c.contract, es, *c.runner);
     c.info.launches_per_measured_case = 1 + o.timing.warmup + o.timing.iterations;
     fs::copy_file(o.input_cases, c.run / "input_cases.json", fs::copy_options::overwrite_existing);
@@ -172,7 +180,11 @@ void open_run(run_context& c) {
                        {"profile_timeout_s", o.profile_timeout_s},
                        {"use_nsight", o.use_nsight},
                        {"description", o.description},
-                       {"signature", o.signature}};
+                       {"signature", o.signature},
+                       {"holdout_cases", o.holdout_cases},
+                       {"evidence", !o.no_evidence},
+                       {"significance_runs", std::int64_t{o.significance_runs}},
+                       {"stop_at_sol", o.search.stop_at_sol}};
 }
 
 std::optional<candidate> reference_candidate(const run_context& c) {
@@ -185,6 +197,84 @@ std::optional<candidate> reference_candidate(const run_context& c) {
     ref.compile_options.clear();
     ref.launch = c.contract->reference_launch;
     return ref;
+}
+
+// The holdout's cases and their oracle, before the search: a holdout without an oracle is an
+// error now, not after an hour of searching.
+void prepare_holdout(run_context& c) {
+    if (c.o.holdout_cases.empty()) return;
+    try {
+        c.holdout = read_holdout_manifest(c.o.holdout_cases, *c.contract);
+    } catch (const json_error& e) {
+        throw run_failure(exit_code::invalid_request, std::string("--holdout-cases: ") + e.what());
+    }
+    c.info.sha256["holdout"] = sha256_file_hex(c.o.holdout_cases);
+    evaluator_settings es = c.evaluator->settings();
+    es.correctness_only = true;
+    es.floors_ms.clear();
+    const attempt_evaluator e = c.evaluator->with(es).with(*c.holdout);
+    std::map<std::string, std::string> unused;
+    c.holdout_oracle =
+        prepare_oracle({*c.holdout, e, c.reference, c.run, "holdout-reference", false}, unused);
+    if (!c.o.quiet)
+        std::cerr << "cuda-optimizer: holdout " << c.holdout->cases.size()
+                  << " case(s), never shown to the proposer\n";
+}
+
+// The vendor library on the cases that declare it, before the search, so every progress line
+// can be read against it; its outputs are checked against the oracle like any candidate's.
+void measure_vendor(run_context& c) {
+    c.vendor = c.evaluator->evaluate_vendor(c.initial, c.run / "vendor", c.oracle);
+    if (!c.vendor || c.o.quiet) return;
+    std::cerr << "cuda-optimizer: vendor baseline cublas: " << to_string(c.vendor->verdict);
+    for (const case_evaluation& ce : c.vendor->cases)
+        if (ce.median_ms) std::cerr << "  " << ce.name << " " << format_ms(ce.median_ms);
+    std::cerr << (c.vendor->reason.empty() ? "" : ": " + c.vendor->reason) << "\n";
+}
+
+evidence_settings evidence_settings_of(const optimizer_options& o) {
+    evidence_settings s;
+    s.enabled = !o.no_evidence;
+    s.significance_runs = o.significance_runs;
+    s.max_candidates = o.evidence_candidates;
+    if (!o.no_sanitizer) s.sanitizer = find_compute_sanitizer(o.sanitizer);
+    s.allow_sanitizer_findings = o.allow_sanitizer_findings;
+    s.sanitizer_timeout_s = o.sanitizer_timeout_s;
+    s.min_gain = o.search.min_gain;
+    return s;
+}
+
+// The gates on the winner; it may move the best to a candidate that passes them.
+evidence_report evidence(run_context& c, search_outcome& outcome) {
+    if (!c.o.sanitizer.empty() && find_compute_sanitizer(c.o.sanitizer).empty())
+        std::cerr << "cuda-optimizer: --sanitizer " << c.o.sanitizer
+                  << ": no such file; the sanitizer gate is skipped\n";
+    const bool any_generated =
+        std::any_of(c.contract->args.begin(), c.contract->args.end(),
+                    [](const manifest_arg& a) { return a.has_input() && !a.init.file; });
+    evidence_inputs in{*c.evaluator, c.oracle};
+    if (c.holdout) {
+        in.holdout = &*c.holdout;
+        in.holdout_oracle = &c.holdout_oracle;
+    }
+    in.fresh_seed_oracle = [&c, any_generated](const attempt_evaluator& e) {
+        std::optional<oracle_files> out;
+        if (!any_generated) return std::optional(c.oracle);  // file inputs: the same values
+        if (!c.reference) return out;
+        std::map<std::string, std::string> unused;
+        try {
+            out = prepare_oracle(
+                {*c.contract, e, c.reference, c.run, "fresh-seeds-reference", false}, unused);
+        } catch (const run_failure& f) {
+            std::cerr << "cuda-optimizer: fresh-seed oracle: " << f.what() << "\n";
+        }
+        return out;
+    };
+    if (c.vendor) in.run_vendor = [&c](const fs::path&) { return c.vendor; };
+    in.floors = c.floors;
+    in.run = c.run;
+    if (!c.o.quiet) in.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+    return gather_evidence(outcome, in, evidence_settings_of(c.o));
 }
 
 // The model proposer talks to its API and records every exchange in the run folder.
@@ -216,6 +306,7 @@ void make_model_proposer(run_context& c) {
 search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
     search_settings ss = c.o.search;
     ss.run_folder = c.run.string();
+    for (const auto& [name, f] : c.floors) ss.floors_ms[name] = f.floor_ms;
     auto on_attempt = [&c](const attempt_result& r, const search_outcome& out) {
         write_file_atomic(c.run / "history.json", history_json(out, c.run));
         if (!c.o.quiet) std::cerr << progress_line(r, out) << "\n";
@@ -228,12 +319,12 @@ search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
 }
 
 // Summary, best, heatmap and run record; the exit code the outcome calls for.
-int finish(run_context& c, const search_outcome& outcome) {
+int finish(run_context& c, const search_outcome& outcome, const evidence_report& ev) {
     const manifest& m = *c.contract;
     write_best(c.run, outcome, m, *c.evaluator);
     if (c.client) c.info.model_json = model_usage_json(*c.client, c.model.prices);
     write_file_atomic(c.run / "summary.json",
-                      summary_json(outcome, m, c.oracle, c.run, c.info.model_json));
+                      summary_json(outcome, m, c.oracle, c.run, c.info.model_json, &ev));
     try {
         write_heatmap(make_heatmap_data(outcome, m), c.run);
     } catch (const std::exception& e) {
@@ -244,7 +335,8 @@ int finish(run_context& c, const search_outcome& outcome) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - c.started).count();
     write_file_atomic(c.run / "run.json", run_json(c.info, outcome));
     if (!c.o.quiet)
-        std::cerr << closing_table(outcome, m) << "stop: " << to_string(outcome.stop)
+        std::cerr << closing_table(outcome, m, ev.vendor.median_ms)
+                  << evidence_lines(outcome, ev, m) << "stop: " << to_string(outcome.stop)
                   << "; artifacts in " << c.run.string() << "\n";
     if (c.o.json) std::cout << read_text_file(c.run / "summary.json");
     if (outcome.stop == stop_reason::error) {
@@ -255,6 +347,11 @@ int finish(run_context& c, const search_outcome& outcome) {
     }
     if (outcome.stop == stop_reason::budget_exhausted && !c.o.quiet)
         std::cerr << "cuda-optimizer: " << outcome.error << "\n";
+    if (ev.ran && !ev.winner) {
+        std::cerr << "cuda-optimizer: no candidate passes the evidence gates, the initial kernel "
+                     "included; see summary.json evidence.checked\n";
+        return to_int(exit_code::no_winner);
+    }
     return to_int(outcome.stop == stop_reason::interrupted ? exit_code::interrupted
                                                            : exit_code::ok);
 }
@@ -283,11 +380,14 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         check_inputs(c);
         make_offline_proposer(c);
         open_run(c);
-        c.oracle = prepare_oracle({*c.contract, *c.evaluator, reference_candidate(c), c.run},
-                                  c.info.sha256);
+        c.reference = reference_candidate(c);
+        c.oracle = prepare_oracle({*c.contract, *c.evaluator, c.reference, c.run}, c.info.sha256);
+        prepare_holdout(c);
+        measure_vendor(c);
         make_model_proposer(c);
-        const search_outcome outcome = search(c, interrupted);
-        return finish(c, outcome);
+        search_outcome outcome = search(c, interrupted);
+        const evidence_report ev = interrupted ? evidence_report{} : evidence(c, outcome);
+        return finish(c, outcome, ev);
     } catch (const run_failure& f) {
         std::cerr << "cuda-optimizer: " << f.what() << "\n";
         return to_int(f.code());

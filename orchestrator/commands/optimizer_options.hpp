@@ -47,6 +47,15 @@ struct optimizer_options {
     bool use_nsight = false;  // offer the model an ncu profile tool
     std::string
         prices_json;  // config "prices": {"model": {"input_per_mtok": x, "output_per_mtok": y}}
+    // Evidence on the winner (orchestrator/evidence/winner_evidence.hpp):
+    std::string holdout_cases;    // manifest-format cases never shown to a proposer
+    bool no_evidence = false;     // skip the gates after the search (not recommended)
+    int significance_runs = 5;    // interleaved harness runs per side when re-measuring
+    int evidence_candidates = 5;  // valid candidates checked in ranking order at most
+    std::string sanitizer;        // compute-sanitizer binary ("" = PATH, then the toolkit)
+    bool no_sanitizer = false;    // skip compute-sanitizer even where it is found
+    bool allow_sanitizer_findings = false;  // findings warn instead of disqualifying
+    double sanitizer_timeout_s = 600;       // per compute-sanitizer tool run
 };
 
 }  // namespace cuopt

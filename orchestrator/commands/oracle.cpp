@@ -22,7 +22,7 @@ void copy_input(const fs::path& from, const fs::path& run,
 void run_reference(const oracle_setup& s, oracle_files& oracle,
                    std::map<std::string, std::string>& sha256) {
     sha256["reference"] = sha256_hex(s.reference->source);
-    const attempt_result r = s.evaluator.evaluate(*s.reference, s.run / "reference", nullptr);
+    const attempt_result r = s.evaluator.evaluate(*s.reference, s.run / s.folder, nullptr);
     if (r.verdict != verdict::valid)
         throw run_failure(
             exit_code::reference_failed,
@@ -31,8 +31,9 @@ void run_reference(const oracle_setup& s, oracle_files& oracle,
         throw run_failure(exit_code::reference_failed, bad);
     for (const auto& ce : r.cases)
         for (const auto& oc : ce.outputs) oracle[{ce.name, oc.arg}] = oc.file;
-    for (const auto& e : fs::directory_iterator(s.run / "reference" / "inputs"))
-        copy_input(e.path(), s.run, sha256);
+    if (s.record_inputs)
+        for (const auto& e : fs::directory_iterator(s.run / s.folder / "inputs"))
+            copy_input(e.path(), s.run, sha256);
 }
 
 // The manifest's expected files (they win over the reference); every output must have one or the
@@ -43,7 +44,7 @@ void add_expected_files(const oracle_setup& s, oracle_files& oracle) {
             if (!a.has_output()) continue;
             if (const auto it = mc.expected.find(a.name); it != mc.expected.end()) {
                 const fs::path copy =
-                    s.run / "reference" / "expected" / (mc.name + "." + a.name + ".bin");
+                    s.run / s.folder / "expected" / (mc.name + "." + a.name + ".bin");
                 fs::create_directories(copy.parent_path());
                 fs::copy_file(it->second, copy, fs::copy_options::overwrite_existing);
                 oracle[{mc.name, a.name}] = copy;
@@ -80,7 +81,8 @@ std::string check_reference_outputs(const attempt_result& ref, const manifest& m
 oracle_files prepare_oracle(const oracle_setup& s, std::map<std::string, std::string>& sha256) {
     oracle_files oracle;
     fs::create_directories(s.run / "inputs");
-    for (const manifest_case& mc : s.contract.cases)
+    for (const manifest_case& mc :
+         s.record_inputs ? s.contract.cases : std::vector<manifest_case>{})
         for (const manifest_arg& a : s.contract.args)
             if (a.has_input())
                 if (const auto& init = s.contract.init_for(mc, a); init.file)

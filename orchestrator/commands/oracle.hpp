@@ -19,6 +19,8 @@ struct oracle_setup {
     const attempt_evaluator& evaluator;
     std::optional<candidate> reference;  // absent: expected files only
     std::filesystem::path run;           // the run folder
+    std::string folder = "reference";    // where in the run the reference runs
+    bool record_inputs = true;           // copy the inputs into RUN/inputs (the main oracle only)
 };
 
 /// Builds the oracle; adds the sha256 of every input (and the reference) to `sha256`.

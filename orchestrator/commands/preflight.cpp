@@ -91,8 +91,9 @@ void check_results_folder(const optimizer_options& o, const add_check& add) {
 // The driver and the device, through cuda-harness --device-info.
 void check_device(const optimizer_options& o, process_runner& runner, const add_check& add,
                   preflight_report& r) {
-    const process_result p = runner.run(
-        {o.harness, "--device-info", "--device", std::to_string(o.device)}, timeout_of(o));
+    const process_result p =
+        runner.run({o.harness, "--device-info", "--measure", "--device", std::to_string(o.device)},
+                   timeout_of(o));
     std::string line = p.stderr_text.substr(0, p.stderr_text.find('\n'));
     if (line.rfind("cuda-harness: ", 0) == 0) line = line.substr(14);
     if (p.exit_code == to_int(exit_code::no_driver)) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
@@ -101,6 +102,11 @@ manifest_arg read_arg(const Value& a, std::size_t index, const fs::path& folder,
     arg.init = a.HasMember("init") ? read_init(a["init"], folder, arg.type, ctx, field + ".init")
                                    : default_init(arg.type, index);
     arg.tol = default_tolerance(arg.type);
+    if (a.HasMember("timing_inputs")) {
+        if (!arg.has_input())
+            ctx.fail(field + ".timing_inputs", "only input and inout buffers are fed to launches");
+        arg.timing = k_timing_inputs.parse(a["timing_inputs"].GetString());
+    }
     if (a.HasMember("tolerance")) {
         if (!arg.has_output())
             ctx.fail(field + ".tolerance", "only output and inout buffers are compared");
@@ -112,6 +118,24 @@ manifest_arg read_arg(const Value& a, std::size_t index, const fs::path& folder,
         if (t.HasMember("rtol")) arg.tol.rtol = t["rtol"].GetDouble();
     }
     return arg;
+}
+
+// A case's flops and vendor m, n, k: over its params only, each at least 1.
+void check_case_expressions(const manifest_case& mc, const std::string& field, const context& ctx) {
+    std::vector<std::pair<std::string, std::string>> exprs;
+    if (!mc.flops.empty()) exprs.emplace_back("flops", mc.flops);
+    if (mc.vendor)
+        for (auto [key, e] :
+             {std::pair{"m", &mc.vendor->m}, {"n", &mc.vendor->n}, {"k", &mc.vendor->k}})
+            exprs.emplace_back(std::string("vendor_baseline.") + key, *e);
+    for (const auto& [key, e] : exprs) {
+        try {
+            if (evaluate_integer_expression(e, mc.params) < 1)
+                ctx.fail(field + "." + key, "'" + e + "' is below 1");
+        } catch (const expression_error& ex) {
+            ctx.fail(field + "." + key, ex.what());
+        }
+    }
 }
 
 // Every expression must evaluate for every case (under the default tunables) to a sane value.
@@ -140,6 +164,7 @@ void check_expressions(const manifest& m, const context& ctx) {
         } catch (const expression_error& e) {
             ctx.fail(field + ".launch", e.what());
         }
+        check_case_expressions(mc, field, ctx);
     }
 }
 
@@ -207,6 +232,46 @@ launch_config evaluate_launch(const launch_expressions& l, const expression_vari
 
 namespace {
 
+vendor_baseline_spec read_vendor(const Value& v) {
+    vendor_baseline_spec spec;
+    spec.library = v["library"].GetString();
+    spec.op = v["op"].GetString();
+    if (v.HasMember("layout")) spec.layout = v["layout"].GetString();
+    spec.m = json_scalar_text(v["m"]);
+    spec.n = json_scalar_text(v["n"]);
+    spec.k = json_scalar_text(v["k"]);
+    for (auto [key, out] : {std::pair{"a", &spec.a}, {"b", &spec.b}, {"c", &spec.c}})
+        if (v.HasMember(key)) *out = v[key].GetString();
+    return spec;
+}
+
+// The buffers a vendor call names (defaults filled in), each checked to exist with the right
+// role and the op's dtype.
+void resolve_vendor_buffers(vendor_baseline_spec& v, const manifest& m, const context& ctx,
+                            const std::string& field) {
+    std::vector<const manifest_arg*> inputs, outputs;
+    for (const manifest_arg& a : m.args) {
+        if (a.kind == arg_kind::input) inputs.push_back(&a);
+        if (a.has_output()) outputs.push_back(&a);
+    }
+    if (v.a.empty() && !inputs.empty()) v.a = inputs[0]->name;
+    if (v.b.empty() && inputs.size() > 1) v.b = inputs[1]->name;
+    if (v.c.empty() && !outputs.empty()) v.c = outputs[0]->name;
+    const dtype want = v.op == "dgemm" ? dtype::f64 : v.op == "hgemm" ? dtype::f16 : dtype::f32;
+    for (auto [key, name, output] :
+         {std::tuple{"a", &v.a, false}, {"b", &v.b, false}, {"c", &v.c, true}}) {
+        const manifest_arg* a = m.find_arg(*name);
+        if (!a || (output ? !a->has_output() : !a->has_input()))
+            ctx.fail(field + "." + key, "expected the name of an " +
+                                            std::string(output ? "output" : "input") +
+                                            " buffer, got '" + *name + "'");
+        if (a->type != want)
+            ctx.fail(field + "." + key, v.op + " needs " + std::string(dtype_name(want)) +
+                                            " buffers; '" + *name + "' is " +
+                                            std::string(dtype_name(a->type)));
+    }
+}
+
 manifest_case read_case(const Value& jc, const std::string& field, const manifest& m,
                         const context& ctx) {
     manifest_case mc;
@@ -224,6 +289,15 @@ manifest_case read_case(const Value& jc, const std::string& field, const manifes
             mc.params[p.name.GetString()] = p.value.GetInt64();
         }
     if (jc.HasMember("launch")) mc.launch = read_launch_expressions(jc["launch"], m.launch);
+    if (jc.HasMember("flops")) mc.flops = json_scalar_text(jc["flops"]);
+    if (jc.HasMember("vendor_baseline")) {
+        if (!jc["vendor_baseline"].IsNull()) {
+            mc.vendor = read_vendor(jc["vendor_baseline"]);
+            resolve_vendor_buffers(*mc.vendor, m, ctx, field + ".vendor_baseline");
+        }
+    } else {
+        mc.vendor = m.vendor_baseline;
+    }
     if (jc.HasMember("inputs"))
         for (const auto& in : jc["inputs"].GetObject()) {
             const std::string name = in.name.GetString();
@@ -281,20 +355,19 @@ void check_file_sizes(const manifest& m, const context& ctx) {
 
 }  // namespace
 
-manifest read_manifest(const fs::path& file) {
-    manifest m;
-    m.file = fs::absolute(file);
-    m.folder = m.file.parent_path();
-    const context ctx{m.file.filename().string()};
+namespace {
+
+rapidjson::Document load_document(const fs::path& file, const context& ctx) {
     std::string text;
     try {
-        text = read_text_file(m.file);
+        text = read_text_file(file);
     } catch (const std::exception& e) {
         throw json_error(e.what());
     }
-    const rapidjson::Document doc = parse_json(text, ctx.source);
-    validate_json(doc, embedded_schema("manifest"), ctx.source);
+    return parse_json(text, ctx.source);
+}
 
+void read_header(const rapidjson::Document& doc, manifest& m, const context& ctx) {
     if (doc.HasMember("description")) m.description = doc["description"].GetString();
     if (doc.HasMember("tunables"))
         for (const auto& t : doc["tunables"].GetObject())
@@ -317,7 +390,17 @@ manifest read_manifest(const fs::path& file) {
     if (std::none_of(m.args.begin(), m.args.end(),
                      [](const manifest_arg& a) { return a.has_output(); }))
         ctx.fail("args", "no output or inout buffer: nothing to check");
+    if (doc.HasMember("vendor_baseline")) {
+        m.vendor_baseline = read_vendor(doc["vendor_baseline"]);
+        resolve_vendor_buffers(*m.vendor_baseline, m, ctx, "vendor_baseline");
+    }
+}
 
+// The manifest in `doc` (schema-checked here), its relative paths against m.folder.
+void read_body(const rapidjson::Document& doc, manifest& m, const context& ctx,
+               bool need_performance) {
+    validate_json(doc, embedded_schema("manifest"), ctx.source);
+    read_header(doc, m, ctx);
     std::set<std::string> case_names;
     for (rapidjson::SizeType c = 0; c < doc["cases"].Size(); ++c) {
         const std::string field = "cases[" + std::to_string(c) + "]";
@@ -325,13 +408,51 @@ manifest read_manifest(const fs::path& file) {
         if (!case_names.insert(m.cases.back().name).second)
             ctx.fail(field + ".name", "duplicate case name '" + m.cases.back().name + "'");
     }
-    if (std::none_of(m.cases.begin(), m.cases.end(),
+    if (need_performance &&
+        std::none_of(m.cases.begin(), m.cases.end(),
                      [](const manifest_case& c) { return c.kind == case_kind::performance; }))
         ctx.fail("cases",
                  "no performance case: at least one case must be of kind 'performance' to rank "
                  "candidates");
     check_expressions(m, ctx);
     check_file_sizes(m, ctx);
+}
+
+}  // namespace
+
+manifest read_manifest(const fs::path& file) {
+    manifest m;
+    m.file = fs::absolute(file);
+    m.folder = m.file.parent_path();
+    const context ctx{m.file.filename().string()};
+    read_body(load_document(m.file, ctx), m, ctx, true);
+    return m;
+}
+
+manifest read_holdout_manifest(const fs::path& file, const manifest& main) {
+    manifest m;
+    m.file = fs::absolute(file);
+    m.folder = m.file.parent_path();
+    const context ctx{m.file.filename().string()};
+    rapidjson::Document doc = load_document(m.file, ctx);
+    if (doc.IsObject() && !doc.HasMember("args")) {
+        const context main_ctx{main.file.filename().string()};
+        const rapidjson::Document base = load_document(main.file, main_ctx);
+        for (const char* key :
+             {"args", "launch", "tunables", "reference_launch", "vendor_baseline"})
+            if (base.HasMember(key) && !doc.HasMember(key))
+                doc.AddMember(rapidjson::Value(key, doc.GetAllocator()),
+                              rapidjson::Value(base[key], doc.GetAllocator()), doc.GetAllocator());
+    }
+    read_body(doc, m, ctx, false);
+    for (std::size_t i = 0; i < std::max(m.args.size(), main.args.size()); ++i) {
+        const manifest_arg* h = i < m.args.size() ? &m.args[i] : nullptr;
+        const manifest_arg* a = i < main.args.size() ? &main.args[i] : nullptr;
+        if (!h || !a || h->name != a->name || h->type != a->type || h->kind != a->kind)
+            ctx.fail("args[" + std::to_string(i) + "]",
+                     "differs from " + main.file.filename().string() +
+                         "'s arguments (name, dtype and kind must match, in order)");
+    }
     return m;
 }
 

@@ -35,11 +35,12 @@ struct manifest_arg {
     std::string name;
     dtype type = dtype::f32;
     arg_kind kind = arg_kind::input;
-    std::string count;             // expression (buffers)
-    std::string value;             // expression or number literal (scalars)
-    bool value_is_number = false;  // a float literal, not an integer expression
-    input_init init;               // inputs and inouts
-    tolerance tol;                 // outputs and inouts
+    std::string count;                    // expression (buffers)
+    std::string value;                    // expression or number literal (scalars)
+    bool value_is_number = false;         // a float literal, not an integer expression
+    input_init init;                      // inputs and inouts
+    tolerance tol;                        // outputs and inouts
+    std::optional<timing_inputs> timing;  // inputs and inouts; absent: the harness's default
 
     bool is_buffer() const { return kind != arg_kind::scalar; }
     bool has_input() const { return kind == arg_kind::input || kind == arg_kind::inout; }
@@ -53,6 +54,16 @@ struct launch_expressions {
     std::string dynamic_shared_bytes = "0";
 };
 
+/// C = A * B through a vendor library, as expressions over the case's params; the buffers
+/// by name (default: the first two inputs and the first output).
+struct vendor_baseline_spec {
+    std::string library = "cublas";
+    std::string op;  // sgemm, dgemm, hgemm
+    std::string layout = "row_major";
+    std::string m, n, k;
+    std::string a, b, c;
+};
+
 struct manifest_case {
     std::string name;
     case_kind kind = case_kind::performance;
@@ -60,6 +71,8 @@ struct manifest_case {
     std::optional<launch_expressions> launch;               // replaces the manifest's launch
     std::map<std::string, input_init> inputs;               // per-case input overrides
     std::map<std::string, std::filesystem::path> expected;  // output name -> exact expected values
+    std::string flops;                                      // expression; "" = not given
+    std::optional<vendor_baseline_spec> vendor;             // after the manifest's default
 };
 
 struct manifest {
@@ -68,7 +81,8 @@ struct manifest {
     std::string description;
     std::map<std::string, std::vector<std::int64_t>> tunables;
     launch_expressions launch;
-    std::optional<launch_expressions> reference_launch;  // the reference kernel's own launch
+    std::optional<launch_expressions> reference_launch;   // the reference kernel's own launch
+    std::optional<vendor_baseline_spec> vendor_baseline;  // every case's, unless it says otherwise
     std::vector<manifest_arg> args;
     std::vector<manifest_case> cases;
 
@@ -85,6 +99,12 @@ struct manifest {
 
 /// Reads and checks a manifest; throws json_error naming the file and field.
 manifest read_manifest(const std::filesystem::path& file);
+
+/// A holdout file (--holdout-cases): manifest format. It may give only `cases` (and
+/// schema_version); then the arguments, launch and tunables are the main manifest's.
+/// When it gives its own `args`, they must match the main manifest's (names, dtypes,
+/// kinds). Its cases need not be performance cases: a holdout is only checked, never timed.
+manifest read_holdout_manifest(const std::filesystem::path& file, const manifest& main);
 
 /// A launch object ({grid, block, dynamic_shared_bytes}, numbers or expressions) over `base`:
 /// given dimensions replace the base's, missing trailing ones are 1.

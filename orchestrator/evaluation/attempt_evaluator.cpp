@@ -1,6 +1,7 @@
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
@@ -73,6 +74,19 @@ std::string missing_from(const request& req, const harness_response& resp) {
     return "";
 }
 
+vendor_call vendor_call_for(const vendor_baseline_spec& v, const manifest_case& mc) {
+    vendor_call call;
+    call.op = *k_vendor_ops.parse(v.op);  // the manifest's schema enum guarantees it
+    call.layout = *k_matrix_layouts.parse(v.layout);
+    call.m = static_cast<int>(evaluate_integer_expression(v.m, mc.params));
+    call.n = static_cast<int>(evaluate_integer_expression(v.n, mc.params));
+    call.k = static_cast<int>(evaluate_integer_expression(v.k, mc.params));
+    call.a = v.a;
+    call.b = v.b;
+    call.c = v.c;
+    return call;
+}
+
 verdict verdict_for(response_status s) {
     switch (s) {
         case response_status::compile_error:
@@ -101,6 +115,7 @@ case_evaluation evaluate_case(const response_case& rc, const manifest& m) {
         ce.min_ms = rc.timing->min_ms;
         ce.max_ms = rc.timing->max_ms;
         ce.stdev_ms = rc.timing->stdev_ms;
+        ce.samples_ms = rc.timing->samples_ms;
     }
     for (const response_output& o : rc.outputs)
         if (!o.is_input_dump) ce.outputs.push_back({o.arg, o.file, o.unwritten, std::nullopt});
@@ -132,11 +147,12 @@ run_case attempt_evaluator::make_case(const candidate& c, const manifest_case& m
     const expression_variables vars = m_manifest.variables(mc, tunables);
     run_case rc;
     rc.name = mc.name;
-    const bool measured = mc.kind == case_kind::performance;
+    const bool measured = mc.kind == case_kind::performance && !m_settings.correctness_only;
     rc.measure = measured && !reference;
     // A candidate's checked launch of a measured case is the last timed one.
-    if (reference && measured && m_settings.timing.fresh_inputs)
-        rc.launch_index_base =
+    rc.launch_index_base = m_settings.launch_offset;
+    if (reference && measured && m_settings.timing.fresh_inputs && !m_settings.repeat_inputs)
+        rc.launch_index_base +=
             static_cast<std::uint64_t>(m_settings.timing.warmup + m_settings.timing.iterations);
     rc.launch = evaluate_launch(launch_for(c, m_manifest, mc), vars);
     for (const manifest_arg& ma : m_manifest.args) {
@@ -159,6 +175,8 @@ run_case attempt_evaluator::make_case(const candidate& c, const manifest_case& m
             else
                 arg.generator = init.generator;
             if (!init.file && reference) arg.input_dump_file = paths.inputs_prefix + file_name;
+            arg.timing_inputs_mode =
+                m_settings.repeat_inputs ? std::optional(timing_inputs::as_given) : ma.timing;
         }
         if (ma.has_output()) arg.output_file = paths.outputs_prefix + file_name;
     }
@@ -177,6 +195,7 @@ request attempt_evaluator::make_request(const candidate& c, const request_paths&
     std::sort(req.kernel.defines.begin(), req.kernel.defines.end());
     req.device = m_settings.device;
     req.timing = m_settings.timing;
+    if (m_settings.repeat_inputs) req.timing.fresh_inputs = false;
     for (const manifest_case& mc : m_manifest.cases)
         if (!paths.only_case || *paths.only_case == mc.name)
             req.cases.push_back(make_case(c, mc, paths, reference));
@@ -211,8 +230,9 @@ std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& f
     const fs::path response = folder / "response.json";
     std::error_code ec;
     fs::remove(response, ec);
-    std::vector<std::string> argv = {m_settings.harness, (folder / "request.json").string(),
-                                     "--response", response.string(), "--quiet"};
+    std::vector<std::string> argv = m_settings.wrapper;
+    argv.insert(argv.end(), {m_settings.harness, (folder / "request.json").string(), "--response",
+                             response.string(), "--quiet"});
     if (!m_settings.cache_dir.empty())
         argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});
     const process_result p = m_runner.run(argv, m_settings.timeout);
@@ -265,6 +285,28 @@ void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& ora
         if (ce.kind == case_kind::performance && ce.median_ms) medians.push_back(*ce.median_ms);
     r.geomean_ms = geometric_mean(medians);
     r.verdict = verdict::valid;
+    check_floors(r);
+}
+
+void attempt_evaluator::check_floors(attempt_result& r) const {
+    for (case_evaluation& ce : r.cases) {
+        const auto floor = m_settings.floors_ms.find(ce.name);
+        if (floor == m_settings.floors_ms.end()) continue;
+        ce.floor_ms = floor->second;
+        if (!ce.median_ms || *ce.median_ms >= k_impossible_fraction * floor->second) continue;
+        std::ostringstream s;
+        s.precision(4);
+        s << "case '" << ce.name << "': median " << *ce.median_ms * 1e3 << " us is below "
+          << k_impossible_fraction << "x the speed-of-light floor of " << floor->second * 1e3
+          << " us: no kernel moves its bytes that fast";
+        ce.status = case_status::failed;
+        ce.reason = s.str();
+        if (r.verdict == verdict::valid) {
+            r.verdict = verdict::impossible_time;
+            r.reason = ce.reason;
+            r.geomean_ms.reset();
+        }
+    }
 }
 
 attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& folder,
@@ -280,26 +322,58 @@ attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& f
         r.reason = bad;
         return r;
     }
-    const std::optional<harness_response> response = run_harness(folder, r);
-    if (!response) return r;
+    run_and_check(req, oracle, r);
+    return r;
+}
+
+void attempt_evaluator::run_and_check(const request& req, const oracle_files* oracle,
+                                      attempt_result& r) const {
+    const std::optional<harness_response> response = run_harness(r.folder, r);
+    if (!response) return;
     if (response->compile) r.compile = *response->compile;
     for (const response_case& rc : response->cases)
         r.cases.push_back(evaluate_case(rc, m_manifest));
     if (response->status != response_status::ok) {
         r.verdict = verdict_for(response->status);
         r.reason = response->error;
-        return r;
+        return;
     }
     if (const std::string missing = missing_from(req, *response); !missing.empty()) {
         r.verdict = verdict::harness_error;
         r.reason = "cuda-harness said ok but " + missing;
-        return r;
+        return;
     }
     if (!oracle) {
         r.verdict = verdict::valid;
-        return r;
+        return;
     }
     check_outputs(r, *oracle);
+}
+
+std::optional<attempt_result> attempt_evaluator::evaluate_vendor(const candidate& c,
+                                                                 const fs::path& folder,
+                                                                 const oracle_files& oracle) const {
+    request req = make_request(c, request_paths{}, false);
+    req.kernel = kernel_spec{};
+    req.vendor = vendor_library::cublas;
+    std::vector<run_case> cases;
+    for (std::size_t i = 0; i < req.cases.size(); ++i) {
+        const manifest_case& mc = m_manifest.cases[i];
+        if (!mc.vendor || !req.cases[i].measure) continue;
+        run_case rc = req.cases[i];
+        rc.vendor = vendor_call_for(*mc.vendor, mc);
+        cases.push_back(std::move(rc));
+    }
+    if (cases.empty()) return std::nullopt;
+    req.cases = std::move(cases);
+    attempt_result r;
+    r.cand = c;
+    r.cand.label = "cublas";
+    r.folder = folder;
+    fs::create_directories(folder);
+    link_input_files(m_manifest, folder);
+    write_file_atomic(folder / "request.json", write_request_json(req));
+    run_and_check(req, &oracle, r);
     return r;
 }
 

@@ -37,6 +37,8 @@ struct case_evaluation {
     case_status status = case_status::not_run;
     std::string reason;
     std::optional<double> median_ms, mean_ms, min_ms, max_ms, stdev_ms;
+    std::vector<double> samples_ms;  // per timed launch (kept for the significance step)
+    std::optional<double> floor_ms;  // the case's speed-of-light floor, where known
     std::vector<output_check> outputs;
 };
 
@@ -60,6 +62,9 @@ struct attempt_result {
     int repair_of = -1;  // attempt index this one repairs, or -1
 };
 
+/// A median below this fraction of its case's speed-of-light floor is impossible_time.
+inline constexpr double k_impossible_fraction = 0.9;
+
 /// How long one harness run may take before it is killed, unless the user says otherwise.
 inline constexpr double k_default_harness_timeout_s = 60;
 
@@ -69,16 +74,44 @@ struct evaluator_settings {
     int device = 0;
     timing_config timing;   // fresh_inputs true by default for the search
     std::string cache_dir;  // "" = the harness's default
+    /// Launch every case once, untimed (evidence runs: holdout, fresh seeds, determinism,
+    /// sanitizer).
+    bool correctness_only = false;
+    /// Added to every case's launch index: generated inputs then come from other seeds.
+    std::uint64_t launch_offset = 0;
+    /// Every launch sees the same inputs (no fresh generation, no perturbation): the
+    /// repetition check that exposes a kernel memoising its inputs.
+    bool repeat_inputs = false;
+    /// Per performance case, the speed-of-light floor (median below 0.9x: impossible_time).
+    std::map<std::string, double> floors_ms;
+    /// A prefix for the harness's command line (compute-sanitizer and its flags).
+    std::vector<std::string> wrapper;
 };
 
 class attempt_evaluator {
   public:
     attempt_evaluator(const manifest& m, evaluator_settings settings, process_runner& runner);
 
+    const evaluator_settings& settings() const { return m_settings; }
+    const manifest& contract() const { return m_manifest; }
+    /// The same evaluator with other settings, or for another manifest (a holdout).
+    attempt_evaluator with(evaluator_settings s) const {
+        return {m_manifest, std::move(s), m_runner};
+    }
+    attempt_evaluator with(const manifest& m) const { return {m, m_settings, m_runner}; }
+
     /// Runs the candidate in `folder`. With an oracle, outputs are checked against it; the
     /// reference run passes none and dumps every generated input instead.
     attempt_result evaluate(const candidate& c, const std::filesystem::path& folder,
                             const oracle_files* oracle) const;
+
+    /// The manifest's vendor baselines (cuBLAS) on the measured cases that declare one, with
+    /// the inputs a candidate's checked launch sees (so `oracle` applies), in `folder`;
+    /// nullopt when no measured case declares one. `c` supplies the tunables of the launch
+    /// indices only.
+    std::optional<attempt_result> evaluate_vendor(const candidate& c,
+                                                  const std::filesystem::path& folder,
+                                                  const oracle_files& oracle) const;
 
     /// NVRTC only (cuda-harness --compile-only) for a candidate, in `folder`: no GPU run.
     /// The summary's log holds the error text when the harness failed before compiling.
@@ -105,8 +138,12 @@ class attempt_evaluator {
     /// r's verdict and reason set) when there is no usable response.
     std::optional<harness_response> run_harness(const std::filesystem::path& folder,
                                                 attempt_result& r) const;
+    /// Runs the harness on the request already in r.folder and judges its response.
+    void run_and_check(const request& req, const oracle_files* oracle, attempt_result& r) const;
     /// Every output of every case against the oracle; sets r's verdict.
     void check_outputs(attempt_result& r, const oracle_files& oracle) const;
+    /// A median below k_impossible_fraction of its case's floor: impossible_time.
+    void check_floors(attempt_result& r) const;
 
     const manifest& m_manifest;
     evaluator_settings m_settings;

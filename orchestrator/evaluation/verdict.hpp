@@ -19,6 +19,7 @@ enum class verdict {
     unwritten_output,    // an output still holds the poison pattern
     nan_output,          // an output holds NaN/Inf where the oracle does not
     harness_error,       // the harness could not start or wrote no usable response
+    impossible_time,     // a median below 0.9x the case's speed-of-light floor
 };
 
 inline constexpr auto k_verdicts =
@@ -32,7 +33,8 @@ inline constexpr auto k_verdicts =
                               {verdict::wrong_output, "wrong_output"},
                               {verdict::unwritten_output, "unwritten_output"},
                               {verdict::nan_output, "nan_output"},
-                              {verdict::harness_error, "harness_error"}});
+                              {verdict::harness_error, "harness_error"},
+                              {verdict::impossible_time, "impossible_time"}});
 
 inline const char* to_string(verdict v) {
     return k_verdicts.name(v);

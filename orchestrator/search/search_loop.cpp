@@ -52,6 +52,19 @@ attempt_result search_loop::evaluate(const candidate& c, int iteration, int atte
     return out.history.back();
 }
 
+bool search_loop::near_speed_of_light(const search_outcome& out) const {
+    if (m_settings.stop_at_sol <= 0 || !out.best || m_settings.floors_ms.empty()) return false;
+    for (const manifest_case& mc : m_manifest.cases) {
+        if (mc.kind != case_kind::performance) continue;
+        const auto floor = m_settings.floors_ms.find(mc.name);
+        const std::optional<double> median = out.median_ms(out.best, mc.name);
+        if (floor == m_settings.floors_ms.end() || !median ||
+            floor->second / *median < m_settings.stop_at_sol)
+            return false;
+    }
+    return true;
+}
+
 search_outcome search_loop::run(const candidate& initial, const oracle_files& oracle) {
     search_outcome out;
     const attempt_result first = evaluate(initial, 0, 0, oracle, out);
@@ -65,6 +78,10 @@ search_outcome search_loop::run(const candidate& initial, const oracle_files& or
     for (int iteration = 1; iteration <= m_settings.max_iterations; ++iteration) {
         if (m_interrupted && *m_interrupted) {
             out.stop = stop_reason::interrupted;
+            return out;
+        }
+        if (near_speed_of_light(out)) {
+            out.stop = stop_reason::near_speed_of_light;
             return out;
         }
         const search_state state{m_manifest, initial, out.history, out.best, iteration};

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct search_settings {
     double min_gain = 0.01;  // a new best must be more than 1% faster
     int max_repairs = 2;     // compile-error repairs per iteration
     std::string run_folder;  // for the compile-option allow-list
+    /// Stop (near_speed_of_light) once the best is within this fraction of the floor on every
+    /// performance case; 0 = never.
+    double stop_at_sol = 0;
+    std::map<std::string, double> floors_ms;  // per performance case
 };
 
 struct search_outcome {
@@ -53,6 +58,8 @@ class search_loop {
     search_outcome run(const candidate& initial, const oracle_files& oracle);
 
   private:
+    /// Every performance case of the best within stop_at_sol of its floor.
+    bool near_speed_of_light(const search_outcome& out) const;
     attempt_result evaluate(const candidate& c, int iteration, int attempt,
                             const oracle_files& oracle, search_outcome& out, int repair_of = -1);
 

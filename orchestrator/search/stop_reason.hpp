@@ -6,11 +6,12 @@
 namespace cuopt {
 
 enum class stop_reason {
-    max_iterations,      // every iteration ran
-    proposer_exhausted,  // the proposer had nothing left to try
-    interrupted,         // SIGINT/SIGTERM: stopped after the current attempt
-    budget_exhausted,    // the model's call or token budget is spent
-    error,               // the initial kernel failed, or the proposer could not go on
+    max_iterations,       // every iteration ran
+    proposer_exhausted,   // the proposer had nothing left to try
+    interrupted,          // SIGINT/SIGTERM: stopped after the current attempt
+    budget_exhausted,     // the model's call or token budget is spent
+    error,                // the initial kernel failed, or the proposer could not go on
+    near_speed_of_light,  // --stop-at-sol: every performance case is close enough to its floor
 };
 
 inline constexpr auto k_stop_reasons =
@@ -18,7 +19,8 @@ inline constexpr auto k_stop_reasons =
                                   {stop_reason::proposer_exhausted, "proposer_exhausted"},
                                   {stop_reason::interrupted, "interrupted"},
                                   {stop_reason::budget_exhausted, "budget_exhausted"},
-                                  {stop_reason::error, "error"}});
+                                  {stop_reason::error, "error"},
+                                  {stop_reason::near_speed_of_light, "near_speed_of_light"}});
 
 inline const char* to_string(stop_reason r) {
     return k_stop_reasons.name(r);

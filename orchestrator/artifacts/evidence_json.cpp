@@ -1,0 +1,215 @@
+#include "orchestrator/artifacts/evidence_json.hpp"
+
+#include <cstdio>
+
+#include "common/json_document.hpp"
+
+namespace cuopt {
+
+using rapidjson::Value;
+using allocator = rapidjson::Document::AllocatorType;
+
+namespace {
+
+std::string id_of(const search_outcome& o, std::optional<std::size_t> i) {
+    if (!i) return "";
+    return std::to_string(o.history[*i].iteration) + "." + std::to_string(o.history[*i].attempt);
+}
+
+Value id_json(const search_outcome& o, std::optional<std::size_t> i, allocator& a) {
+    return i ? json_text(id_of(o, i), a) : Value();
+}
+
+Value optional_number(const std::optional<double>& v) {
+    return v ? Value(*v) : Value();
+}
+
+Value estimate_json(const ratio_estimate& e, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("ratio", e.ratio, a);
+    v.AddMember("low", e.low, a);
+    v.AddMember("high", e.high, a);
+    v.AddMember("verdict", rapidjson::StringRef(to_string(e.verdict)), a);
+    return v;
+}
+
+Value check_json(const candidate_check& c, const search_outcome& o, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("attempt", id_json(o, c.attempt, a), a);
+    v.AddMember("label", json_text(o.history[c.attempt].cand.label, a), a);
+    v.AddMember("outcome", rapidjson::StringRef(c.passed ? "passed" : "disqualified"), a);
+    v.AddMember("gate", c.gate.empty() ? Value() : json_text(c.gate, a), a);
+    v.AddMember("verdict", json_text(c.verdict, a), a);
+    v.AddMember("reason", json_text(c.reason, a), a);
+    Value warnings(rapidjson::kArrayType);
+    for (const std::string& w : c.warnings) warnings.PushBack(json_text(w, a), a);
+    v.AddMember("warnings", warnings, a);
+    Value gates(rapidjson::kArrayType);
+    for (const gate_result& g : c.gates) {
+        Value gv(rapidjson::kObjectType);
+        gv.AddMember("gate", json_text(g.gate, a), a);
+        gv.AddMember("ran", g.ran, a);
+        gv.AddMember("passed", g.passed, a);
+        gv.AddMember("detail", json_text(g.detail, a), a);
+        gates.PushBack(gv, a);
+    }
+    v.AddMember("gates", gates, a);
+    Value san(rapidjson::kArrayType);
+    for (const sanitizer_result& s : c.sanitizer) {
+        Value sv(rapidjson::kObjectType);
+        sv.AddMember("tool", json_text(s.tool, a), a);
+        sv.AddMember("completed", s.completed, a);
+        sv.AddMember("errors", s.errors, a);
+        sv.AddMember("warnings", s.warnings, a);
+        Value lines(rapidjson::kArrayType);
+        for (const std::string& l : s.first_lines) lines.PushBack(json_text(l, a), a);
+        sv.AddMember("first_lines", lines, a);
+        san.PushBack(sv, a);
+    }
+    v.AddMember("sanitizer", san, a);
+    v.AddMember(
+        "determinism",
+        c.determinism ? Value(rapidjson::StringRef(to_string(c.determinism->kind))) : Value(), a);
+    v.AddMember("repetition_ratio", optional_number(c.repetition_ratio), a);
+    return v;
+}
+
+Value significance_json(const significance_report& s, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("runs", s.runs, a);
+    v.AddMember("reliable", s.reliable, a);
+    v.AddMember("speedup", estimate_json(s.speedup.geomean, a), a);
+    v.AddMember("aa", estimate_json(s.aa.geomean, a), a);
+    Value cases(rapidjson::kArrayType);
+    for (std::size_t i = 0; i < s.cases.size(); ++i) {
+        Value c(rapidjson::kObjectType);
+        c.AddMember("name", json_text(s.cases[i], a), a);
+        c.AddMember("initial_median_ms", s.initial_median_ms.at(s.cases[i]), a);
+        c.AddMember("winner_median_ms", s.winner_median_ms.at(s.cases[i]), a);
+        c.AddMember("speedup", estimate_json(s.speedup.cases[i], a), a);
+        c.AddMember("aa", estimate_json(s.aa.cases[i], a), a);
+        cases.PushBack(c, a);
+    }
+    v.AddMember("cases", cases, a);
+    return v;
+}
+
+// The median of a case for the SOL table: the re-measured one where there is one.
+std::optional<double> measured(const evidence_report& ev, const search_outcome& o,
+                               std::optional<std::size_t> which, const std::string& name,
+                               bool winner) {
+    if (ev.significance) {
+        const auto& m =
+            winner ? ev.significance->winner_median_ms : ev.significance->initial_median_ms;
+        if (const auto it = m.find(name); it != m.end()) return it->second;
+    }
+    return o.median_ms(which, name);
+}
+
+Value sol_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
+    Value cases(rapidjson::kArrayType);
+    for (const auto& [name, f] : ev.floors) {
+        Value c(rapidjson::kObjectType);
+        c.AddMember("name", json_text(name, a), a);
+        c.AddMember("floor_ms", f.floor_ms, a);
+        c.AddMember("bound", json_text(f.bound, a), a);
+        c.AddMember("bytes", f.bytes, a);
+        c.AddMember("flops", optional_number(f.flops), a);
+        const auto ti = measured(ev, o, o.initial, name, false);
+        const auto tb = measured(ev, o, o.best, name, true);
+        c.AddMember("initial_fraction", ti ? Value(sol_fraction(f.floor_ms, *ti)) : Value(), a);
+        c.AddMember("best_fraction", tb ? Value(sol_fraction(f.floor_ms, *tb)) : Value(), a);
+        c.AddMember("sol_score",
+                    ti && tb ? optional_number(sol_score(*tb, *ti, f.floor_ms)) : Value(), a);
+        cases.PushBack(c, a);
+    }
+    return cases;
+}
+
+Value vendor_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
+    if (!ev.vendor.ran) return Value();
+    Value v(rapidjson::kObjectType);
+    v.AddMember("verdict", json_text(ev.vendor.verdict, a), a);
+    v.AddMember("reason", json_text(ev.vendor.reason, a), a);
+    Value cases(rapidjson::kArrayType);
+    for (const auto& [name, ms] : ev.vendor.median_ms) {
+        Value c(rapidjson::kObjectType);
+        c.AddMember("name", json_text(name, a), a);
+        c.AddMember("median_ms", ms, a);
+        const auto best = measured(ev, o, o.best, name, true);
+        c.AddMember("vendor_over_best", best ? Value(ms / *best) : Value(), a);
+        cases.PushBack(c, a);
+    }
+    v.AddMember("cases", cases, a);
+    return v;
+}
+
+}  // namespace
+
+Value evidence_json(const evidence_report& ev, const search_outcome& o, const manifest& m,
+                    allocator& a) {
+    (void)m;
+    Value v(rapidjson::kObjectType);
+    v.AddMember("ran", ev.ran, a);
+    v.AddMember("skipped", ev.skipped.empty() ? Value() : json_text(ev.skipped, a), a);
+    v.AddMember("search_best", id_json(o, ev.search_best, a), a);
+    v.AddMember("winner", id_json(o, ev.winner, a), a);
+    Value checked(rapidjson::kArrayType);
+    for (const candidate_check& c : ev.checked) checked.PushBack(check_json(c, o, a), a);
+    v.AddMember("checked", checked, a);
+    v.AddMember("significance", ev.significance ? significance_json(*ev.significance, a) : Value(),
+                a);
+    // The speedup to quote: the interleaved re-measure's where there is one.
+    std::optional<double> headline;
+    if (ev.significance)
+        headline = ev.significance->speedup.geomean.ratio;
+    else if (ev.winner && o.initial && *ev.winner == *o.initial)
+        headline = 1.0;
+    v.AddMember("headline_speedup", optional_number(headline), a);
+    v.AddMember("sol", sol_json(ev, o, a), a);
+    v.AddMember("vendor", vendor_json(ev, o, a), a);
+    return v;
+}
+
+std::string evidence_lines(const search_outcome& o, const evidence_report& ev, const manifest& m) {
+    (void)m;
+    if (!ev.ran) return ev.skipped.empty() ? "" : "evidence: skipped (" + ev.skipped + ")\n";
+    std::string out;
+    char buf[512];
+    for (const candidate_check& c : ev.checked) {
+        out += "evidence: " + id_of(o, c.attempt) + " " + o.history[c.attempt].cand.label + ": " +
+               (c.passed ? "passed every gate" : c.gate + " -> " + c.verdict + ": " + c.reason) +
+               "\n";
+        for (const std::string& w : c.warnings) out += "  warning: " + w + "\n";
+    }
+    if (!ev.winner) out += "evidence: NO candidate passes the gates, the initial kernel included\n";
+    if (ev.significance) {
+        const auto& s = *ev.significance;
+        std::snprintf(
+            buf, sizeof buf,
+            "evidence: re-measured over %d interleaved runs: %.3fx [%.3f, %.3f] %s; "
+            "A/A %.4f [%.4f, %.4f] %s\n",
+            s.runs, s.speedup.geomean.ratio, s.speedup.geomean.low, s.speedup.geomean.high,
+            to_string(s.speedup.geomean.verdict), s.aa.geomean.ratio, s.aa.geomean.low,
+            s.aa.geomean.high,
+            s.reliable ? "(clean)" : "(NOT clean: the GPU was noisy; verdicts unreliable)");
+        out += buf;
+    }
+    for (const auto& [name, f] : ev.floors) {
+        const auto ti = measured(ev, o, o.initial, name, false);
+        const auto tb = measured(ev, o, o.best, name, true);
+        if (!ti || !tb) continue;
+        const auto score = sol_score(*tb, *ti, f.floor_ms);
+        std::snprintf(buf, sizeof buf,
+                      "sol: %-28s floor %.4f ms (%s)  initial %.1f%%  best %.1f%%  score %s\n",
+                      name.c_str(), f.floor_ms, f.bound.c_str(),
+                      100 * sol_fraction(f.floor_ms, *ti), 100 * sol_fraction(f.floor_ms, *tb),
+                      score ? std::to_string(*score).substr(0, 5).c_str() : "-");
+        out += buf;
+    }
+    if (ev.vendor.ran && ev.vendor.verdict != "valid")
+        out += "vendor: cublas " + ev.vendor.verdict + ": " + ev.vendor.reason + "\n";
+    return out;
+}
+
+}  // namespace cuopt

@@ -1,0 +1,89 @@
+#include "orchestrator/evidence/sol_floor.hpp"
+
+#include <algorithm>
+
+#include "common/json_document.hpp"
+
+namespace cuopt {
+
+namespace {
+
+// The highest dense rate a kernel producing `type` may legitimately reach: fp32 results may
+// come from TF32 tensor cores where the tolerance allows it.
+std::optional<double> peak_for(dtype type, const device_peaks& d) {
+    auto get = [&d](std::string_view key) -> std::optional<double> {
+        const auto it = d.peak_tflops.find(std::string(key));
+        return it != d.peak_tflops.end() && it->second > 0 ? std::optional<double>(it->second)
+                                                           : std::nullopt;
+    };
+    std::optional<double> peak = get(dtype_name(type));
+    if (type == dtype::f32)
+        if (const auto tf32 = get("tf32"); tf32 && (!peak || *tf32 > *peak)) peak = tf32;
+    if ((type == dtype::i8 || type == dtype::u8) && !peak) peak = get("i8");
+    return peak;
+}
+
+dtype first_output_type(const manifest& m) {
+    for (const manifest_arg& a : m.args)
+        if (a.has_output()) return a.type;
+    return dtype::f32;
+}
+
+}  // namespace
+
+device_peaks read_device_peaks(const std::string& device_json) {
+    device_peaks d;
+    rapidjson::Document doc;
+    if (!try_parse_json(doc, device_json).empty() || !doc.IsObject()) return d;
+    if (doc.HasMember("measured") && doc["measured"].IsObject()) {
+        const auto& m = doc["measured"];
+        if (m.HasMember("copy_bandwidth_gbps") && m["copy_bandwidth_gbps"].IsNumber())
+            d.copy_bandwidth_gbps = m["copy_bandwidth_gbps"].GetDouble();
+    }
+    if (doc.HasMember("peak_tflops") && doc["peak_tflops"].IsObject())
+        for (const auto& p : doc["peak_tflops"].GetObject())
+            if (p.value.IsNumber()) d.peak_tflops[p.name.GetString()] = p.value.GetDouble();
+    return d;
+}
+
+std::optional<sol_floor> floor_for_case(const manifest& m, const manifest_case& c,
+                                        const device_peaks& d) {
+    if (d.copy_bandwidth_gbps <= 0) return std::nullopt;
+    sol_floor f;
+    for (const manifest_arg& a : m.args) {
+        if (!a.is_buffer()) continue;
+        const double bytes = static_cast<double>(evaluate_integer_expression(a.count, c.params)) *
+                             static_cast<double>(dtype_size(a.type));
+        f.bytes += bytes * ((a.has_input() ? 1 : 0) + (a.has_output() ? 1 : 0));
+    }
+    f.memory_ms = f.bytes / (d.copy_bandwidth_gbps * 1e9) * 1e3;
+    f.floor_ms = f.memory_ms;
+    f.bound = "memory";
+    if (!c.flops.empty()) {
+        f.flops = static_cast<double>(evaluate_integer_expression(c.flops, c.params));
+        if (const auto peak = peak_for(first_output_type(m), d)) {
+            f.compute_ms = *f.flops / (*peak * 1e12) * 1e3;
+            if (*f.compute_ms > f.floor_ms) {
+                f.floor_ms = *f.compute_ms;
+                f.bound = "compute";
+            }
+        }
+    }
+    return f;
+}
+
+std::map<std::string, sol_floor> floors_for(const manifest& m, const device_peaks& d) {
+    std::map<std::string, sol_floor> out;
+    for (const manifest_case& c : m.cases)
+        if (c.kind == case_kind::performance)
+            if (const auto f = floor_for_case(m, c, d)) out[c.name] = *f;
+    return out;
+}
+
+std::optional<double> sol_score(double kernel_ms, double baseline_ms, double floor_ms) {
+    if (baseline_ms <= floor_ms) return std::nullopt;
+    const double score = 1.0 / (1.0 + (kernel_ms - floor_ms) / (baseline_ms - floor_ms));
+    return std::clamp(score, 0.0, 1.0);
+}
+
+}  // namespace cuopt

@@ -1,0 +1,131 @@
+#pragma once
+/// After the search, the winner earns its title. The valid candidates that beat the
+/// initial kernel are checked in ranking order, each through the gates below until one
+/// fails; the first that passes them all is the declared winner (the initial kernel is
+/// the last resort). Then the winner is re-measured against the initial kernel,
+/// interleaved, with an A/A control, and timed beside the vendor library.
+///
+///   holdout      the hidden cases (--holdout-cases), never shown to a proposer
+///   fresh_seeds  the provided cases again, timed, with inputs from other seeds and another
+///                number of launches (so the checked launch is another one)
+///   repetition   timed with identical inputs repeated vs varied: faster when inputs
+///                repeat means it memoises them
+///   determinism  3 runs on identical inputs: bitwise, within tolerance (warning), beyond
+///   sanitizer    compute-sanitizer memcheck, racecheck, initcheck, synccheck
+///
+/// Every harness run lives in RUN/evidence/, so each conclusion can be replayed.
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/evaluation/attempt_evaluator.hpp"
+#include "orchestrator/evidence/determinism.hpp"
+#include "orchestrator/evidence/sanitizer_report.hpp"
+#include "orchestrator/evidence/significance.hpp"
+#include "orchestrator/evidence/sol_floor.hpp"
+#include "orchestrator/search/search_loop.hpp"
+
+namespace cuopt {
+
+struct evidence_settings {
+    bool enabled = true;
+    int significance_runs = 5;  // alternating harness runs per side
+    int determinism_runs = 3;
+    int max_candidates = 5;                 // valid candidates checked before the initial kernel
+    std::filesystem::path sanitizer;        // empty: compute-sanitizer not found
+    bool allow_sanitizer_findings = false;  // findings become warnings
+    double sanitizer_timeout_s = 600;       // per tool run
+    std::uint64_t fresh_seed_offset = 1ull << 40;  // launch indices the search never uses
+    double memoisation_threshold = 0.10;  // repeated inputs faster by more than this (or 3x noise)
+    double min_gain = 0.01;               // a candidate must beat the initial kernel by this
+};
+
+/// What the evidence stage needs from the run.
+struct evidence_inputs {
+    const attempt_evaluator& evaluator;  // the search's
+    const oracle_files& oracle;          // the provided cases'
+    const manifest* holdout = nullptr;   // the holdout's cases, when given
+    const oracle_files* holdout_oracle = nullptr;
+    /// The oracle of the provided cases for the given evaluator's seeds and launch counts
+    /// (nullopt: not possible: generated inputs and no reference kernel); called at most
+    /// once, lazily.
+    std::function<std::optional<oracle_files>(const attempt_evaluator&)> fresh_seed_oracle;
+    /// A vendor-library request's result (nullopt: the manifest declares none).
+    std::function<std::optional<attempt_result>(const std::filesystem::path& folder)> run_vendor;
+    std::map<std::string, sol_floor> floors;
+    std::filesystem::path run;
+    std::function<void(const std::string&)> progress;  // one line per step
+};
+
+/// One gate's outcome on one candidate.
+struct gate_result {
+    std::string gate;
+    bool passed = true;
+    bool ran = true;  // false: skipped (e.g. no holdout given), `detail` says why
+    std::string detail;
+};
+
+struct candidate_check {
+    std::size_t attempt = 0;  // index into the history
+    bool passed = true;
+    std::string gate;  // the gate that disqualified it
+    std::string verdict = "passed";
+    std::string reason;
+    std::vector<std::string> warnings;
+    std::vector<gate_result> gates;
+    std::vector<sanitizer_result> sanitizer;
+    std::optional<determinism_result> determinism;
+    std::optional<double> repetition_ratio;  // varied / repeated geomean: >1 faster on repeats
+};
+
+struct significance_report {
+    int runs = 0;
+    std::vector<std::string> cases;  // performance cases, in order
+    multi_case_estimate speedup;     // initial / winner
+    multi_case_estimate aa;          // winner / winner again
+    std::map<std::string, double> initial_median_ms, winner_median_ms;
+    bool reliable = true;  // the A/A control showed no significant difference
+};
+
+struct vendor_report {
+    bool ran = false;
+    std::string verdict;  // the vendor's own verdict against the oracle
+    std::string reason;
+    std::map<std::string, double> median_ms;  // per case
+};
+
+struct evidence_report {
+    bool ran = false;
+    std::string skipped;  // why not, when it did not run
+    std::optional<std::size_t> search_best, winner;
+    std::vector<candidate_check> checked;
+    std::optional<significance_report> significance;
+    vendor_report vendor;
+    std::map<std::string, sol_floor> floors;
+};
+
+/// Runs the gates, declares the winner (sets outcome.best) and measures it.
+evidence_report gather_evidence(search_outcome& outcome, const evidence_inputs& in,
+                                const evidence_settings& s);
+
+/// The candidates to check, in order: the search's best, then every other valid one faster
+/// than the initial kernel by more than min_gain (fastest first, at most max_candidates in
+/// all), then the initial kernel.
+std::vector<std::size_t> ranking_order(const search_outcome& outcome, double min_gain,
+                                       int max_candidates);
+
+/// A precision warning when a candidate's error is far above the initial kernel's (within
+/// tolerance, or it would not be valid): "" when there is none.
+std::string precision_warning(const attempt_result& candidate, const attempt_result& initial,
+                              const manifest& m);
+
+/// Whether timing with repeated inputs is suspiciously faster: `varied` and `repeated` are
+/// geomeans of two runs each (run 1, run 2).
+bool memoises_inputs(const std::vector<double>& varied, const std::vector<double>& repeated,
+                     double threshold, double* ratio);
+
+}  // namespace cuopt

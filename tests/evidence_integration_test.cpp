@@ -1,0 +1,183 @@
+// The evidence stage through the real cuda-optimizer binary on fake-harness and
+// tests/fake-compute-sanitizer.sh: the gates disqualify candidates in ranking order and
+// the declared winner is the best one that passes; the re-measure, the floor and the
+// stop rule land in summary.json.
+#include <catch2/catch.hpp>
+
+#include "common/file_io.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+using test::optimizer_fixture;
+namespace fs = std::filesystem;
+
+namespace {
+
+const rapidjson::Value* checked_entry(const rapidjson::Document& summary, const std::string& id) {
+    for (const auto& c : summary["evidence"]["checked"].GetArray())
+        if (id == c["attempt"].GetString()) return &c;
+    return nullptr;
+}
+
+std::string gate_and_verdict(const rapidjson::Document& summary, const std::string& id) {
+    const rapidjson::Value* c = checked_entry(summary, id);
+    if (!c) return "(not checked)";
+    return std::string((*c)["gate"].IsNull() ? "-" : (*c)["gate"].GetString()) + " " +
+           (*c)["verdict"].GetString();
+}
+
+const char* k_holdout = R"({ "schema_version": 1, "cases": [
+  { "name": "hold-200x130x70", "kind": "correctness", "params": { "m": 200, "n": 130, "k": 70 } },
+  { "name": "hold-17x9x33", "kind": "correctness", "params": { "m": 17, "n": 9, "k": 33 } } ] })";
+
+}  // namespace
+
+TEST_CASE(
+    "a candidate that fails the holdout loses its title to the next-best that passes, which is "
+    "re-measured against the initial kernel with an A/A control") {
+    optimizer_fixture f;
+    f.dir.write("holdout.json", k_holdout);
+    f.dir.write("cands/a_overfit.cu", f.kernel("FAKE_OVERFIT FAKE_MS=0.5"));
+    f.dir.write("cands/b_honest.cu", f.kernel("FAKE_MS=1"));
+    f.dir.write("cands/c_slow.cu", f.kernel("FAKE_MS=1.5"));
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
+                "--holdout-cases", (f.dir / "holdout.json").string(), "--significance-runs", "3"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    const auto& ev = summary["evidence"];
+    CHECK(ev["ran"].GetBool());
+    CHECK(std::string(ev["search_best"].GetString()) == "1.0");
+    CHECK(std::string(ev["winner"].GetString()) == "2.0");
+    CHECK(gate_and_verdict(summary, "1.0") == "holdout holdout_failed");
+    CHECK_THAT(std::string((*checked_entry(summary, "1.0"))["reason"].GetString()),
+               Catch::Contains("hold-200x130x70"));
+    CHECK(gate_and_verdict(summary, "2.0") == "- passed");
+    CHECK_FALSE(checked_entry(summary, "3.0"));  // the winner was found before it
+    // Every gate ran on the winner, the sanitizer's four tools clean.
+    std::vector<std::string> ran;
+    for (const auto& g : (*checked_entry(summary, "2.0"))["gates"].GetArray())
+        if (g["ran"].GetBool()) ran.push_back(g["gate"].GetString());
+    CHECK(ran == std::vector<std::string>{"holdout", "fresh_seeds", "repetition", "determinism",
+                                          "sanitizer"});
+    CHECK((*checked_entry(summary, "2.0"))["sanitizer"].Size() == 4);
+    CHECK(std::string((*checked_entry(summary, "2.0"))["determinism"].GetString()) == "bitwise");
+    // The declared winner is what summary and best.cu carry.
+    CHECK(summary["best"]["iteration"].GetInt() == 2);
+    CHECK_THAT(test::read_text(f.run() / "best.cu"), Catch::Contains("FAKE_MS=1\n"));
+    // Re-measured: 2 ms vs 1 ms per 256^3 is 2x and significant; the A/A control is clean.
+    const auto& sig = ev["significance"];
+    CHECK(sig["runs"].GetInt() == 3);
+    CHECK(sig["speedup"]["ratio"].GetDouble() == Approx(2.0));
+    CHECK(std::string(sig["speedup"]["verdict"].GetString()) == "faster");
+    CHECK(std::string(sig["aa"]["verdict"].GetString()) == "no_significant_difference");
+    CHECK(sig["reliable"].GetBool());
+    CHECK(ev["headline_speedup"].GetDouble() == Approx(2.0));
+    // The holdout never reached a proposer's view of the run: no attempt mentions it.
+    CHECK(test::read_text(f.run() / "history.json").find("hold-") == std::string::npos);
+    CHECK(fs::exists(f.run() / "holdout-reference"));
+    CHECK_THAT(r.output, Catch::Contains("holdout_failed") && Catch::Contains("re-measured"));
+}
+
+TEST_CASE(
+    "memoisation, a race beyond tolerance, a sanitizer race and an out-of-bounds read are "
+    "disqualified by their gates; jitter within tolerance only warns") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_memo.cu", f.kernel("FAKE_MEMOISE FAKE_MS=0.3"));
+    f.dir.write("cands/b_race.cu", f.kernel("FAKE_RACE FAKE_MS=0.4"));
+    f.dir.write("cands/c_nondet.cu", f.kernel("FAKE_NONDETERMINISTIC_BIG FAKE_MS=0.5"));
+    f.dir.write("cands/d_oob.cu", f.kernel("FAKE_OOB FAKE_MS=0.6"));
+    f.dir.write("cands/e_jitter.cu", f.kernel("FAKE_NONDETERMINISTIC FAKE_MS=0.7"));
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
+                "--evidence-candidates", "10", "--significance-runs", "2"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    CHECK(gate_and_verdict(summary, "1.0") == "repetition memoises_inputs");
+    CHECK(gate_and_verdict(summary, "2.0") == "sanitizer sanitizer_findings");
+    CHECK_THAT(std::string((*checked_entry(summary, "2.0"))["reason"].GetString()),
+               Catch::Contains("racecheck: 3 error(s), 4 warning(s)"));
+    CHECK(gate_and_verdict(summary, "3.0") == "determinism nondeterministic");
+    CHECK(gate_and_verdict(summary, "4.0") == "sanitizer sanitizer_findings");
+    CHECK_THAT(std::string((*checked_entry(summary, "4.0"))["reason"].GetString()),
+               Catch::Contains("memcheck: 1160 error(s)"));
+    CHECK(gate_and_verdict(summary, "5.0") == "- passed");
+    CHECK(std::string(summary["evidence"]["winner"].GetString()) == "5.0");
+    const auto& warnings = (*checked_entry(summary, "5.0"))["warnings"];
+    REQUIRE(warnings.Size() >= 1);
+    CHECK_THAT(std::string(warnings[0].GetString()), Catch::Contains("determinism"));
+    CHECK((*checked_entry(summary, "1.0"))["repetition_ratio"].GetDouble() == Approx(4.0));
+}
+
+TEST_CASE("with --allow-sanitizer-findings a race only warns; --no-evidence skips the gates") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_race.cu", f.kernel("FAKE_RACE FAKE_MS=0.4"));
+    auto r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
+                "--allow-sanitizer-findings", "--significance-runs", "2"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    auto summary = test::read_checked_json(f.run(1) / "summary.json", "summary");
+    CHECK(gate_and_verdict(summary, "1.0") == "- passed");
+    CHECK_THAT(std::string((*checked_entry(summary, "1.0"))["warnings"][0].GetString()),
+               Catch::Contains("racecheck"));
+    r = test::run_optimizer(f.args(
+        {"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--no-evidence"}));
+    REQUIRE(r.exit_code == 0);
+    summary = test::read_checked_json(f.run(2) / "summary.json", "summary");
+    CHECK_FALSE(summary["evidence"]["ran"].GetBool());
+    CHECK(std::string(summary["evidence"]["skipped"].GetString()) == "--no-evidence");
+    CHECK(std::string(summary["best"]["label"].GetString()) == "a_race.cu");
+}
+
+TEST_CASE(
+    "a median below 0.9x the speed-of-light floor is impossible_time; fractions of speed of "
+    "light are reported and --stop-at-sol ends the search") {
+    optimizer_fixture f;
+    // perf-256 moves 3 x 256^2 x 4 bytes: 0.197 us at the fake harness's 4000 GB/s; the initial
+    // kernel takes 3 ms there (2 ms x 1.5 for its 16x16 defines), b_fine 1.5 ms.
+    f.dir.write("cands/a_too_fast.cu", f.kernel("FAKE_MS=0.00001"));
+    f.dir.write("cands/b_fine.cu", f.kernel("FAKE_MS=1"));
+    auto r = test::run_optimizer(f.args({"--proposer", "files", "--candidates",
+                                         (f.dir / "cands").string(), "--significance-runs", "2"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto history = test::read_checked_json(f.run(1) / "history.json", "history");
+    CHECK(test::verdict_of(history, "a_too_fast.cu") == "impossible_time");
+    CHECK_THAT(test::read_text(f.run(1) / "history.json"), Catch::Contains("speed-of-light floor"));
+    const auto summary = test::read_checked_json(f.run(1) / "summary.json", "summary");
+    const auto& sol = summary["evidence"]["sol"];
+    REQUIRE(sol.Size() == 2);
+    CHECK(std::string(sol[0]["name"].GetString()) == "perf-256");
+    CHECK(sol[0]["floor_ms"].GetDouble() == Approx(3.0 * 256 * 256 * 4 / 4e12 * 1e3));
+    CHECK(sol[0]["initial_fraction"].GetDouble() == Approx(sol[0]["floor_ms"].GetDouble() / 3));
+    CHECK(sol[0]["best_fraction"].GetDouble() == Approx(sol[0]["floor_ms"].GetDouble() / 1.5));
+    CHECK(sol[0]["sol_score"].GetDouble() > 0.5);
+    CHECK_THAT(r.output, Catch::Contains("sol: perf-256"));
+
+    r = test::run_optimizer(f.args({"--proposer", "files", "--candidates",
+                                    (f.dir / "cands").string(), "--stop-at-sol", "0.00001"}));
+    REQUIRE(r.exit_code == 0);
+    const auto stopped = test::read_checked_json(f.run(2) / "summary.json", "summary");
+    CHECK(std::string(stopped["stop_reason"].GetString()) == "near_speed_of_light");
+    CHECK(test::read_checked_json(f.run(2) / "history.json", "history")["attempts"].Size() == 1);
+}
+
+TEST_CASE("when not even the initial kernel passes the gates the run says so and exits 27") {
+    optimizer_fixture f;
+    f.dir.write("initial.cu", f.kernel("FAKE_MS=2 FAKE_RACE"));
+    f.dir.write("cands/a_racy_too.cu", f.kernel("FAKE_MS=1 FAKE_RACE"));
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string()}));
+    INFO(r.output);
+    CHECK(r.exit_code == 27);
+    CHECK_THAT(r.output, Catch::Contains("no candidate passes the evidence gates"));
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    CHECK(summary["evidence"]["winner"].IsNull());
+    CHECK(summary["best"].IsNull());
+    CHECK(gate_and_verdict(summary, "1.0") == "sanitizer sanitizer_findings");
+    CHECK(gate_and_verdict(summary, "0.0") == "sanitizer sanitizer_findings");
+    CHECK_FALSE(fs::exists(f.run() / "best.cu"));
+}
