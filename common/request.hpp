@@ -26,7 +26,8 @@ using scalar_number = std::variant<std::int64_t, std::uint64_t, double>;
 /// input is cyclically rotated by a different shift every launch (same values, other places),
 /// so a kernel that remembers an earlier launch's result gains nothing; the checked launch
 /// sees the file exactly. A generator's values are governed by timing.fresh_inputs.
-/// `as_given`: every launch sees the input as given (a generator is not regenerated).
+/// `as_given`: every launch sees the input as given (a generator is not regenerated: every
+/// launch sees the checked launch's values).
 enum class timing_inputs { perturbed, as_given };
 
 inline constexpr auto k_timing_inputs = make_name_table<timing_inputs>(

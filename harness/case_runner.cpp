@@ -167,6 +167,13 @@ bool case_runner::rotated(const kernel_arg& a) {
     return a.input_file && a.perturbed_for_timing();
 }
 
+std::uint64_t case_runner::held_values_launch(const run_case& c) const {
+    if (!m_timing.fresh_inputs) return c.launch_index_base;
+    const std::uint64_t timed =
+        c.measure ? static_cast<std::uint64_t>(m_timing.warmup) + m_timing.iterations : 0;
+    return c.launch_index_base + timed;  // the checked launch: a reference run matches it
+}
+
 std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
     std::vector<live_buffer> buffers;
     buffers.reserve(c.args.size());
@@ -180,11 +187,14 @@ std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
         if ((in_place && !regenerated(a)) || rotated(a)) b.pristine = device_buffer(a.bytes());
         const device_buffer& first = b.pristine.get() ? b.pristine : b.working;
         if (a.input_file) {
+            // On the case's stream, and waited for: a synchronous copy from pageable memory may
+            // return before the data lands, and the stream does not wait for the legacy one.
             const auto bytes = read_binary_file(*a.input_file);
-            CU_CALL(cuMemcpyHtoD(first.get(), bytes.data(), bytes.size()));
+            CU_CALL(cuMemcpyHtoDAsync(first.get(), bytes.data(), bytes.size(), m_stream.get()));
+            CU_CALL(cuStreamSynchronize(m_stream.get()));
         } else if (a.generator && !regenerated(a)) {
             m_support.generate(m_stream.get(), first.get(), a.type, a.count, *a.generator,
-                               c.launch_index_base);
+                               held_values_launch(c));
         }
     }
     return buffers;
@@ -247,7 +257,7 @@ void case_runner::save_outputs(const run_case& c, const std::vector<live_buffer>
         if (a.input_dump_file) {
             device_buffer values(a.bytes());
             m_support.generate(m_stream.get(), values.get(), a.type, a.count, *a.generator,
-                               regenerated(a) ? launch_index : c.launch_index_base);
+                               regenerated(a) ? launch_index : held_values_launch(c));
             CU_CALL(cuStreamSynchronize(m_stream.get()));
             out.outputs.push_back(save(a, values.get(), *a.input_dump_file, "input_dump"));
         }

@@ -112,6 +112,9 @@ class case_runner {
   private:
     /// The case's buffers, inputs uploaded (or generated, when inputs are not fresh per launch).
     std::vector<live_buffer> make_buffers(const run_case& c) const;
+    /// The launch index whose values a generated input that is not regenerated per launch
+    /// holds: the checked launch's under fresh_inputs (an as_given generator), else the base.
+    std::uint64_t held_values_launch(const run_case& c) const;
     /// A generator regenerated before every launch (fresh_inputs, unless it says as_given).
     bool regenerated(const kernel_arg& a) const;
     /// A file input rotated before every launch but the checked one (timing_inputs perturbed).

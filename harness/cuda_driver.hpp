@@ -42,6 +42,7 @@ namespace cuopt {
     X(cuMemcpyHtoD)               \
     X(cuMemcpyDtoH)               \
     X(cuMemcpyDtoDAsync)          \
+    X(cuMemcpyHtoDAsync)          \
     X(cuMemsetD8Async)            \
     X(cuMemsetD16Async)           \
     X(cuMemsetD32Async)           \

@@ -80,7 +80,11 @@ std::vector<std::string> nvrtc_options(const kernel_spec& kernel, const std::str
     for (const auto& o : kernel.compile_options)
         has_std |= starts_with(o, "--std") || starts_with(o, "-std");
     if (!has_std) opts.emplace_back("--std=c++17");
-    opts.push_back("--include-path=" + toolkit_include_dir());
+    const std::string include = toolkit_include_dir();
+    opts.push_back("--include-path=" + include);
+    // CUDA 13 keeps libcu++, CUB and Thrust (which cooperative_groups.h includes) under cccl/.
+    if (std::filesystem::exists(include + "/cccl/cuda/std/type_traits"))
+        opts.push_back("--include-path=" + include + "/cccl");
     opts.emplace_back("--ptxas-options=-v");
     for (const auto& [name, value] : kernel.defines) opts.push_back("-D" + name + "=" + value);
     opts.insert(opts.end(), kernel.compile_options.begin(), kernel.compile_options.end());

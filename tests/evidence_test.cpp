@@ -114,7 +114,8 @@ TEST_CASE("sanitizer summaries: clean, memcheck errors, racecheck hazards, no su
 
     // ... or nothing at all when it found nothing: clean if the harness finished normally.
     CHECK(parse_sanitizer_output("racecheck", "========= COMPUTE-SANITIZER\n", true).clean());
-    CHECK_FALSE(parse_sanitizer_output("racecheck", "========= COMPUTE-SANITIZER\n", false).completed);
+    CHECK_FALSE(
+        parse_sanitizer_output("racecheck", "========= COMPUTE-SANITIZER\n", false).completed);
 
     const sanitizer_result warn_only = parse_sanitizer_output(
         "racecheck",

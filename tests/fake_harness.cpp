@@ -88,9 +88,8 @@ std::int64_t scalar(const kernel_arg& a) {
 // The launch index whose values a generated input holds at the checked launch.
 std::uint64_t values_launch(const kernel_arg& a, const request& req, const run_case& rc,
                             std::uint64_t checked) {
-    const bool fresh =
-        a.generator && req.timing.fresh_inputs && a.timing_inputs_mode != timing_inputs::as_given;
-    return fresh ? checked : rc.launch_index_base;
+    (void)a;  // regenerated or held (as_given), a generator shows the checked launch's values
+    return req.timing.fresh_inputs ? checked : rc.launch_index_base;
 }
 
 // Every launch sees the checked launch's inputs: a memoising kernel's cache would hit.

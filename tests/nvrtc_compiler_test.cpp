@@ -105,3 +105,17 @@ TEST_CASE("the ptxas report is parsed for the named function only") {
     CHECK(parse_ptxas_report(log, "c").registers == -1);  // interleaved: another function's lines
     CHECK(parse_ptxas_report(log, "d").registers == -1);
 }
+
+TEST_CASE("cooperative groups and libcu++ headers compile (CUDA 13 keeps them under cccl/)") {
+    const compile_result r =
+        compile_kernel(spec("#include <cooperative_groups.h>\n#include <cuda/std/type_traits>\n"
+                            "namespace cg = cooperative_groups;\n"
+                            "extern \"C\" __global__ void k(float* y) {\n"
+                            "  cg::thread_block b = cg::this_thread_block();\n"
+                            "  static_assert(cuda::std::is_same<float, float>::value, \"\");\n"
+                            "  y[b.thread_rank()] = 1.0f; b.sync(); }\n",
+                            "k"),
+                       "sm_90");
+    INFO(r.log);
+    CHECK(r.ok);
+}

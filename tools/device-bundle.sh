@@ -3,13 +3,14 @@
 # binaries, built here where the Debian dependencies are, and the shared libraries the
 # GPU image lacks (cairo and its dependencies) in .bundle/lib. On the device:
 #   mkdir -p build/tests && cp .bundle/{cuda-harness,cuda-optimizer,event-floor,cublas-sgemm} build/ \
-#     && cp -r .bundle/lib build/ && cp .bundle/{cuopt_tests,fake-harness} build/tests/
+#     && cp -r .bundle/lib build/ && cp .bundle/{cuopt_tests,cuopt_exploit_tests,fake-harness} build/tests/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -x build/cuda-optimizer ]] || tools/setup.sh
 rm -rf .bundle && mkdir -p .bundle/lib
 for b in cuda-harness cuda-optimizer event-floor cublas-sgemm; do strip -o ".bundle/$b" "build/$b"; done
 strip -o .bundle/cuopt_tests build/tests/cuopt_tests
+strip -o .bundle/cuopt_exploit_tests build/tests/cuopt_exploit_tests
 strip -o .bundle/fake-harness build/tests/fake-harness
 # Everything cuda-optimizer loads from outside glibc, libstdc++, OpenSSL, zlib and libpng.
 ldd build/cuda-optimizer | awk '/=> \// {print $3}' | grep -vE '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|libz|libpng16|libcrypto|libssl)\.so' |

@@ -23,6 +23,10 @@ build/tests/cuopt_tests --durations yes >"$out/tests.log" 2>&1
 echo "cuopt_tests exit $?" | tee -a "$log"
 tail -2 "$out/tests.log" | tee -a "$log"
 grep -c "skipped:" "$out/tests.log" | sed 's/^/tests that printed a skip reason: /' | tee -a "$log"
+echo "== exploit matrix" | tee -a "$log"
+build/tests/cuopt_exploit_tests --durations yes >"$out/exploits.log" 2>&1
+echo "cuopt_exploit_tests exit $?" | tee -a "$log"
+grep -E "^exploit .*s:|FAILED|^test cases|^assertions" "$out/exploits.log" | tee -a "$log"
 
 echo "== harness example" | tee -a "$log"
 build/cuda-harness examples/harness/matmul/request.json 2>&1 | tee -a "$log"
