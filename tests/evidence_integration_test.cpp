@@ -181,3 +181,15 @@ TEST_CASE("when not even the initial kernel passes the gates the run says so and
     CHECK(gate_and_verdict(summary, "0.0") == "sanitizer sanitizer_findings");
     CHECK_FALSE(fs::exists(f.run() / "best.cu"));
 }
+
+TEST_CASE("a holdout file that is broken stops the run before anything runs, naming the field") {
+    optimizer_fixture f;
+    f.dir.write("holdout.json", R"({ "schema_version": 1, "cases": [
+      { "name": "h", "kind": "correctness", "params": { "m": 3, "n": 4 } } ] })");
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "autotune", "--holdout-cases", (f.dir / "holdout.json").string()}));
+    INFO(r.output);
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("holdout.json") && Catch::Contains("'k'"));
+    CHECK_FALSE(fs::exists(f.run()));
+}

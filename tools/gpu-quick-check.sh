@@ -6,7 +6,8 @@
 # replay of each best-case request, matmul-tiled at 4096^3 beside cuBLAS, the
 # bad-candidate folder through --proposer files, and the event floor.
 # Logs go to $1 (default results/gpu-quick-check); compare them with docs/evidence/.
-# BENCH=1 adds tools/bench/harness_bench.py (about 5 minutes, most of it ncu).
+# BENCH=1 adds tools/bench/harness_bench.py (about 5 minutes, most of it ncu); SKIP_TESTS=1
+# leaves out the test binaries.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/gpu-quick-check}
@@ -18,6 +19,7 @@ runs=$(mktemp -d)
 log="$out/summary.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$log" 2>&1
 
+if [[ ${SKIP_TESTS:-0} != 1 ]]; then  # SKIP_TESTS=1: the tests ran already
 echo "== tests" | tee -a "$log"
 build/tests/cuopt_tests --durations yes >"$out/tests.log" 2>&1
 echo "cuopt_tests exit $?" | tee -a "$log"
@@ -27,6 +29,7 @@ echo "== exploit matrix" | tee -a "$log"
 build/tests/cuopt_exploit_tests --durations yes >"$out/exploits.log" 2>&1
 echo "cuopt_exploit_tests exit $?" | tee -a "$log"
 grep -E "^exploit .*s:|FAILED|^test cases|^assertions" "$out/exploits.log" | tee -a "$log"
+fi
 
 echo "== harness example" | tee -a "$log"
 build/cuda-harness examples/harness/matmul/request.json 2>&1 | tee -a "$log"

@@ -36,7 +36,7 @@ std::string progress_line(const attempt_result& r, const search_outcome& o) {
 std::string closing_table(const search_outcome& o, const manifest& m,
                           const std::map<std::string, double>& vendor_ms) {
     std::string t = "case                          initial        best           speedup";
-    t += vendor_ms.empty() ? "\n" : "   vendor         best/vendor\n";
+    t += vendor_ms.empty() ? "\n" : "   vendor         vs vendor\n";
     for (const manifest_case& mc : m.cases) {
         const auto a = o.median_ms(o.initial, mc.name), b = o.median_ms(o.best, mc.name);
         char row[200];

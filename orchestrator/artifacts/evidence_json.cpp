@@ -201,7 +201,7 @@ std::string evidence_lines(const search_outcome& o, const evidence_report& ev, c
         if (!ti || !tb) continue;
         const auto score = sol_score(*tb, *ti, f.floor_ms);
         std::snprintf(buf, sizeof buf,
-                      "sol: %-28s floor %.4f ms (%s)  initial %.1f%%  best %.1f%%  score %s\n",
+                      "sol: %-28s floor %.4f ms (%s)  initial %.2f%%  best %.2f%%  score %s\n",
                       name.c_str(), f.floor_ms, f.bound.c_str(),
                       100 * sol_fraction(f.floor_ms, *ti), 100 * sol_fraction(f.floor_ms, *tb),
                       score ? std::to_string(*score).substr(0, 5).c_str() : "-");

@@ -92,7 +92,8 @@ void choose_proposer(run_context& c) {
 void check_inputs(run_context& c) {
     const preflight_report pre = run_preflight(c.o, *c.runner);
     if (const preflight_check* f = pre.first_failure()) {
-        if (f->name == "manifest valid") throw run_failure(exit_code::invalid_request, f->detail);
+        if (f->name == "manifest valid" || f->name == "holdout valid")
+            throw run_failure(exit_code::invalid_request, f->detail);
         throw run_failure(exit_code::preflight_failed,
                           f->name + ": " + f->detail + (f->fix.empty() ? "" : "; fix: " + f->fix));
     }

@@ -88,6 +88,18 @@ void check_results_folder(const optimizer_options& o, const add_check& add) {
         "pass --results-dir DIR in a folder you can write");
 }
 
+// --holdout-cases: it reads, and its args agree with the manifest's.
+void check_holdout(const optimizer_options& o, const manifest& m, const add_check& add) {
+    if (o.holdout_cases.empty()) return;
+    try {
+        const manifest h = read_holdout_manifest(o.holdout_cases, m);
+        add("holdout valid", true, std::to_string(h.cases.size()) + " hidden case(s)", "");
+    } catch (const std::exception& e) {
+        add("holdout valid", false, e.what(),
+            "correct the field named above (manifest format; it may give only cases)");
+    }
+}
+
 // The driver and the device, through cuda-harness --device-info.
 void check_device(const optimizer_options& o, process_runner& runner, const add_check& add,
                   preflight_report& r) {
@@ -168,6 +180,7 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
                 std::to_string(m.cases.size()) + " cases, " + std::to_string(m.args.size()) +
                     " args",
                 "");
+            check_holdout(o, m, add);
         } catch (const std::exception& e) {
             add("manifest valid", false, e.what(),
                 "correct the field named above (schemas/manifest.schema.json)");
