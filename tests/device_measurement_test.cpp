@@ -119,7 +119,7 @@ TEST_CASE("the device JSON gains measured, peak_tflops and peak_note only when m
     CHECK_FALSE(parse_json(write_device_json(d, &m), "no peaks").HasMember("peak_tflops"));
 }
 
-TEST_CASE("--device-info --measure without a driver says so like --device-info does") {
+TEST_CASE("cuda-harness --device-info --measure without a driver says so like --device-info does") {
     if (test::gpu_unavailable_reason().empty()) return;  // only meaningful without a GPU
     for (const char* flag : {"--measure", "--remeasure"}) {
         const auto r = test::run_harness({"--device-info", flag});
@@ -129,7 +129,8 @@ TEST_CASE("--device-info --measure without a driver says so like --device-info d
     }
 }
 
-TEST_CASE("--device-info --measure measures once, then answers from the cache", "[gpu]") {
+TEST_CASE("cuda-harness --device-info --measure measures once, then answers from the cache",
+          "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     test::scratch_folder cache;
     auto info = [&](std::vector<std::string> extra) {
