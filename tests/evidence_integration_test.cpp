@@ -60,7 +60,7 @@ TEST_CASE(
     for (const auto& g : (*checked_entry(summary, "2.0"))["gates"].GetArray())
         if (g["ran"].GetBool()) ran.push_back(g["gate"].GetString());
     CHECK(ran == std::vector<std::string>{"holdout", "fresh_seeds", "repetition", "determinism",
-                                          "sanitizer"});
+                                          "sanitizer", "significance"});
     CHECK((*checked_entry(summary, "2.0"))["sanitizer"].Size() == 4);
     CHECK(std::string((*checked_entry(summary, "2.0"))["determinism"].GetString()) == "bitwise");
     // The declared winner is what summary and best.cu carry.
@@ -69,6 +69,9 @@ TEST_CASE(
     // Re-measured: 2 ms vs 1 ms per 256^3 is 2x and significant; the A/A control is clean.
     const auto& sig = ev["significance"];
     CHECK(sig["runs"].GetInt() == 3);
+    // Each round drew its own warm-up count (11 to 26), so the checked launch moved.
+    REQUIRE(sig["warmups"].Size() == 3);
+    for (const auto& w : sig["warmups"].GetArray()) CHECK((w.GetInt() > 10 && w.GetInt() <= 26));
     CHECK(sig["speedup"]["ratio"].GetDouble() == Approx(2.0));
     CHECK(std::string(sig["speedup"]["verdict"].GetString()) == "faster");
     CHECK(std::string(sig["aa"]["verdict"].GetString()) == "no_significant_difference");
@@ -192,4 +195,79 @@ TEST_CASE("a holdout file that is broken stops the run before anything runs, nam
     CHECK(r.exit_code == 11);
     CHECK_THAT(r.output, Catch::Contains("holdout.json") && Catch::Contains("'k'"));
     CHECK_FALSE(fs::exists(f.run()));
+}
+
+TEST_CASE(
+    "a kernel that computes only on the launches the search checks fails fresh_seeds; one that "
+    "fails a re-measure round is disqualified, not averaged away") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_counts.cu", f.kernel("FAKE_COUNTS_LAUNCHES FAKE_MS=0.3"));
+    f.dir.write("cands/b_flaky.cu", f.kernel("FAKE_FAILS_REMEASURE FAKE_MS=0.4"));
+    f.dir.write("cands/c_honest.cu", f.kernel("FAKE_MS=1"));
+    const auto r =
+        test::run_optimizer(f.args({"--proposer", "files", "--candidates",
+                                    (f.dir / "cands").string(), "--significance-runs", "2"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    CHECK(gate_and_verdict(summary, "1.0") == "fresh_seeds fresh_seed_failed");
+    CHECK(gate_and_verdict(summary, "2.0") == "significance run_failed");
+    CHECK_THAT(std::string((*checked_entry(summary, "2.0"))["reason"].GetString()),
+               Catch::Contains("round 1") && Catch::Contains("wrong_output"));
+    CHECK(gate_and_verdict(summary, "3.0") == "- passed");
+    CHECK(std::string(summary["evidence"]["winner"].GetString()) == "3.0");
+}
+
+TEST_CASE(
+    "inputs that never change between launches leave memoisation invisible: said, not hidden") {
+    optimizer_fixture f;
+    std::string m = test::read_text(f.dir / "input_cases.json");
+    for (const char* from : {R"("kind": "uniform", "low": -1.5, "high": 2.5, "seed": 11)",
+                             R"("kind": "normal", "mean": 0.25, "stddev": 1.0, "seed": 12)"}) {
+        const auto pos = m.find(from);
+        REQUIRE(pos != std::string::npos);
+        m.replace(pos, std::string(from).size(),
+                  R"("kind": "sequence", "start": 0.5, "step": 0.001)");
+    }
+    f.dir.write("input_cases.json", m);
+    f.dir.write("cands/a.cu", f.kernel("FAKE_MS=1"));
+    const auto r =
+        test::run_optimizer(f.args({"--proposer", "files", "--candidates",
+                                    (f.dir / "cands").string(), "--significance-runs", "2"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    const rapidjson::Value* c = checked_entry(summary, "1.0");
+    REQUIRE(c);
+    bool repetition_skipped = false;
+    for (const auto& g : (*c)["gates"].GetArray())
+        repetition_skipped |=
+            std::string(g["gate"].GetString()) == "repetition" && !g["ran"].GetBool();
+    CHECK(repetition_skipped);
+    CHECK_THAT(std::string((*c)["warnings"][0].GetString()),
+               Catch::Contains("repetition: not run") && Catch::Contains("cannot be told apart"));
+    CHECK_THAT(r.output, Catch::Contains("(not run: holdout, repetition)"));
+}
+
+TEST_CASE(
+    "a sanitizer tool that never finishes disqualifies; a --sanitizer that is not there stops the "
+    "run") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_dies.cu", f.kernel("FAKE_SANITIZER_DIES FAKE_MS=0.5"));
+    f.dir.write("cands/b_honest.cu", f.kernel("FAKE_MS=1"));
+    auto r = test::run_optimizer(f.args({"--proposer", "files", "--candidates",
+                                         (f.dir / "cands").string(), "--significance-runs", "2"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    CHECK(gate_and_verdict(summary, "1.0") == "sanitizer sanitizer_findings");
+    CHECK_THAT(std::string((*checked_entry(summary, "1.0"))["reason"].GetString()),
+               Catch::Contains("memcheck did not finish") && Catch::Contains("sanitizer.log"));
+    CHECK(std::string(summary["evidence"]["winner"].GetString()) == "2.0");
+
+    auto args = f.args({"--proposer", "autotune", "--max-iterations", "1"});
+    args.insert(args.end(), {"--sanitizer", (f.dir / "no-such-sanitizer").string()});
+    r = test::run_optimizer(args);
+    CHECK(r.exit_code == 20);
+    CHECK_THAT(r.output, Catch::Contains("sanitizer") && Catch::Contains("no-such-sanitizer"));
 }

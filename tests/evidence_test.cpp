@@ -181,6 +181,14 @@ TEST_CASE("the speed-of-light floor: bytes over bandwidth, flops over the dtype'
     CHECK(*g.compute_ms == Approx(2.0 * 256 * 256 * 256 / 400e12 * 1e3));
     CHECK(g.floor_ms == std::max(g.memory_ms, *g.compute_ms));
 
+    // Writes that fit in the write-back L2 need not reach DRAM before the kernel ends.
+    device_peaks with_l2 = d;
+    with_l2.l2_bytes = 60.0 * 1024 * 1024;
+    CHECK(floor_for_case(m, m.cases[1], with_l2)->bytes == 2.0 * 256 * 256 * 4);
+    with_l2.l2_bytes = 100000;
+    CHECK(floor_for_case(m, m.cases[1], with_l2)->bytes ==
+          2.0 * 256 * 256 * 4 + 256 * 256 * 4 - 100000);
+
     CHECK(sol_fraction(0.5, 1.0) == 0.5);
     CHECK(*sol_score(2.0, 2.0, 1.0) == Approx(0.5));  // the baseline itself
     CHECK(*sol_score(1.0, 2.0, 1.0) == Approx(1.0));  // at the speed of light

@@ -20,6 +20,10 @@
 //                        untimed runs from launch index 0 (a race only the determinism runs hit)
 // A vendor request ("vendor": {"library": "cublas"}) computes each case's vendor_call
 // (sgemm, dgemm, hgemm; row_major or col_major) on the CPU, median 0.5 ms per 256^3.
+//   FAKE_COUNTS_LAUNCHES right only with the default 10 warm-up + 100 timed launches (it
+//                        computes only on the launch the search checks)
+//   FAKE_FAILS_REMEASURE wrong when only the warm-up count differs from 10 (a significance
+//                        round), right otherwise
 // --device-info answers a fixed fingerprint; with --measure (or --remeasure) also fixed
 // "measured" (copy_bandwidth_gbps 4000) and "peak_tflops" (f32 60, f16 800, ...) blocks.
 // "timing_inputs" is otherwise accepted and honoured only where it changes values: an
@@ -334,6 +338,12 @@ int main(int argc, char** argv) {
             }
         if (src.find("FAKE_WRONG") != std::string::npos) cv[0] += 1.0f;
         if (src.find("FAKE_OVERFIT") != std::string::npos && k != 29 && k % 32 != 0) cv[0] += 1.0f;
+        const bool default_counts = req.timing.warmup == 10 && req.timing.iterations == 100;
+        if (rc.measure && src.find("FAKE_COUNTS_LAUNCHES") != std::string::npos && !default_counts)
+            cv[0] += 1.0f;
+        if (rc.measure && src.find("FAKE_FAILS_REMEASURE") != std::string::npos &&
+            req.timing.warmup != 10 && req.timing.iterations == 100)
+            cv[0] += 1.0f;
         if (src.find("FAKE_NONDETERMINISTIC") != std::string::npos) {
             const bool big = src.find("FAKE_NONDETERMINISTIC_BIG") != std::string::npos;
             const bool untimed = std::none_of(

@@ -77,6 +77,9 @@ Value check_json(const candidate_check& c, const search_outcome& o, allocator& a
 Value significance_json(const significance_report& s, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("runs", s.runs, a);
+    Value warmups(rapidjson::kArrayType);
+    for (int w : s.warmups) warmups.PushBack(w, a);
+    v.AddMember("warmups", warmups, a);
     v.AddMember("reliable", s.reliable, a);
     v.AddMember("speedup", estimate_json(s.speedup.geomean, a), a);
     v.AddMember("aa", estimate_json(s.aa.geomean, a), a);
@@ -177,8 +180,13 @@ std::string evidence_lines(const search_outcome& o, const evidence_report& ev, c
     std::string out;
     char buf[512];
     for (const candidate_check& c : ev.checked) {
+        std::string skipped;
+        for (const gate_result& g : c.gates)
+            if (!g.ran) skipped += (skipped.empty() ? "" : ", ") + g.gate;
         out += "evidence: " + id_of(o, c.attempt) + " " + o.history[c.attempt].cand.label + ": " +
-               (c.passed ? "passed every gate" : c.gate + " -> " + c.verdict + ": " + c.reason) +
+               (!c.passed         ? c.gate + " -> " + c.verdict + ": " + c.reason
+                : skipped.empty() ? std::string("passed every gate")
+                                  : "passed the gates that ran (not run: " + skipped + ")") +
                "\n";
         for (const std::string& w : c.warnings) out += "  warning: " + w + "\n";
     }

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <set>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
@@ -215,8 +216,12 @@ void prepare_holdout(run_context& c) {
     es.floors_ms.clear();
     const attempt_evaluator e = c.evaluator->with(es).with(*c.holdout);
     std::map<std::string, std::string> unused;
-    c.holdout_oracle =
-        prepare_oracle({*c.holdout, e, c.reference, c.run, "holdout-reference", false}, unused);
+    try {
+        c.holdout_oracle =
+            prepare_oracle({*c.holdout, e, c.reference, c.run, "holdout-reference", false}, unused);
+    } catch (const run_failure& f) {
+        throw run_failure(f.code(), "--holdout-cases " + c.o.holdout_cases + ": " + f.what());
+    }
     if (!c.o.quiet)
         std::cerr << "cuda-optimizer: holdout " << c.holdout->cases.size()
                   << " case(s), never shown to the proposer\n";
@@ -245,33 +250,52 @@ evidence_settings evidence_settings_of(const optimizer_options& o) {
     return s;
 }
 
+// The cases whose inputs are not all files: their values depend on seeds and launch indices.
+std::set<std::string> cases_with_generated_inputs(const manifest& m) {
+    std::set<std::string> out;
+    for (const manifest_case& mc : m.cases)
+        for (const manifest_arg& a : m.args)
+            if (a.has_input() && !m.init_for(mc, a).file) out.insert(mc.name);
+    return out;
+}
+
+// The provided cases' oracle for another evaluator's seeds and launch counts: the search's
+// where every input is a file (the checked launch sees the files exactly), else a reference
+// run on the new inputs; a case with generated inputs and only an expected file cannot be
+// re-checked and is left out (named in `note`).
+std::optional<oracle_files> oracle_for(const run_context& c, const attempt_evaluator& e,
+                                       const std::string& folder, std::string* note) {
+    const std::set<std::string> generated = cases_with_generated_inputs(*c.contract);
+    if (generated.empty()) return c.oracle;
+    if (!c.reference) {
+        *note = "generated inputs and no reference kernel: nothing to re-check them against";
+        return std::nullopt;
+    }
+    std::map<std::string, std::string> unused;
+    oracle_setup setup{
+        *c.contract, e, c.reference, c.run, fs::path(folder).lexically_relative(c.run).string(),
+        false};
+    setup.expected_for_fixed_inputs_only = true;
+    try {
+        return prepare_oracle(setup, unused);
+    } catch (const run_failure& f) {
+        *note = std::string("the reference run for it failed: ") + f.what();
+        std::cerr << "cuda-optimizer: " << *note << "\n";
+    }
+    return std::nullopt;
+}
+
 // The gates on the winner; it may move the best to a candidate that passes them.
 evidence_report evidence(run_context& c, search_outcome& outcome) {
-    if (!c.o.sanitizer.empty() && find_compute_sanitizer(c.o.sanitizer).empty())
-        std::cerr << "cuda-optimizer: --sanitizer " << c.o.sanitizer
-                  << ": no such file; the sanitizer gate is skipped\n";
-    const bool any_generated =
-        std::any_of(c.contract->args.begin(), c.contract->args.end(),
-                    [](const manifest_arg& a) { return a.has_input() && !a.init.file; });
     evidence_inputs in{*c.evaluator, c.oracle};
     if (c.holdout) {
         in.holdout = &*c.holdout;
         in.holdout_oracle = &c.holdout_oracle;
     }
-    in.fresh_seed_oracle = [&c, any_generated](const attempt_evaluator& e) {
-        std::optional<oracle_files> out;
-        if (!any_generated) return std::optional(c.oracle);  // file inputs: the same values
-        if (!c.reference) return out;
-        std::map<std::string, std::string> unused;
-        try {
-            out = prepare_oracle(
-                {*c.contract, e, c.reference, c.run, "fresh-seeds-reference", false}, unused);
-        } catch (const run_failure& f) {
-            std::cerr << "cuda-optimizer: fresh-seed oracle: " << f.what() << "\n";
-        }
-        return out;
+    in.oracle_for = [&c](const attempt_evaluator& e, const std::string& folder, std::string* note) {
+        return oracle_for(c, e, folder, note);
     };
-    if (c.vendor) in.run_vendor = [&c](const fs::path&) { return c.vendor; };
+    if (c.vendor) in.vendor = &*c.vendor;
     in.floors = c.floors;
     in.run = c.run;
     if (!c.o.quiet) in.progress = [](const std::string& line) { std::cerr << line << "\n"; };
@@ -387,7 +411,12 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         measure_vendor(c);
         make_model_proposer(c);
         search_outcome outcome = search(c, interrupted);
-        const evidence_report ev = interrupted ? evidence_report{} : evidence(c, outcome);
+        evidence_report ev;
+        if (interrupted)
+            ev.skipped =
+                "interrupted before the evidence stage: the best is the search's, unchecked";
+        else
+            ev = evidence(c, outcome);
         return finish(c, outcome, ev);
     } catch (const run_failure& f) {
         std::cerr << "cuda-optimizer: " << f.what() << "\n";

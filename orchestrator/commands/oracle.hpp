@@ -21,6 +21,9 @@ struct oracle_setup {
     std::filesystem::path run;           // the run folder
     std::string folder = "reference";    // where in the run the reference runs
     bool record_inputs = true;           // copy the inputs into RUN/inputs (the main oracle only)
+    /// Use a case's expected files only where its inputs are all files (other seeds or launch
+    /// counts make another case's expected values stale: the reference serves there).
+    bool expected_for_fixed_inputs_only = false;
 };
 
 /// Builds the oracle; adds the sha256 of every input (and the reference) to `sha256`.

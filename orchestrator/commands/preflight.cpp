@@ -15,6 +15,7 @@
 #include "orchestrator/contract/manifest.hpp"
 #include "orchestrator/contract/request_writer.hpp"
 #include "orchestrator/contract/response_reader.hpp"
+#include "orchestrator/evidence/sanitizer_report.hpp"
 
 namespace cuopt {
 
@@ -187,6 +188,9 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
         }
     }
     check_results_folder(o, add);
+    if (!o.sanitizer.empty() && !o.no_sanitizer)
+        add("sanitizer", find_compute_sanitizer(o.sanitizer) == fs::path(o.sanitizer), o.sanitizer,
+            "no such file; pass the compute-sanitizer binary, or --no-sanitizer");
     const bool harness_ok = fs::is_regular_file(o.harness);
     add("harness", harness_ok, o.harness, "build it (tools/setup.sh) or pass --harness PATH");
     if (harness_ok && fs::is_regular_file(o.initial_kernel)) check_toolkit(o, runner, add);

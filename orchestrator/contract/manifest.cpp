@@ -396,11 +396,15 @@ void read_header(const rapidjson::Document& doc, manifest& m, const context& ctx
     }
 }
 
-// The manifest in `doc` (schema-checked here), its relative paths against m.folder.
+// The manifest in `doc` (schema-checked here), its relative paths against m.folder (the
+// args' against `args_folder` when given: a holdout's inherited args are the main manifest's).
 void read_body(const rapidjson::Document& doc, manifest& m, const context& ctx,
-               bool need_performance) {
+               bool need_performance, const fs::path* args_folder = nullptr) {
     validate_json(doc, embedded_schema("manifest"), ctx.source);
+    const fs::path own = m.folder;
+    if (args_folder) m.folder = *args_folder;
     read_header(doc, m, ctx);
+    m.folder = own;
     std::set<std::string> case_names;
     for (rapidjson::SizeType c = 0; c < doc["cases"].Size(); ++c) {
         const std::string field = "cases[" + std::to_string(c) + "]";
@@ -435,7 +439,8 @@ manifest read_holdout_manifest(const fs::path& file, const manifest& main) {
     m.folder = m.file.parent_path();
     const context ctx{m.file.filename().string()};
     rapidjson::Document doc = load_document(m.file, ctx);
-    if (doc.IsObject() && !doc.HasMember("args")) {
+    const bool inherits = doc.IsObject() && !doc.HasMember("args");
+    if (inherits) {
         const context main_ctx{main.file.filename().string()};
         const rapidjson::Document base = load_document(main.file, main_ctx);
         for (const char* key :
@@ -444,7 +449,7 @@ manifest read_holdout_manifest(const fs::path& file, const manifest& main) {
                 doc.AddMember(rapidjson::Value(key, doc.GetAllocator()),
                               rapidjson::Value(base[key], doc.GetAllocator()), doc.GetAllocator());
     }
-    read_body(doc, m, ctx, false);
+    read_body(doc, m, ctx, false, inherits ? &main.folder : nullptr);
     for (std::size_t i = 0; i < std::max(m.args.size(), main.args.size()); ++i) {
         const manifest_arg* h = i < m.args.size() ? &m.args[i] : nullptr;
         const manifest_arg* a = i < main.args.size() ? &main.args[i] : nullptr;

@@ -32,12 +32,12 @@ void check_side(const run_samples& runs, const char* side) {
                                     " needs at least one run, each with samples");
 }
 
-// One bootstrap draw: runs resampled with replacement, then samples within each run.
-double resampled_median(const run_samples& runs, std::mt19937_64& rng, std::vector<double>& work) {
+// One bootstrap draw: the runs `picked` (drawn with replacement), then samples within each.
+double resampled_median(const run_samples& runs, const std::vector<std::size_t>& picked,
+                        std::mt19937_64& rng, std::vector<double>& work) {
     work.clear();
-    std::uniform_int_distribution<std::size_t> pick_run(0, runs.size() - 1);
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-        const auto& run = runs[pick_run(rng)];
+    for (std::size_t r : picked) {
+        const auto& run = runs[r];
         std::uniform_int_distribution<std::size_t> pick(0, run.size() - 1);
         for (std::size_t i = 0; i < run.size(); ++i) work.push_back(run[pick(rng)]);
     }
@@ -90,9 +90,20 @@ multi_case_estimate compare_cases(const std::vector<run_samples>& baseline,
         check_side(candidate[c], "candidate");
         const double ratio = pooled_median(baseline[c]) / pooled_median(candidate[c]);
         log_sum += std::log(ratio);
+        // Paired when both sides have a run per round: a round's runs are drawn together, so
+        // a slow round slows both sides, as it did on the GPU.
+        const bool paired = baseline[c].size() == candidate[c].size();
+        std::vector<std::size_t> pick_b(baseline[c].size()), pick_k(candidate[c].size());
+        std::uniform_int_distribution<std::size_t> run_b(0, pick_b.size() - 1),
+            run_k(0, pick_k.size() - 1);
         for (int i = 0; i < s.resamples; ++i) {
-            const double b = resampled_median(baseline[c], rng, work);
-            const double k = resampled_median(candidate[c], rng, work);
+            for (std::size_t& p : pick_b) p = run_b(rng);
+            if (paired)
+                pick_k = pick_b;
+            else
+                for (std::size_t& p : pick_k) p = run_k(rng);
+            const double b = resampled_median(baseline[c], pick_b, rng, work);
+            const double k = resampled_median(candidate[c], pick_k, rng, work);
             rounds[c].push_back(b / k);
             geomean_rounds[static_cast<std::size_t>(i)] += std::log(b / k) / cases;
         }

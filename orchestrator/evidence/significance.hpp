@@ -3,7 +3,9 @@
 /// kernels, compared per case as a ratio of medians (baseline / candidate: above 1
 /// means the candidate is faster) with a 95% interval from a two-level bootstrap that
 /// resamples whole runs first and then the samples within each run, so run-to-run
-/// drift widens the interval as it should. The same comparison of a kernel against
+/// drift widens the interval as it should. With as many runs on each side (one per
+/// interleaved round) the runs are resampled in pairs: round i of one side with round i
+/// of the other. The same comparison of a kernel against
 /// itself (the A/A control) tells whether the GPU was quiet enough to trust the rest.
 
 #include <cstdint>

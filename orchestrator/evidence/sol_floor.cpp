@@ -23,10 +23,13 @@ std::optional<double> peak_for(dtype type, const device_peaks& d) {
     return peak;
 }
 
-dtype first_output_type(const manifest& m) {
+// The highest peak over every buffer's dtype: an f16-input, f32-output GEMM may run at f16's.
+std::optional<double> highest_peak(const manifest& m, const device_peaks& d) {
+    std::optional<double> best;
     for (const manifest_arg& a : m.args)
-        if (a.has_output()) return a.type;
-    return dtype::f32;
+        if (a.is_buffer())
+            if (const auto p = peak_for(a.type, d); p && (!best || *p > *best)) best = p;
+    return best;
 }
 
 }  // namespace
@@ -40,6 +43,8 @@ device_peaks read_device_peaks(const std::string& device_json) {
         if (m.HasMember("copy_bandwidth_gbps") && m["copy_bandwidth_gbps"].IsNumber())
             d.copy_bandwidth_gbps = m["copy_bandwidth_gbps"].GetDouble();
     }
+    if (doc.HasMember("l2_bytes") && doc["l2_bytes"].IsNumber())
+        d.l2_bytes = doc["l2_bytes"].GetDouble();
     if (doc.HasMember("peak_tflops") && doc["peak_tflops"].IsObject())
         for (const auto& p : doc["peak_tflops"].GetObject())
             if (p.value.IsNumber()) d.peak_tflops[p.name.GetString()] = p.value.GetDouble();
@@ -50,18 +55,21 @@ std::optional<sol_floor> floor_for_case(const manifest& m, const manifest_case& 
                                         const device_peaks& d) {
     if (d.copy_bandwidth_gbps <= 0) return std::nullopt;
     sol_floor f;
+    double written = 0;
     for (const manifest_arg& a : m.args) {
         if (!a.is_buffer()) continue;
         const double bytes = static_cast<double>(evaluate_integer_expression(a.count, c.params)) *
                              static_cast<double>(dtype_size(a.type));
-        f.bytes += bytes * ((a.has_input() ? 1 : 0) + (a.has_output() ? 1 : 0));
+        if (a.has_input()) f.bytes += bytes;
+        if (a.has_output()) written += bytes;
     }
+    f.bytes += std::max(0.0, written - d.l2_bytes);
     f.memory_ms = f.bytes / (d.copy_bandwidth_gbps * 1e9) * 1e3;
     f.floor_ms = f.memory_ms;
     f.bound = "memory";
     if (!c.flops.empty()) {
         f.flops = static_cast<double>(evaluate_integer_expression(c.flops, c.params));
-        if (const auto peak = peak_for(first_output_type(m), d)) {
+        if (const auto peak = highest_peak(m, d)) {
             f.compute_ms = *f.flops / (*peak * 1e12) * 1e3;
             if (*f.compute_ms > f.floor_ms) {
                 f.floor_ms = *f.compute_ms;

@@ -1,11 +1,12 @@
 #pragma once
 /// The speed-of-light floor of a performance case: the least time any kernel could
-/// take on this device. Memory: every input read once and every output written once
+/// take on this device. Memory: every input read once from DRAM (L2 is flushed before
+/// each launch) and the output bytes that cannot stay in the write-back L2 written once
 /// (an inout both), from the manifest's counts and dtypes, over the device's copy
 /// bandwidth as the harness measured it (--device-info --measure). Compute, where the
 /// case gives a `flops` expression: the flops over the device's highest dense peak for
-/// the output's dtype (tensor cores included: a floor must never reject a legitimate
-/// kernel). The floor is the larger of the two. A median below 0.9x the floor is not a
+/// any of its buffers' dtypes (tensor cores included: a floor must never reject a
+/// legitimate kernel). The floor is the larger of the two. A median below 0.9x the floor is not a
 /// fast kernel but a broken measurement or a trick: the attempt is `impossible_time`.
 
 #include <map>
@@ -19,6 +20,7 @@ namespace cuopt {
 /// What the floor needs to know about the device (from --device-info --measure).
 struct device_peaks {
     double copy_bandwidth_gbps = 0;             // 0: not measured
+    double l2_bytes = 0;                        // writes up to this may end in L2
     std::map<std::string, double> peak_tflops;  // by dtype name, plus "tf32"
 };
 
@@ -27,7 +29,7 @@ struct device_peaks {
 device_peaks read_device_peaks(const std::string& device_json);
 
 struct sol_floor {
-    double bytes = 0;
+    double bytes = 0;  // that must cross DRAM
     double memory_ms = 0;
     std::optional<double> flops;
     std::optional<double> compute_ms;

@@ -52,7 +52,11 @@ std::optional<double> perf_geomean(const attempt_result& r) {
 class gate_runner {
   public:
     gate_runner(const search_outcome& o, const evidence_inputs& in, const evidence_settings& s)
-        : m_outcome(o), m_in(in), m_s(s) {}
+        : m_outcome(o),
+          m_in(in),
+          m_s(s),
+          m_rng(s.seed ? s.seed
+                       : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()) {}
 
     candidate_check check(std::size_t index);
 
@@ -63,7 +67,14 @@ class gate_runner {
     bool repetition(const attempt_result& r, const fs::path& dir, candidate_check& c);
     bool determinism(const attempt_result& r, const fs::path& dir, candidate_check& c);
     bool sanitizer(const attempt_result& r, const fs::path& dir, candidate_check& c);
+    bool significance(const attempt_result& r, const fs::path& dir, candidate_check& c);
+    /// The oracle and evaluator of one significance round: a random warm-up count where an
+    /// oracle can be built for it, else the search's.
+    std::pair<attempt_evaluator, oracle_files> round_setup(const fs::path& dir, int* warmup,
+                                                           std::string* note);
     attempt_evaluator correctness_evaluator() const;
+    manifest sanitized_cases() const;
+    int draw(int low, int high) { return std::uniform_int_distribution<int>(low, high)(m_rng); }
     void say(const std::string& line) const {
         if (m_in.progress) m_in.progress(line);
     }
@@ -71,7 +82,7 @@ class gate_runner {
     const search_outcome& m_outcome;
     const evidence_inputs& m_in;
     const evidence_settings& m_s;
-    std::optional<std::optional<oracle_files>> m_fresh_oracle;  // built on first use
+    std::mt19937_64 m_rng;
 };
 
 attempt_evaluator gate_runner::correctness_evaluator() const {
@@ -107,35 +118,50 @@ bool gate_runner::holdout(const attempt_result& r, const fs::path& dir, candidat
     return true;
 }
 
-// Timed again with inputs from seeds the search never used and with another number of
-// warm-up and timed launches, so the checked launch is a different one: a kernel that counts
-// its launches and computes only where the search checked is caught here.
+// Timed again with inputs from seeds the search never used and with a random number of extra
+// warm-up and timed launches, so the checked launch is another one: a kernel that counts its
+// launches and computes only where the search checked is caught here.
 bool gate_runner::fresh_seeds(const attempt_result& r, const fs::path& dir, candidate_check& c) {
     evaluator_settings es = m_in.evaluator.settings();
     es.launch_offset = m_s.fresh_seed_offset;
-    es.timing.warmup += 3;
-    es.timing.iterations += 7;
+    es.timing.warmup += draw(1, 16);
+    es.timing.iterations += draw(1, 16);
     es.floors_ms.clear();
     const attempt_evaluator e = m_in.evaluator.with(es);
-    if (!m_fresh_oracle)
-        m_fresh_oracle = m_in.fresh_seed_oracle ? m_in.fresh_seed_oracle(e) : std::nullopt;
-    if (!*m_fresh_oracle) {
-        c.gates.push_back({"fresh_seeds", true, false,
-                           "generated inputs but no reference kernel to re-seed against"});
+    std::string note;
+    const std::optional<oracle_files> oracle =
+        m_in.oracle_for ? m_in.oracle_for(e, (dir / "fresh-seeds-reference").string(), &note)
+                        : std::nullopt;
+    if (!oracle) {
+        c.gates.push_back({"fresh_seeds", true, false, note});
+        c.warnings.push_back("fresh_seeds: not run: " + note);
         return true;
     }
-    const attempt_result f = e.evaluate(r.cand, dir / "fresh-seeds", &**m_fresh_oracle);
+    const attempt_result f = e.evaluate(r.cand, dir / "fresh-seeds", &*oracle);
     if (f.verdict != verdict::valid)
         return disqualify(c, "fresh_seeds", "fresh_seed_failed",
-                          std::string(to_string(f.verdict)) + ": " + f.reason);
+                          std::string(to_string(f.verdict)) + " with " +
+                              std::to_string(es.timing.warmup) + " warm-up + " +
+                              std::to_string(es.timing.iterations) +
+                              " timed launches: " + f.reason);
     c.gates.push_back({"fresh_seeds", true, true,
                        "the provided cases pass with other seeds and " +
                            std::to_string(es.timing.warmup) + " warm-up + " +
-                           std::to_string(es.timing.iterations) + " timed launches"});
+                           std::to_string(es.timing.iterations) + " timed launches" +
+                           (note.empty() ? "" : "; " + note)});
     return true;
 }
 
 bool gate_runner::repetition(const attempt_result& r, const fs::path& dir, candidate_check& c) {
+    if (!inputs_vary_between_launches(m_in.evaluator.contract(), m_in.evaluator.settings())) {
+        const std::string why =
+            "no input of a performance case changes between launches (integer files, sequence "
+            "or constant generators, as_given): a kernel that remembers results across launches "
+            "cannot be told apart; give float file inputs or random generators";
+        c.gates.push_back({"repetition", true, false, why});
+        c.warnings.push_back("repetition: not run: " + why);
+        return true;
+    }
     evaluator_settings repeated = m_in.evaluator.settings();
     repeated.repeat_inputs = true;
     repeated.floors_ms.clear();
@@ -143,18 +169,18 @@ bool gate_runner::repetition(const attempt_result& r, const fs::path& dir, candi
     std::vector<double> varied_ms, repeated_ms;
     for (int run = 1; run <= 2; ++run) {
         const std::string n = std::to_string(run);
-        const attempt_result v = m_in.evaluator.with(m_in.evaluator.settings())
-                                     .evaluate(r.cand, dir / ("varied-" + n), &none);
-        const attempt_result p =
-            m_in.evaluator.with(repeated).evaluate(r.cand, dir / ("repeated-" + n), &none);
-        const auto gv = perf_geomean(v), gp = perf_geomean(p);
-        if (v.verdict != verdict::valid || p.verdict != verdict::valid || !gv || !gp) {
-            c.gates.push_back({"repetition", true, false,
-                               "a timing run failed: " + (v.reason.empty() ? p.reason : v.reason)});
-            return true;
+        for (const bool same : {false, true}) {
+            const std::string name = (same ? "repeated-" : "varied-") + n;
+            const attempt_result t =
+                m_in.evaluator.with(same ? repeated : m_in.evaluator.settings())
+                    .evaluate(r.cand, dir / name, &none);
+            const auto g = perf_geomean(t);
+            if (t.verdict != verdict::valid || !g)
+                return disqualify(c, "repetition", "run_failed",
+                                  "timing run " + name + " (" + (dir / name).string() +
+                                      "): " + to_string(t.verdict) + ": " + t.reason);
+            (same ? repeated_ms : varied_ms).push_back(*g);
         }
-        varied_ms.push_back(*gv);
-        repeated_ms.push_back(*gp);
     }
     double ratio = 1;
     const bool memo = memoises_inputs(varied_ms, repeated_ms, m_s.memoisation_threshold, &ratio);
@@ -207,22 +233,45 @@ bool gate_runner::determinism(const attempt_result& r, const fs::path& dir, cand
     return true;
 }
 
+// The correctness cases, plus the smallest performance case when it is small enough for the
+// slow tools (a fast path taken only at performance shapes is sanitized too); without
+// correctness cases, the smallest performance case whatever its size.
+manifest gate_runner::sanitized_cases() const {
+    const manifest& m = m_in.evaluator.contract();
+    manifest out = m;
+    out.cases.clear();
+    const manifest_case* smallest = nullptr;
+    std::uint64_t smallest_bytes = 0;
+    for (const manifest_case& mc : m.cases) {
+        if (mc.kind == case_kind::correctness) {
+            out.cases.push_back(mc);
+            continue;
+        }
+        std::uint64_t bytes = 0;
+        for (const manifest_arg& a : m.args)
+            if (a.is_buffer())
+                bytes +=
+                    static_cast<std::uint64_t>(evaluate_integer_expression(a.count, mc.params)) *
+                    dtype_size(a.type);
+        if (!smallest || bytes < smallest_bytes) {
+            smallest = &mc;
+            smallest_bytes = bytes;
+        }
+    }
+    if (smallest && (out.cases.empty() || smallest_bytes <= m_s.sanitizer_max_case_bytes))
+        out.cases.push_back(*smallest);
+    return out;
+}
+
 bool gate_runner::sanitizer(const attempt_result& r, const fs::path& dir, candidate_check& c) {
     if (m_s.sanitizer.empty()) {
         c.gates.push_back({"sanitizer", true, false, "compute-sanitizer not found"});
+        c.warnings.push_back("sanitizer: not run: compute-sanitizer not found (--sanitizer PATH)");
         return true;
     }
-    manifest checked = m_in.evaluator.contract();
-    const bool any_correctness =
-        std::any_of(checked.cases.begin(), checked.cases.end(),
-                    [](const manifest_case& mc) { return mc.kind == case_kind::correctness; });
-    if (any_correctness)
-        checked.cases.erase(std::remove_if(checked.cases.begin(), checked.cases.end(),
-                                           [](const manifest_case& mc) {
-                                               return mc.kind != case_kind::correctness;
-                                           }),
-                            checked.cases.end());
-    std::string findings;
+    const manifest checked = sanitized_cases();
+    std::string findings, names;
+    for (const manifest_case& mc : checked.cases) names += (names.empty() ? "" : ", ") + mc.name;
     for (const std::string& tool : k_sanitizer_tools) {
         evaluator_settings es = correctness_evaluator().settings();
         const fs::path folder = dir / ("sanitizer-" + tool), log = folder / "sanitizer.log";
@@ -234,47 +283,44 @@ bool gate_runner::sanitizer(const attempt_result& r, const fs::path& dir, candid
         const oracle_files none;
         const attempt_result run =
             m_in.evaluator.with(es).with(checked).evaluate(r.cand, folder, &none);
-        std::string text;
-        if (fs::exists(log)) text = read_text_file(log);
-        sanitizer_result s = parse_sanitizer_output(tool, text, run.verdict == verdict::valid);
+        const std::string text = fs::exists(log) ? read_text_file(log) : "";
+        // racecheck prints nothing at all when it finds nothing; the others always summarise.
+        sanitizer_result s = parse_sanitizer_output(
+            tool, text, tool == "racecheck" && run.verdict == verdict::valid);
+        std::string finding;
         if (!s.completed)
-            s.problem += " (harness: " + std::string(to_string(run.verdict)) +
-                         (run.reason.empty() ? "" : ": " + run.reason) + ")";
-        if (s.completed && !s.clean())
-            findings += (findings.empty() ? "" : "; ") + tool + ": " + std::to_string(s.errors) +
-                        " error(s)" +
-                        (s.warnings ? ", " + std::to_string(s.warnings) + " warning(s)" : "") +
-                        (s.first_lines.empty() ? "" : " (" + s.first_lines.front() + ")");
-        if (!s.completed)
-            c.warnings.push_back("sanitizer: " + tool + " did not finish: " + s.problem);
+            finding = tool + " did not finish (" + s.problem + "; harness " +
+                      to_string(run.verdict) + (run.reason.empty() ? "" : ": " + run.reason) +
+                      "; log " + log.string() + ")";
+        else if (!s.clean())
+            finding = tool + ": " + std::to_string(s.errors) + " error(s)" +
+                      (s.warnings ? ", " + std::to_string(s.warnings) + " warning(s)" : "") +
+                      (s.first_lines.empty() ? "" : " (" + s.first_lines.front() + ")");
+        if (!finding.empty()) findings += (findings.empty() ? "" : "; ") + finding;
         c.sanitizer.push_back(s);
     }
     if (!findings.empty() && !m_s.allow_sanitizer_findings)
         return disqualify(c, "sanitizer", "sanitizer_findings", findings);
     if (!findings.empty()) c.warnings.push_back("sanitizer (allowed): " + findings);
-    c.gates.push_back({"sanitizer", true, true, findings.empty() ? "clean" : findings});
+    c.gates.push_back(
+        {"sanitizer", true, true, (findings.empty() ? "clean" : findings) + " on " + names});
     return true;
 }
 
-candidate_check gate_runner::check(std::size_t index) {
-    const attempt_result& r = m_outcome.history[index];
-    candidate_check c;
-    c.attempt = index;
-    const fs::path dir = m_in.run / "evidence" / attempt_id(r);
-    say("evidence: checking " + attempt_id(r) + " " + r.cand.label);
-    for (gate g : {&gate_runner::holdout, &gate_runner::fresh_seeds, &gate_runner::repetition,
-                   &gate_runner::determinism, &gate_runner::sanitizer}) {
-        if (!(this->*g)(r, dir, c)) break;
-        say("  " + c.gates.back().gate + ": " + (c.gates.back().ran ? "passed" : "skipped") + " (" +
-            c.gates.back().detail + ")");
+std::pair<attempt_evaluator, oracle_files> gate_runner::round_setup(const fs::path& dir,
+                                                                    int* warmup,
+                                                                    std::string* note) {
+    evaluator_settings es = m_in.evaluator.settings();
+    es.timing.warmup += draw(1, 16);
+    attempt_evaluator e = m_in.evaluator.with(es);
+    std::optional<oracle_files> oracle =
+        m_in.oracle_for ? m_in.oracle_for(e, (dir / "reference").string(), note) : std::nullopt;
+    if (!oracle) {
+        *warmup = m_in.evaluator.settings().timing.warmup;
+        return {m_in.evaluator.with(m_in.evaluator.settings()), m_in.oracle};
     }
-    if (m_outcome.initial && index != *m_outcome.initial)
-        if (const std::string w = precision_warning(r, m_outcome.history[*m_outcome.initial],
-                                                    m_in.evaluator.contract());
-            !w.empty())
-            c.warnings.push_back(w);
-    if (!c.passed) say("  " + c.gate + ": DISQUALIFIED " + c.verdict + ": " + c.reason);
-    return c;
+    *warmup = es.timing.warmup;
+    return {std::move(e), std::move(*oracle)};
 }
 
 // Per performance case, the samples of every run of one side.
@@ -292,28 +338,10 @@ double pooled_median(const run_samples& runs) {
                           : (all[all.size() / 2 - 1] + all[all.size() / 2]) / 2;
 }
 
-std::optional<significance_report> measure_significance(const search_outcome& o,
-                                                        const evidence_inputs& in,
-                                                        const evidence_settings& s) {
-    const attempt_result& initial = o.history[*o.initial];
-    const attempt_result& winner = o.history[*o.best];
-    std::map<std::string, run_samples> base, win, again;
-    for (int round = 1; round <= s.significance_runs; ++round) {
-        const fs::path dir =
-            in.run / "evidence" / "significance" / ("round-" + std::to_string(round));
-        if (in.progress)
-            in.progress("evidence: significance round " + std::to_string(round) + "/" +
-                        std::to_string(s.significance_runs));
-        const attempt_result a = in.evaluator.evaluate(initial.cand, dir / "initial", &in.oracle);
-        const attempt_result b = in.evaluator.evaluate(winner.cand, dir / "winner", &in.oracle);
-        const attempt_result c = in.evaluator.evaluate(winner.cand, dir / "winner-aa", &in.oracle);
-        if (a.verdict != verdict::valid || b.verdict != verdict::valid ||
-            c.verdict != verdict::valid)
-            continue;  // a failed round adds nothing; the report says how many counted
-        collect(a, base);
-        collect(b, win);
-        collect(c, again);
-    }
+// The interval estimates from the rounds' samples; nullopt without a case in common.
+std::optional<significance_report> estimate_rounds(std::map<std::string, run_samples>& base,
+                                                   std::map<std::string, run_samples>& win,
+                                                   std::map<std::string, run_samples>& again) {
     significance_report rep;
     std::vector<run_samples> vb, vw, va;
     for (const auto& [name, runs] : base) {
@@ -324,7 +352,6 @@ std::optional<significance_report> measure_significance(const search_outcome& o,
         va.push_back(again[name]);
         rep.initial_median_ms[name] = pooled_median(runs);
         rep.winner_median_ms[name] = pooled_median(win[name]);
-        rep.runs = static_cast<int>(runs.size());
     }
     if (rep.cases.empty()) return std::nullopt;
     rep.speedup = compare_cases(vb, vw);
@@ -336,15 +363,96 @@ std::optional<significance_report> measure_significance(const search_outcome& o,
     return rep;
 }
 
+// Rounds of initial, winner, winner again (the order reversed every other round), each round
+// with its own random warm-up count, so the checked launch moves and each round's outputs are
+// checked against an oracle made for it. A failed run of the winner disqualifies it.
+bool gate_runner::significance(const attempt_result& r, const fs::path& dir, candidate_check& c) {
+    const attempt_result& initial = m_outcome.history[*m_outcome.initial];
+    std::map<std::string, run_samples> base, win, again;
+    std::vector<int> warmups;
+    std::string note;
+    for (int round = 1; round <= m_s.significance_runs; ++round) {
+        const fs::path rd = dir / "significance" / ("round-" + std::to_string(round));
+        say("  significance round " + std::to_string(round) + "/" +
+            std::to_string(m_s.significance_runs));
+        int warmup = 0;
+        const auto [e, oracle] = round_setup(rd, &warmup, &note);
+        std::map<std::string, attempt_result> runs;
+        for (const char* who : round % 2
+                                   ? std::vector<const char*>{"initial", "winner", "winner-aa"}
+                                   : std::vector<const char*>{"winner-aa", "winner", "initial"})
+            runs[who] = e.evaluate(std::string(who) == "initial" ? initial.cand : r.cand, rd / who,
+                                   &oracle);
+        for (const char* who : {"winner", "winner-aa"})
+            if (runs[who].verdict != verdict::valid)
+                return disqualify(c, "significance", "run_failed",
+                                  "round " + std::to_string(round) + " (" + (rd / who).string() +
+                                      ", " + std::to_string(warmup) + " warm-up launches): " +
+                                      to_string(runs[who].verdict) + ": " + runs[who].reason);
+        if (runs["initial"].verdict != verdict::valid) continue;  // the baseline's problem
+        warmups.push_back(warmup);
+        collect(runs["initial"], base);
+        collect(runs["winner"], win);
+        collect(runs["winner-aa"], again);
+    }
+    std::optional<significance_report> rep = static_cast<int>(warmups.size()) >= m_s.min_rounds
+                                                 ? estimate_rounds(base, win, again)
+                                                 : std::nullopt;
+    if (!rep) {
+        c.gates.push_back({"significance", true, false,
+                           std::to_string(warmups.size()) + " round(s) counted; " +
+                               std::to_string(m_s.min_rounds) + " needed"});
+        c.warnings.push_back("significance: the speedup could not be re-measured");
+        return true;
+    }
+    rep->runs = static_cast<int>(warmups.size());
+    rep->warmups = warmups;
+    const ratio_estimate& g = rep->speedup.geomean;
+    const std::string detail = fmt(g.ratio, 4) + "x [" + fmt(g.low, 4) + ", " + fmt(g.high, 4) +
+                               "] " + to_string(g.verdict) + " over " + std::to_string(rep->runs) +
+                               " rounds" + (note.empty() ? "" : "; " + note);
+    if (g.verdict != significance::faster)
+        c.warnings.push_back("significance: not significantly faster than the initial kernel: " +
+                             detail);
+    if (!rep->reliable)
+        c.warnings.push_back("significance: the A/A control is not clean: the GPU was noisy");
+    c.significance = rep;
+    c.gates.push_back({"significance", true, true, detail});
+    return true;
+}
+
+candidate_check gate_runner::check(std::size_t index) {
+    const attempt_result& r = m_outcome.history[index];
+    candidate_check c;
+    c.attempt = index;
+    const fs::path dir = m_in.run / "evidence" / attempt_id(r);
+    say("evidence: checking " + attempt_id(r) + " " + r.cand.label);
+    const bool is_initial = m_outcome.initial && index == *m_outcome.initial;
+    for (gate g :
+         {&gate_runner::holdout, &gate_runner::fresh_seeds, &gate_runner::repetition,
+          &gate_runner::determinism, &gate_runner::sanitizer, &gate_runner::significance}) {
+        if (g == &gate_runner::significance && is_initial) break;
+        if (!(this->*g)(r, dir, c)) break;
+        say("  " + c.gates.back().gate + ": " + (c.gates.back().ran ? "passed" : "skipped") + " (" +
+            c.gates.back().detail + ")");
+    }
+    if (m_outcome.initial && index != *m_outcome.initial)
+        if (const std::string w = precision_warning(r, m_outcome.history[*m_outcome.initial],
+                                                    m_in.evaluator.contract());
+            !w.empty())
+            c.warnings.push_back(w);
+    if (!c.passed) say("  " + c.gate + ": DISQUALIFIED " + c.verdict + ": " + c.reason);
+    return c;
+}
+
 vendor_report measure_vendor(const evidence_inputs& in) {
     vendor_report v;
-    if (!in.run_vendor) return v;
-    const std::optional<attempt_result> r = in.run_vendor(in.run / "vendor");
-    if (!r) return v;
+    if (!in.vendor) return v;
     v.ran = true;
-    v.verdict = to_string(r->verdict);
-    v.reason = r->reason;
-    for (const case_evaluation& ce : r->cases)
+    v.verdict = to_string(in.vendor->verdict);
+    v.reason = in.vendor->reason;
+    if (in.vendor->verdict != verdict::valid) return v;  // wrong answers have no speed
+    for (const case_evaluation& ce : in.vendor->cases)
         if (ce.median_ms) v.median_ms[ce.name] = *ce.median_ms;
     return v;
 }
@@ -403,10 +511,29 @@ std::string precision_warning(const attempt_result& candidate, const attempt_res
 bool memoises_inputs(const std::vector<double>& varied, const std::vector<double>& repeated,
                      double threshold, double* ratio) {
     const double v = std::sqrt(varied[0] * varied[1]), r = std::sqrt(repeated[0] * repeated[1]);
-    const double noise =
-        std::max(std::fabs(varied[0] / varied[1] - 1), std::fabs(repeated[0] / repeated[1] - 1));
+    const double noise = std::fabs(varied[0] / varied[1] - 1);
     *ratio = v / r;
     return *ratio > 1 + std::max(threshold, 3 * noise);
+}
+
+bool inputs_vary_between_launches(const manifest& m, const evaluator_settings& s) {
+    for (const manifest_case& mc : m.cases) {
+        if (mc.kind != case_kind::performance) continue;
+        for (const manifest_arg& a : m.args) {
+            if (!a.has_input()) continue;
+            const input_init& init = m.init_for(mc, a);
+            if (init.file) {
+                if (a.timing ? *a.timing == timing_inputs::perturbed : is_float(a.type))
+                    return true;
+                continue;
+            }
+            const generator_kind k = init.generator.kind;
+            const bool random = k == generator_kind::uniform || k == generator_kind::normal ||
+                                k == generator_kind::int_range;
+            if (random && s.timing.fresh_inputs && a.timing != timing_inputs::as_given) return true;
+        }
+    }
+    return false;
 }
 
 evidence_report gather_evidence(search_outcome& outcome, const evidence_inputs& in,
@@ -414,6 +541,7 @@ evidence_report gather_evidence(search_outcome& outcome, const evidence_inputs& 
     evidence_report rep;
     rep.floors = in.floors;
     rep.search_best = outcome.best;
+    rep.vendor = measure_vendor(in);
     if (!s.enabled || !outcome.initial ||
         outcome.history[*outcome.initial].verdict != verdict::valid) {
         rep.skipped = !s.enabled ? "--no-evidence" : "the initial kernel is not valid";
@@ -425,13 +553,11 @@ evidence_report gather_evidence(search_outcome& outcome, const evidence_inputs& 
         rep.checked.push_back(gates.check(index));
         if (rep.checked.back().passed) {
             rep.winner = index;
+            rep.significance = rep.checked.back().significance;
             break;
         }
     }
     outcome.best = rep.winner;
-    if (rep.winner && *rep.winner != *outcome.initial)
-        rep.significance = measure_significance(outcome, in, s);
-    rep.vendor = measure_vendor(in);
     return rep;
 }
 

@@ -2,16 +2,20 @@
 /// After the search, the winner earns its title. The valid candidates that beat the
 /// initial kernel are checked in ranking order, each through the gates below until one
 /// fails; the first that passes them all is the declared winner (the initial kernel is
-/// the last resort). Then the winner is re-measured against the initial kernel,
-/// interleaved, with an A/A control, and timed beside the vendor library.
+/// the last resort).
 ///
 ///   holdout      the hidden cases (--holdout-cases), never shown to a proposer
-///   fresh_seeds  the provided cases again, timed, with inputs from other seeds and another
-///                number of launches (so the checked launch is another one)
+///   fresh_seeds  the provided cases again, timed, with inputs from other seeds and a
+///                random number of extra warm-up and timed launches (so the checked launch
+///                is another one)
 ///   repetition   timed with identical inputs repeated vs varied: faster when inputs
 ///                repeat means it memoises them
 ///   determinism  3 runs on identical inputs: bitwise, within tolerance (warning), beyond
 ///   sanitizer    compute-sanitizer memcheck, racecheck, initcheck, synccheck
+///   significance re-measured against the initial kernel in interleaved rounds (order
+///                alternating, each round with its own random warm-up count and oracle),
+///                with the winner against itself as the A/A control; any failed run of
+///                the winner disqualifies it
 ///
 /// Every harness run lives in RUN/evidence/, so each conclusion can be replayed.
 
@@ -19,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -33,16 +38,26 @@ namespace cuopt {
 
 struct evidence_settings {
     bool enabled = true;
-    int significance_runs = 5;  // alternating harness runs per side
+    int significance_runs = 5;  // interleaved rounds (initial, winner, winner again)
+    int min_rounds = 2;         // rounds that must count for a re-measured speedup
     int determinism_runs = 3;
     int max_candidates = 5;                 // valid candidates checked before the initial kernel
     std::filesystem::path sanitizer;        // empty: compute-sanitizer not found
-    bool allow_sanitizer_findings = false;  // findings become warnings
+    bool allow_sanitizer_findings = false;  // findings (and unfinished tools) become warnings
     double sanitizer_timeout_s = 600;       // per tool run
+    /// A performance case joins the sanitizer runs when its buffers hold at most this many bytes.
+    std::uint64_t sanitizer_max_case_bytes = 64ull << 20;
     std::uint64_t fresh_seed_offset = 1ull << 40;  // launch indices the search never uses
     double memoisation_threshold = 0.10;  // repeated inputs faster by more than this (or 3x noise)
     double min_gain = 0.01;               // a candidate must beat the initial kernel by this
+    std::uint64_t seed = 0;               // the random launch counts; 0 = from std::random_device
 };
+
+/// The oracle of the provided cases for an evaluator's seeds and launch counts, its
+/// reference run in RUN/`folder`; nullopt when there can be none (generated inputs and no
+/// reference kernel). `note` says what could not be re-checked, if anything.
+using oracle_builder = std::function<std::optional<oracle_files>(
+    const attempt_evaluator& e, const std::string& folder, std::string* note)>;
 
 /// What the evidence stage needs from the run.
 struct evidence_inputs {
@@ -50,12 +65,8 @@ struct evidence_inputs {
     const oracle_files& oracle;          // the provided cases'
     const manifest* holdout = nullptr;   // the holdout's cases, when given
     const oracle_files* holdout_oracle = nullptr;
-    /// The oracle of the provided cases for the given evaluator's seeds and launch counts
-    /// (nullopt: not possible: generated inputs and no reference kernel); called at most
-    /// once, lazily.
-    std::function<std::optional<oracle_files>(const attempt_evaluator&)> fresh_seed_oracle;
-    /// A vendor-library request's result (nullopt: the manifest declares none).
-    std::function<std::optional<attempt_result>(const std::filesystem::path& folder)> run_vendor;
+    oracle_builder oracle_for;
+    const attempt_result* vendor = nullptr;  // the vendor library's run, when declared
     std::map<std::string, sol_floor> floors;
     std::filesystem::path run;
     std::function<void(const std::string&)> progress;  // one line per step
@@ -69,6 +80,16 @@ struct gate_result {
     std::string detail;
 };
 
+struct significance_report {
+    int runs = 0;                    // rounds that counted
+    std::vector<std::string> cases;  // performance cases, in order
+    multi_case_estimate speedup;     // initial / winner
+    multi_case_estimate aa;          // winner / winner again
+    std::map<std::string, double> initial_median_ms, winner_median_ms;
+    bool reliable = true;      // the A/A control showed no significant difference
+    std::vector<int> warmups;  // each round's warm-up count
+};
+
 struct candidate_check {
     std::size_t attempt = 0;  // index into the history
     bool passed = true;
@@ -80,22 +101,14 @@ struct candidate_check {
     std::vector<sanitizer_result> sanitizer;
     std::optional<determinism_result> determinism;
     std::optional<double> repetition_ratio;  // varied / repeated geomean: >1 faster on repeats
-};
-
-struct significance_report {
-    int runs = 0;
-    std::vector<std::string> cases;  // performance cases, in order
-    multi_case_estimate speedup;     // initial / winner
-    multi_case_estimate aa;          // winner / winner again
-    std::map<std::string, double> initial_median_ms, winner_median_ms;
-    bool reliable = true;  // the A/A control showed no significant difference
+    std::optional<significance_report> significance;
 };
 
 struct vendor_report {
     bool ran = false;
     std::string verdict;  // the vendor's own verdict against the oracle
     std::string reason;
-    std::map<std::string, double> median_ms;  // per case
+    std::map<std::string, double> median_ms;  // per case; only when its outputs are right
 };
 
 struct evidence_report {
@@ -103,7 +116,7 @@ struct evidence_report {
     std::string skipped;  // why not, when it did not run
     std::optional<std::size_t> search_best, winner;
     std::vector<candidate_check> checked;
-    std::optional<significance_report> significance;
+    std::optional<significance_report> significance;  // the winner's
     vendor_report vendor;
     std::map<std::string, sol_floor> floors;
 };
@@ -124,8 +137,13 @@ std::string precision_warning(const attempt_result& candidate, const attempt_res
                               const manifest& m);
 
 /// Whether timing with repeated inputs is suspiciously faster: `varied` and `repeated` are
-/// geomeans of two runs each (run 1, run 2).
+/// geomeans of two runs each; the noise allowance comes from the varied pair only (a kernel
+/// cannot widen it by behaving differently when inputs repeat).
 bool memoises_inputs(const std::vector<double>& varied, const std::vector<double>& repeated,
                      double threshold, double* ratio);
+
+/// Whether any input of any performance case changes between the search's launches (a float
+/// file perturbed, a random generator regenerated); if none does, memoisation is invisible.
+bool inputs_vary_between_launches(const manifest& m, const evaluator_settings& s);
 
 }  // namespace cuopt
