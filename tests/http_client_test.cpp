@@ -131,3 +131,43 @@ TEST_CASE("Retry-After parses seconds and HTTP dates") {
     CHECK_FALSE(parse_retry_after("soon"));
     CHECK_FALSE(parse_retry_after(""));
 }
+
+TEST_CASE("retry-after-ms wins over Retry-After, 409 is retried, x-should-retry is obeyed") {
+    test::loopback_http_server server(
+        {{429, {{"Retry-After", "9"}, {"retry-after-ms", "250"}}, "{}"},
+         {409, {}, R"({"error": "conflict"})"},
+         {200, {}, "{}"}});
+    const auto transport = make_curl_transport();
+    recorded_sleeps sleeps;
+    const exchange_result r =
+        post_with_retries(*transport, post_to(server.url()), retry_settings{}, sleeps.fn());
+    CHECK(r.ok);
+    REQUIRE(r.attempts.size() == 3);
+    REQUIRE(sleeps.delays.size() == 2);
+    CHECK(sleeps.delays[0] == 250ms);
+
+    test::loopback_http_server no({{503, {{"x-should-retry", "false"}}, "down for good"}});
+    const exchange_result n =
+        post_with_retries(*transport, post_to(no.url()), retry_settings{}, sleeps.fn());
+    CHECK_FALSE(n.ok);
+    CHECK(n.attempts.size() == 1);
+    test::loopback_http_server yes(
+        {{400, {{"x-should-retry", "true"}}, "try again"}, {200, {}, "{}"}});
+    CHECK(post_with_retries(*transport, post_to(yes.url()), retry_settings{}, sleeps.fn()).ok);
+}
+
+TEST_CASE("a 429 that says the quota or spend limit is exhausted is final, with its message") {
+    test::loopback_http_server server(
+        {{429,
+          {},
+          R"({"error": {"message": "You exceeded your current quota, please check your plan and billing details.", "type": "insufficient_quota", "code": "insufficient_quota"}})"}});
+    recorded_sleeps sleeps;
+    const exchange_result r = post_with_retries(*make_curl_transport(), post_to(server.url()),
+                                                retry_settings{}, sleeps.fn());
+    CHECK_FALSE(r.ok);
+    CHECK(r.attempts.size() == 1);
+    CHECK(sleeps.delays.empty());
+    CHECK_FALSE(r.retryable_failure);
+    CHECK_THAT(r.error, Catch::Contains("quota or spend limit exhausted") &&
+                            Catch::Contains("exceeded your current quota"));
+}

@@ -89,6 +89,34 @@ TEST_CASE("an invalid key (401) is an API error with the body, not retried") {
     CHECK(test::read_text(f.dir / "model-001.json").find(k_key) == std::string::npos);
 }
 
+TEST_CASE("a model the API does not know is one line naming --model, never a retry loop") {
+    client_fixture f;
+    test::loopback_http_server server(
+        {{404,
+          {},
+          R"({"error": {"message": "The model `gpt-5-mini` does not exist or you do not have access to it.", "type": "invalid_request_error", "code": "model_not_found"}})"}});
+    llm_client client = f.make(server);
+    try {
+        client.send("sys", f.turns(), {});
+        FAIL("no error");
+    } catch (const llm_api_error& e) {
+        CHECK(e.status() == 404);
+        CHECK_THAT(e.what(), Catch::Contains("is not available from openai") &&
+                                 Catch::Contains("does not exist") && Catch::Contains("--model") &&
+                                 Catch::Contains("CUDA_OPTIMIZER_MODEL"));
+        CHECK(std::string(e.what()).find('\n') == std::string::npos);
+    }
+    CHECK(server.requests().size() == 1);
+    CHECK(f.slept.empty());
+    // Anthropic says it with a 404 not_found_error too.
+    http_response r;
+    r.status = 400;
+    r.body =
+        R"({"type": "error", "error": {"type": "not_found_error", "message": "model: claude-x"}})";
+    CHECK(model_missing(r));
+    CHECK(api_message(r.body) == "model: claude-x");
+}
+
 TEST_CASE("500 then success, a truncated body and a hang past the timeout are retried") {
     client_fixture f;
     test::loopback_http_server server({{500, {}, "boom"},

@@ -132,3 +132,12 @@ TEST_CASE("a reply whose fields have the wrong types is a protocol error, never 
             R"({"choices": [{"message": {"tool_calls": [{"function": {"name": [], "arguments": "{}"}}]}}]})"),
         model_protocol_error);
 }
+
+TEST_CASE("the Anthropic endpoint takes a base URL with or without its /v1") {
+    CHECK(anthropic_messages_url("") == "https://api.anthropic.com/v1/messages");
+    CHECK(anthropic_messages_url("http://127.0.0.1:8000/v1") ==
+          "http://127.0.0.1:8000/v1/messages");
+    CHECK(anthropic_messages_url("http://127.0.0.1:8000/v1/") ==
+          "http://127.0.0.1:8000/v1/messages");
+    CHECK(anthropic_messages_url("http://127.0.0.1:8000") == "http://127.0.0.1:8000/v1/messages");
+}

@@ -19,8 +19,17 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
                     std::string("Model name (default ") + default_model(llm_provider::openai) +
                         ", or " + default_model(llm_provider::anthropic) + " for anthropic)");
     app->add_option("--reasoning-effort", o.reasoning_effort,
-                    "OpenAI reasoning effort (none to omit)")
-        ->capture_default_str();
+                    "OpenAI reasoning effort: none, minimal, low, medium, high, xhigh, or omit to "
+                    "leave the field out (default: medium for OpenAI's own host, omit for any "
+                    "other base URL)");
+    app->add_option("--max-output-tokens", o.max_output_tokens,
+                    "Output tokens per model reply (a local server's context must hold them)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 10000000));
+    app->add_option("--request-timeout", o.request_timeout_s,
+                    "Wall-clock limit per model request, seconds")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     app->add_option("--base-url", o.base_url,
                     "API base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (also $OPENAI_BASE_URL)");
     app->add_option("--temperature", o.temperature,

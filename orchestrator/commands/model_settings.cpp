@@ -60,6 +60,12 @@ price_table read_prices(const std::string& json) {
 
 }  // namespace
 
+std::string effort_to_send(const std::string& flag, bool anthropic, bool other_server) {
+    if (anthropic || flag == "omit") return "";
+    if (flag.empty()) return other_server ? "" : "medium";  // local servers may refuse it
+    return flag;  // "none" included: it is a value OpenAI's reasoning models accept
+}
+
 model_config read_model_config(const optimizer_options& o) {
     model_config c;
     const auto dot_env = read_dot_env();
@@ -67,14 +73,21 @@ model_config read_model_config(const optimizer_options& o) {
     c.settings.provider = anthropic ? llm_provider::anthropic : llm_provider::openai;
     c.key_name = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
     c.api_key = setting(c.key_name, dot_env);
-    c.settings.base_url = !o.base_url.empty() ? o.base_url
-                          : anthropic         ? ""
-                                              : setting("OPENAI_BASE_URL", dot_env);
+    c.settings.base_url =
+        !o.base_url.empty()
+            ? o.base_url
+            : setting(anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL", dot_env);
     c.configured = !c.api_key.empty() || !c.settings.base_url.empty();
-    c.settings.model = !o.model.empty() ? o.model : default_model(c.settings.provider);
+    const std::string env_model = setting("CUDA_OPTIMIZER_MODEL", dot_env);
+    c.settings.model = !o.model.empty()     ? o.model
+                       : !env_model.empty() ? env_model
+                                            : default_model(c.settings.provider);
     c.settings.reasoning_effort =
-        anthropic || o.reasoning_effort == "none" ? "" : o.reasoning_effort;
+        effort_to_send(o.reasoning_effort, anthropic, !c.settings.base_url.empty());
     if (o.temperature >= 0) c.settings.temperature = o.temperature;
+    c.settings.max_output_tokens = o.max_output_tokens;
+    c.settings.timeout =
+        std::chrono::milliseconds(static_cast<long long>(o.request_timeout_s * 1000));
     return c;
 }
 

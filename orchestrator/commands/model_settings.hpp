@@ -19,6 +19,11 @@ struct model_config {
     price_table prices;
 };
 
+/// The reasoning_effort a request carries ("" = none): `omit` and Anthropic leave it out; by
+/// default "medium" for OpenAI's own host and nothing for any other base URL (Ollama maps any
+/// effort to thinking and then refuses models that cannot think); "none" is sent as "none".
+std::string effort_to_send(const std::string& flag, bool anthropic, bool other_server);
+
 /// Reads the model settings (provider, model, key, base URL); the prices stay empty.
 model_config read_model_config(const optimizer_options& o);
 

@@ -37,8 +37,9 @@ struct optimizer_options {
     // The model proposer (--proposer llm, or auto with a key or base URL configured):
     std::string provider = "openai";  // openai (and compatible servers) | anthropic
     std::string model;                // "" = default_model(provider)
-    std::string reasoning_effort =
-        llm_settings{}.reasoning_effort;  // OpenAI reasoning models; "none" leaves it out
+    std::string reasoning_effort;     // "" = medium for OpenAI's host, omitted elsewhere; "omit"
+    int max_output_tokens = llm_settings{}.max_output_tokens;  // per model reply
+    double request_timeout_s = 600;  // per model request (both official SDKs' default)
     std::string base_url;  // API base URL (also $OPENAI_BASE_URL): a local vLLM or llama.cpp server
     double temperature = -1;    // sent only when >= 0, for models that accept it
     int max_model_calls = 200;  // per run; budget_exhausted when spent

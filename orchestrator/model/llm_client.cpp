@@ -31,6 +31,25 @@ llm_client::llm_client(llm_settings settings, std::string api_key, http_transpor
       m_folder(std::move(record_folder)),
       m_sleep(std::move(sleep)) {}
 
+std::string api_message(const std::string& body) {
+    rapidjson::Document d;
+    if (try_parse_json(d, body).empty() && d.IsObject() && d.HasMember("error")) {
+        const auto& e = d["error"];
+        if (e.IsObject() && e.HasMember("message") && e["message"].IsString())
+            return e["message"].GetString();
+        if (e.IsString()) return e.GetString();
+    }
+    return body.substr(0, 300);
+}
+
+bool model_missing(const http_response& r) {
+    if (r.status == 404) return true;
+    return r.status >= 400 && r.status < 500 &&
+           (r.body.find("model_not_found") != std::string::npos ||
+            (r.body.find("not_found_error") != std::string::npos &&
+             r.body.find("model") != std::string::npos));
+}
+
 model_reply llm_client::send(const std::string& system, const std::vector<chat_turn>& turns,
                              const std::vector<tool_spec>& tools) {
     if (m_budget.max_calls > 0 && m_totals.calls >= m_budget.max_calls)
@@ -46,6 +65,13 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
     ++m_totals.calls;
     if (!result.ok) {
         record(request, result, std::nullopt, result.error);
+        if (model_missing(result.response))
+            throw llm_api_error(result.response.status,
+                                "the model '" + m_settings.model + "' is not available from " +
+                                    k_llm_providers.name(m_settings.provider) + " (HTTP " +
+                                    std::to_string(result.response.status) + ": " +
+                                    redact(api_message(result.response.body), {m_key}) +
+                                    "); choose another with --model or CUDA_OPTIMIZER_MODEL");
         throw llm_api_error(result.response.status, redact(result.error, {m_key}));
     }
     model_reply reply;

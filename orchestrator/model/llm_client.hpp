@@ -32,6 +32,12 @@ class llm_budget_exhausted : public std::runtime_error {
 };
 
 /// The API refused for good (a 4xx other than 429) or stayed unreachable after retries.
+/// The API's own error message from an error body ({"error": {"message": ...}}), else its start.
+std::string api_message(const std::string& body);
+
+/// A 404, or a 4xx that says the model does not exist (model_not_found, not_found_error).
+bool model_missing(const http_response& r);
+
 class llm_api_error : public std::runtime_error {
   public:
     llm_api_error(long status, const std::string& message)

@@ -152,8 +152,7 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
     if (!tools.empty()) d.AddMember("tools", ts, a);
     if (s.temperature) d.AddMember("temperature", *s.temperature, a);
     http_request r;
-    r.url =
-        trim_slash(s.base_url.empty() ? "https://api.anthropic.com" : s.base_url) + "/v1/messages";
+    r.url = anthropic_messages_url(s.base_url);
     r.headers["Content-Type"] = "application/json";
     r.headers["anthropic-version"] = "2023-06-01";
     if (!key.empty()) r.headers["x-api-key"] = key;
@@ -187,6 +186,12 @@ std::string text_of(const Value& obj, const char* key, const std::string& where)
 }
 
 }  // namespace
+
+std::string anthropic_messages_url(const std::string& base_url) {
+    const std::string base = trim_slash(base_url.empty() ? "https://api.anthropic.com" : base_url);
+    const bool has_v1 = base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0;
+    return base + (has_v1 ? "/messages" : "/v1/messages");  // both forms are in use
+}
 
 http_request build_model_request(const llm_settings& s, const std::string& key,
                                  const std::string& system, const std::vector<chat_turn>& turns,

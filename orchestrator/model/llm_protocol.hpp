@@ -32,7 +32,7 @@ struct llm_settings {
     std::string reasoning_effort = "medium";  // OpenAI reasoning models; "" to leave out
     std::optional<double> temperature;        // only where the model accepts it
     int max_output_tokens = 16000;
-    std::chrono::milliseconds timeout{180000};
+    std::chrono::milliseconds timeout{600000};
 };
 
 struct tool_spec {
@@ -71,6 +71,10 @@ class model_protocol_error : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
 };
+
+/// The Messages endpoint for a base URL given with or without its /v1 (http://host/v1, the form
+/// vLLM documents, and http://host both work).
+std::string anthropic_messages_url(const std::string& base_url);
 
 http_request build_model_request(const llm_settings& s, const std::string& api_key,
                                  const std::string& system, const std::vector<chat_turn>& turns,

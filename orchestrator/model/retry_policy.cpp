@@ -21,9 +21,37 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& va
         std::max<long long>(0, static_cast<long long>(when - now) * 1000));
 }
 
+bool quota_exhausted(const http_response& r) {
+    if (r.status != 429) return false;
+    for (const char* word : {"insufficient_quota", "exceeded your current quota", "spend limit",
+                             "billing", "credit balance"})
+        if (r.body.find(word) != std::string::npos) return true;
+    return false;
+}
+
 bool is_retryable(const http_response& r) {
     if (!r.transport_error.empty()) return true;  // refused, reset, timed out, truncated
-    return r.status == 429 || r.status == 408 || (r.status >= 500 && r.status <= 599);
+    if (quota_exhausted(r)) return false;         // waiting does not refill an account
+    // Both providers' SDKs obey the server's own word on it.
+    if (const auto it = r.headers.find("x-should-retry"); it != r.headers.end()) {
+        if (it->second == "true") return true;
+        if (it->second == "false") return false;
+    }
+    return r.status == 429 || r.status == 408 || r.status == 409 ||
+           (r.status >= 500 && r.status <= 599);
+}
+
+std::optional<std::chrono::milliseconds> asked_delay(const http_response& r) {
+    if (const auto it = r.headers.find("retry-after-ms"); it != r.headers.end()) {
+        try {
+            const double ms = std::stod(it->second);
+            if (ms >= 0) return std::chrono::milliseconds(static_cast<long long>(ms));
+        } catch (const std::exception&) {
+        }
+    }
+    if (const auto it = r.headers.find("retry-after"); it != r.headers.end())
+        return parse_retry_after(it->second);
+    return std::nullopt;
 }
 
 exchange_result post_with_retries(http_transport& transport, const http_request& request,
@@ -42,8 +70,9 @@ exchange_result post_with_retries(http_transport& transport, const http_request&
         }
         if (!is_retryable(out.response)) {
             out.attempts.push_back(a);
-            out.error = "HTTP " + std::to_string(out.response.status) + ": " +
-                        out.response.body.substr(0, 2000);
+            out.error = "HTTP " + std::to_string(out.response.status) +
+                        (quota_exhausted(out.response) ? " (quota or spend limit exhausted)" : "") +
+                        ": " + out.response.body.substr(0, 2000);
             return out;
         }
         if (attempt + 1 == s.max_attempts) {
@@ -55,10 +84,7 @@ exchange_result post_with_retries(http_transport& transport, const http_request&
             std::min<long long>(s.max_delay.count(), s.base_delay.count() << std::min(attempt, 20));
         std::chrono::milliseconds delay(
             std::uniform_int_distribution<long long>(0, std::max(0LL, window))(rng));
-        const auto it = out.response.headers.find("retry-after");
-        if (it != out.response.headers.end())
-            if (const auto asked = parse_retry_after(it->second))
-                delay = std::min(*asked, s.max_delay);
+        if (const auto asked = asked_delay(out.response)) delay = std::min(*asked, s.max_delay);
         a.waited_ms = static_cast<double>(delay.count());
         out.attempts.push_back(a);
         if (sleep)

@@ -40,8 +40,15 @@ struct exchange_result {
 /// The delay a Retry-After header asks for, if it is present and parses (seconds or HTTP date).
 std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value);
 
-/// Whether a response is worth retrying.
+/// Whether a response is worth retrying: transport errors, 408, 409, 429 and 5xx, unless the
+/// server says otherwise (x-should-retry) or a 429 says the quota or spend limit is exhausted.
 bool is_retryable(const http_response& r);
+
+/// A 429 whose body says the account's quota, spend limit or credit is used up.
+bool quota_exhausted(const http_response& r);
+
+/// The delay the server asks for: retry-after-ms, else Retry-After (seconds or HTTP date).
+std::optional<std::chrono::milliseconds> asked_delay(const http_response& r);
 
 using sleeper = std::function<void(std::chrono::milliseconds)>;
 

@@ -1,0 +1,69 @@
+// The model settings a run derives from its flags and environment: which model, which
+// reasoning effort is sent (and when none is), limits, base URLs.
+#include "orchestrator/commands/model_settings.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+
+using namespace cuopt;
+
+namespace {
+
+// Sets an environment variable for one scope, restoring what was there.
+struct scoped_env {
+    std::string name;
+    std::optional<std::string> old;
+    scoped_env(std::string n, const char* value) : name(std::move(n)) {
+        if (const char* v = std::getenv(name.c_str())) old = v;
+        if (value)
+            setenv(name.c_str(), value, 1);
+        else
+            unsetenv(name.c_str());
+    }
+    ~scoped_env() {
+        if (old)
+            setenv(name.c_str(), old->c_str(), 1);
+        else
+            unsetenv(name.c_str());
+    }
+};
+
+}  // namespace
+
+TEST_CASE("reasoning effort: none is sent as none, omit leaves it out, defaults by host") {
+    CHECK(effort_to_send("", false, false) == "medium");  // OpenAI's own host
+    CHECK(effort_to_send("", false, true).empty());       // a local server: leave it out
+    CHECK(effort_to_send("none", false, false) == "none");
+    CHECK(effort_to_send("none", false, true) == "none");
+    CHECK(effort_to_send("omit", false, false).empty());
+    CHECK(effort_to_send("high", false, true) == "high");
+    CHECK(effort_to_send("high", true, false).empty());  // Anthropic has no such field
+}
+
+TEST_CASE("the model comes from --model, else CUDA_OPTIMIZER_MODEL, else the one default") {
+    const scoped_env key("OPENAI_API_KEY", nullptr), url("OPENAI_BASE_URL", nullptr);
+    optimizer_options o;
+    {
+        const scoped_env model("CUDA_OPTIMIZER_MODEL", nullptr);
+        CHECK(read_model_config(o).settings.model == default_model(llm_provider::openai));
+    }
+    const scoped_env model("CUDA_OPTIMIZER_MODEL", "my-model");
+    CHECK(read_model_config(o).settings.model == "my-model");
+    o.model = "flag-model";
+    CHECK(read_model_config(o).settings.model == "flag-model");
+}
+
+TEST_CASE("limits and base URLs come from flags and the environment") {
+    optimizer_options o;
+    o.max_output_tokens = 4096;
+    o.request_timeout_s = 42.5;
+    const model_config c = read_model_config(o);
+    CHECK(c.settings.max_output_tokens == 4096);
+    CHECK(c.settings.timeout == std::chrono::milliseconds(42500));
+    o.provider = "anthropic";
+    const scoped_env base("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/v1");
+    const model_config a = read_model_config(o);
+    CHECK(a.settings.base_url == "http://127.0.0.1:9/v1");
+    CHECK(a.configured);
+    CHECK(a.settings.reasoning_effort.empty());
+}
