@@ -92,7 +92,7 @@ TEST_CASE(
     const auto r = f.run(server, {"--max-iterations", "3", "--proposer", "llm"});
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
-    CHECK_THAT(r.output, Catch::Contains("proposer llm (openai, gpt-5-mini"));
+    CHECK_THAT(r.output, Catch::Contains(std::string("proposer llm (openai, ") + "gpt-6.1-terra"));
     const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
     REQUIRE(history["attempts"].Size() == 4);
     for (const auto& a : history["attempts"].GetArray())
@@ -262,4 +262,69 @@ TEST_CASE("with --use-nsight the model can profile the current best and gets ncu
     INFO(requests[1].body.substr(0, 4000));
     CHECK_THAT(requests[1].body, Catch::Contains("gpu__time_duration.sum") &&
                                      Catch::Contains("launch__registers_per_thread"));
+}
+
+namespace {
+
+// A Responses API reply with a reasoning item and one function call.
+std::string responses_call(const std::string& name, const std::string& args_json, int id) {
+    return R"({"id": "resp_)" + std::to_string(id) +
+           R"(", "object": "response", "status": "completed", "output": [)"
+           R"({"type": "reasoning", "id": "rs_)" +
+           std::to_string(id) + R"(", "summary": [], "encrypted_content": "enc-)" +
+           std::to_string(id) +
+           R"("},)"
+           R"({"type": "function_call", "id": "fc_)" +
+           std::to_string(id) + R"(", "call_id": "call_)" + std::to_string(id) + R"(", "name": ")" +
+           name + R"(", "arguments": )" + json_string(args_json) +
+           R"(}], "usage": {"input_tokens": 900, "output_tokens": 80, "output_tokens_details": {"reasoning_tokens": 50}}})";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "with --api responses the run speaks the Responses API and carries reasoning items back") {
+    llm_fixture f;
+    test::loopback_http_server server({
+        {200,
+         {},
+         responses_call("compile", "{\"source\": " + json_string(kernel("FAKE_MS=1")) + "}", 1)},
+        {200,
+         {},
+         responses_call("submit_candidate",
+                        "{\"source\": " + json_string(kernel("FAKE_MS=1")) +
+                            ", \"rationale\": \"fewer cycles\"}",
+                        2)},
+    });
+    const auto r = f.run(server, {"--max-iterations", "1", "--proposer", "llm", "--api",
+                                  "responses", "--reasoning-effort", "low", "--no-evidence"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 2);
+    CHECK(requests[0].target == "/v1/responses");
+    const auto first = parse_json(requests[0].body, "first request");
+    CHECK(std::string(first["reasoning"]["effort"].GetString()) == "low");
+    CHECK(first["store"].IsFalse());
+    // The second request holds the first reply's reasoning item verbatim, the call and its output.
+    const auto second = parse_json(requests[1].body, "second request");
+    const auto& in = second["input"];
+    bool reasoning = false, call = false, output = false;
+    for (const auto& item : in.GetArray()) {
+        if (!item.HasMember("type")) continue;
+        const std::string type = item["type"].GetString();
+        reasoning |=
+            type == "reasoning" && std::string(item["encrypted_content"].GetString()) == "enc-1";
+        call |= type == "function_call" && std::string(item["call_id"].GetString()) == "call_1";
+        output |=
+            type == "function_call_output" && std::string(item["call_id"].GetString()) == "call_1";
+    }
+    CHECK(reasoning);
+    CHECK(call);
+    CHECK(output);
+    const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
+    REQUIRE(history["attempts"].Size() == 2);
+    CHECK(std::string(history["attempts"][1]["verdict"].GetString()) == "valid");
+    const auto summary = test::read_checked_json(f.run_folder() / "summary.json", "summary");
+    CHECK(summary["model"]["reasoning_tokens"].GetInt() == 100);
 }

@@ -34,7 +34,7 @@ TEST_CASE(
     CHECK(r.url == "http://127.0.0.1:8080/v1/chat/completions");
     CHECK(r.headers.at("Authorization") == "Bearer sk-abc");
     const auto d = parse_json(r.body, "request");
-    CHECK(std::string(d["model"].GetString()) == "gpt-5-mini");
+    CHECK(std::string(d["model"].GetString()) == default_model(llm_provider::openai));
     CHECK(std::string(d["reasoning_effort"].GetString()) == "medium");
     REQUIRE(d["messages"].Size() == 4);
     CHECK(std::string(d["messages"][0]["role"].GetString()) == "system");
@@ -140,4 +140,129 @@ TEST_CASE("the Anthropic endpoint takes a base URL with or without its /v1") {
     CHECK(anthropic_messages_url("http://127.0.0.1:8000/v1/") ==
           "http://127.0.0.1:8000/v1/messages");
     CHECK(anthropic_messages_url("http://127.0.0.1:8000") == "http://127.0.0.1:8000/v1/messages");
+}
+
+// Shapes from OpenAI's API reference, Responses: "Create a model response" (request body:
+// instructions, input items, function tools, reasoning.effort, max_output_tokens, store,
+// include) and "The response object" (output items message / function_call / reasoning,
+// status, incomplete_details, usage with input_tokens_details and output_tokens_details).
+TEST_CASE("a Responses API request: instructions, input items, flat function tools, stateless") {
+    llm_settings s;
+    s.api = openai_api::responses;
+    s.reasoning_effort = "none";
+    std::vector<chat_turn> turns = conversation();
+    // An assistant turn that came from the Responses API carries its output items verbatim.
+    turns.push_back(
+        {chat_turn::role::assistant,
+         "",
+         {{"call_2", "compile", "{}"}},
+         "",
+         "",
+         R"([{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAA"},)"
+         R"({"type":"function_call","id":"fc_1","call_id":"call_2","name":"compile","arguments":"{}"}])"});
+    turns.push_back({chat_turn::role::tool_result, "ok", {}, "call_2", "compile"});
+    const http_request r =
+        build_model_request(s, "sk-abc", "You optimise CUDA.", turns, {k_submit});
+    CHECK(r.url == "https://api.openai.com/v1/responses");
+    CHECK(r.headers.at("Authorization") == "Bearer sk-abc");
+    const auto d = parse_json(r.body, "request");
+    CHECK(std::string(d["instructions"].GetString()) == "You optimise CUDA.");
+    CHECK_FALSE(d.HasMember("messages"));
+    const auto& in = d["input"];
+    REQUIRE(in.Size() == 7);
+    CHECK(std::string(in[0]["role"].GetString()) == "user");
+    CHECK(std::string(in[1]["role"].GetString()) == "assistant");  // "Compiling first."
+    CHECK(std::string(in[2]["type"].GetString()) == "function_call");
+    CHECK(std::string(in[2]["call_id"].GetString()) == "call_1");
+    CHECK(std::string(in[2]["arguments"].GetString()) == R"({"source": "x"})");
+    CHECK(std::string(in[3]["type"].GetString()) == "function_call_output");
+    CHECK(std::string(in[3]["call_id"].GetString()) == "call_1");
+    CHECK(std::string(in[3]["output"].GetString()) == "registers: 32");
+    CHECK(std::string(in[4]["type"].GetString()) == "reasoning");
+    CHECK(std::string(in[4]["encrypted_content"].GetString()) == "gAAA");
+    CHECK(std::string(in[5]["id"].GetString()) == "fc_1");
+    CHECK(std::string(in[6]["call_id"].GetString()) == "call_2");
+    CHECK(std::string(d["tools"][0]["type"].GetString()) == "function");
+    CHECK(std::string(d["tools"][0]["name"].GetString()) == "submit_candidate");
+    CHECK(d["tools"][0]["parameters"].IsObject());
+    CHECK_FALSE(d["tools"][0].HasMember("function"));
+    CHECK(std::string(d["reasoning"]["effort"].GetString()) == "none");
+    CHECK(d["max_output_tokens"].GetInt() == 16000);
+    CHECK(d["store"].IsFalse());
+    CHECK(std::string(d["include"][0].GetString()) == "reasoning.encrypted_content");
+    CHECK_FALSE(d.HasMember("temperature"));
+    CHECK_FALSE(d.HasMember("max_completion_tokens"));
+}
+
+TEST_CASE(
+    "a Responses API reply: parallel function calls, reasoning kept, usage, incomplete, refusal") {
+    const model_reply r = parse_responses_reply(R"({
+      "id": "resp_1", "object": "response", "status": "completed",
+      "output": [
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
+        {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+         "content": [{"type": "output_text", "text": "Two things.", "annotations": []}]},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_a", "name": "compile", "arguments": "{\"source\":\"a\"}"},
+        {"type": "function_call", "id": "fc_2", "call_id": "call_b", "name": "profile", "arguments": "{}"}],
+      "usage": {"input_tokens": 1200, "input_tokens_details": {"cached_tokens": 1000},
+                "output_tokens": 300, "output_tokens_details": {"reasoning_tokens": 250}, "total_tokens": 1500}})");
+    CHECK(r.text == "Two things.");
+    REQUIRE(r.calls.size() == 2);
+    CHECK(r.calls[0].id == "call_a");
+    CHECK(r.calls[0].arguments_json == R"({"source":"a"})");
+    CHECK(r.calls[1].name == "profile");
+    CHECK(r.usage.prompt == 1200);
+    CHECK(r.usage.cached == 1000);
+    CHECK(r.usage.completion == 300);
+    CHECK(r.usage.reasoning == 250);
+    CHECK(r.stop_reason == "completed");
+    const auto raw = parse_json(r.raw_items_json, "raw");
+    REQUIRE(raw.Size() == 4);
+    CHECK(std::string(raw[0]["encrypted_content"].GetString()) == "gAAA");
+
+    const model_reply cut = parse_responses_reply(
+        R"({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [{"type": "reasoning", "id": "rs_2", "summary": []}]})");
+    CHECK(cut.stop_reason == "incomplete: max_output_tokens");
+    CHECK(cut.calls.empty());
+    const model_reply no = parse_responses_reply(
+        R"({"status": "completed", "output": [{"type": "message", "role": "assistant",
+            "content": [{"type": "refusal", "refusal": "I can't help with that."}]}]})");
+    CHECK(no.stop_reason == "refusal");
+    CHECK_THAT(no.text, Catch::Contains("refusal: I can't help"));
+    CHECK_THROWS_AS(parse_responses_reply(R"({"status": "completed"})"), model_protocol_error);
+    CHECK_THROWS_AS(parse_responses_reply(R"({"output": [{"type": "function_call", "name": 5}]})"),
+                    model_protocol_error);
+}
+
+// Anthropic's Messages API, "Extended thinking" / "Tool use with thinking": the assistant
+// turn before tool results must carry the thinking blocks exactly as received, and a turn
+// with empty content is refused.
+TEST_CASE("Anthropic thinking blocks go back unchanged; an empty assistant turn is never echoed") {
+    const model_reply reply = parse_model_reply(llm_provider::anthropic, R"({
+      "content": [
+        {"type": "thinking", "thinking": "Tile it.", "signature": "sig-1"},
+        {"type": "redacted_thinking", "data": "opaque"},
+        {"type": "tool_use", "id": "toolu_1", "name": "compile", "input": {"source": "x"}}],
+      "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 5}})");
+    REQUIRE(reply.calls.size() == 1);
+    llm_settings s;
+    s.provider = llm_provider::anthropic;
+    std::vector<chat_turn> turns = {
+        {chat_turn::role::user, "Make it faster.", {}, "", ""},
+        {chat_turn::role::assistant, reply.text, reply.calls, "", "", reply.raw_items_json},
+        {chat_turn::role::tool_result, "registers: 32", {}, "toolu_1", "compile"},
+        {chat_turn::role::assistant, "", {}, "", "", "[]"},  // an empty reply
+        {chat_turn::role::user, "Continue with a tool call.", {}, "", ""}};
+    const auto d = parse_json(build_model_request(s, "k", "sys", turns, {}).body, "request");
+    const auto& m = d["messages"];
+    REQUIRE(m.Size() == 4);
+    const auto& blocks = m[1]["content"];
+    REQUIRE(blocks.Size() == 3);
+    CHECK(std::string(blocks[0]["type"].GetString()) == "thinking");
+    CHECK(std::string(blocks[0]["signature"].GetString()) == "sig-1");
+    CHECK(std::string(blocks[1]["data"].GetString()) == "opaque");
+    CHECK(std::string(blocks[2]["id"].GetString()) == "toolu_1");
+    CHECK(std::string(m[2]["content"][0]["type"].GetString()) == "tool_result");
+    CHECK(std::string(m[3]["role"].GetString()) == "user");  // no empty assistant turn between
 }

@@ -22,6 +22,11 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
                     "OpenAI reasoning effort: none, minimal, low, medium, high, xhigh, or omit to "
                     "leave the field out (default: medium for OpenAI's own host, omit for any "
                     "other base URL)");
+    app->add_option("--api", o.api,
+                    "OpenAI API: responses, chat (Chat Completions, for OpenAI-compatible "
+                    "servers) or auto (responses on OpenAI's own host, chat for any base URL)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "responses", "chat"}));
     app->add_option("--max-output-tokens", o.max_output_tokens,
                     "Output tokens per model reply (a local server's context must hold them)")
         ->capture_default_str()

@@ -86,6 +86,9 @@ model_config read_model_config(const optimizer_options& o) {
         effort_to_send(o.reasoning_effort, anthropic, !c.settings.base_url.empty());
     if (o.temperature >= 0) c.settings.temperature = o.temperature;
     c.settings.max_output_tokens = o.max_output_tokens;
+    c.settings.api = o.api == "auto"
+                         ? (c.settings.base_url.empty() ? openai_api::responses : openai_api::chat)
+                         : *k_openai_apis.parse(o.api);  // CLI11 checked the word
     c.settings.timeout =
         std::chrono::milliseconds(static_cast<long long>(o.request_timeout_s * 1000));
     return c;

@@ -38,6 +38,7 @@ struct optimizer_options {
     std::string provider = "openai";  // openai (and compatible servers) | anthropic
     std::string model;                // "" = default_model(provider)
     std::string reasoning_effort;     // "" = medium for OpenAI's host, omitted elsewhere; "omit"
+    std::string api = "auto";  // OpenAI: responses | chat | auto (responses on OpenAI's own host)
     int max_output_tokens = llm_settings{}.max_output_tokens;  // per model reply
     double request_timeout_s = 600;  // per model request (both official SDKs' default)
     std::string base_url;  // API base URL (also $OPENAI_BASE_URL): a local vLLM or llama.cpp server

@@ -76,7 +76,7 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
     }
     model_reply reply;
     try {
-        reply = parse_model_reply(m_settings.provider, result.response.body);
+        reply = parse_reply(m_settings, result.response.body);
     } catch (const model_protocol_error& e) {
         record(request, result, std::nullopt, e.what());
         throw;

@@ -90,6 +90,83 @@ http_request openai_request(const llm_settings& s, const std::string& key,
     return r;
 }
 
+// One conversation turn as Responses API input items (appended to `input`).
+void add_response_items(const chat_turn& t, Value& input, allocator& a) {
+    if (t.who == chat_turn::role::tool_result) {
+        Value item(rapidjson::kObjectType);
+        item.AddMember("type", "function_call_output", a);
+        item.AddMember("call_id", json_text(t.tool_call_id, a), a);
+        item.AddMember("output", json_text(t.text, a), a);
+        input.PushBack(item, a);
+        return;
+    }
+    if (t.who == chat_turn::role::assistant && !t.raw_items_json.empty()) {
+        Value raw = parsed(t.raw_items_json, a, "a previous reply's output items");
+        if (raw.IsArray())
+            for (Value& item : raw.GetArray()) input.PushBack(item, a);  // moved, verbatim
+        return;
+    }
+    if (!t.text.empty() || t.who == chat_turn::role::user) {
+        Value msg(rapidjson::kObjectType);
+        msg.AddMember("role", Value(t.who == chat_turn::role::user ? "user" : "assistant", a), a);
+        msg.AddMember("content", json_text(t.text, a), a);
+        input.PushBack(msg, a);
+    }
+    for (const tool_call& c : t.calls) {
+        Value call(rapidjson::kObjectType);
+        call.AddMember("type", "function_call", a);
+        call.AddMember("call_id", json_text(c.id, a), a);
+        call.AddMember("name", json_text(c.name, a), a);
+        call.AddMember("arguments", json_text(c.arguments_json, a), a);
+        input.PushBack(call, a);
+    }
+}
+
+// POST /v1/responses (platform.openai.com/docs/api-reference/responses/create): stateless
+// (store: false) with the reasoning items' encrypted content carried in the conversation.
+http_request responses_request(const llm_settings& s, const std::string& key,
+                               const std::string& system, const std::vector<chat_turn>& turns,
+                               const std::vector<tool_spec>& tools) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("model", json_text(s.model, a), a);
+    d.AddMember("instructions", json_text(system, a), a);
+    Value input(rapidjson::kArrayType);
+    for (const chat_turn& t : turns) add_response_items(t, input, a);
+    d.AddMember("input", input, a);
+    Value ts(rapidjson::kArrayType);
+    for (const tool_spec& t : tools) {
+        Value tool(rapidjson::kObjectType);
+        tool.AddMember("type", "function", a);
+        tool.AddMember("name", json_text(t.name, a), a);
+        tool.AddMember("description", json_text(t.description, a), a);
+        tool.AddMember("parameters", parsed(t.parameters_schema, a, "tool " + t.name + " schema"),
+                       a);
+        tool.AddMember("strict", false, a);  // our schemas have optional fields
+        ts.PushBack(tool, a);
+    }
+    if (!tools.empty()) d.AddMember("tools", ts, a);
+    if (!s.reasoning_effort.empty()) {
+        Value reasoning(rapidjson::kObjectType);
+        reasoning.AddMember("effort", json_text(s.reasoning_effort, a), a);
+        d.AddMember("reasoning", reasoning, a);
+    }
+    if (s.temperature) d.AddMember("temperature", *s.temperature, a);
+    d.AddMember("max_output_tokens", s.max_output_tokens, a);
+    d.AddMember("store", false, a);
+    Value include(rapidjson::kArrayType);
+    include.PushBack("reasoning.encrypted_content", a);
+    d.AddMember("include", include, a);
+    http_request r;
+    r.url =
+        trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url) + "/responses";
+    r.headers["Content-Type"] = "application/json";
+    if (!key.empty()) r.headers["Authorization"] = "Bearer " + key;
+    r.body = to_compact_json(d);
+    r.timeout = s.timeout;
+    return r;
+}
+
 http_request anthropic_request(const llm_settings& s, const std::string& key,
                                const std::string& system, const std::vector<chat_turn>& turns,
                                const std::vector<tool_spec>& tools) {
@@ -109,6 +186,12 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
             block.AddMember("tool_use_id", json_text(t.tool_call_id, a), a);
             block.AddMember("content", json_text(t.text, a), a);
             content.PushBack(block, a);
+        } else if (t.who == chat_turn::role::assistant && !t.raw_items_json.empty()) {
+            // The reply's content blocks as the model sent them: thinking and redacted_thinking
+            // blocks must come back complete and unchanged before the tool results.
+            Value raw = parsed(t.raw_items_json, a, "a previous reply's content blocks");
+            if (raw.IsArray())
+                for (Value& block : raw.GetArray()) content.PushBack(block, a);
         } else {
             if (!t.text.empty()) {
                 Value block(rapidjson::kObjectType);
@@ -136,6 +219,7 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
                 continue;
             }
         }
+        if (content.Empty()) continue;  // an empty turn is refused (400): never echo one
         m.AddMember("content", content, a);
         messages.PushBack(m, a);
     }
@@ -196,8 +280,71 @@ std::string anthropic_messages_url(const std::string& base_url) {
 http_request build_model_request(const llm_settings& s, const std::string& key,
                                  const std::string& system, const std::vector<chat_turn>& turns,
                                  const std::vector<tool_spec>& tools) {
-    return s.provider == llm_provider::openai ? openai_request(s, key, system, turns, tools)
-                                              : anthropic_request(s, key, system, turns, tools);
+    if (s.provider == llm_provider::anthropic)
+        return anthropic_request(s, key, system, turns, tools);
+    return s.api == openai_api::responses ? responses_request(s, key, system, turns, tools)
+                                          : openai_request(s, key, system, turns, tools);
+}
+
+namespace {
+
+// One output item of a Responses reply into `r`: message text (and refusals), function calls.
+void read_output_item(const Value& item, model_reply& r) {
+    const std::string type = text_of(item, "type", "reply output item");
+    if (type == "function_call") {
+        tool_call call;
+        call.id = text_of(item, "call_id", "reply function_call");
+        call.name = text_of(item, "name", "reply function_call");
+        call.arguments_json = text_of(item, "arguments", "reply function_call");
+        r.calls.push_back(call);
+        return;
+    }
+    if (type != "message" || !item.HasMember("content") || !item["content"].IsArray()) return;
+    for (const Value& part : item["content"].GetArray()) {
+        const std::string kind = text_of(part, "type", "reply message content");
+        if (kind == "output_text") r.text += text_of(part, "text", "reply output_text");
+        if (kind == "refusal") {
+            r.text += "refusal: " + text_of(part, "refusal", "reply refusal");
+            r.stop_reason = "refusal";
+        }
+    }
+}
+
+}  // namespace
+
+model_reply parse_responses_reply(const std::string& body) {
+    rapidjson::Document d;
+    const std::string why = try_parse_json(d, body);
+    if (!why.empty() || !d.IsObject())
+        throw model_protocol_error("the reply is not a JSON object" +
+                                   (why.empty() ? "" : " (" + why + ")") + ": " +
+                                   body.substr(0, 200));
+    model_reply r;
+    const Value& output = member(d, "output", "reply");
+    if (!output.IsArray()) throw model_protocol_error("reply: 'output' is not an array");
+    for (const Value& item : output.GetArray()) read_output_item(item, r);
+    r.raw_items_json = to_compact_json(output);
+    if (d.HasMember("status") && d["status"].IsString() && r.stop_reason.empty()) {
+        r.stop_reason = d["status"].GetString();
+        if (r.stop_reason == "incomplete" && d.HasMember("incomplete_details") &&
+            d["incomplete_details"].IsObject() && d["incomplete_details"].HasMember("reason") &&
+            d["incomplete_details"]["reason"].IsString())
+            r.stop_reason += std::string(": ") + d["incomplete_details"]["reason"].GetString();
+    }
+    const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
+    r.usage.prompt = number_at(u, "input_tokens");
+    r.usage.completion = number_at(u, "output_tokens");
+    if (u.IsObject() && u.HasMember("output_tokens_details"))
+        r.usage.reasoning = number_at(u["output_tokens_details"], "reasoning_tokens");
+    if (u.IsObject() && u.HasMember("input_tokens_details"))
+        r.usage.cached = number_at(u["input_tokens_details"], "cached_tokens");
+    return r;
+}
+
+model_reply parse_reply(const llm_settings& s, const std::string& body) {
+    return s.provider == llm_provider::openai && s.api == openai_api::responses
+               ? parse_responses_reply(body)
+               : parse_model_reply(s.provider, body);
 }
 
 model_reply parse_model_reply(llm_provider provider, const std::string& body) {
@@ -253,6 +400,7 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
     }
     if (d.HasMember("stop_reason") && d["stop_reason"].IsString())
         r.stop_reason = d["stop_reason"].GetString();
+    r.raw_items_json = to_compact_json(content);  // thinking blocks go back verbatim
     const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
     r.usage.prompt = number_at(u, "input_tokens");
     r.usage.completion = number_at(u, "output_tokens");

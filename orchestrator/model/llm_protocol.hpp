@@ -20,13 +20,26 @@ enum class llm_provider { openai, anthropic };
 inline constexpr auto k_llm_providers = make_name_table<llm_provider>(
     {{llm_provider::openai, "openai"}, {llm_provider::anthropic, "anthropic"}});
 
-/// The model a provider gets when none is named: the one place these names live.
+/// The model a provider gets when none is named: the one place these names live. Checked on
+/// 2026-11-30 against the providers' deprecation pages: gpt-5-mini shuts down 2026-12-11
+/// (replacement gpt-6.1-terra, tools through the Responses API), claude-sonnet-4-5 retires
+/// 2026-11-30 (replacement Claude Sonnet 5.5, adaptive thinking on by default). Override with
+/// --model or CUDA_OPTIMIZER_MODEL; a retired name fails in one line naming both.
 constexpr const char* default_model(llm_provider p) {
-    return p == llm_provider::anthropic ? "claude-sonnet-4-5" : "gpt-5-mini";
+    return p == llm_provider::anthropic ? "claude-sonnet-5-5" : "gpt-6.1-terra";
 }
+
+/// Which OpenAI API: the Responses API (OpenAI's own host: its reasoning models take function
+/// tools with a reasoning effort only there) or Chat Completions (OpenAI-compatible servers:
+/// vLLM, llama.cpp, Ollama, SGLang).
+enum class openai_api { responses, chat };
+
+inline constexpr auto k_openai_apis =
+    make_name_table<openai_api>({{openai_api::responses, "responses"}, {openai_api::chat, "chat"}});
 
 struct llm_settings {
     llm_provider provider = llm_provider::openai;
+    openai_api api = openai_api::chat;  // OpenAI only
     std::string model = default_model(llm_provider::openai);
     std::string base_url;                     // "" = the provider's own
     std::string reasoning_effort = "medium";  // OpenAI reasoning models; "" to leave out
@@ -53,6 +66,9 @@ struct chat_turn {
     std::vector<tool_call> calls;  // assistant turns
     std::string tool_call_id;      // tool results
     std::string tool_name;         // tool results (OpenAI wants it implicit, Anthropic by id)
+    /// Assistant turns of the Responses API: the reply's output items verbatim (a JSON array),
+    /// so reasoning items (with their encrypted content) go back to the model as it sent them.
+    std::string raw_items_json;
 };
 
 struct token_usage {
@@ -63,7 +79,8 @@ struct model_reply {
     std::string text;
     std::vector<tool_call> calls;
     token_usage usage;
-    std::string stop_reason;
+    std::string stop_reason;     // "incomplete: max_output_tokens", "refusal", ... where said
+    std::string raw_items_json;  // Responses API: the output items, to carry into the next turn
 };
 
 /// A reply that does not have the shape the API documents; what() says what is missing.
@@ -81,6 +98,13 @@ http_request build_model_request(const llm_settings& s, const std::string& api_k
                                  const std::vector<tool_spec>& tools);
 
 model_reply parse_model_reply(llm_provider provider, const std::string& body);
+
+/// A Responses API reply: output items (message text and refusals, function_call items,
+/// reasoning items kept verbatim in raw_items_json), status and usage.
+model_reply parse_responses_reply(const std::string& body);
+
+/// The reply decoder for these settings.
+model_reply parse_reply(const llm_settings& s, const std::string& body);
 
 /// The request as JSON for model-NNN.json: url, headers without any credential, body;
 /// then every secret string scrubbed from the result as a second guard.

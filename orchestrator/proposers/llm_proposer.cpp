@@ -97,7 +97,8 @@ class llm_proposer final : public proposer {
                                  ""});
                 continue;
             }
-            turns.push_back({chat_turn::role::assistant, reply.text, reply.calls, "", ""});
+            turns.push_back({chat_turn::role::assistant, reply.text, reply.calls, "", "",
+                             reply.raw_items_json});
             if (reply.calls.empty()) {
                 if (++corrections > m_settings.max_corrections)
                     return {rejected(s, "no tool call after corrections")};

@@ -1,4 +1,5 @@
-// libFuzzer target: the OpenAI and Anthropic reply decoders, on whatever a server sends.
+// libFuzzer target: the OpenAI (Chat Completions and Responses) and Anthropic reply decoders,
+// on whatever a server sends.
 #include <string>
 
 #include "orchestrator/model/llm_protocol.hpp"
@@ -10,6 +11,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             cuopt::parse_model_reply(provider, body);
         } catch (const cuopt::model_protocol_error&) {
         }
+    }
+    try {
+        cuopt::parse_responses_reply(body);
+    } catch (const cuopt::model_protocol_error&) {
     }
     return 0;
 }
