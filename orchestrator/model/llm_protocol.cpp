@@ -22,6 +22,15 @@ Value parsed(const std::string& json, allocator& a, const std::string& what) {
     return Value(d, a);
 }
 
+// A previous reply's items (Responses output items, Anthropic content blocks), kept as the model
+// sent them, moved onto the end of `into`.
+void append_verbatim(const std::string& raw_json, Value& into, allocator& a,
+                     const std::string& what) {
+    Value raw = parsed(raw_json, a, what);
+    if (raw.IsArray())
+        for (Value& item : raw.GetArray()) into.PushBack(item, a);
+}
+
 std::string trim_slash(std::string s) {
     while (!s.empty() && s.back() == '/') s.pop_back();
     return s;
@@ -101,9 +110,7 @@ void add_response_items(const chat_turn& t, Value& input, allocator& a) {
         return;
     }
     if (t.who == chat_turn::role::assistant && !t.raw_items_json.empty()) {
-        Value raw = parsed(t.raw_items_json, a, "a previous reply's output items");
-        if (raw.IsArray())
-            for (Value& item : raw.GetArray()) input.PushBack(item, a);  // moved, verbatim
+        append_verbatim(t.raw_items_json, input, a, "a previous reply's output items");
         return;
     }
     if (!t.text.empty() || t.who == chat_turn::role::user) {
@@ -189,9 +196,7 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
         } else if (t.who == chat_turn::role::assistant && !t.raw_items_json.empty()) {
             // The reply's content blocks as the model sent them: thinking and redacted_thinking
             // blocks must come back complete and unchanged before the tool results.
-            Value raw = parsed(t.raw_items_json, a, "a previous reply's content blocks");
-            if (raw.IsArray())
-                for (Value& block : raw.GetArray()) content.PushBack(block, a);
+            append_verbatim(t.raw_items_json, content, a, "a previous reply's content blocks");
         } else {
             if (!t.text.empty()) {
                 Value block(rapidjson::kObjectType);
