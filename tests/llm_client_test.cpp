@@ -145,7 +145,17 @@ TEST_CASE("cost is estimated from the price table and unknown models say so") {
     llm_totals t;
     t.usage.prompt = 2'000'000;
     t.usage.completion = 500'000;
-    const price_table prices = {{"gpt-5-mini", {0.25, 2.0}}};
+    const price_table prices = {{"gpt-5-mini", {0.25, 2.0, std::nullopt}}};
     CHECK(*estimate_cost(prices, "gpt-5-mini", t) == Approx(0.5 + 1.0));
+    // A cached-input price applies to the cached part (inside the prompt for OpenAI, apart for
+    // Anthropic).
+    llm_totals c = t;
+    c.usage.cached = 1000000;
+    const price_table cached = {{"m", {0.25, 2.0, 0.025}}};
+    CHECK(*estimate_cost(cached, "m", c, true) ==
+          Approx(((c.usage.prompt - 1000000) * 0.25 + 1000000 * 0.025 + c.usage.completion * 2.0) /
+                 1e6));
+    CHECK(*estimate_cost(cached, "m", c, false) ==
+          Approx((c.usage.prompt * 0.25 + 1000000 * 0.025 + c.usage.completion * 2.0) / 1e6));
     CHECK_FALSE(estimate_cost(prices, "some-local-model", t));
 }

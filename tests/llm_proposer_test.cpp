@@ -328,3 +328,30 @@ TEST_CASE(
     const auto summary = test::read_checked_json(f.run_folder() / "summary.json", "summary");
     CHECK(summary["model"]["reasoning_tokens"].GetInt() == 100);
 }
+
+TEST_CASE(
+    "a reply cut at the output limit gets a correction that says so; a refusal ends the "
+    "iteration") {
+    llm_fixture f;
+    test::loopback_http_server server({
+        {200,
+         {},
+         R"({"choices": [{"finish_reason": "length", "message": {"content": "Let me think about tiling in great detail"}}]})"},
+        {200, {}, submit("FAKE_MS=1")},
+        {200,
+         {},
+         R"({"choices": [{"finish_reason": "stop", "message": {"content": null, "refusal": "I can't help with that."}}]})"},
+    });
+    const auto r = f.run(server, {"--max-iterations", "2", "--proposer", "llm", "--no-evidence"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 3);
+    CHECK_THAT(requests[1].body, Catch::Contains("cut at the output limit"));
+    const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
+    REQUIRE(history["attempts"].Size() == 3);
+    CHECK(std::string(history["attempts"][1]["verdict"].GetString()) == "valid");
+    CHECK(std::string(history["attempts"][2]["verdict"].GetString()) == "invalid_submission");
+    CHECK_THAT(std::string(history["attempts"][2]["reason"].GetString()),
+               Catch::Contains("the model refused: refusal: I can't help"));
+}

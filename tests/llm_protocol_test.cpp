@@ -266,3 +266,31 @@ TEST_CASE("Anthropic thinking blocks go back unchanged; an empty assistant turn 
     CHECK(std::string(m[2]["content"][0]["type"].GetString()) == "tool_result");
     CHECK(std::string(m[3]["role"].GetString()) == "user");  // no empty assistant turn between
 }
+
+TEST_CASE(
+    "tool schemas lose $schema and title and keep definitions under $defs; tool errors say so") {
+    const tool_spec t{"compile", "Compile",
+                      R"({"$schema": "http://json-schema.org/draft-04/schema#", "title": "compile",
+                          "type": "object", "definitions": {"src": {"type": "string"}},
+                          "properties": {"source": {"$ref": "#/definitions/src"}}})"};
+    for (const bool anthropic : {false, true}) {
+        llm_settings s;
+        if (anthropic) s.provider = llm_provider::anthropic;
+        std::vector<chat_turn> turns = conversation();
+        turns.back().is_error = true;
+        const auto d = parse_json(build_model_request(s, "k", "sys", turns, {t}).body, "request");
+        const auto& schema =
+            anthropic ? d["tools"][0]["input_schema"] : d["tools"][0]["function"]["parameters"];
+        CHECK_FALSE(schema.HasMember("$schema"));
+        CHECK_FALSE(schema.HasMember("title"));
+        CHECK_FALSE(schema.HasMember("definitions"));
+        CHECK(schema["$defs"]["src"].IsObject());
+        CHECK(std::string(schema["properties"]["source"]["$ref"].GetString()) == "#/$defs/src");
+        if (anthropic) CHECK(d["messages"][2]["content"][0]["is_error"].IsTrue());
+    }
+    const model_reply no = parse_model_reply(
+        llm_provider::openai,
+        R"({"choices": [{"finish_reason": "stop", "message": {"content": null, "refusal": "I can't help."}}]})");
+    CHECK(no.stop_reason == "refusal");
+    CHECK(no.text == "refusal: I can't help.");
+}

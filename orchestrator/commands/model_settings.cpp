@@ -53,6 +53,14 @@ price_table read_prices(const std::string& json) {
                                  ": expected a number >= 0 (US dollars per million tokens)");
             *into = it->value.GetDouble();
         }
+        if (const auto it = m.value.FindMember("cached_input_per_mtok");
+            it != m.value.MemberEnd()) {
+            if (!it->value.IsNumber() || it->value.GetDouble() < 0)
+                throw json_error(field +
+                                 ".cached_input_per_mtok: expected a number >= 0 (US dollars per "
+                                 "million cached input tokens)");
+            p.cached_input_per_mtok = it->value.GetDouble();
+        }
         prices[m.name.GetString()] = p;
     }
     return prices;
@@ -104,7 +112,8 @@ price_table read_price_table(const optimizer_options& o) {
 
 std::string model_usage_json(const llm_client& client, const price_table& prices) {
     const llm_totals& t = client.totals();
-    const auto cost = estimate_cost(prices, client.settings().model, t);
+    const auto cost = estimate_cost(prices, client.settings().model, t,
+                                    client.settings().provider == llm_provider::openai);
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(client.settings().provider)),

@@ -12,11 +12,17 @@ namespace cuopt {
 using rapidjson::Value;
 
 std::optional<double> estimate_cost(const price_table& prices, const std::string& model,
-                                    const llm_totals& t) {
+                                    const llm_totals& t, bool cached_in_prompt) {
     const auto it = prices.find(model);
     if (it == prices.end()) return std::nullopt;
-    return (static_cast<double>(t.usage.prompt) * it->second.input_per_mtok +
-            static_cast<double>(t.usage.completion) * it->second.output_per_mtok) /
+    const model_price& p = it->second;
+    const double cached = static_cast<double>(t.usage.cached);
+    const double cached_price = p.cached_input_per_mtok.value_or(p.input_per_mtok);
+    // OpenAI counts cached tokens inside the prompt; Anthropic reports cache reads apart.
+    const double uncached =
+        std::max(0.0, static_cast<double>(t.usage.prompt) - (cached_in_prompt ? cached : 0.0));
+    return (uncached * p.input_per_mtok + cached * cached_price +
+            static_cast<double>(t.usage.completion) * p.output_per_mtok) /
            1e6;
 }
 

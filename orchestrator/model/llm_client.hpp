@@ -52,12 +52,15 @@ class llm_api_error : public std::runtime_error {
 struct model_price {
     double input_per_mtok = 0;
     double output_per_mtok = 0;
+    std::optional<double> cached_input_per_mtok;  // absent: cached tokens at the input price
 };
 using price_table = std::map<std::string, model_price>;
 
 /// Estimated cost of the totals; nullopt ("unknown", never 0) for a model not in the table.
+/// `cached_in_prompt`: the prompt count includes the cached tokens (OpenAI); Anthropic reports
+/// cache reads apart from its input tokens.
 std::optional<double> estimate_cost(const price_table& prices, const std::string& model,
-                                    const llm_totals& totals);
+                                    const llm_totals& totals, bool cached_in_prompt = true);
 
 class llm_client {
   public:

@@ -31,6 +31,24 @@ void append_verbatim(const std::string& raw_json, Value& into, allocator& a,
         for (Value& item : raw.GetArray()) into.PushBack(item, a);
 }
 
+// A tool's parameters as the APIs want them: no $schema or title at the top, definitions under
+// $defs (references rewritten to match).
+Value tool_parameters(const tool_spec& t, allocator& a) {
+    std::string text = t.parameters_schema;
+    for (std::size_t p; (p = text.find("#/definitions/")) != std::string::npos;)
+        text.replace(p, 14, "#/$defs/");
+    Value v = parsed(text, a, "tool " + t.name + " schema");
+    if (!v.IsObject()) return v;
+    v.RemoveMember("$schema");
+    v.RemoveMember("title");
+    if (v.HasMember("definitions") && !v.HasMember("$defs")) {
+        Value defs(v["definitions"], a);
+        v.RemoveMember("definitions");
+        v.AddMember("$defs", defs, a);
+    }
+    return v;
+}
+
 std::string trim_slash(std::string s) {
     while (!s.empty() && s.back() == '/') s.pop_back();
     return s;
@@ -79,7 +97,7 @@ http_request openai_request(const llm_settings& s, const std::string& key,
         tool.AddMember("type", "function", a);
         fn.AddMember("name", json_text(t.name, a), a);
         fn.AddMember("description", json_text(t.description, a), a);
-        fn.AddMember("parameters", parsed(t.parameters_schema, a, "tool " + t.name + " schema"), a);
+        fn.AddMember("parameters", tool_parameters(t, a), a);
         tool.AddMember("function", fn, a);
         ts.PushBack(tool, a);
     }
@@ -147,8 +165,7 @@ http_request responses_request(const llm_settings& s, const std::string& key,
         tool.AddMember("type", "function", a);
         tool.AddMember("name", json_text(t.name, a), a);
         tool.AddMember("description", json_text(t.description, a), a);
-        tool.AddMember("parameters", parsed(t.parameters_schema, a, "tool " + t.name + " schema"),
-                       a);
+        tool.AddMember("parameters", tool_parameters(t, a), a);
         tool.AddMember("strict", false, a);  // our schemas have optional fields
         ts.PushBack(tool, a);
     }
@@ -192,6 +209,7 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
             block.AddMember("type", "tool_result", a);
             block.AddMember("tool_use_id", json_text(t.tool_call_id, a), a);
             block.AddMember("content", json_text(t.text, a), a);
+            if (t.is_error) block.AddMember("is_error", true, a);
             content.PushBack(block, a);
         } else if (t.who == chat_turn::role::assistant && !t.raw_items_json.empty()) {
             // The reply's content blocks as the model sent them: thinking and redacted_thinking
@@ -234,8 +252,7 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
         Value tool(rapidjson::kObjectType);
         tool.AddMember("name", json_text(t.name, a), a);
         tool.AddMember("description", json_text(t.description, a), a);
-        tool.AddMember("input_schema", parsed(t.parameters_schema, a, "tool " + t.name + " schema"),
-                       a);
+        tool.AddMember("input_schema", tool_parameters(t, a), a);
         ts.PushBack(tool, a);
     }
     if (!tools.empty()) d.AddMember("tools", ts, a);
@@ -371,6 +388,10 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
             r.text = msg["content"].GetString();
         if (choices[0].HasMember("finish_reason") && choices[0]["finish_reason"].IsString())
             r.stop_reason = choices[0]["finish_reason"].GetString();
+        if (msg.HasMember("refusal") && msg["refusal"].IsString()) {
+            r.text = std::string("refusal: ") + msg["refusal"].GetString();
+            r.stop_reason = "refusal";
+        }
         if (msg.HasMember("tool_calls") && msg["tool_calls"].IsArray())
             for (const Value& c : msg["tool_calls"].GetArray()) {
                 const Value& fn = member(c, "function", "reply tool call");

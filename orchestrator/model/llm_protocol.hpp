@@ -69,6 +69,7 @@ struct chat_turn {
     /// Assistant turns of the Responses API: the reply's output items verbatim (a JSON array),
     /// so reasoning items (with their encrypted content) go back to the model as it sent them.
     std::string raw_items_json;
+    bool is_error = false;  // tool results: the call failed (Anthropic's is_error)
 };
 
 struct token_usage {

@@ -13,6 +13,13 @@ namespace cuopt {
 
 namespace {
 
+// A reply stopped by the output limit: Chat Completions' "length", Anthropic's "max_tokens",
+// the Responses API's "incomplete: max_output_tokens".
+bool truncated(const model_reply& r) {
+    return r.stop_reason == "length" || r.stop_reason == "max_tokens" ||
+           r.stop_reason.rfind("incomplete", 0) == 0;
+}
+
 const char* k_system =
     "You are a CUDA performance engineer. You improve one kernel at a time for the GPU described. "
     "Keep the kernel's name and signature, compute the same function for every valid input "
@@ -100,11 +107,21 @@ class llm_proposer final : public proposer {
             turns.push_back({chat_turn::role::assistant, reply.text, reply.calls, "", "",
                              reply.raw_items_json});
             if (reply.calls.empty()) {
+                if (reply.stop_reason == "refusal")
+                    return {rejected(s, "the model refused: " + reply.text)};
+                const bool cut = truncated(reply);
                 if (++corrections > m_settings.max_corrections)
-                    return {rejected(s, "no tool call after corrections")};
+                    return {rejected(
+                        s, cut ? "replies cut at the output limit (" +
+                                     std::to_string(m_client.settings().max_output_tokens) +
+                                     " tokens, --max-output-tokens) before a tool call"
+                               : "no tool call after corrections")};
                 turns.push_back({chat_turn::role::user,
-                                 "That was not a tool call. Call compile to check a source, or "
-                                 "submit_candidate to submit.",
+                                 cut ? "Your reply was cut at the output limit before any tool "
+                                       "call. Be brief: call compile or submit_candidate now, "
+                                       "with the source and little else."
+                                     : "That was not a tool call. Call compile to check a source, "
+                                       "or submit_candidate to submit.",
                                  {},
                                  "",
                                  ""});
@@ -122,7 +139,8 @@ class llm_proposer final : public proposer {
                 if (problem && ++corrections > m_settings.max_corrections)
                     return {rejected(s, "after " + std::to_string(m_settings.max_corrections) +
                                             " corrections: " + result)};
-                turns.push_back({chat_turn::role::tool_result, result, {}, call.id, call.name});
+                turns.push_back(
+                    {chat_turn::role::tool_result, result, {}, call.id, call.name, "", problem});
             }
         }
     }
