@@ -294,3 +294,29 @@ TEST_CASE(
     CHECK(no.stop_reason == "refusal");
     CHECK(no.text == "refusal: I can't help.");
 }
+
+TEST_CASE(
+    "a thinking budget reaches Anthropic as extended thinking; replies without usage count 0") {
+    llm_settings s;
+    s.provider = llm_provider::anthropic;
+    s.thinking_budget = 4096;
+    const auto d =
+        parse_json(build_model_request(s, "k", "sys", conversation(), {}).body, "request");
+    CHECK(std::string(d["thinking"]["type"].GetString()) == "enabled");
+    CHECK(d["thinking"]["budget_tokens"].GetInt() == 4096);
+    s.thinking_budget = 0;
+    CHECK_FALSE(parse_json(build_model_request(s, "k", "sys", conversation(), {}).body, "request")
+                    .HasMember("thinking"));
+    // No usage block at all (some servers omit it): every count is 0, nothing dangles.
+    const model_reply a = parse_model_reply(llm_provider::anthropic,
+                                            R"({"content": [{"type": "text", "text": "hi"}]})");
+    const model_reply o =
+        parse_model_reply(llm_provider::openai, R"({"choices": [{"message": {"content": "hi"}}]})");
+    const model_reply r = parse_responses_reply(R"({"output": []})");
+    for (const model_reply* m : {&a, &o, &r}) {
+        CHECK(m->usage.prompt == 0);
+        CHECK(m->usage.completion == 0);
+        CHECK(m->usage.cached == 0);
+        CHECK(m->usage.reasoning == 0);
+    }
+}

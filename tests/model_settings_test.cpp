@@ -67,3 +67,17 @@ TEST_CASE("limits and base URLs come from flags and the environment") {
     CHECK(a.configured);
     CHECK(a.settings.reasoning_effort.empty());
 }
+
+TEST_CASE("a thinking budget is for Anthropic, at least 1024 and below the output limit") {
+    optimizer_options o;
+    o.provider = "anthropic";
+    o.thinking_budget = 8000;
+    CHECK(read_model_config(o).settings.thinking_budget == 8000);
+    o.thinking_budget = 500;
+    CHECK_THROWS_WITH(read_model_config(o),
+                      Catch::Contains("--thinking-budget") && Catch::Contains("at least 1024"));
+    o.thinking_budget = 20000;  // above the 16000 output tokens
+    CHECK_THROWS_WITH(read_model_config(o), Catch::Contains("below --max-output-tokens"));
+    o.provider = "openai";
+    CHECK(read_model_config(o).settings.thinking_budget == 0);
+}

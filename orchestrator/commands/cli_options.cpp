@@ -27,6 +27,11 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
                     "servers) or auto (responses on OpenAI's own host, chat for any base URL)")
         ->capture_default_str()
         ->check(CLI::IsMember({"auto", "responses", "chat"}));
+    app->add_option("--thinking-budget", o.thinking_budget,
+                    "Anthropic: extended thinking's budget_tokens (at least 1024, below "
+                    "--max-output-tokens); 0 leaves thinking to the model's default")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 10000000));
     app->add_option("--max-output-tokens", o.max_output_tokens,
                     "Output tokens per model reply (a local server's context must hold them)")
         ->capture_default_str()

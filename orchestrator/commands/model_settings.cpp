@@ -94,6 +94,14 @@ model_config read_model_config(const optimizer_options& o) {
         effort_to_send(o.reasoning_effort, anthropic, !c.settings.base_url.empty());
     if (o.temperature >= 0) c.settings.temperature = o.temperature;
     c.settings.max_output_tokens = o.max_output_tokens;
+    c.settings.thinking_budget = anthropic ? o.thinking_budget : 0;
+    if (c.settings.thinking_budget > 0 &&
+        (c.settings.thinking_budget < 1024 || c.settings.thinking_budget >= o.max_output_tokens))
+        throw run_failure(
+            exit_code::usage,
+            "--thinking-budget: expected at least 1024 and below --max-output-tokens (" +
+                std::to_string(o.max_output_tokens) + "), got " +
+                std::to_string(c.settings.thinking_budget));
     c.settings.api = o.api == "auto"
                          ? (c.settings.base_url.empty() ? openai_api::responses : openai_api::chat)
                          : *k_openai_apis.parse(o.api);  // CLI11 checked the word

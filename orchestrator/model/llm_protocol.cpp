@@ -257,6 +257,12 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
     }
     if (!tools.empty()) d.AddMember("tools", ts, a);
     if (s.temperature) d.AddMember("temperature", *s.temperature, a);
+    if (s.thinking_budget > 0) {
+        Value thinking(rapidjson::kObjectType);
+        thinking.AddMember("type", "enabled", a);
+        thinking.AddMember("budget_tokens", s.thinking_budget, a);
+        d.AddMember("thinking", thinking, a);
+    }
     http_request r;
     r.url = anthropic_messages_url(s.base_url);
     r.headers["Content-Type"] = "application/json";

@@ -45,6 +45,7 @@ struct llm_settings {
     std::string reasoning_effort = "medium";  // OpenAI reasoning models; "" to leave out
     std::optional<double> temperature;        // only where the model accepts it
     int max_output_tokens = 16000;
+    int thinking_budget = 0;  // Anthropic: extended thinking's budget_tokens; 0 = not sent
     std::chrono::milliseconds timeout{600000};
 };
 
