@@ -8,6 +8,7 @@
 
 #include "common/json_document.hpp"
 #include "loopback_http_server.hpp"
+#include "orchestrator/model/llm_protocol.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -92,7 +93,8 @@ TEST_CASE(
     const auto r = f.run(server, {"--max-iterations", "3", "--proposer", "llm"});
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
-    CHECK_THAT(r.output, Catch::Contains(std::string("proposer llm (openai, ") + "gpt-6.1-terra"));
+    CHECK_THAT(r.output, Catch::Contains(std::string("proposer llm (openai, ") +
+                                         default_model(llm_provider::openai)));
     const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
     REQUIRE(history["attempts"].Size() == 4);
     for (const auto& a : history["attempts"].GetArray())

@@ -70,7 +70,8 @@ price_table read_prices(const std::string& json) {
 
 std::string effort_to_send(const std::string& flag, bool anthropic, bool other_server) {
     if (anthropic || flag == "omit") return "";
-    if (flag.empty()) return other_server ? "" : "medium";  // local servers may refuse it
+    if (flag.empty())  // local servers may refuse it
+        return other_server ? "" : llm_settings{}.reasoning_effort;
     return flag;  // "none" included: it is a value OpenAI's reasoning models accept
 }
 

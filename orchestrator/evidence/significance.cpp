@@ -18,12 +18,6 @@ double median_of(std::vector<double>& v) {
            2;
 }
 
-double pooled_median(const run_samples& runs) {
-    std::vector<double> all;
-    for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());
-    return median_of(all);
-}
-
 void check_side(const run_samples& runs, const char* side) {
     const bool usable = !runs.empty() && std::all_of(runs.begin(), runs.end(),
                                                      [](const auto& r) { return !r.empty(); });
@@ -62,6 +56,12 @@ ratio_estimate estimate(double ratio, const std::vector<double>& rounds) {
 }
 
 }  // namespace
+
+double pooled_median(const run_samples& runs) {
+    std::vector<double> all;
+    for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());
+    return median_of(all);
+}
 
 significance classify_interval(double low, double high) {
     if (low > 1) return significance::faster;

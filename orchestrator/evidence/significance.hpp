@@ -56,6 +56,9 @@ multi_case_estimate compare_cases(const std::vector<run_samples>& baseline,
                                   const std::vector<run_samples>& candidate,
                                   const bootstrap_settings& s = {});
 
+/// The median of every sample of every run together.
+double pooled_median(const run_samples& runs);
+
 /// The verdict an interval [low, high] around a ratio implies.
 significance classify_interval(double low, double high);
 

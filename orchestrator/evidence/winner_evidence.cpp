@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
-#include "orchestrator/evaluation/ranker.hpp"
 
 namespace cuopt {
 
@@ -39,13 +38,6 @@ double epsilon_of(dtype t) {
         default:
             return 0;
     }
-}
-
-std::optional<double> perf_geomean(const attempt_result& r) {
-    std::vector<double> medians;
-    for (const case_evaluation& ce : r.cases)
-        if (ce.kind == case_kind::performance && ce.median_ms) medians.push_back(*ce.median_ms);
-    return geometric_mean(medians);
 }
 
 /// The gates of one candidate, with everything they need.
@@ -174,7 +166,7 @@ bool gate_runner::repetition(const attempt_result& r, const fs::path& dir, candi
             const attempt_result t =
                 m_in.evaluator.with(same ? repeated : m_in.evaluator.settings())
                     .evaluate(r.cand, dir / name, &none);
-            const auto g = perf_geomean(t);
+            const std::optional<double> g = t.geomean_ms;  // a valid run's, over its perf cases
             if (t.verdict != verdict::valid || !g)
                 return disqualify(c, "repetition", "run_failed",
                                   "timing run " + name + " (" + (dir / name).string() +
@@ -328,14 +320,6 @@ void collect(const attempt_result& r, std::map<std::string, run_samples>& into) 
     for (const case_evaluation& ce : r.cases)
         if (ce.kind == case_kind::performance && !ce.samples_ms.empty())
             into[ce.name].push_back(ce.samples_ms);
-}
-
-double pooled_median(const run_samples& runs) {
-    std::vector<double> all;
-    for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());
-    std::sort(all.begin(), all.end());
-    return all.size() % 2 ? all[all.size() / 2]
-                          : (all[all.size() / 2 - 1] + all[all.size() / 2]) / 2;
 }
 
 // The interval estimates from the rounds' samples; nullopt without a case in common.
