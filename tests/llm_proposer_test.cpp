@@ -357,3 +357,31 @@ TEST_CASE(
     CHECK_THAT(std::string(history["attempts"][2]["reason"].GetString()),
                Catch::Contains("the model refused: refusal: I can't help"));
 }
+
+TEST_CASE("a reply cut at the output limit is sent again once with --max-output-tokens-retry") {
+    llm_fixture f;
+    const std::string cut =
+        R"({"choices": [{"finish_reason": "length", "message": {"content": "Tiling first"}}]})";
+    test::loopback_http_server server({{200, {}, cut}, {200, {}, submit("FAKE_MS=1")}});
+    const auto r = f.run(server, {"--max-iterations", "1", "--proposer", "llm", "--no-evidence",
+                                  "--max-output-tokens", "3000", "--max-output-tokens-retry",
+                                  "9000"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 2);
+    const auto first = parse_json(requests[0].body, "first request");
+    const auto again = parse_json(requests[1].body, "retry");
+    CHECK(first["max_completion_tokens"].GetInt() == 3000);
+    CHECK(again["max_completion_tokens"].GetInt() == 9000);
+    // The same conversation again: the cut reply is not echoed, no correction is added.
+    CHECK(again["messages"].Size() == first["messages"].Size());
+    const auto record =
+        parse_json(test::read_text(f.run_folder() / "model-001.json"), "model-001.json");
+    CHECK(std::string(record["stop_reason"].GetString()) == "length");
+    const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
+    REQUIRE(history["attempts"].Size() == 2);
+    CHECK(std::string(history["attempts"][1]["verdict"].GetString()) == "valid");
+    CHECK_THAT(std::string(history["attempts"][1]["rationale"].GetString()),
+               Catch::Contains("cut at 3000 output tokens was sent again with 9000"));
+}

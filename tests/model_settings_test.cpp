@@ -81,3 +81,20 @@ TEST_CASE("a thinking budget is for Anthropic, at least 1024 and below the outpu
     o.provider = "openai";
     CHECK(read_model_config(o).settings.thinking_budget == 0);
 }
+
+TEST_CASE("a cut reply's retry limit: twice the limit on the provider's host, never elsewhere") {
+    CHECK(retry_output_tokens(-1, 16000, false) == 32000);
+    CHECK(retry_output_tokens(-1, 40000, false) == 64000);
+    CHECK(retry_output_tokens(-1, 64000, false) == 0);  // no room above the cap
+    CHECK(retry_output_tokens(-1, 16000, true) == 0);   // a local server's context
+    CHECK(retry_output_tokens(0, 16000, false) == 0);
+    CHECK(retry_output_tokens(24000, 16000, true) == 24000);
+    CHECK_THROWS_WITH(retry_output_tokens(8000, 16000, false),
+                      Catch::Contains("--max-output-tokens-retry") &&
+                          Catch::Contains("more than --max-output-tokens (16000)"));
+    optimizer_options o;
+    o.base_url = "http://127.0.0.1:9/v1";
+    CHECK(read_model_config(o).settings.retry_output_tokens == 0);
+    o.max_output_tokens_retry = 20000;
+    CHECK(read_model_config(o).settings.retry_output_tokens == 20000);
+}

@@ -36,6 +36,10 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
                     "Output tokens per model reply (a local server's context must hold them)")
         ->capture_default_str()
         ->check(CLI::Range(1, 10000000));
+    app->add_option("--max-output-tokens-retry", o.max_output_tokens_retry,
+                    "A reply cut at --max-output-tokens is sent again once with this limit; 0 "
+                    "never (default: twice the limit, at most 64000, on the provider's own host; "
+                    "0 for any other base URL)");
     app->add_option("--request-timeout", o.request_timeout_s,
                     "Wall-clock limit per model request, seconds")
         ->capture_default_str()

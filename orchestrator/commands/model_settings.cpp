@@ -75,6 +75,20 @@ std::string effort_to_send(const std::string& flag, bool anthropic, bool other_s
     return flag;  // "none" included: it is a value OpenAI's reasoning models accept
 }
 
+int retry_output_tokens(int flag, int max_output_tokens, bool other_server) {
+    if (flag < 0) {  // auto: a local server's context may not hold more
+        const int twice = std::min(2 * max_output_tokens, 64000);
+        return other_server || twice <= max_output_tokens ? 0 : twice;
+    }
+    if (flag > 0 && flag <= max_output_tokens)
+        throw run_failure(exit_code::usage,
+                          "--max-output-tokens-retry: expected 0 (never) or more than "
+                          "--max-output-tokens (" +
+                              std::to_string(max_output_tokens) + "), got " +
+                              std::to_string(flag));
+    return flag;
+}
+
 model_config read_model_config(const optimizer_options& o) {
     model_config c;
     const auto dot_env = read_dot_env();
@@ -103,6 +117,8 @@ model_config read_model_config(const optimizer_options& o) {
             "--thinking-budget: expected at least 1024 and below --max-output-tokens (" +
                 std::to_string(o.max_output_tokens) + "), got " +
                 std::to_string(c.settings.thinking_budget));
+    c.settings.retry_output_tokens = retry_output_tokens(
+        o.max_output_tokens_retry, o.max_output_tokens, !c.settings.base_url.empty());
     c.settings.api = o.api == "auto"
                          ? (c.settings.base_url.empty() ? openai_api::responses : openai_api::chat)
                          : *k_openai_apis.parse(o.api);  // CLI11 checked the word
@@ -121,8 +137,7 @@ price_table read_price_table(const optimizer_options& o) {
 
 std::string model_usage_json(const llm_client& client, const price_table& prices) {
     const llm_totals& t = client.totals();
-    const auto cost = estimate_cost(prices, client.settings().model, t,
-                                    client.settings().provider == llm_provider::openai);
+    const auto cost = estimate_cost(prices, client.settings().model, t);
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(client.settings().provider)),
@@ -131,7 +146,11 @@ std::string model_usage_json(const llm_client& client, const price_table& prices
     d.AddMember("calls", t.calls, a);
     d.AddMember("prompt_tokens", static_cast<std::int64_t>(t.usage.prompt), a);
     d.AddMember("completion_tokens", static_cast<std::int64_t>(t.usage.completion), a);
-    d.AddMember("reasoning_tokens", static_cast<std::int64_t>(t.usage.reasoning), a);
+    // Anthropic bills thinking as output and does not count it apart: null, not 0.
+    if (t.usage.reasoning_reported)
+        d.AddMember("reasoning_tokens", static_cast<std::int64_t>(t.usage.reasoning), a);
+    else
+        d.AddMember("reasoning_tokens", rapidjson::Value(), a);
     d.AddMember("cached_tokens", static_cast<std::int64_t>(t.usage.cached), a);
     if (cost)
         d.AddMember("estimated_cost_usd", std::round(*cost * 1e6) / 1e6, a);  // to the micro-dollar

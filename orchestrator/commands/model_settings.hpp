@@ -24,6 +24,11 @@ struct model_config {
 /// effort to thinking and then refuses models that cannot think); "none" is sent as "none".
 std::string effort_to_send(const std::string& flag, bool anthropic, bool other_server);
 
+/// The limit a cut reply is retried with once: `flag` < 0 is auto (twice the limit, at most
+/// 64000, on the provider's own host; never for another server), 0 never, else more than the
+/// limit (run_failure(usage) otherwise).
+int retry_output_tokens(int flag, int max_output_tokens, bool other_server);
+
 /// Reads the model settings (provider, model, key, base URL); the prices stay empty.
 model_config read_model_config(const optimizer_options& o);
 

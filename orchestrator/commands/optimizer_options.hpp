@@ -40,6 +40,7 @@ struct optimizer_options {
     std::string reasoning_effort;     // "" = medium for OpenAI's host, omitted elsewhere; "omit"
     std::string api = "auto";  // OpenAI: responses | chat | auto (responses on OpenAI's own host)
     int max_output_tokens = llm_settings{}.max_output_tokens;  // per model reply
+    int max_output_tokens_retry = -1;  // a cut reply's one retry: -1 auto (by host), 0 never
     int thinking_budget = 0;         // Anthropic extended thinking's budget_tokens; 0 = not sent
     double request_timeout_s = 600;  // per model request (both official SDKs' default)
     std::string base_url;  // API base URL (also $OPENAI_BASE_URL): a local vLLM or llama.cpp server

@@ -12,15 +12,13 @@ namespace cuopt {
 using rapidjson::Value;
 
 std::optional<double> estimate_cost(const price_table& prices, const std::string& model,
-                                    const llm_totals& t, bool cached_in_prompt) {
+                                    const llm_totals& t) {
     const auto it = prices.find(model);
     if (it == prices.end()) return std::nullopt;
     const model_price& p = it->second;
     const double cached = static_cast<double>(t.usage.cached);
     const double cached_price = p.cached_input_per_mtok.value_or(p.input_per_mtok);
-    // OpenAI counts cached tokens inside the prompt; Anthropic reports cache reads apart.
-    const double uncached =
-        std::max(0.0, static_cast<double>(t.usage.prompt) - (cached_in_prompt ? cached : 0.0));
+    const double uncached = std::max(0.0, static_cast<double>(t.usage.prompt) - cached);
     return (uncached * p.input_per_mtok + cached * cached_price +
             static_cast<double>(t.usage.completion) * p.output_per_mtok) /
            1e6;
@@ -57,7 +55,7 @@ bool model_missing(const http_response& r) {
 }
 
 model_reply llm_client::send(const std::string& system, const std::vector<chat_turn>& turns,
-                             const std::vector<tool_spec>& tools) {
+                             const std::vector<tool_spec>& tools, int max_output_tokens) {
     if (m_budget.max_calls > 0 && m_totals.calls >= m_budget.max_calls)
         throw llm_budget_exhausted("the run's budget of " + std::to_string(m_budget.max_calls) +
                                    " model calls is spent");
@@ -66,7 +64,9 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
         throw llm_budget_exhausted("the run's budget of " +
                                    std::to_string(m_budget.max_tokens_total) +
                                    " tokens is spent (" + std::to_string(used) + " used)");
-    const http_request request = build_model_request(m_settings, m_key, system, turns, tools);
+    llm_settings settings = m_settings;
+    if (max_output_tokens > 0) settings.max_output_tokens = max_output_tokens;
+    const http_request request = build_model_request(settings, m_key, system, turns, tools);
     const exchange_result result = post_with_retries(m_transport, request, m_retries, m_sleep);
     ++m_totals.calls;
     if (!result.ok) {
@@ -91,6 +91,8 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
     m_totals.usage.completion += reply.usage.completion;
     m_totals.usage.reasoning += reply.usage.reasoning;
     m_totals.usage.cached += reply.usage.cached;
+    m_totals.usage.reasoning_reported =
+        m_totals.usage.reasoning_reported && reply.usage.reasoning_reported;
     record(request, result, reply, "");
     return reply;
 }
@@ -133,10 +135,15 @@ void llm_client::record(const http_request& request, const exchange_result& resu
         usage.SetObject();
         usage.AddMember("prompt_tokens", static_cast<int64_t>(reply->usage.prompt), a);
         usage.AddMember("completion_tokens", static_cast<int64_t>(reply->usage.completion), a);
-        usage.AddMember("reasoning_tokens", static_cast<int64_t>(reply->usage.reasoning), a);
+        usage.AddMember("reasoning_tokens",
+                        reply->usage.reasoning_reported
+                            ? Value(static_cast<int64_t>(reply->usage.reasoning))
+                            : Value(),  // Anthropic: thinking is inside completion_tokens
+                        a);
         usage.AddMember("cached_tokens", static_cast<int64_t>(reply->usage.cached), a);
     }
     d.AddMember("usage", usage, a);
+    d.AddMember("stop_reason", reply ? json_text(reply->stop_reason, a) : Value(), a);
     d.AddMember("error", error.empty() ? Value() : json_text(redact(error, {m_key}), a), a);
     char name[32];
     std::snprintf(name, sizeof name, "model-%03d.json", m_totals.calls);

@@ -57,10 +57,10 @@ struct model_price {
 using price_table = std::map<std::string, model_price>;
 
 /// Estimated cost of the totals; nullopt ("unknown", never 0) for a model not in the table.
-/// `cached_in_prompt`: the prompt count includes the cached tokens (OpenAI); Anthropic reports
-/// cache reads apart from its input tokens.
+/// Cached prompt tokens at the cached price, the rest of the prompt (Anthropic's cache writes
+/// included) at the input price, every completion token (thinking included) at the output price.
 std::optional<double> estimate_cost(const price_table& prices, const std::string& model,
-                                    const llm_totals& totals, bool cached_in_prompt = true);
+                                    const llm_totals& totals);
 
 class llm_client {
   public:
@@ -70,8 +70,10 @@ class llm_client {
 
     /// One exchange. Throws llm_budget_exhausted (nothing sent), llm_api_error, or
     /// model_protocol_error (the reply was recorded but is not what the API documents).
+    /// `max_output_tokens` > 0 replaces the settings' limit for this call (a retry of a cut
+    /// reply).
     model_reply send(const std::string& system, const std::vector<chat_turn>& turns,
-                     const std::vector<tool_spec>& tools);
+                     const std::vector<tool_spec>& tools, int max_output_tokens = 0);
 
     const llm_totals& totals() const { return m_totals; }
     const llm_settings& settings() const { return m_settings; }

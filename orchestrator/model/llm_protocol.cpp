@@ -434,9 +434,12 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
         r.stop_reason = d["stop_reason"].GetString();
     r.raw_items_json = to_compact_json(content);  // thinking blocks go back verbatim
     const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
-    r.usage.prompt = number_at(u, "input_tokens");
-    r.usage.completion = number_at(u, "output_tokens");
+    // Anthropic's input_tokens leave out the cache reads and writes: all three are input.
     r.usage.cached = number_at(u, "cache_read_input_tokens");
+    r.usage.prompt =
+        number_at(u, "input_tokens") + r.usage.cached + number_at(u, "cache_creation_input_tokens");
+    r.usage.completion = number_at(u, "output_tokens");  // thinking included, billed as output
+    r.usage.reasoning_reported = false;
     return r;
 }
 

@@ -45,6 +45,9 @@ struct llm_settings {
     std::string reasoning_effort = "medium";  // OpenAI reasoning models; "" to leave out
     std::optional<double> temperature;        // only where the model accepts it
     int max_output_tokens = 16000;
+    /// A reply cut at max_output_tokens is sent again once with this limit (0: never; the
+    /// proposer then asks for a shorter reply instead).
+    int retry_output_tokens = 0;
     int thinking_budget = 0;  // Anthropic: extended thinking's budget_tokens; 0 = not sent
     std::chrono::milliseconds timeout{600000};
 };
@@ -73,8 +76,15 @@ struct chat_turn {
     bool is_error = false;  // tool results: the call failed (Anthropic's is_error)
 };
 
+/// Token counts in one convention for every API: `prompt` is every input token (OpenAI's
+/// prompt_tokens / input_tokens; Anthropic's input_tokens + cache_read_input_tokens +
+/// cache_creation_input_tokens), `cached` the part read from a prompt cache, `completion`
+/// every output token billed (Anthropic's output_tokens include its thinking), `reasoning`
+/// the part of `completion` the API reports as reasoning (OpenAI only: Anthropic does not
+/// report thinking apart, see reasoning_reported).
 struct token_usage {
     long long prompt = 0, completion = 0, reasoning = 0, cached = 0;
+    bool reasoning_reported = true;  // false: reasoning is inside completion, not counted apart
 };
 
 struct model_reply {

@@ -84,24 +84,23 @@ class llm_proposer final : public proposer {
         std::vector<chat_turn> turns = {
             {chat_turn::role::user, describe_for_model(s, m_settings), {}, "", ""}};
         int tool_calls = 0, corrections = 0;
+        int output_limit = 0;  // 0: the settings' limit; a cut reply raises it once
+        m_retry_note.clear();
         while (true) {
-            model_reply reply;
-            try {
-                reply = m_client.send(k_system, turns, m_tools);
-            } catch (const llm_budget_exhausted& e) {
-                throw proposer_stop(stop_reason::budget_exhausted, e.what());
-            } catch (const llm_api_error& e) {
-                throw proposer_stop(stop_reason::error,
-                                    std::string("the model API failed: ") + e.what());
-            } catch (const model_protocol_error& e) {
-                if (++corrections > m_settings.max_corrections)
-                    return {rejected(s, std::string("unreadable reply: ") + e.what())};
-                turns.push_back({chat_turn::role::user,
-                                 std::string("Your last reply could not be read (") + e.what() +
-                                     "). Reply with a tool call.",
-                                 {},
-                                 "",
-                                 ""});
+            std::optional<model_reply> answer = ask(turns, output_limit, corrections);
+            if (!answer) {
+                if (corrections > m_settings.max_corrections)
+                    return {rejected(s, "unreadable reply: " + m_unreadable)};
+                continue;
+            }
+            model_reply& reply = *answer;
+            const int retry_limit = m_client.settings().retry_output_tokens;
+            if (reply.calls.empty() && truncated(reply) && retry_limit > 0 && output_limit == 0) {
+                output_limit = retry_limit;  // the same request once more, with room to finish
+                m_retry_note = " (a reply cut at " +
+                               std::to_string(m_client.settings().max_output_tokens) +
+                               " output tokens was sent again with " +
+                               std::to_string(retry_limit) + ")";
                 continue;
             }
             turns.push_back({chat_turn::role::assistant, reply.text, reply.calls, "", "",
@@ -113,8 +112,11 @@ class llm_proposer final : public proposer {
                 if (++corrections > m_settings.max_corrections)
                     return {rejected(
                         s, cut ? "replies cut at the output limit (" +
-                                     std::to_string(m_client.settings().max_output_tokens) +
-                                     " tokens, --max-output-tokens) before a tool call"
+                                     std::to_string(output_limit > 0
+                                                        ? output_limit
+                                                        : m_client.settings().max_output_tokens) +
+                                     " tokens, --max-output-tokens" +
+                                     (output_limit > 0 ? "-retry" : "") + ") before a tool call"
                                : "no tool call after corrections")};
                 turns.push_back({chat_turn::role::user,
                                  cut ? "Your reply was cut at the output limit before any tool "
@@ -146,11 +148,35 @@ class llm_proposer final : public proposer {
     }
 
   private:
+    // One model call. A reply the client cannot read adds a correction turn (counted) and gives
+    // nullopt; budget and API failures end the run.
+    std::optional<model_reply> ask(std::vector<chat_turn>& turns, int output_limit,
+                                   int& corrections) {
+        try {
+            return m_client.send(k_system, turns, m_tools, output_limit);
+        } catch (const llm_budget_exhausted& e) {
+            throw proposer_stop(stop_reason::budget_exhausted, e.what());
+        } catch (const llm_api_error& e) {
+            throw proposer_stop(stop_reason::error,
+                                std::string("the model API failed: ") + e.what());
+        } catch (const model_protocol_error& e) {
+            ++corrections;
+            m_unreadable = e.what();
+            turns.push_back({chat_turn::role::user,
+                             std::string("Your last reply could not be read (") + e.what() +
+                                 "). Reply with a tool call.",
+                             {},
+                             "",
+                             ""});
+            return std::nullopt;
+        }
+    }
+
     candidate rejected(const search_state& s, const std::string& why) const {
         candidate c = s.initial;
         c.proposer = proposer_kind::llm;
         c.label = "rejected submission";
-        c.rejected = why;
+        c.rejected = why + m_retry_note;
         return c;
     }
 
@@ -197,6 +223,7 @@ class llm_proposer final : public proposer {
                      compile_report(compiled, m_settings.log_budget_chars);
             return true;
         }
+        c.rationale += m_retry_note;
         submitted = c;
         return false;
     }
@@ -226,6 +253,8 @@ class llm_proposer final : public proposer {
     profile_function m_profile;
     std::vector<tool_spec> m_tools;
     int m_compiles = 0;
+    std::string m_unreadable;  // why the last reply could not be read
+    std::string m_retry_note;  // this iteration's cut-and-retried reply, for the rationale
 };
 
 }  // namespace
