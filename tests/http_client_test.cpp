@@ -30,7 +30,7 @@ struct recorded_sleeps {
 TEST_CASE("a POST reaches the loopback server and its reply comes back whole") {
     test::loopback_http_server server({{200, {{"X-Request-Id", "abc"}}, R"({"ok": true})"}});
     const http_response r =
-        make_curl_transport()->post(post_to(server.url("/v1/chat/completions")));
+        make_curl_transport()->perform(post_to(server.url("/v1/chat/completions")));
     CHECK(r.status == 200);
     CHECK(r.transport_error.empty());
     CHECK(r.body == R"({"ok": true})");
@@ -118,7 +118,7 @@ TEST_CASE("a refused connection is a transport error") {
         test::loopback_http_server gone({});
         url = gone.url();
     }
-    const http_response r = make_curl_transport()->post(post_to(url, 2s));
+    const http_response r = make_curl_transport()->perform(post_to(url, 2s));
     CHECK(r.status == 0);
     CHECK_FALSE(r.transport_error.empty());
     CHECK(is_retryable(r));

@@ -363,9 +363,9 @@ TEST_CASE("a reply cut at the output limit is sent again once with --max-output-
     const std::string cut =
         R"({"choices": [{"finish_reason": "length", "message": {"content": "Tiling first"}}]})";
     test::loopback_http_server server({{200, {}, cut}, {200, {}, submit("FAKE_MS=1")}});
-    const auto r = f.run(server, {"--max-iterations", "1", "--proposer", "llm", "--no-evidence",
-                                  "--max-output-tokens", "3000", "--max-output-tokens-retry",
-                                  "9000"});
+    const auto r =
+        f.run(server, {"--max-iterations", "1", "--proposer", "llm", "--no-evidence",
+                       "--max-output-tokens", "3000", "--max-output-tokens-retry", "9000"});
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     const auto requests = server.requests();
@@ -384,4 +384,95 @@ TEST_CASE("a reply cut at the output limit is sent again once with --max-output-
     CHECK(std::string(history["attempts"][1]["verdict"].GetString()) == "valid");
     CHECK_THAT(std::string(history["attempts"][1]["rationale"].GetString()),
                Catch::Contains("cut at 3000 output tokens was sent again with 9000"));
+}
+
+TEST_CASE("with --nvidia-research the model reads allow-listed documentation, nothing else") {
+    llm_fixture f;
+    test::scratch_folder cache;
+    test::loopback_http_server docs(
+        {{200,
+          {{"Content-Type", "text/html; charset=utf-8"}},
+          "<html><body><nav>menu</nav><section id=\"coalescing\"><h1>Coalesced Access</h1>"
+          "<p>Adjacent threads should read adjacent addresses.</p></section></body></html>"}});
+    const std::string page = docs.url("/cuda/best-practices.html");
+    test::loopback_http_server server({
+        {200, {}, tool_reply("nvidia_docs", R"({"query": "coalesced access adjacent threads"})")},
+        {200, {}, tool_reply("nvidia_docs", R"({"url": "https://example.org/leak?k=1"})")},
+        {200, {}, submit("FAKE_MS=1")},
+    });
+    const auto r = f.run(server, {"--max-iterations", "1", "--proposer", "llm", "--no-evidence",
+                                  "--nvidia-research", "--docs-hosts", "127.0.0.1", "--docs-pages",
+                                  page, "--docs-cache", cache.path().string()});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 3);
+    CHECK_THAT(requests[0].body, Catch::Contains("\"nvidia_docs\""));
+    // The query's answer (the section, its URL) and the refusal went back as tool results.
+    CHECK_THAT(requests[1].body, Catch::Contains("## Coalesced Access") &&
+                                     Catch::Contains("best-practices.html#coalescing") &&
+                                     Catch::Contains("Adjacent threads should read"));
+    CHECK(requests[1].body.find("menu") == std::string::npos);
+    CHECK_THAT(requests[2].body,
+               Catch::Contains("example.org is not on the documentation allow-list"));
+    CHECK(docs.requests().size() == 1);
+    // Each lookup is recorded beside the model's exchanges, numbered with them.
+    const auto second =
+        parse_json(test::read_text(f.run_folder() / "model-002.json"), "model-002.json");
+    CHECK(std::string(second["kind"].GetString()) == "nvidia_docs");
+    CHECK_THAT(std::string(second["response"]["pages"][0].GetString()),
+               Catch::Contains("fetch " + page + " -> HTTP 200"));
+    const auto fourth =
+        parse_json(test::read_text(f.run_folder() / "model-004.json"), "model-004.json");
+    CHECK_THAT(std::string(fourth["response"]["error"].GetString()),
+               Catch::Contains("not on the documentation allow-list"));
+    CHECK(fs::exists(f.run_folder() / "model-005.json"));
+    CHECK_FALSE(fs::exists(f.run_folder() / "model-006.json"));
+    CHECK_FALSE(fs::is_empty(cache.path()));
+}
+
+TEST_CASE("an Anthropic run with a thinking budget carries thinking back and prices it as output") {
+    llm_fixture f;
+    const std::string thinking_call =
+        R"({"id": "msg_1", "type": "message", "role": "assistant", "content": [
+        {"type": "thinking", "thinking": "Tile it.", "signature": "sig-1"},
+        {"type": "redacted_thinking", "data": "opaque-1"},
+        {"type": "tool_use", "id": "toolu_1", "name": "submit_candidate", "input": {"source": )" +
+        json_string(kernel("FAKE_MS=1")) + R"(, "rationale": "tiles"}}],
+        "stop_reason": "tool_use", "usage": {"input_tokens": 100, "cache_read_input_tokens": 900,
+        "output_tokens": 3000}})";
+    const std::string compile_call =
+        R"({"id": "msg_0", "type": "message", "role": "assistant", "content": [
+        {"type": "thinking", "thinking": "Check first.", "signature": "sig-0"},
+        {"type": "tool_use", "id": "toolu_0", "name": "compile", "input": {"source": "x"}}],
+        "stop_reason": "tool_use", "usage": {"input_tokens": 1000, "output_tokens": 2000}})";
+    test::loopback_http_server server({{200, {}, compile_call}, {200, {}, thinking_call}});
+    std::vector<std::string> a = test::joined(
+        {"-u", "OPENAI_API_KEY", "-u", "ANTHROPIC_BASE_URL",
+         std::string("ANTHROPIC_API_KEY=") + k_key, CUOPT_OPTIMIZER_BINARY},
+        test::optimize_args(f.dir.path(), CUOPT_FAKE_HARNESS_BINARY),
+        {"--base-url", server.url("/v1"), "--provider", "anthropic", "--proposer", "llm",
+         "--max-iterations", "1", "--no-evidence", "--thinking-budget", "4096"});
+    const auto r = test::run_program("/usr/bin/env", a);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 2);
+    CHECK(requests[0].target == "/v1/messages");
+    const auto first = parse_json(requests[0].body, "first request");
+    CHECK(std::string(first["thinking"]["type"].GetString()) == "enabled");
+    CHECK(first["thinking"]["budget_tokens"].GetInt() == 4096);
+    // The assistant turn goes back with its thinking block first, signature intact.
+    const auto second = parse_json(requests[1].body, "second request");
+    const auto& turn = second["messages"][1];
+    CHECK(std::string(turn["role"].GetString()) == "assistant");
+    CHECK(std::string(turn["content"][0]["type"].GetString()) == "thinking");
+    CHECK(std::string(turn["content"][0]["signature"].GetString()) == "sig-0");
+    CHECK(std::string(second["messages"][2]["content"][0]["type"].GetString()) == "tool_result");
+    const auto summary = test::read_checked_json(f.run_folder() / "summary.json", "summary");
+    CHECK(summary["model"]["prompt_tokens"].GetInt() == 2000);  // cache reads are prompt too
+    CHECK(summary["model"]["cached_tokens"].GetInt() == 900);
+    CHECK(summary["model"]["completion_tokens"].GetInt() == 5000);  // thinking included
+    CHECK(summary["model"]["reasoning_tokens"].IsNull());
+    test::read_checked_json(f.run_folder() / "run.json", "run");
 }

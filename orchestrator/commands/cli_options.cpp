@@ -58,6 +58,24 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
         ->check(CLI::Range(1LL, 1000000000000LL));
     app->add_flag("--use-nsight", o.use_nsight,
                   "Offer the model a profile tool (ncu on the current best)");
+    app->add_flag("--nvidia-research", o.nvidia_research,
+                  "Offer the model an nvidia_docs tool: NVIDIA's CUDA guides, PTX ISA and tuning "
+                  "guide, from allow-listed hosts only (more model and retrieval work)");
+    app->add_option("--docs-hosts", o.docs_hosts,
+                    "Comma-separated hosts nvidia_docs may read (and their subdomains)")
+        ->capture_default_str();
+    app->add_option("--docs-pages", o.docs_pages,
+                    "Comma-separated pages a query searches (default: the Programming Guide, the "
+                    "Best Practices Guide, the PTX ISA and the device's tuning guide)");
+    app->add_option("--docs-cache", o.docs_cache,
+                    "Folder of cached documentation pages (default ~/.cache/cuda-optimizer/docs)");
+    app->add_option("--docs-max-fetches", o.docs_max_fetches,
+                    "Documentation pages fetched per run (cached pages are free)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 10000));
+    app->add_option("--docs-max-chars", o.docs_max_chars, "Characters per nvidia_docs answer")
+        ->capture_default_str()
+        ->check(CLI::Range(500, 1000000));
     app->add_option("--profile-timeout", o.profile_timeout_s,
                     "Wall-clock limit per ncu profile, seconds")
         ->capture_default_str()
@@ -166,8 +184,9 @@ std::string option_text(const std::string& source, const std::string& key,
         value = json_scalar_text(v);
     else
         throw json_error(source + ": field " + key + ": expected a string, a number or a boolean");
-    static const char* k_paths[] = {"reference",   "initial_kernel", "input_cases",   "candidates",
-                                    "results_dir", "harness",        "holdout_cases", "sanitizer"};
+    static const char* k_paths[] = {"reference",     "initial_kernel", "input_cases",
+                                    "candidates",    "results_dir",    "harness",
+                                    "holdout_cases", "sanitizer",      "docs_cache"};
     for (const char* p : k_paths)
         if (key == p && !value.empty() && fs::path(value).is_relative())
             value = (base / value).lexically_normal().string();

@@ -84,8 +84,7 @@ int retry_output_tokens(int flag, int max_output_tokens, bool other_server) {
         throw run_failure(exit_code::usage,
                           "--max-output-tokens-retry: expected 0 (never) or more than "
                           "--max-output-tokens (" +
-                              std::to_string(max_output_tokens) + "), got " +
-                              std::to_string(flag));
+                              std::to_string(max_output_tokens) + "), got " + std::to_string(flag));
     return flag;
 }
 

@@ -46,6 +46,7 @@ struct run_context {
     std::unique_ptr<http_transport> transport;
     std::unique_ptr<llm_client> client;
     std::unique_ptr<ncu_profiler> profiler;
+    std::unique_ptr<docs_library> docs;
     std::unique_ptr<proposer> prop;
     std::map<std::string, sol_floor> floors;
     std::optional<manifest> holdout;
@@ -181,6 +182,7 @@ void open_run(run_context& c) {
                        {"iterations", std::int64_t{o.timing.iterations}},
                        {"profile_timeout_s", o.profile_timeout_s},
                        {"use_nsight", o.use_nsight},
+                       {"nvidia_research", o.nvidia_research},
                        {"description", o.description},
                        {"signature", o.signature},
                        {"holdout_cases", o.holdout_cases},
@@ -302,10 +304,46 @@ evidence_report evidence(run_context& c, search_outcome& outcome) {
     return gather_evidence(outcome, in, evidence_settings_of(c.o));
 }
 
+std::vector<std::string> comma_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (std::size_t end; start <= text.size(); start = end + 1) {
+        end = std::min(text.find(',', start), text.size());
+        std::string item = text.substr(start, end - start);
+        item.erase(0, item.find_first_not_of(' '));
+        item.erase(item.find_last_not_of(' ') + 1);
+        if (!item.empty()) out.push_back(item);
+    }
+    return out;
+}
+
+// --nvidia-research's settings; the guide pages follow the device's architecture.
+docs_settings docs_settings_of(const optimizer_options& o, const std::string& device_json) {
+    docs_settings d;
+    d.allowed_hosts = comma_list(o.docs_hosts);
+    rapidjson::Document dev;
+    try_parse_json(dev, device_json);
+    const std::string cc = dev.IsObject() && dev.HasMember("compute_capability") &&
+                                   dev["compute_capability"].IsString()
+                               ? dev["compute_capability"].GetString()
+                               : "";
+    d.guide_pages = o.docs_pages.empty() ? default_guide_pages(cc) : comma_list(o.docs_pages);
+    d.cache_dir = o.docs_cache.empty() ? default_docs_cache() : fs::path(o.docs_cache);
+    d.max_fetches = o.docs_max_fetches;
+    d.max_result_chars = static_cast<std::size_t>(o.docs_max_chars);
+    return d;
+}
+
 // The model proposer talks to its API and records every exchange in the run folder.
 void make_model_proposer(run_context& c) {
-    if (c.kind != proposer_kind::llm) return;
     const optimizer_options& o = c.o;
+    if (c.kind != proposer_kind::llm) {
+        if (o.nvidia_research || o.use_nsight)
+            std::cerr << "cuda-optimizer: warning: --nvidia-research and --use-nsight are model "
+                         "tools; the "
+                      << to_string(c.kind) << " proposer does not use them\n";
+        return;
+    }
     c.transport = make_curl_transport();
     c.client = std::make_unique<llm_client>(
         c.model.settings, c.model.api_key, *c.transport, retry_settings{},
@@ -315,6 +353,13 @@ void make_model_proposer(run_context& c) {
     ls.signature = o.signature;
     ls.device_json = c.device_json;
     ls.work_folder = c.run / "model-compile";
+    if (o.nvidia_research) {
+        c.docs = std::make_unique<docs_library>(
+            docs_settings_of(o, c.device_json), *c.transport, [&c](const docs_exchange& e) {
+                c.client->record_tool_exchange("nvidia_docs", e.request_json, e.response_json);
+            });
+        ls.docs = c.docs.get();
+    }
     profile_function profile;
     if (o.use_nsight) {
         c.profiler = std::make_unique<ncu_profiler>(

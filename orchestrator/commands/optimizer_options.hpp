@@ -41,14 +41,20 @@ struct optimizer_options {
     std::string api = "auto";  // OpenAI: responses | chat | auto (responses on OpenAI's own host)
     int max_output_tokens = llm_settings{}.max_output_tokens;  // per model reply
     int max_output_tokens_retry = -1;  // a cut reply's one retry: -1 auto (by host), 0 never
-    int thinking_budget = 0;         // Anthropic extended thinking's budget_tokens; 0 = not sent
-    double request_timeout_s = 600;  // per model request (both official SDKs' default)
+    int thinking_budget = 0;           // Anthropic extended thinking's budget_tokens; 0 = not sent
+    double request_timeout_s = 600;    // per model request (both official SDKs' default)
     std::string base_url;  // API base URL (also $OPENAI_BASE_URL): a local vLLM or llama.cpp server
     double temperature = -1;    // sent only when >= 0, for models that accept it
     int max_model_calls = 200;  // per run; budget_exhausted when spent
     long long max_tokens_total =
-        5000000;              // prompt + completion per run; budget_exhausted when spent
-    bool use_nsight = false;  // offer the model an ncu profile tool
+        5000000;                   // prompt + completion per run; budget_exhausted when spent
+    bool use_nsight = false;       // offer the model an ncu profile tool
+    bool nvidia_research = false;  // offer the model the nvidia_docs tool
+    std::string docs_hosts = "docs.nvidia.com";  // comma-separated allow-list (and subdomains)
+    std::string docs_pages;     // comma-separated pages a query searches ("" = guides)
+    std::string docs_cache;     // "" = $XDG_CACHE_HOME or ~/.cache/cuda-optimizer/docs
+    int docs_max_fetches = 20;  // documentation pages fetched per run
+    int docs_max_chars = 8000;  // characters per nvidia_docs answer
     std::string
         prices_json;  // config "prices": {"model": {"input_per_mtok": x, "output_per_mtok": y}}
     // Evidence on the winner (orchestrator/evidence/winner_evidence.hpp):

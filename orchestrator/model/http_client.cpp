@@ -28,8 +28,16 @@ struct header_list {
     ~header_list() { curl_slist_free_all(list); }
 };
 
+struct body_sink {
+    std::string* body;
+    std::size_t limit;  // 0: none
+};
+
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
-    static_cast<std::string*>(user)->append(data, size * n);
+    const auto* sink = static_cast<body_sink*>(user);
+    if (sink->limit > 0 && sink->body->size() + size * n > sink->limit)
+        return 0;  // curl reports a write error: the body is over the limit
+    sink->body->append(data, size * n);
     return size * n;
 }
 
@@ -50,7 +58,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
 
 class curl_transport final : public http_transport {
   public:
-    http_response post(const http_request& req) override {
+    http_response perform(const http_request& req) override {
         init_curl_once();
         http_response r;
         curl_handle c;
@@ -63,17 +71,22 @@ class curl_transport final : public http_transport {
             headers.list = curl_slist_append(headers.list, (name + ": " + value).c_str());
         headers.list = curl_slist_append(headers.list, "Expect:");  // no 100-continue round trip
         curl_easy_setopt(c.h, CURLOPT_URL, req.url.c_str());
-        curl_easy_setopt(c.h, CURLOPT_POST, 1L);
-        curl_easy_setopt(c.h, CURLOPT_POSTFIELDS, req.body.data());
-        curl_easy_setopt(c.h, CURLOPT_POSTFIELDSIZE_LARGE,
-                         static_cast<curl_off_t>(req.body.size()));
+        if (req.get) {
+            curl_easy_setopt(c.h, CURLOPT_HTTPGET, 1L);
+        } else {
+            curl_easy_setopt(c.h, CURLOPT_POST, 1L);
+            curl_easy_setopt(c.h, CURLOPT_POSTFIELDS, req.body.data());
+            curl_easy_setopt(c.h, CURLOPT_POSTFIELDSIZE_LARGE,
+                             static_cast<curl_off_t>(req.body.size()));
+        }
         curl_easy_setopt(c.h, CURLOPT_HTTPHEADER, headers.list);
         curl_easy_setopt(c.h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
         curl_easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT_MS,
                          static_cast<long>(std::min<long long>(req.timeout.count(), 30000)));
         curl_easy_setopt(c.h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &r.body);
+        body_sink sink{&r.body, req.max_body_bytes};
+        curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
         curl_easy_setopt(c.h, CURLOPT_HEADERFUNCTION, on_header);
         curl_easy_setopt(c.h, CURLOPT_HEADERDATA, &r.headers);
         char error[CURL_ERROR_SIZE] = {};
@@ -87,13 +100,49 @@ class curl_transport final : public http_transport {
         if (rc != CURLE_OK) {
             r.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
             r.transport_error =
-                std::string(curl_easy_strerror(rc)) + (error[0] ? std::string(": ") + error : "");
+                rc == CURLE_WRITE_ERROR && req.max_body_bytes > 0
+                    ? "the body is over " + std::to_string(req.max_body_bytes) + " bytes"
+                    : std::string(curl_easy_strerror(rc)) +
+                          (error[0] ? std::string(": ") + error : "");
         }
         return r;
     }
 };
 
+struct url_handle {
+    CURLU* h = curl_url();
+    ~url_handle() { curl_url_cleanup(h); }
+    std::string part(CURLUPart which, unsigned flags = 0) const {
+        char* text = nullptr;
+        if (curl_url_get(h, which, &text, flags) != CURLUE_OK || !text) return "";
+        std::string out(text);
+        curl_free(text);
+        return out;
+    }
+};
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
 }  // namespace
+
+std::optional<url_parts> parse_url(const std::string& url) {
+    url_handle u;
+    if (!u.h || curl_url_set(u.h, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return std::nullopt;
+    return url_parts{lower(u.part(CURLUPART_SCHEME)), lower(u.part(CURLUPART_HOST)),
+                     u.part(CURLUPART_USER), u.part(CURLUPART_PASSWORD),
+                     u.part(CURLUPART_FRAGMENT)};
+}
+
+std::string resolve_url(const std::string& base, const std::string& ref) {
+    url_handle u;
+    if (!u.h || curl_url_set(u.h, CURLUPART_URL, base.c_str(), 0) != CURLUE_OK ||
+        curl_url_set(u.h, CURLUPART_URL, ref.c_str(), 0) != CURLUE_OK)
+        return "";
+    return u.part(CURLUPART_URL);
+}
 
 std::unique_ptr<http_transport> make_curl_transport() {
     return std::make_unique<curl_transport>();

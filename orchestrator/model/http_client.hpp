@@ -1,12 +1,14 @@
 #pragma once
-/// HTTP for the model clients: one POST of a JSON body with headers and a whole-request
-/// timeout, the status, headers and body back. Behind an interface so the retry policy
-/// and the model clients can be tested with a fake; the real one (libcurl) is the only
-/// file that includes curl. Transport failures (refused, timed out, truncated) are data.
+/// HTTP for the model clients: one POST of a JSON body (or a GET, for the documentation
+/// tool) with headers and a whole-request timeout, the status, headers and body back. Behind an
+/// interface so the retry policy and the model clients can be tested with a fake; the real one
+/// (libcurl) is the only file that includes curl. Transport failures (refused, timed out,
+/// truncated) are data.
 
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace cuopt {
@@ -16,6 +18,8 @@ struct http_request {
     std::map<std::string, std::string> headers;  // name -> value (may hold credentials: never log)
     std::string body;
     std::chrono::milliseconds timeout{120000};
+    bool get = false;                // GET (no body) instead of POST
+    std::size_t max_body_bytes = 0;  // 0: no limit; a longer body is a transport error
 };
 
 struct http_response {
@@ -30,8 +34,18 @@ struct http_response {
 class http_transport {
   public:
     virtual ~http_transport() = default;
-    virtual http_response post(const http_request& request) = 0;
+    /// One exchange: a POST of the body, or a GET when request.get.
+    virtual http_response perform(const http_request& request) = 0;
 };
+
+/// A URL's parts as libcurl parses it (lower-case scheme and host); nullopt when it does not.
+struct url_parts {
+    std::string scheme, host, user, password, fragment;
+};
+std::optional<url_parts> parse_url(const std::string& url);
+
+/// `ref` (absolute, or relative like a Location header) against `base`; "" when either is bad.
+std::string resolve_url(const std::string& base, const std::string& ref);
 
 /// libcurl, with TLS verification on and no proxy surprises beyond the environment's.
 std::unique_ptr<http_transport> make_curl_transport();

@@ -102,7 +102,8 @@ void llm_client::record(const http_request& request, const exchange_result& resu
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     d.AddMember("schema_version", 1, a);
-    d.AddMember("index", m_totals.calls, a);
+    d.AddMember("index", ++m_exchanges, a);
+    d.AddMember("kind", "model", a);
     d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(m_settings.provider)), a);
     d.AddMember("model", json_text(m_settings.model, a), a);
     rapidjson::Document req;
@@ -145,9 +146,28 @@ void llm_client::record(const http_request& request, const exchange_result& resu
     d.AddMember("usage", usage, a);
     d.AddMember("stop_reason", reply ? json_text(reply->stop_reason, a) : Value(), a);
     d.AddMember("error", error.empty() ? Value() : json_text(redact(error, {m_key}), a), a);
+    write_exchange(to_pretty_json(d));
+}
+
+void llm_client::write_exchange(const std::string& json) const {
     char name[32];
-    std::snprintf(name, sizeof name, "model-%03d.json", m_totals.calls);
-    write_file_atomic(m_folder / name, redact(to_pretty_json(d), {m_key}));
+    std::snprintf(name, sizeof name, "model-%03d.json", m_exchanges);
+    write_file_atomic(m_folder / name, redact(json, {m_key}));
+}
+
+void llm_client::record_tool_exchange(const std::string& tool, const std::string& request_json,
+                                      const std::string& response_json) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("schema_version", 1, a);
+    d.AddMember("index", ++m_exchanges, a);
+    d.AddMember("kind", json_text(tool, a), a);
+    rapidjson::Document req, resp;
+    const bool req_ok = try_parse_json(req, request_json).empty();
+    const bool resp_ok = try_parse_json(resp, response_json).empty();
+    d.AddMember("request", req_ok ? Value(req, a) : json_text(request_json, a), a);
+    d.AddMember("response", resp_ok ? Value(resp, a) : json_text(response_json, a), a);
+    write_exchange(to_pretty_json(d));
 }
 
 }  // namespace cuopt

@@ -75,6 +75,11 @@ class llm_client {
     model_reply send(const std::string& system, const std::vector<chat_turn>& turns,
                      const std::vector<tool_spec>& tools, int max_output_tokens = 0);
 
+    /// A tool's own exchange (the documentation tool's lookups), numbered with the model's in
+    /// model-NNN.json and marked with `kind`.
+    void record_tool_exchange(const std::string& tool, const std::string& request_json,
+                              const std::string& response_json);
+
     const llm_totals& totals() const { return m_totals; }
     const llm_settings& settings() const { return m_settings; }
 
@@ -89,7 +94,10 @@ class llm_client {
     llm_budget m_budget;
     std::filesystem::path m_folder;
     sleeper m_sleep;
+    void write_exchange(const std::string& json) const;
+
     llm_totals m_totals;
+    int m_exchanges = 0;  // model calls and tool exchanges: the NNN of model-NNN.json
 };
 
 }  // namespace cuopt

@@ -59,7 +59,7 @@ exchange_result post_with_retries(http_transport& transport, const http_request&
     exchange_result out;
     std::mt19937_64 rng(s.seed);
     for (int attempt = 0; attempt < std::max(1, s.max_attempts); ++attempt) {
-        out.response = transport.post(request);
+        out.response = transport.perform(request);
         exchange_attempt a{out.response.status, out.response.transport_error,
                            out.response.latency_ms, 0};
         if (out.response.transport_error.empty() && out.response.status >= 200 &&

@@ -35,6 +35,11 @@ const char* k_compile_schema =
   "properties": {"source": {"type": "string"}, "defines": {"type": "object"},
                  "compile_options": {"type": "array", "items": {"type": "string"}}}})";
 
+const char* k_docs_schema =
+    R"({"type": "object", "additionalProperties": false,
+  "properties": {"query": {"type": "string", "description": "words to search the guides for"},
+                 "url": {"type": "string", "description": "a documentation page, or page#anchor"}}})";
+
 const char* k_profile_schema =
     R"({"type": "object", "required": ["case"], "additionalProperties": false,
   "properties": {"case": {"type": "string"}}})";
@@ -78,6 +83,14 @@ class llm_proposer final : public proposer {
                  "Profile the current best kernel on one case with Nsight Compute: duration, "
                  "occupancy, SM and DRAM throughput, L1/L2 hit rates, registers, stall reasons.",
                  k_profile_schema});
+        if (m_settings.docs)
+            m_tools.push_back(
+                {"nvidia_docs",
+                 "Read NVIDIA's CUDA documentation (the CUDA C++ Programming Guide, the Best "
+                 "Practices Guide, the PTX ISA, the device's tuning guide). Give either query "
+                 "(words; returns the best-matching sections with their URLs) or url (a page, or "
+                 "page#anchor for one section). Only NVIDIA documentation hosts are read.",
+                 k_docs_schema});
     }
 
     std::vector<candidate> propose(const search_state& s) override {
@@ -97,10 +110,9 @@ class llm_proposer final : public proposer {
             const int retry_limit = m_client.settings().retry_output_tokens;
             if (reply.calls.empty() && truncated(reply) && retry_limit > 0 && output_limit == 0) {
                 output_limit = retry_limit;  // the same request once more, with room to finish
-                m_retry_note = " (a reply cut at " +
-                               std::to_string(m_client.settings().max_output_tokens) +
-                               " output tokens was sent again with " +
-                               std::to_string(retry_limit) + ")";
+                m_retry_note =
+                    " (a reply cut at " + std::to_string(m_client.settings().max_output_tokens) +
+                    " output tokens was sent again with " + std::to_string(retry_limit) + ")";
                 continue;
             }
             turns.push_back({chat_turn::role::assistant, reply.text, reply.calls, "", "",
@@ -205,6 +217,15 @@ class llm_proposer final : public proposer {
                                       ? args["case"].GetString()
                                       : "");
             return false;
+        }
+        if (call.name == "nvidia_docs" && m_settings.docs) {
+            try {
+                result = m_settings.docs->answer(args);
+                return false;
+            } catch (const docs_error& e) {
+                result = std::string("error: ") + e.what();
+                return true;
+            }
         }
         if (call.name != "submit_candidate") {
             result = "error: no tool named '" + call.name + "'";

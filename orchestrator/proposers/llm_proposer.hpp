@@ -2,7 +2,8 @@
 /// The model proposer: each iteration is one conversation in which the model sees the
 /// task, the device, the cases (shapes, kinds, tolerances; never input values or
 /// reference outputs), the current best with its latencies and resources, and a compact
-/// history; it may call `compile` (NVRTC only) and, with --use-nsight, `profile`, and
+/// history; it may call `compile` (NVRTC only), with --use-nsight `profile`, with
+/// --nvidia-research `nvidia_docs` (NVIDIA's documentation, allow-listed hosts only), and
 /// ends the iteration with `submit_candidate`. Invalid output gets a correction turn with
 /// the exact problem (bounded); then the iteration is recorded as an invalid submission.
 
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
+#include "orchestrator/model/docs_library.hpp"
 #include "orchestrator/model/llm_client.hpp"
 #include "orchestrator/proposers/proposer.hpp"
 
@@ -25,6 +27,7 @@ struct llm_proposer_settings {
     std::size_t history_budget_chars = 6000;
     std::size_t log_budget_chars = 3000;
     std::filesystem::path work_folder;  // compile-tool scratch space
+    docs_library* docs = nullptr;       // --nvidia-research: the nvidia_docs tool
 };
 
 /// Runs ncu on the current best for one case and returns a small metrics table (or why not).

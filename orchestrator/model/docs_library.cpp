@@ -1,0 +1,459 @@
+#include "orchestrator/model/docs_library.hpp"
+
+#include <gumbo.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "common/sha256.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+using rapidjson::Value;
+
+std::vector<std::string> default_guide_pages(const std::string& cc) {
+    const std::string base = "https://docs.nvidia.com/cuda/";
+    std::vector<std::string> pages = {base + "cuda-c-programming-guide/index.html",
+                                      base + "cuda-c-best-practices-guide/index.html",
+                                      base + "parallel-thread-execution/index.html"};
+    const int major = std::atoi(cc.c_str());
+    const char* tuning = major >= 10   ? "blackwell-tuning-guide"
+                         : major == 9  ? "hopper-tuning-guide"
+                         : cc == "8.9" ? "ada-tuning-guide"
+                         : major == 8  ? "ampere-tuning-guide"
+                         : cc == "7.5" ? "turing-tuning-guide"
+                         : major == 7  ? "volta-tuning-guide"
+                                       : nullptr;
+    if (tuning) pages.push_back(base + tuning + "/index.html");
+    return pages;
+}
+
+fs::path default_docs_cache() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return fs::path(x) / "cuda-optimizer" / "docs";
+    const char* home = std::getenv("HOME");
+    return fs::path(home && *home ? home : ".") / ".cache" / "cuda-optimizer" / "docs";
+}
+
+namespace {
+
+// Readable text out of a gumbo tree: whitespace collapsed outside <pre>, a line break at every
+// block, a new section at every h1-h4.
+class text_walker {
+  public:
+    std::vector<doc_section> sections{1};
+
+    void walk(const GumboNode* node, int depth) {
+        if (depth > 200) return;  // a pathological page: what is deeper is dropped
+        if (node->type == GUMBO_NODE_TEXT || node->type == GUMBO_NODE_CDATA ||
+            node->type == GUMBO_NODE_WHITESPACE) {
+            add_text(node->v.text.text);
+            return;
+        }
+        if (node->type != GUMBO_NODE_ELEMENT && node->type != GUMBO_NODE_DOCUMENT) return;
+        const GumboVector& children = node->type == GUMBO_NODE_DOCUMENT ? node->v.document.children
+                                                                        : node->v.element.children;
+        if (node->type == GUMBO_NODE_DOCUMENT) {
+            for (unsigned i = 0; i < children.length; ++i)
+                walk(static_cast<const GumboNode*>(children.data[i]), depth + 1);
+            return;
+        }
+        element(node, children, depth);
+    }
+
+  private:
+    void element(const GumboNode* node, const GumboVector& children, int depth) {
+        const GumboTag tag = node->v.element.tag;
+        switch (tag) {
+            case GUMBO_TAG_SCRIPT:
+            case GUMBO_TAG_STYLE:
+            case GUMBO_TAG_NOSCRIPT:
+            case GUMBO_TAG_NAV:
+            case GUMBO_TAG_HEADER:
+            case GUMBO_TAG_FOOTER:
+            case GUMBO_TAG_HEAD:
+            case GUMBO_TAG_TEMPLATE:
+            case GUMBO_TAG_SVG:
+            case GUMBO_TAG_BUTTON:
+            case GUMBO_TAG_FORM:
+            case GUMBO_TAG_IFRAME:
+                return;  // not documentation text
+            default:
+                break;
+        }
+        const GumboAttribute* id = gumbo_get_attribute(&node->v.element.attributes, "id");
+        if (id && (tag == GUMBO_TAG_SECTION || tag == GUMBO_TAG_DIV)) m_pending_anchor = id->value;
+        const bool heading = tag == GUMBO_TAG_H1 || tag == GUMBO_TAG_H2 || tag == GUMBO_TAG_H3 ||
+                             tag == GUMBO_TAG_H4;
+        if (heading) {
+            sections.push_back({"", id ? id->value : m_pending_anchor, ""});
+            m_pending_anchor.clear();
+            m_in_heading = true;
+        }
+        const bool block = heading || is_block(tag);
+        if (block) line_break();
+        if (tag == GUMBO_TAG_LI) sections.back().text += "- ";
+        if (tag == GUMBO_TAG_PRE) ++m_in_pre;
+        for (unsigned i = 0; i < children.length; ++i)
+            walk(static_cast<const GumboNode*>(children.data[i]), depth + 1);
+        if (tag == GUMBO_TAG_PRE) --m_in_pre;
+        if (tag == GUMBO_TAG_TD || tag == GUMBO_TAG_TH) sections.back().text += " | ";
+        if (block) line_break();
+        if (heading) m_in_heading = false;
+    }
+
+    static bool is_block(GumboTag t) {
+        switch (t) {
+            case GUMBO_TAG_P:
+            case GUMBO_TAG_DIV:
+            case GUMBO_TAG_LI:
+            case GUMBO_TAG_PRE:
+            case GUMBO_TAG_TR:
+            case GUMBO_TAG_BR:
+            case GUMBO_TAG_SECTION:
+            case GUMBO_TAG_TABLE:
+            case GUMBO_TAG_DD:
+            case GUMBO_TAG_DT:
+            case GUMBO_TAG_UL:
+            case GUMBO_TAG_OL:
+            case GUMBO_TAG_BLOCKQUOTE:
+            case GUMBO_TAG_H5:
+            case GUMBO_TAG_H6:
+            case GUMBO_TAG_CAPTION:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    void add_text(const char* raw) {
+        std::string& out = m_in_heading ? sections.back().title : sections.back().text;
+        for (const char* p = raw; *p; ++p) {
+            const char c = *p;
+            if (m_in_pre) {
+                out += c;
+            } else if (std::isspace(static_cast<unsigned char>(c))) {
+                if (!out.empty() && out.back() != ' ' && out.back() != '\n') out += ' ';
+            } else if (std::string_view(p).rfind("\xC2\xB6", 0) == 0) {
+                ++p;  // the pilcrow of a Sphinx heading link
+            } else {
+                out += c;
+            }
+        }
+    }
+
+    void line_break() {
+        std::string& out = m_in_heading ? sections.back().title : sections.back().text;
+        while (!out.empty() && out.back() == ' ') out.pop_back();
+        if (!out.empty() && out.back() != '\n') out += '\n';
+    }
+
+    std::string m_pending_anchor;
+    bool m_in_heading = false;
+    int m_in_pre = 0;
+};
+
+std::string trimmed(std::string s) {
+    const auto first = s.find_first_not_of(" \n\t");
+    if (first == std::string::npos) return "";
+    return s.substr(first, s.find_last_not_of(" \n\t") - first + 1);
+}
+
+// At most `n` bytes of `s`, never cutting a UTF-8 sequence.
+std::string prefix(const std::string& s, std::size_t n) {
+    if (s.size() <= n) return s;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return s.substr(0, n);
+}
+
+std::vector<std::string> words(const std::string& text) {
+    static const std::set<std::string> k_stop = {"the",  "and", "for", "with", "how", "what",
+                                                 "does", "are", "is",  "of",   "to",  "in",
+                                                 "on",   "a",   "an",  "do",   "use", "can"};
+    std::vector<std::string> out;
+    std::string w;
+    for (const char c : text + " ") {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') {
+            w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            continue;
+        }
+        while (!w.empty() && w.back() == '.') w.pop_back();
+        if (w.size() >= 2 && !k_stop.count(w)) out.push_back(w);
+        w.clear();
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<doc_section> html_sections(const std::string& html) {
+    GumboOutput* parsed = gumbo_parse_with_options(&kGumboDefaultOptions, html.data(), html.size());
+    text_walker w;
+    w.walk(parsed->document, 0);
+    gumbo_destroy_output(&kGumboDefaultOptions, parsed);
+    std::vector<doc_section> out;
+    for (doc_section& s : w.sections) {
+        s.title = trimmed(s.title);
+        s.text = trimmed(s.text);
+        for (std::size_t p; (p = s.text.find("\n\n\n")) != std::string::npos;) s.text.erase(p, 1);
+        if (!s.title.empty() || !s.text.empty()) out.push_back(std::move(s));
+    }
+    return out;
+}
+
+bool url_allowed(const std::string& url, const std::vector<std::string>& allowed_hosts,
+                 std::string& why) {
+    const auto parts = parse_url(url);
+    if (!parts) {
+        why = "'" + url + "' is not a URL";
+        return false;
+    }
+    if (parts->scheme != "http" && parts->scheme != "https") {
+        why = "only http and https pages are read, not " + parts->scheme;
+        return false;
+    }
+    if (!parts->user.empty() || !parts->password.empty()) {
+        why = "a URL with a user name or password is refused";
+        return false;
+    }
+    for (const std::string& entry : allowed_hosts) {
+        std::string e = entry;
+        std::transform(e.begin(), e.end(), e.begin(),
+                       [](unsigned char c) { return std::tolower(c); });
+        const std::string& h = parts->host;
+        if (h == e || (h.size() > e.size() && h.compare(h.size() - e.size(), e.size(), e) == 0 &&
+                       h[h.size() - e.size() - 1] == '.'))
+            return true;
+    }
+    why = "the host " + parts->host + " is not on the documentation allow-list (";
+    for (std::size_t i = 0; i < allowed_hosts.size(); ++i)
+        why += (i ? ", " : "") + allowed_hosts[i];
+    why += ")";
+    return false;
+}
+
+docs_library::docs_library(docs_settings settings, http_transport& transport, docs_recorder record)
+    : m_settings(std::move(settings)), m_transport(transport), m_record(std::move(record)) {}
+
+namespace {
+
+std::string without_fragment(const std::string& url) {
+    return url.substr(0, url.find('#'));
+}
+
+std::string sections_json(const std::string& url, const std::vector<doc_section>& sections) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("url", json_text(url, a), a);
+    Value list(rapidjson::kArrayType);
+    for (const doc_section& s : sections) {
+        Value v(rapidjson::kObjectType);
+        v.AddMember("title", json_text(s.title, a), a);
+        v.AddMember("anchor", json_text(s.anchor, a), a);
+        v.AddMember("text", json_text(s.text, a), a);
+        list.PushBack(v, a);
+    }
+    d.AddMember("sections", list, a);
+    return to_compact_json(d);
+}
+
+// A cached page, or nothing when there is none or it does not read back.
+std::optional<std::vector<doc_section>> read_cached(const fs::path& file) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return std::nullopt;
+    rapidjson::Document d;
+    if (!try_parse_json(d, read_text_file(file)).empty() || !d.IsObject() ||
+        !d.HasMember("sections") || !d["sections"].IsArray())
+        return std::nullopt;
+    std::vector<doc_section> out;
+    for (const Value& v : d["sections"].GetArray()) {
+        if (!v.IsObject() || !v.HasMember("title") || !v["title"].IsString() ||
+            !v.HasMember("anchor") || !v["anchor"].IsString() || !v.HasMember("text") ||
+            !v["text"].IsString())
+            return std::nullopt;
+        out.push_back({v["title"].GetString(), v["anchor"].GetString(), v["text"].GetString()});
+    }
+    return out;
+}
+
+}  // namespace
+
+const docs_library::page& docs_library::load(const std::string& url,
+                                             std::vector<std::string>& log) {
+    const std::string key = without_fragment(url);
+    for (const page& p : m_pages)
+        if (p.url == key) return p;
+    const fs::path cached = m_settings.cache_dir.empty()
+                                ? fs::path()
+                                : m_settings.cache_dir / (sha256_hex(key) + ".json");
+    if (!cached.empty())
+        if (auto sections = read_cached(cached)) {
+            log.push_back("cache " + key);
+            m_pages.push_back({key, std::move(*sections)});
+            return m_pages.back();
+        }
+    page p = fetch(key, log);
+    if (!cached.empty()) {
+        std::error_code ec;
+        fs::create_directories(m_settings.cache_dir, ec);
+        if (!ec) write_file_atomic(cached, sections_json(key, p.sections));
+    }
+    m_pages.push_back(std::move(p));
+    return m_pages.back();
+}
+
+docs_library::page docs_library::fetch(const std::string& url, std::vector<std::string>& log) {
+    std::string at = url;
+    for (int hop = 0; hop <= 5; ++hop) {
+        std::string why;
+        if (!url_allowed(at, m_settings.allowed_hosts, why))
+            throw docs_error(hop == 0 ? why : "a redirect to " + at + " is refused: " + why);
+        if (m_fetches >= m_settings.max_fetches)
+            throw docs_error("the run's budget of " + std::to_string(m_settings.max_fetches) +
+                             " documentation fetches is spent (--docs-max-fetches); use what "
+                             "you have read");
+        ++m_fetches;
+        http_request req;
+        req.url = at;
+        req.get = true;
+        req.timeout = m_settings.timeout;
+        req.max_body_bytes = m_settings.max_page_bytes;
+        req.headers = {{"Accept", "text/html, text/plain"},
+                       {"User-Agent", "cuda-optimizer (--nvidia-research)"}};
+        const http_response r = m_transport.perform(req);
+        log.push_back(
+            "fetch " + at + " -> " +
+            (r.transport_error.empty() ? "HTTP " + std::to_string(r.status) : r.transport_error));
+        if (!r.transport_error.empty())
+            throw docs_error("could not read " + at + ": " + r.transport_error);
+        const auto location = r.headers.find("location");
+        if (r.status >= 300 && r.status < 400 && location != r.headers.end()) {
+            at = resolve_url(at, location->second);
+            continue;
+        }
+        if (r.status < 200 || r.status >= 300)
+            throw docs_error("could not read " + at + ": HTTP " + std::to_string(r.status));
+        const auto type = r.headers.find("content-type");
+        const bool plain =
+            type != r.headers.end() && type->second.find("text/plain") != std::string::npos;
+        return {url, plain ? std::vector<doc_section>{{"", "", r.body}} : html_sections(r.body)};
+    }
+    throw docs_error("too many redirects from " + url);
+}
+
+std::string docs_library::by_url(const std::string& url, std::vector<std::string>& log) {
+    const page& p = load(url, log);
+    const std::string anchor =
+        url.find('#') == std::string::npos ? "" : url.substr(url.find('#') + 1);
+    std::string body;
+    bool found = anchor.empty();
+    for (const doc_section& s : p.sections) {
+        if (!anchor.empty() && s.anchor != anchor) continue;
+        found = true;
+        body += (s.title.empty() ? "" : "## " + s.title + "\n") + s.text + "\n\n";
+        if (!anchor.empty()) break;
+    }
+    if (!found) throw docs_error("no section with the anchor #" + anchor + " in " + p.url);
+    std::string contents = "\nSections of " + p.url + " (ask for one with url#anchor):\n";
+    for (const doc_section& s : p.sections)
+        if (!s.anchor.empty() && !s.title.empty())
+            contents += "- " + s.title + " #" + s.anchor + "\n";
+    const std::size_t cap = m_settings.max_result_chars;
+    const std::size_t toc = std::min(contents.size(), cap / 4);
+    std::string out = prefix(body, cap - toc);
+    if (out.size() < body.size())
+        out += "\n[... " + std::to_string(body.size() - out.size()) + " more characters]\n";
+    return out + prefix(contents, toc);
+}
+
+std::string docs_library::by_query(const std::string& query, std::vector<std::string>& log) {
+    const std::vector<std::string> terms = words(query);
+    if (terms.empty()) throw docs_error("the query has no words to search for");
+    struct hit {
+        const page* p;
+        const doc_section* s;
+        double score;
+    };
+    std::vector<std::pair<const page*, const doc_section*>> all;
+    std::vector<std::map<std::string, int>> counts;
+    std::vector<double> lengths;
+    std::map<std::string, int> docs_with;
+    double total_len = 0;
+    for (const std::string& url : m_settings.guide_pages) {
+        const page& p = load(url, log);
+        for (const doc_section& s : p.sections) {
+            std::map<std::string, int> tf;
+            const auto ws = words(s.title + " " + s.title + " " + s.text);  // titles weigh twice
+            for (const std::string& w : ws) ++tf[w];
+            for (const std::string& t : std::set<std::string>(terms.begin(), terms.end()))
+                if (tf.count(t)) ++docs_with[t];
+            lengths.push_back(static_cast<double>(ws.size()));
+            total_len += lengths.back();
+            all.emplace_back(&p, &s);
+            counts.push_back(std::move(tf));
+        }
+    }
+    const double n = static_cast<double>(all.size());
+    const double avg = n > 0 ? total_len / n : 1;
+    std::vector<hit> hits;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        double score = 0;  // BM25, k1 = 1.2, b = 0.75
+        const double len = lengths[i];
+        for (const std::string& t : terms) {
+            const auto f = counts[i].find(t);
+            if (f == counts[i].end()) continue;
+            const double idf = std::log(1 + (n - docs_with[t] + 0.5) / (docs_with[t] + 0.5));
+            score += idf * f->second * 2.2 / (f->second + 1.2 * (0.25 + 0.75 * len / avg));
+        }
+        if (score > 0) hits.push_back({all[i].first, all[i].second, score});
+    }
+    if (hits.empty()) throw docs_error("nothing in the guides matches '" + query + "'");
+    std::stable_sort(hits.begin(), hits.end(),
+                     [](const hit& a, const hit& b) { return a.score > b.score; });
+    const std::size_t cap = m_settings.max_result_chars, each = std::max<std::size_t>(cap / 3, 400);
+    std::string out;
+    for (const hit& h : hits) {
+        std::string block = "## " + h.s->title + "\n" + h.p->url +
+                            (h.s->anchor.empty() ? "" : "#" + h.s->anchor) + "\n" +
+                            prefix(h.s->text, each) + "\n\n";
+        if (out.size() + block.size() > cap) break;
+        out += block;
+    }
+    return out.empty() ? prefix(hits[0].s->text, cap) : out;
+}
+
+std::string docs_library::answer(const rapidjson::Value& args) {
+    std::vector<std::string> log;
+    std::string out, error;
+    try {
+        const bool url = args.IsObject() && args.HasMember("url") && args["url"].IsString();
+        const bool query = args.IsObject() && args.HasMember("query") && args["query"].IsString();
+        if (url == query)
+            throw docs_error("give exactly one of url (a page) or query (words to search for)");
+        out = url ? by_url(args["url"].GetString(), log) : by_query(args["query"].GetString(), log);
+    } catch (const docs_error& e) {
+        error = e.what();
+    }
+    if (m_record) {
+        rapidjson::Document d(rapidjson::kObjectType);
+        auto& a = d.GetAllocator();
+        Value pages(rapidjson::kArrayType);
+        for (const std::string& line : log) pages.PushBack(json_text(line, a), a);
+        d.AddMember("pages", pages, a);
+        d.AddMember("chars", static_cast<uint64_t>(out.size()), a);
+        d.AddMember("text", json_text(out, a), a);
+        d.AddMember("error", error.empty() ? Value() : json_text(error, a), a);
+        m_record({to_compact_json(args), to_compact_json(d)});
+    }
+    if (!error.empty()) throw docs_error(error);
+    return out;
+}
+
+}  // namespace cuopt
