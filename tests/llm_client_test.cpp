@@ -117,6 +117,22 @@ TEST_CASE("a model the API does not know is one line naming --model, never a ret
     CHECK(api_message(r.body) == "model: claude-x");
 }
 
+TEST_CASE("a 404 that is not about the model names --base-url, not --model") {
+    client_fixture f;
+    test::loopback_http_server server({{404, {}, R"({"detail": "Not Found"})"}});
+    llm_client client = f.make(server);
+    try {
+        client.send("sys", f.turns(), {});
+        FAIL("no error");
+    } catch (const llm_api_error& e) {
+        CHECK(e.status() == 404);
+        CHECK_THAT(e.what(), Catch::Contains("HTTP 404 from " + server.url("/v1")) &&
+                                 Catch::Contains("check --base-url"));
+        CHECK(std::string(e.what()).find("--model") == std::string::npos);
+    }
+    CHECK(server.requests().size() == 1);
+}
+
 TEST_CASE("500 then success, a truncated body and a hang past the timeout are retried") {
     client_fixture f;
     test::loopback_http_server server({{500, {}, "boom"},

@@ -78,6 +78,9 @@ TEST_CASE("a thinking budget is for Anthropic, at least 1024 and below the outpu
                       Catch::Contains("--thinking-budget") && Catch::Contains("at least 1024"));
     o.thinking_budget = 20000;  // above the 16000 output tokens
     CHECK_THROWS_WITH(read_model_config(o), Catch::Contains("below --max-output-tokens"));
+    o.thinking_budget = 4096;
+    o.temperature = 0.2;  // extended thinking refuses it
+    CHECK_THROWS_WITH(read_model_config(o), Catch::Contains("--temperature cannot be combined"));
     o.provider = "openai";
     CHECK(read_model_config(o).settings.thinking_budget == 0);
 }

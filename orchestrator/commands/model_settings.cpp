@@ -116,6 +116,10 @@ model_config read_model_config(const optimizer_options& o) {
             "--thinking-budget: expected at least 1024 and below --max-output-tokens (" +
                 std::to_string(o.max_output_tokens) + "), got " +
                 std::to_string(c.settings.thinking_budget));
+    if (c.settings.thinking_budget > 0 && c.settings.temperature)
+        throw run_failure(exit_code::usage,
+                          "--temperature cannot be combined with --thinking-budget: Anthropic's "
+                          "extended thinking refuses a changed temperature; drop one of them");
     c.settings.retry_output_tokens = retry_output_tokens(
         o.max_output_tokens_retry, o.max_output_tokens, !c.settings.base_url.empty());
     c.settings.api = o.api == "auto"

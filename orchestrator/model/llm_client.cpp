@@ -47,7 +47,7 @@ std::string api_message(const std::string& body) {
 }
 
 bool model_missing(const http_response& r) {
-    if (r.status == 404) return true;
+    if (r.status == 404 && r.body.find("model") != std::string::npos) return true;
     return r.status >= 400 && r.status < 500 &&
            (r.body.find("model_not_found") != std::string::npos ||
             (r.body.find("not_found_error") != std::string::npos &&
@@ -78,6 +78,11 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
                                     std::to_string(result.response.status) + ": " +
                                     redact(api_message(result.response.body), {m_key}) +
                                     "); choose another with --model or CUDA_OPTIMIZER_MODEL");
+        if (result.response.status == 404)  // no such endpoint: the base URL is wrong
+            throw llm_api_error(404, "HTTP 404 from " + redact(request.url, {m_key}) + " (" +
+                                         redact(api_message(result.response.body), {m_key}) +
+                                         "); check --base-url (an OpenAI-compatible server's "
+                                         "usually ends in /v1)");
         throw llm_api_error(result.response.status, redact(result.error, {m_key}));
     }
     model_reply reply;

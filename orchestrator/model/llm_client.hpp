@@ -35,7 +35,8 @@ class llm_budget_exhausted : public std::runtime_error {
 /// The API's own error message from an error body ({"error": {"message": ...}}), else its start.
 std::string api_message(const std::string& body);
 
-/// A 404, or a 4xx that says the model does not exist (model_not_found, not_found_error).
+/// A 4xx that says the model does not exist (a 404 that mentions the model, model_not_found,
+/// not_found_error about a model); a bare 404 is a wrong endpoint instead.
 bool model_missing(const http_response& r);
 
 class llm_api_error : public std::runtime_error {

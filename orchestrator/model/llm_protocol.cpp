@@ -256,7 +256,8 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
         ts.PushBack(tool, a);
     }
     if (!tools.empty()) d.AddMember("tools", ts, a);
-    if (s.temperature) d.AddMember("temperature", *s.temperature, a);
+    // Extended thinking refuses a changed temperature (the settings refuse the pair too).
+    if (s.temperature && s.thinking_budget == 0) d.AddMember("temperature", *s.temperature, a);
     if (s.thinking_budget > 0) {
         Value thinking(rapidjson::kObjectType);
         thinking.AddMember("type", "enabled", a);
