@@ -12,7 +12,8 @@ int run_check(const optimizer_options& options) {
     const preflight_report r = run_preflight(options, *runner);
     std::cout << "cuda-optimizer check\n" << r.table();
     std::cout << (r.passed() ? "ready\n" : "not ready\n");
-    return r.passed() ? 0 : to_int(exit_code::preflight_failed);
+    const preflight_check* f = r.first_failure();
+    return f ? to_int(f->code) : 0;  // the code optimize would stop with
 }
 
 }  // namespace cuopt

@@ -90,34 +90,22 @@ void choose_proposer(run_context& c) {
     c.info.proposer = c.kind;
 }
 
-// The preflight, the manifest, the signature and the initial kernel.
+// The preflight (it checks everything below), then the manifest, the signature and the initial
+// kernel.
 void check_inputs(run_context& c) {
     const preflight_report pre = run_preflight(c.o, *c.runner);
     if (const preflight_check* f = pre.first_failure()) {
-        if (f->name == "manifest valid" || f->name == "holdout valid")
-            throw run_failure(exit_code::invalid_request, f->detail);
-        throw run_failure(exit_code::preflight_failed,
-                          f->name + ": " + f->detail + (f->fix.empty() ? "" : "; fix: " + f->fix));
+        const bool own_words = f->name == "manifest valid" || f->name == "holdout valid";
+        throw run_failure(f->code, own_words ? f->detail
+                                             : f->name + ": " + f->detail +
+                                                   (f->fix.empty() ? "" : "; fix: " + f->fix));
     }
     c.device_json = c.info.device_json = pre.device_json;
     c.contract = read_manifest(c.o.input_cases);
-    if (!c.o.signature.empty()) {
-        try {
-            c.signature = parse_kernel_signature(c.o.signature);
-        } catch (const std::invalid_argument& e) {
-            throw run_failure(exit_code::invalid_request, std::string("--signature: ") + e.what());
-        }
-        if (const std::string problems = check_signature(*c.signature, *c.contract);
-            !problems.empty())
-            throw run_failure(exit_code::invalid_request,
-                              c.o.input_cases + " disagrees with --signature:\n" + problems);
-    }
+    if (!c.o.signature.empty()) c.signature = parse_kernel_signature(c.o.signature);
     candidate& k = c.initial;
     k.source = read_text_file(c.o.initial_kernel);
     k.entry = entry_of(k.source, c.signature);
-    if (k.entry.empty())
-        throw run_failure(exit_code::invalid_request,
-                          c.o.initial_kernel + ": no __global__ function found; pass --signature");
     k.proposer = proposer_kind::initial;
     k.label = fs::path(c.o.initial_kernel).filename().string();
     k.rationale = "the initial kernel";
@@ -439,10 +427,31 @@ std::string default_harness_path() {
     return "cuda-harness";
 }
 
+namespace {
+
+// A run that fails after its folder exists still says why in run.json (best effort: the
+// failure may be the folder itself).
+void record_failure(run_context& c, const std::string& why) {
+    std::error_code ec;
+    if (c.run.empty() || fs::exists(c.run / "run.json", ec)) return;
+    search_outcome failed;
+    failed.stop = stop_reason::error;
+    failed.error = why;
+    c.info.finished_utc = utc_now();
+    c.info.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - c.started).count();
+    try {
+        write_file_atomic(c.run / "run.json", run_json(c.info, failed));
+    } catch (const std::exception&) {
+    }
+}
+
+}  // namespace
+
 int run_optimize(const optimizer_options& o, const std::vector<std::string>& command_line,
                  const std::atomic<bool>& interrupted) {
+    run_context c{o};
     try {
-        run_context c{o};
         for (const std::string& arg : command_line)
             c.info.command_line.push_back(redact_url_credentials(arg));
         c.info.started_utc = utc_now();
@@ -465,6 +474,7 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         return finish(c, outcome, ev);
     } catch (const run_failure& f) {
         std::cerr << "cuda-optimizer: " << f.what() << "\n";
+        record_failure(c, f.what());
         return to_int(f.code());
     } catch (const file_write_error& e) {
         std::cerr << "cuda-optimizer: cannot write the run folder (is the disk full or the folder "

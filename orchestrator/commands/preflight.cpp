@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <algorithm>
 #include <functional>
+#include <optional>
 #include <sstream>
 
 #include "common/exit_codes.hpp"
@@ -27,45 +29,142 @@ bool preflight_report::passed() const {
 
 namespace {
 
-using add_check =
-    std::function<bool(std::string name, bool ok, std::string detail, std::string fix)>;
+using add_check = std::function<bool(std::string name, bool ok, std::string detail,
+                                     std::string fix, exit_code code)>;
 
 std::chrono::milliseconds timeout_of(const optimizer_options& o) {
     return std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
 }
 
-// NVRTC and the toolkit headers, proven by compiling the initial kernel (no GPU needed).
-void check_toolkit(const optimizer_options& o, process_runner& runner, const add_check& add) {
+struct compile_outcome {
+    int exit = 0;
+    std::string first_error;  // the log's first error line, or why the harness failed
+};
+
+// One source through cuda-harness --compile-only (NVRTC; no GPU needed), named as the user's file
+// so an error line points at it.
+compile_outcome compile_only(const optimizer_options& o, process_runner& runner,
+                             const std::string& file, const std::string& entry) {
     const fs::path tmp =
         fs::temp_directory_path() / ("cuda-optimizer-preflight-" + std::to_string(::getpid()));
     fs::create_directories(tmp);
-    const std::string source = read_text_file(o.initial_kernel);
-    write_file_atomic(tmp / "kernel.cu", source);
+    const std::string name = fs::path(file).filename().string();
+    write_file_atomic(tmp / name, read_text_file(file));
     request req;
-    req.kernel.source_name = "kernel.cu";
-    req.kernel.entry = first_kernel_name(source);
+    req.kernel.source_name = name;
+    req.kernel.entry = entry;
     req.cases.emplace_back().name = "compile";
     write_file_atomic(tmp / "request.json", write_request_json(req));
     const process_result p = runner.run(
         {o.harness, (tmp / "request.json").string(), "--compile-only", "--quiet"}, timeout_of(o));
-    const bool rejected = p.exit_code == to_int(exit_code::compile_error);
-    std::string first_error;
+    compile_outcome out{p.exit_code, ""};
     try {
         const harness_response response = read_response(tmp / "response.json");
-        first_error = response.error;
+        out.first_error = response.error;
         const std::string log = response.compile ? response.compile->log : "";
         const auto pos = log.find("error");
-        if (rejected && pos != std::string::npos)
-            first_error = log.substr(log.rfind('\n', pos) + 1,
-                                     log.find('\n', pos) - log.rfind('\n', pos) - 1);
+        if (p.exit_code == to_int(exit_code::compile_error) && pos != std::string::npos)
+            out.first_error = log.substr(log.rfind('\n', pos) + 1,
+                                         log.find('\n', pos) - log.rfind('\n', pos) - 1);
     } catch (const std::exception&) {
-        first_error = p.describe();
+        out.first_error = p.describe();
     }
-    add("CUDA toolkit", p.exit_code == 0,
-        p.exit_code == 0 ? "NVRTC compiles the initial kernel" : first_error,
-        rejected ? "fix the initial kernel" : "install the CUDA toolkit (NVRTC) or set CUDA_HOME");
     std::error_code ec;
     fs::remove_all(tmp, ec);
+    return out;
+}
+
+// NVRTC and the toolkit headers, proven by compiling the initial kernel; then the reference.
+void check_compiles(const optimizer_options& o, process_runner& runner, const std::string& entry,
+                    const add_check& add) {
+    const compile_outcome k = compile_only(o, runner, o.initial_kernel, entry);
+    const bool rejected = k.exit == to_int(exit_code::compile_error);
+    add("CUDA toolkit", k.exit == 0 || rejected,
+        k.exit == 0 || rejected ? "NVRTC compiles" : k.first_error,
+        "install the CUDA toolkit 12.4 or newer (NVRTC), or set CUDAToolkit_ROOT when building",
+        exit_code::preflight_failed);
+    if (k.exit != 0 && !rejected) return;
+    add("initial compiles", k.exit == 0, k.exit == 0 ? o.initial_kernel : k.first_error,
+        "fix the initial kernel", exit_code::initial_failed);
+    if (o.reference.empty() || !fs::is_regular_file(o.reference)) return;
+    const std::string ref_source = read_text_file(o.reference);
+    const auto names = kernel_names(ref_source);
+    const std::string ref_entry =
+        std::find(names.begin(), names.end(), entry) != names.end() ? entry
+        : names.empty()                                             ? ""
+                                                                    : names.front();
+    const compile_outcome r = compile_only(o, runner, o.reference, ref_entry);
+    add("reference compiles", r.exit == 0, r.exit == 0 ? o.reference : r.first_error,
+        "fix the reference kernel", exit_code::reference_failed);
+}
+
+// The kernel's entry: the signature's name, which the initial kernel must define, else the
+// first __global__ function in it. "" when there is none (the check failed).
+std::string check_entry(const optimizer_options& o, const std::optional<kernel_signature>& sig,
+                        const add_check& add) {
+    const auto names = kernel_names(read_text_file(o.initial_kernel));
+    if (names.empty()) {
+        add("kernel entry", false, "no __global__ function found in " + o.initial_kernel,
+            "write the kernel as a __global__ void function (and pass --signature naming it)",
+            exit_code::invalid_request);
+        return "";
+    }
+    if (!sig) return add("kernel entry", true, names.front(), "", exit_code::ok) ? names.front() : "";
+    if (std::find(names.begin(), names.end(), sig->entry) == names.end()) {
+        std::string found;
+        for (const std::string& n : names) found += (found.empty() ? "" : ", ") + n;
+        add("kernel entry", false,
+            "--signature names '" + sig->entry + "' but " + o.initial_kernel +
+                " defines no __global__ function of that name (it has: " + found + ")",
+            "make --signature and the kernel agree on the function's name",
+            exit_code::invalid_request);
+        return "";
+    }
+    add("kernel entry", true, sig->entry, "", exit_code::ok);
+    return sig->entry;
+}
+
+// --signature: it parses and the manifest's args agree with it.
+std::optional<kernel_signature> check_signature_flag(const optimizer_options& o,
+                                                     const std::optional<manifest>& m,
+                                                     const add_check& add) {
+    if (o.signature.empty()) return std::nullopt;
+    kernel_signature sig;
+    try {
+        sig = parse_kernel_signature(o.signature);
+    } catch (const std::invalid_argument& e) {
+        add("signature", false, std::string("--signature: ") + e.what(),
+            "write it as 'void NAME(TYPE NAME, ...)'", exit_code::invalid_request);
+        return std::nullopt;
+    }
+    if (m) {
+        const std::string problems = check_signature(sig, *m);
+        std::string one_line = problems;
+        std::replace(one_line.begin(), one_line.end(), '\n', ';');
+        while (!one_line.empty() && one_line.back() == ';') one_line.pop_back();
+        add("signature", problems.empty(),
+            problems.empty() ? sig.entry + ", " + std::to_string(sig.params.size()) + " params"
+                             : o.input_cases + " disagrees with --signature: " + one_line,
+            "make the manifest's args and --signature agree (order, pointer or scalar, type)",
+            exit_code::invalid_request);
+    }
+    return sig;
+}
+
+// Every output of every case has an oracle: the reference, or the manifest's expected files.
+void check_oracle(const optimizer_options& o, const manifest& m, const add_check& add) {
+    if (!o.reference.empty()) return;
+    for (const manifest_case& mc : m.cases)
+        for (const manifest_arg& a : m.args)
+            if (a.has_output() && !mc.expected.count(a.name)) {
+                add("oracle", false,
+                    "case '" + mc.name + "' output '" + a.name +
+                        "' has no oracle: no --reference and no cases[].expected",
+                    "pass --reference FILE.cu (a reviewed kernel), or give expected files",
+                    exit_code::invalid_request);
+                return;
+            }
+    add("oracle", true, "the manifest's expected files", "", exit_code::ok);
 }
 
 // The results folder can be made and takes a file: proven by doing it, then undoing it
@@ -85,8 +184,10 @@ void check_results_folder(const optimizer_options& o, const add_check& add) {
         why = e.what();
     }
     for (const fs::path& p : made) fs::remove(p, ec);
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+        why = o.results_dir + " is a file, not a folder";
     add("results folder", why.empty(), why.empty() ? o.results_dir : "cannot write: " + why,
-        "pass --results-dir DIR in a folder you can write");
+        "pass --results-dir DIR naming a folder you can write", exit_code::io_error);
 }
 
 // --holdout-cases: it reads, and its args agree with the manifest's.
@@ -94,10 +195,12 @@ void check_holdout(const optimizer_options& o, const manifest& m, const add_chec
     if (o.holdout_cases.empty()) return;
     try {
         const manifest h = read_holdout_manifest(o.holdout_cases, m);
-        add("holdout valid", true, std::to_string(h.cases.size()) + " hidden case(s)", "");
+        add("holdout valid", true, std::to_string(h.cases.size()) + " hidden case(s)", "",
+            exit_code::ok);
     } catch (const std::exception& e) {
         add("holdout valid", false, e.what(),
-            "correct the field named above (manifest format; it may give only cases)");
+            "correct the field named above (manifest format; it may give only cases)",
+            exit_code::invalid_request);
     }
 }
 
@@ -111,16 +214,18 @@ void check_device(const optimizer_options& o, process_runner& runner, const add_
     if (line.rfind("cuda-harness: ", 0) == 0) line = line.substr(14);
     if (p.exit_code == to_int(exit_code::no_driver)) {
         add("CUDA driver", false, line,
-            "install the NVIDIA driver (libcuda.so.1), or run on a machine with a GPU");
+            "install the NVIDIA driver (libcuda.so.1), or run on a machine with a GPU",
+            exit_code::preflight_failed);
     } else if (p.exit_code == to_int(exit_code::no_device)) {
-        add("CUDA driver", true, "loaded", "");
+        add("CUDA driver", true, "loaded", "", exit_code::ok);
         add("GPU", false, line,
-            "pick an existing device with --device, or run on a machine with a GPU");
+            "pick an existing device with --device, or run on a machine with a GPU",
+            exit_code::preflight_failed);
     } else if (p.exit_code != 0) {
         add("CUDA driver", false, "cuda-harness --device-info: " + p.describe() + " " + line,
-            "run cuda-harness --device-info by hand to see why");
+            "run cuda-harness --device-info by hand to see why", exit_code::preflight_failed);
     } else {
-        add("CUDA driver", true, "loaded", "");
+        add("CUDA driver", true, "loaded", "", exit_code::ok);
         try {
             const rapidjson::Document d = parse_json(p.stdout_text, "device info");
             if (!d.IsObject() || !d.HasMember("name") || !d["name"].IsString() ||
@@ -130,10 +235,11 @@ void check_device(const optimizer_options& o, process_runner& runner, const add_
             add("GPU", true,
                 std::string(d["name"].GetString()) + " (" + d["arch"].GetString() + ", " +
                     std::to_string(d["sm_count"].GetInt()) + " SMs)",
-                "");
+                "", exit_code::ok);
             r.device_json = p.stdout_text;
         } catch (const std::exception& e) {
-            add("GPU", false, e.what(), "run cuda-harness --device-info by hand to see why");
+            add("GPU", false, e.what(), "run cuda-harness --device-info by hand to see why",
+                exit_code::preflight_failed);
         }
     }
 }
@@ -150,50 +256,70 @@ std::string preflight_report::table() const {
     std::ostringstream s;
     for (const auto& c : checks) {
         s << (c.passed ? "  ok    " : "  FAIL  ") << c.name;
-        for (std::size_t i = c.name.size(); i < 16; ++i) s << ' ';
+        for (std::size_t i = c.name.size(); i < 20; ++i) s << ' ';
         s << c.detail << "\n";
         if (!c.passed && !c.fix.empty()) s << "        fix: " << c.fix << "\n";
     }
     return s.str();
 }
 
+namespace {
+
+// A file option: given (when required) and a regular file; a folder says so.
+bool check_file(const add_check& add, const std::string& name, const std::string& path,
+                const std::string& flag) {
+    std::error_code ec;
+    if (path.empty()) return add(name, false, "not given", "pass " + flag + " FILE", exit_code::usage);
+    if (fs::is_directory(path, ec))
+        return add(name, false, path + " is a directory", "pass a file to " + flag,
+                   exit_code::invalid_request);
+    return add(name, fs::is_regular_file(path, ec), path, "no such file; check " + flag,
+               exit_code::invalid_request);
+}
+
+// The manifest, its holdout, the signature against it and the oracle it needs.
+std::optional<manifest> check_contract(const optimizer_options& o, const add_check& add) {
+    std::optional<manifest> m;
+    try {
+        m = read_manifest(o.input_cases);
+        add("manifest valid", true,
+            std::to_string(m->cases.size()) + " cases, " + std::to_string(m->args.size()) + " args",
+            "", exit_code::ok);
+        check_holdout(o, *m, add);
+        check_oracle(o, *m, add);
+    } catch (const std::exception& e) {
+        add("manifest valid", false, e.what(),
+            "correct the field named above (schemas/manifest.schema.json)",
+            exit_code::invalid_request);
+    }
+    return m;
+}
+
+}  // namespace
+
 preflight_report run_preflight(const optimizer_options& o, process_runner& runner) {
     preflight_report r;
-    const add_check add = [&r](std::string name, bool ok, std::string detail, std::string fix) {
-        r.checks.push_back({std::move(name), ok, std::move(detail), std::move(fix)});
+    const add_check add = [&r](std::string name, bool ok, std::string detail, std::string fix,
+                               exit_code code) {
+        r.checks.push_back({std::move(name), ok, std::move(detail), std::move(fix), code});
         return ok;
     };
-    for (const auto& [name, path, flag] :
-         {std::tuple{"initial kernel", o.initial_kernel, "--initial-kernel"},
-          std::tuple{"manifest", o.input_cases, "--input-cases"}}) {
-        if (path.empty())
-            add(name, false, std::string("not given"), std::string("pass ") + flag + " FILE");
-        else
-            add(name, fs::is_regular_file(path), path, std::string("no such file; check ") + flag);
-    }
-    if (!o.reference.empty())
-        add("reference", fs::is_regular_file(o.reference), o.reference,
-            "no such file; check --reference");
-    if (!o.input_cases.empty() && fs::is_regular_file(o.input_cases)) {
-        try {
-            const manifest m = read_manifest(o.input_cases);
-            add("manifest valid", true,
-                std::to_string(m.cases.size()) + " cases, " + std::to_string(m.args.size()) +
-                    " args",
-                "");
-            check_holdout(o, m, add);
-        } catch (const std::exception& e) {
-            add("manifest valid", false, e.what(),
-                "correct the field named above (schemas/manifest.schema.json)");
-        }
-    }
+    const bool kernel_ok = check_file(add, "initial kernel", o.initial_kernel, "--initial-kernel");
+    const bool manifest_ok = check_file(add, "manifest", o.input_cases, "--input-cases");
+    if (!o.reference.empty()) check_file(add, "reference", o.reference, "--reference");
+    const std::optional<manifest> m =
+        manifest_ok ? check_contract(o, add) : std::optional<manifest>();
+    const auto sig = check_signature_flag(o, m, add);
+    const std::string entry = kernel_ok ? check_entry(o, sig, add) : "";
     check_results_folder(o, add);
     if (!o.sanitizer.empty() && !o.no_sanitizer)
         add("sanitizer", find_compute_sanitizer(o.sanitizer) == fs::path(o.sanitizer), o.sanitizer,
-            "no such file; pass the compute-sanitizer binary, or --no-sanitizer");
+            "no such file; pass the compute-sanitizer binary, or --no-sanitizer",
+            exit_code::preflight_failed);
     const bool harness_ok = fs::is_regular_file(o.harness);
-    add("harness", harness_ok, o.harness, "build it (tools/setup.sh) or pass --harness PATH");
-    if (harness_ok && fs::is_regular_file(o.initial_kernel)) check_toolkit(o, runner, add);
+    add("harness", harness_ok, o.harness, "build it (tools/setup.sh) or pass --harness PATH",
+        exit_code::preflight_failed);
+    if (harness_ok && !entry.empty()) check_compiles(o, runner, entry, add);
     if (harness_ok) check_device(o, runner, add, r);
     return r;
 }

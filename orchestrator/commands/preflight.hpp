@@ -1,11 +1,15 @@
 #pragma once
-/// Preflight: is there a harness, a driver, a device, a readable manifest, the kernel
-/// files? Each check has a status and, when it fails, a one-line fix. Shared by
-/// `cuda-optimizer check` (prints the table) and `optimize` (stops at the first failure).
+/// Preflight: everything optimize would reject before it creates anything: the files, the
+/// manifest and its holdout, the signature against the manifest and the kernel's entry, an
+/// oracle for every output, a writable results folder, the harness, the toolkit (the initial
+/// kernel and the reference compile), the driver and the device. Each check has a status,
+/// a one-line fix and the exit code it means. Shared by `cuda-optimizer check` (prints the
+/// table, exits with the first failure's code) and `optimize` (stops at the first failure).
 
 #include <string>
 #include <vector>
 
+#include "common/exit_codes.hpp"
 #include "orchestrator/commands/optimizer_options.hpp"
 #include "orchestrator/evaluation/runner_process.hpp"
 
@@ -16,6 +20,7 @@ struct preflight_check {
     bool passed = false;
     std::string detail;  // what was found, or what is wrong
     std::string fix;     // one line, when it failed
+    exit_code code = exit_code::preflight_failed;  // what optimize and check exit with on it
 };
 
 struct preflight_report {

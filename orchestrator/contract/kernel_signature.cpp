@@ -53,11 +53,19 @@ std::optional<dtype> dtype_of(const std::string& c_type) {
 
 }  // namespace
 
-std::string first_kernel_name(const std::string& source) {
-    std::smatch m;
+std::vector<std::string> kernel_names(const std::string& source) {
     static const std::regex k_global(
         R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*))");
-    return std::regex_search(source, m, k_global) ? std::string(m[1]) : std::string();
+    std::vector<std::string> names;
+    for (auto it = std::sregex_iterator(source.begin(), source.end(), k_global);
+         it != std::sregex_iterator(); ++it)
+        names.push_back((*it)[1]);
+    return names;
+}
+
+std::string first_kernel_name(const std::string& source) {
+    const auto names = kernel_names(source);
+    return names.empty() ? std::string() : names.front();
 }
 
 kernel_signature parse_kernel_signature(const std::string& text) {

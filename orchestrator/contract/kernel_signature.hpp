@@ -26,6 +26,9 @@ struct kernel_signature {
     std::vector<signature_param> params;
 };
 
+/// Every __global__ function's name in a source, in order.
+std::vector<std::string> kernel_names(const std::string& source);
+
 /// The first __global__ function's name in a source ("" when there is none).
 std::string first_kernel_name(const std::string& source);
 
