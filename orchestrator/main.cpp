@@ -23,12 +23,46 @@ extern "C" void on_signal(int) {
     g_interrupted = true;
 }
 
+const char* k_optimize_footer = R"(
+Example:
+  cuda-optimizer optimize --config examples/matmul/config.json
+
+Exit codes: 0 done (a winner that passed the evidence gates); 11 a manifest, config or
+input file is wrong (the message names the file and field); 20 preflight failed (no
+harness, toolkit, driver or GPU); 21 the initial kernel fails a case or does not compile;
+22 the reference fails; 23 interrupted; 25 the model API refused; 26 the run folder cannot
+be written; 27 no candidate passes the evidence gates; 64 bad command line; 70 internal
+error (a bug: please report it).
+)";
+
+const char* k_check_footer = R"(
+Example:
+  cuda-optimizer check --config examples/matmul/config.json
+
+Exit codes: 0 ready; otherwise the code optimize would stop with: 11 a manifest, config,
+signature or input file is wrong; 20 no harness, toolkit, driver or GPU; 21 the initial
+kernel does not compile; 22 the reference does not compile; 26 the results folder cannot
+be written; 64 bad command line.
+)";
+
+const char* k_replay_footer = R"(
+Example:
+  cuda-optimizer replay results/run-001/best-case-0.json
+
+Exit codes: 0 the replay matches the run's oracle; 11 the request is unreadable; 14 no
+CUDA driver; 15 no such GPU; 24 the outputs no longer match; 64 bad command line.
+)";
+
 }  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{"cuda-optimizer: makes CUDA kernels faster, with evidence"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", cuopt::tool_version());
+    app.set_version_flag("--version", std::string("cuda-optimizer ") + cuopt::tool_version() +
+                                          " (commit " + cuopt::tool_commit() + ")");
+    app.footer(
+        "\nCommands: optimize (the search), check (the preflight as a table), replay "
+        "(re-run a winner's case).\nEach has --help; the README has the rest.");
     optimizer_options options;
     bool quiet = false, json = false;
     CLI::App* optimize =
@@ -36,30 +70,45 @@ int main(int argc, char** argv) {
     cuopt::define_run_options(optimize, options);
     optimize->add_flag("--quiet", quiet, "No progress lines on stderr");
     optimize->add_flag("--json", json, "Print summary.json on stdout at the end");
-    CLI::App* check =
-        app.add_subcommand("check", "Preflight: toolkit, driver, device, harness, manifest");
-    cuopt::define_run_options(check, options);
+    optimize->footer(k_optimize_footer);
+    CLI::App* check = app.add_subcommand(
+        "check", "Preflight as a table: what optimize would reject, with a fix for each");
+    cuopt::define_check_options(check, options);
+    check->footer(k_check_footer);
     std::string replay_request;
     CLI::App* replay =
         app.add_subcommand("replay", "Re-run a run's best-case-N.json and compare with its oracle");
     replay->add_option("request", replay_request, "A best-case-N.json inside a run folder")
+        ->type_name("FILE")
         ->required();
-    replay->add_option("--harness", options.harness,
-                       "cuda-harness binary (default: beside cuda-optimizer)");
+    replay
+        ->add_option("--harness", options.harness,
+                     "cuda-harness binary (default: beside cuda-optimizer)")
+        ->type_name("FILE");
     replay->add_option("--timeout", options.timeout_s, "Wall-clock limit, seconds")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    replay->footer(k_replay_footer);
+    if (const std::string bad =
+            cuopt::unknown_word(app, std::vector<std::string>(argv + 1, argv + argc));
+        !bad.empty()) {
+        std::cerr << "cuda-optimizer: " << bad << "\n";
+        return cuopt::to_int(cuopt::exit_code::usage);
+    }
     try {
         app.parse(argc, argv);
-        cuopt::apply_config(optimize->parsed() ? optimize : check, options);
     } catch (const CLI::Success& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         app.exit(e);
         return cuopt::to_int(cuopt::exit_code::usage);
-    } catch (const std::exception& e) {
+    }
+    try {
+        if (optimize->parsed()) cuopt::apply_config(optimize, options);
+        if (check->parsed()) cuopt::apply_config(check, options, optimize);
+    } catch (const std::exception& e) {  // the config file: named with its field
         std::cerr << "cuda-optimizer: " << e.what() << "\n";
-        return cuopt::to_int(cuopt::exit_code::usage);
+        return cuopt::to_int(cuopt::exit_code::invalid_request);
     }
     options.quiet = quiet;
     options.json = json;

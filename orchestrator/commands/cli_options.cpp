@@ -1,6 +1,9 @@
 #include "orchestrator/commands/cli_options.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <vector>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
@@ -68,7 +71,8 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
                     "Comma-separated pages a query searches (default: the Programming Guide, the "
                     "Best Practices Guide, the PTX ISA and the device's tuning guide)");
     app->add_option("--docs-cache", o.docs_cache,
-                    "Folder of cached documentation pages (default ~/.cache/cuda-optimizer/docs)");
+                    "Folder of cached documentation pages (default ~/.cache/cuda-optimizer/docs)")
+        ->type_name("DIR");
     app->add_option("--docs-max-fetches", o.docs_max_fetches,
                     "Documentation pages fetched per run (cached pages are free)")
         ->capture_default_str()
@@ -84,8 +88,6 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
 
 // The gates the winner must pass after the search.
 static void define_evidence_options(CLI::App* app, optimizer_options& o) {
-    app->add_option("--holdout-cases", o.holdout_cases,
-                    "Manifest-format cases never shown to a proposer; the winner must pass them");
     app->add_flag("--no-evidence", o.no_evidence,
                   "Skip the gates after the search (holdout, re-measure, sanitizer, ...)");
     app->add_option("--significance-runs", o.significance_runs,
@@ -96,9 +98,6 @@ static void define_evidence_options(CLI::App* app, optimizer_options& o) {
                     "Valid candidates checked in ranking order before the initial kernel")
         ->capture_default_str()
         ->check(CLI::Range(1, 1000));
-    app->add_option("--sanitizer", o.sanitizer,
-                    "compute-sanitizer binary (default: PATH, then the CUDA toolkit)");
-    app->add_flag("--no-sanitizer", o.no_sanitizer, "Do not run compute-sanitizer on the winner");
     app->add_flag("--allow-sanitizer-findings", o.allow_sanitizer_findings,
                   "compute-sanitizer findings warn instead of disqualifying");
     app->add_option("--sanitizer-timeout", o.sanitizer_timeout_s,
@@ -110,20 +109,49 @@ static void define_evidence_options(CLI::App* app, optimizer_options& o) {
         ->check(CLI::Range(0.0, 1.0));
 }
 
-// Options shared by optimize and check, each defined once with its help; the defaults
-// shown are the struct's own (optimizer_options and the structs it holds).
-void define_run_options(CLI::App* app, optimizer_options& o) {
+// The options check uses: what names a file or a place, and what the preflight runs with.
+void define_check_options(CLI::App* app, optimizer_options& o) {
     app->option_defaults()->multi_option_policy(
         CLI::MultiOptionPolicy::TakeLast);  // the last one given wins
+    app->add_option("--config", o.config,
+                    "JSON file with the same keys (paths relative to it); flags win")
+        ->type_name("FILE");
+    app->add_option("--signature", o.signature,
+                    "The kernel's C signature; the manifest must agree with it")
+        ->type_name("\"void f(...)\"");
+    app->add_option("--reference", o.reference,
+                    "Reviewed reference kernel (.cu): its outputs are the oracle")
+        ->type_name("FILE");
+    app->add_option("--initial-kernel", o.initial_kernel, "Iteration 0 (.cu); must pass every case")
+        ->type_name("FILE");
+    app->add_option("--input-cases", o.input_cases, "The manifest, input_cases.json")
+        ->type_name("FILE");
+    app->add_option("--holdout-cases", o.holdout_cases,
+                    "Manifest-format cases never shown to a proposer; the winner must pass them")
+        ->type_name("FILE");
+    app->add_option("--results-dir", o.results_dir, "Where run-NNN folders go")
+        ->type_name("DIR")
+        ->capture_default_str();
+    app->add_option("--device", o.device, "GPU index")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    app->add_option("--harness", o.harness, "cuda-harness binary (default: beside cuda-optimizer)")
+        ->type_name("FILE");
+    app->add_option("--timeout", o.timeout_s, "Wall-clock limit per harness run, seconds")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app->add_option("--sanitizer", o.sanitizer,
+                    "compute-sanitizer binary (default: PATH, then the CUDA toolkit)")
+        ->type_name("FILE");
+    app->add_flag("--no-sanitizer", o.no_sanitizer, "Do not run compute-sanitizer on the winner");
+}
+
+// Everything else optimize takes, each defined once with its help; the defaults shown are the
+// struct's own (optimizer_options and the structs it holds).
+void define_run_options(CLI::App* app, optimizer_options& o) {
+    define_check_options(app, o);
     app->add_option("--description", o.description,
                     "What the kernel computes (recorded; shown to a model)");
-    app->add_option("--signature", o.signature,
-                    "The kernel's C signature; the manifest must agree with it");
-    app->add_option("--reference", o.reference,
-                    "Reviewed reference kernel (.cu): its outputs are the oracle");
-    app->add_option("--initial-kernel", o.initial_kernel,
-                    "Iteration 0 (.cu); must pass every case");
-    app->add_option("--input-cases", o.input_cases, "The manifest, input_cases.json");
     app->add_option("--max-iterations", o.search.max_iterations,
                     "Proposer iterations after the initial kernel")
         ->capture_default_str()
@@ -135,16 +163,8 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
         ->check(CLI::IsMember({"auto", "llm", "autotune", "files"}));
     define_model_options(app, o);
     define_evidence_options(app, o);
-    app->add_option("--candidates", o.candidates, "Folder of .cu candidates for --proposer files");
-    app->add_option("--results-dir", o.results_dir, "Where run-NNN folders go")
-        ->capture_default_str();
-    app->add_option("--device", o.device, "GPU index")
-        ->capture_default_str()
-        ->check(CLI::NonNegativeNumber);
-    app->add_option("--harness", o.harness, "cuda-harness binary (default: beside cuda-optimizer)");
-    app->add_option("--timeout", o.timeout_s, "Wall-clock limit per harness run, seconds")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+    app->add_option("--candidates", o.candidates, "Folder of .cu candidates for --proposer files")
+        ->type_name("DIR");
     app->add_option("--seed", o.seed, "Autotune sampling seed")->capture_default_str();
     app->add_option("--batch", o.batch, "Autotune configurations per iteration")
         ->capture_default_str()
@@ -162,8 +182,6 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--iterations", o.timing.iterations, "Timed launches per measured case")
         ->capture_default_str()
         ->check(CLI::Range(1, 100000));
-    app->add_option("--config", o.config,
-                    "JSON file with the same keys (paths relative to it); flags win");
 }
 
 namespace {
@@ -195,9 +213,21 @@ std::string option_text(const std::string& source, const std::string& key,
 
 }  // namespace
 
+namespace {
+
+// CLI11's "--max-iterations: Value abc not in range 0 to 10000" as "value abc not in range ...":
+// a config file's reader knows the key, not the flag.
+std::string without_flag(std::string message, const std::string& flag) {
+    if (message.rfind(flag + ": ", 0) == 0) message = message.substr(flag.size() + 2);
+    if (!message.empty()) message[0] = static_cast<char>(std::tolower(message[0]));
+    return message;
+}
+
+}  // namespace
+
 void apply_config_text(CLI::App* app, optimizer_options& o, const std::string& text,
-                       const fs::path& file) {
-    const std::string source = file.filename().string();
+                       const fs::path& file, const CLI::App* elsewhere) {
+    const std::string source = file.string();
     const rapidjson::Document d = parse_json(text, source);
     if (!d.IsObject()) throw json_error(source + ": expected an object of option names");
     for (const auto& member : d.GetObject()) {
@@ -213,23 +243,21 @@ void apply_config_text(CLI::App* app, optimizer_options& o, const std::string& t
         std::string flag = "--" + key;
         for (char& c : flag)
             if (c == '_') c = '-';
-        CLI::Option* opt = nullptr;
-        try {
-            opt = app->get_option(flag);
-        } catch (const CLI::OptionNotFound&) {
-            throw json_error(source + ": field " + key + ": unknown option");
-        }
+        CLI::Option* opt = app->get_option_no_throw(flag);
+        if (!opt && elsewhere && elsewhere->get_option_no_throw(flag))
+            continue;  // optimize's option in a config that check reads: not check's business
+        if (!opt) throw json_error(source + ": field " + key + ": unknown option");
         if (opt->count() > 0 || key == "config") continue;  // the command line wins
         try {
             opt->add_result(option_text(source, key, member.value, file.parent_path()));
             opt->run_callback();
         } catch (const CLI::Error& e) {
-            throw json_error(source + ": field " + key + ": " + e.what());
+            throw json_error(source + ": field " + key + ": " + without_flag(e.what(), flag));
         }
     }
 }
 
-void apply_config(CLI::App* app, optimizer_options& o) {
+void apply_config(CLI::App* app, optimizer_options& o, const CLI::App* elsewhere) {
     if (o.config.empty()) return;
     const fs::path file = fs::absolute(o.config);
     std::string text;
@@ -238,7 +266,76 @@ void apply_config(CLI::App* app, optimizer_options& o) {
     } catch (const std::runtime_error& e) {
         throw json_error(e.what());
     }
-    apply_config_text(app, o, text, file);
+    apply_config_text(app, o, text, file, elsewhere);
+}
+
+}  // namespace cuopt
+
+namespace cuopt {
+
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+// "; did you mean X?" for the closest candidate within a few edits, else "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+    std::string best;
+    std::size_t best_distance = std::max<std::size_t>(3, word.size() / 3) + 1;
+    for (const std::string& c : candidates)
+        if (const std::size_t d = edit_distance(word, c); d < best_distance) {
+            best = c;
+            best_distance = d;
+        }
+    return best.empty() ? "" : "; did you mean " + best + "?";
+}
+
+}  // namespace
+
+std::string unknown_word(const CLI::App& app, const std::vector<std::string>& args) {
+    if (args.empty() || args[0].rfind('-', 0) == 0) return "";  // --help, --version: CLI11's
+    std::vector<std::string> names;
+    const CLI::App* command = nullptr;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+        names.push_back(sub->get_name());
+        if (sub->get_name() == args[0]) command = sub;
+    }
+    if (!command) {
+        std::string all;
+        for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+        return "unknown command '" + args[0] + "'" + did_you_mean(args[0], names) +
+               " (commands: " + all + ")";
+    }
+    std::vector<std::string> flags;
+    for (const CLI::Option* opt : command->get_options())
+        if (!opt->get_lnames().empty()) flags.push_back("--" + opt->get_lnames().front());
+    bool value_next = false;  // the previous word was an option that takes a value
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string& w = args[i];
+        if (value_next || w.rfind("--", 0) != 0) {
+            value_next = false;
+            continue;
+        }
+        const std::string name = w.substr(0, w.find('='));
+        const CLI::Option* opt = command->get_option_no_throw(name);
+        if (!opt)
+            return "unknown option " + name + " for " + args[0] + did_you_mean(name, flags) + " (" +
+                   args[0] + " --help lists them)";
+        value_next = opt->get_type_size() != 0 && w.find('=') == std::string::npos;
+    }
+    return "";
 }
 
 }  // namespace cuopt

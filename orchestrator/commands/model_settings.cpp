@@ -36,12 +36,12 @@ std::string setting(const std::string& name, const std::map<std::string, std::st
     return it == dot_env.end() ? "" : it->second;
 }
 
-price_table read_prices(const std::string& json) {
+price_table read_prices(const std::string& json, const std::string& source) {
     price_table prices;
     if (json.empty()) return prices;
-    const rapidjson::Document d = parse_json(json, "config prices");
+    const rapidjson::Document d = parse_json(json, source + " prices");
     for (const auto& m : d.GetObject()) {
-        const std::string field = std::string("config: field prices.") + m.name.GetString();
+        const std::string field = source + ": field prices." + m.name.GetString();
         if (!m.value.IsObject())
             throw json_error(field + ": expected {\"input_per_mtok\": x, \"output_per_mtok\": y}");
         model_price p;
@@ -132,9 +132,9 @@ model_config read_model_config(const optimizer_options& o) {
 
 price_table read_price_table(const optimizer_options& o) {
     try {
-        return read_prices(o.prices_json);
+        return read_prices(o.prices_json, o.config.empty() ? "config" : o.config);
     } catch (const std::exception& e) {
-        throw run_failure(exit_code::usage, e.what());
+        throw run_failure(exit_code::invalid_request, e.what());  // the config file is wrong
     }
 }
 
