@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "orchestrator/evidence/winner_evidence.hpp"
 #include "orchestrator/search/search_loop.hpp"
 
 namespace cuopt {
@@ -13,8 +14,23 @@ namespace cuopt {
 /// "0.0123 ms", or "-" when there is no figure.
 std::string format_ms(std::optional<double> ms);
 
-/// "[iter 3.1] autotune BLOCK=64  valid  geomean 0.0123 ms  1.20x  NEW BEST".
-std::string progress_line(const attempt_result& r, const search_outcome& o);
+/// "[iter 3/7 #1   12.4 s] autotune BLOCK=64  valid  geomean 0.0123 ms  1.20x  NEW BEST": the
+/// iteration of how many, the attempt within it, the time since the run began; a rejected
+/// attempt's reason follows on indented lines, wrapped at words.
+std::string progress_line(const attempt_result& r, const search_outcome& o, int max_iterations,
+                          double elapsed_s);
+
+/// `text` in lines of at most `width` characters (longer words stand alone), broken at spaces
+/// and at the text's own line breaks, later lines starting with `indent`; cut at a word with
+/// " ..." beyond `max_chars`.
+std::string wrap_text(const std::string& text, std::size_t width, const std::string& indent,
+                      std::size_t max_chars);
+
+/// The closing verdict: "best: BLOCK_X=32 BLOCK_Y=16 (iteration 3.2), 1.20x geomean over the
+/// initial kernel (re-measured ...); 57 attempts, 55 valid, 2 rejected (compile_error 1,
+/// timeout 1); run-007 in 24 s".
+std::string verdict_line(const search_outcome& o, const evidence_report& ev,
+                         const std::string& run_name, double wall_s);
 
 /// Per case: the initial kernel's median, the best's and the speedup.
 /// With vendor medians (by case), two more columns: the vendor's time and vendor / best (above

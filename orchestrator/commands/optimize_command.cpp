@@ -90,6 +90,10 @@ void choose_proposer(run_context& c) {
     c.info.proposer = c.kind;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // The preflight (it checks everything below), then the manifest, the signature and the initial
 // kernel.
 void check_inputs(run_context& c) {
@@ -365,9 +369,14 @@ search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
     search_settings ss = c.o.search;
     ss.run_folder = c.run.string();
     for (const auto& [name, f] : c.floors) ss.floors_ms[name] = f.floor_ms;
-    auto on_attempt = [&c](const attempt_result& r, const search_outcome& out) {
+    auto on_attempt = [&c, printed = std::size_t{0}](const attempt_result& r,
+                                                     const search_outcome& out) mutable {
         write_file_atomic(c.run / "history.json", history_json(out, c.run));
-        if (!c.o.quiet) std::cerr << progress_line(r, out) << "\n";
+        if (out.history.size() <= printed) return;  // the same attempt again: the stop changed
+        printed = out.history.size();
+        if (!c.o.quiet)
+            std::cerr << progress_line(r, out, c.o.search.max_iterations, seconds_since(c.started))
+                      << "\n";
     };
     const fs::path run = c.run;
     search_loop loop(
@@ -389,18 +398,23 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
         std::cerr << "cuda-optimizer: heatmap not drawn: " << e.what() << "\n";
     }
     c.info.finished_utc = utc_now();
-    c.info.wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - c.started).count();
+    c.info.wall_s = seconds_since(c.started);
     write_file_atomic(c.run / "run.json", run_json(c.info, outcome));
     if (!c.o.quiet)
         std::cerr << closing_table(outcome, m, ev.vendor.median_ms)
-                  << evidence_lines(outcome, ev, m) << "stop: " << to_string(outcome.stop)
-                  << "; artifacts in " << c.run.string() << "\n";
+                  << evidence_lines(outcome, ev, m)
+                  << verdict_line(outcome, ev, c.run.filename().string(), c.info.wall_s) << "\n"
+                  << "stop: " << to_string(outcome.stop) << "; artifacts in " << c.run.string()
+                  << "\n";
     if (c.o.json) std::cout << read_text_file(c.run / "summary.json");
     if (outcome.stop == stop_reason::error) {
-        std::cerr << "cuda-optimizer: " << outcome.error << "\n";
         const bool initial_failed =
             outcome.history.size() == 1 && outcome.history[0].verdict != verdict::valid;
+        std::cerr << "cuda-optimizer: "
+                  << (initial_failed && !c.o.quiet
+                          ? "the initial kernel fails (why: its line above); fix it and run again"
+                          : outcome.error)
+                  << "\n";
         return to_int(initial_failed ? exit_code::initial_failed : exit_code::proposer_failed);
     }
     if (outcome.stop == stop_reason::budget_exhausted && !c.o.quiet)
@@ -438,8 +452,7 @@ void record_failure(run_context& c, const std::string& why) {
     failed.stop = stop_reason::error;
     failed.error = why;
     c.info.finished_utc = utc_now();
-    c.info.wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - c.started).count();
+    c.info.wall_s = seconds_since(c.started);
     try {
         write_file_atomic(c.run / "run.json", run_json(c.info, failed));
     } catch (const std::exception&) {
