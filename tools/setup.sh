@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs (when missing), checks for the CUDA
-# toolkit, then configures and builds into build/. Safe to run again.
+# toolkit, then configures and builds into build/ (every target, or only the targets
+# named: tools/setup.sh cuda-optimizer cuda-harness). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,4 +27,8 @@ if [[ ! -x $cuda_root/bin/nvcc || ! -f $cuda_root/include/nvrtc.h ]]; then
 fi
 
 cmake -S . -B build -G Ninja -DCUDAToolkit_ROOT="$cuda_root" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)"
+if (($#)); then
+  cmake --build build -j "$(nproc)" --target "$@"
+else
+  cmake --build build -j "$(nproc)"
+fi

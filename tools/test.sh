@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
 (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 300)
+tools/skip-reasons.sh build  # CTest says "Skipped"; this says why
 [[ ${1:-} == --quick ]] && exit 0
 tools/sanitize.sh
 tools/fuzz.sh all "${FUZZ_SECONDS:-60}"
