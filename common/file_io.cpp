@@ -14,6 +14,9 @@ namespace cuopt {
 namespace fs = std::filesystem;
 
 std::string read_text_file(const fs::path& path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec))  // opening one succeeds; reading it fails
+        throw std::runtime_error(path.string() + ": is a directory; expected a file");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw std::runtime_error(path.string() + ": cannot open (" + std::strerror(errno) + ")");
@@ -51,8 +54,10 @@ void write_file_atomic(const fs::path& path, const void* data, std::size_t size)
     std::error_code ec;
     fs::rename(tmp, path, ec);
     if (ec) {
+        std::error_code dir_ec;
+        const std::string why = fs::is_directory(path, dir_ec) ? "is a directory" : ec.message();
         fs::remove(tmp, ec);
-        throw file_write_error(path.string() + ": cannot replace (" + ec.message() + ")");
+        throw file_write_error(path.string() + ": cannot replace (" + why + ")");
     }
 }
 

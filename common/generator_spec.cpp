@@ -64,13 +64,24 @@ std::optional<generator_problem> check_generator(const generator_spec& g, dtype 
 rapidjson::Value write_generator(const generator_spec& g, rapidjson::Document::AllocatorType& a) {
     rapidjson::Value v(rapidjson::kObjectType);
     v.AddMember("kind", rapidjson::StringRef(k_generator_kinds.name(g.kind)), a);
-    v.AddMember("low", g.low, a);
-    v.AddMember("high", g.high, a);
-    v.AddMember("mean", g.mean, a);
-    v.AddMember("stddev", g.stddev, a);
-    v.AddMember("start", g.start, a);
-    v.AddMember("step", g.step, a);
-    v.AddMember("value", g.value, a);
+    switch (g.kind) {
+        case generator_kind::uniform:
+        case generator_kind::int_range:
+            v.AddMember("low", g.low, a);
+            v.AddMember("high", g.high, a);
+            break;
+        case generator_kind::normal:
+            v.AddMember("mean", g.mean, a);
+            v.AddMember("stddev", g.stddev, a);
+            break;
+        case generator_kind::sequence:
+            v.AddMember("start", g.start, a);
+            v.AddMember("step", g.step, a);
+            return v;  // the same values every launch: no seed
+        case generator_kind::constant:
+            v.AddMember("value", g.value, a);
+            return v;
+    }
     v.AddMember("seed", static_cast<std::uint64_t>(g.seed), a);
     return v;
 }

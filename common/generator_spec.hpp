@@ -46,7 +46,9 @@ struct generator_problem {
 };
 std::optional<generator_problem> check_generator(const generator_spec& g, dtype type);
 
-/// The generator object with every field, as read_generator reads it.
+/// The generator object with its own kind's fields only (uniform and int_range: low, high,
+/// seed; normal: mean, stddev, seed; sequence: start, step; constant: value), as
+/// read_generator reads it.
 rapidjson::Value write_generator(const generator_spec& g, rapidjson::Document::AllocatorType& a);
 
 }  // namespace cuopt

@@ -22,6 +22,7 @@
     X("manifest", manifest_schema_json)     \
     X("history", history_schema_json)       \
     X("summary", summary_schema_json)       \
+    X("best", best_schema_json)             \
     X("run", run_schema_json)               \
     X("candidate", candidate_schema_json)   \
     X("candidate-file", candidate_file_schema_json)

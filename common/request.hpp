@@ -107,11 +107,19 @@ struct timing_config {
 
 struct kernel_spec {
     std::string source;                 // the text itself
-    std::string source_name;            // file name or "<inline>"
+    std::string source_name;            // file name or "inline.cu"
     std::filesystem::path source_path;  // the file it was read from; empty for an inline source
+    /// What NVRTC's messages call the source (the request's kernel.source_name): the user's
+    /// own file where source_file is a copy of it. Empty: source_name.
+    std::string display_name;
     std::string entry;
     std::vector<std::string> compile_options;
     std::vector<std::pair<std::string, std::string>> defines;  // sorted by name
+
+    /// The name NVRTC's log and the harness's messages give the source.
+    const std::string& shown_name() const {
+        return display_name.empty() ? source_name : display_name;
+    }
 };
 
 /// The vendor library a request calls instead of compiling a kernel.

@@ -24,7 +24,7 @@ fs::path cubin_cache::default_folder() {
 
 std::string cubin_cache::key_for(const kernel_spec& kernel, const std::string& arch) {
     std::string material = "cuda-harness-cubin-v1\n" + arch + "\n" + nvrtc_version_string() + "\n" +
-                           kernel.entry + "\n";
+                           kernel.entry + "\n" + kernel.shown_name() + "\n";  // the log names it
     for (const auto& o : nvrtc_options(kernel, arch)) material += o + "\n";
     material += '\0';
     material += kernel.source;

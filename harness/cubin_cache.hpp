@@ -1,8 +1,8 @@
 #pragma once
-/// A folder of compiled kernels keyed by sha256(source, entry, NVRTC options, arch,
-/// NVRTC version): a hit skips NVRTC entirely and returns the stored cubin, log and
-/// ptxas report. Requests whose options add include paths bypass it, because a
-/// header's content is not part of the key.
+/// A folder of compiled kernels keyed by sha256(source, the name its log gives it, entry,
+/// NVRTC options, arch, NVRTC version): a hit skips NVRTC entirely and returns the stored cubin,
+/// log and ptxas report. Requests whose options add include paths bypass it, because a header's
+/// content is not part of the key.
 
 #include <filesystem>
 #include <optional>

@@ -15,6 +15,7 @@
 #include "harness/cuda_driver.hpp"
 #include "harness/device_measurement.hpp"
 #include "harness/harness_options.hpp"
+#include "harness/nvrtc_compiler.hpp"
 #include "harness/request_runner.hpp"
 
 namespace {
@@ -39,11 +40,7 @@ void define_options(CLI::App& app, harness_options& o) {
                  "Compile with NVRTC only; needs no GPU or driver");
     app.add_option("--arch", o.arch,
                    "Target for --compile-only, e.g. sm_90 (default: the device's, else sm_90)")
-        ->check(CLI::Validator(
-            [](std::string& v) {
-                return v.rfind("sm_", 0) == 0 && v.size() > 3 ? std::string() : "expected sm_XY";
-            },
-            "sm_XY"));
+        ->check(CLI::Validator([](std::string& v) { return cuopt::check_arch(v); }, "sm_XY"));
     app.add_flag("--no-cache", o.no_cache,
                  "Always run NVRTC (and --measure); never read or write the cache");
     app.add_option(
@@ -81,6 +78,22 @@ int print_device_info(const harness_options& o) {
         std::cerr << "cuda-harness: " << e.what() << "\n";
         return to_int(exit_code::internal_error);
     }
+}
+
+// A directory where the request or the response file belongs is a usage error, found before
+// anything is compiled or written.
+std::string check_file_arguments(const harness_options& o) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(o.request, ec))
+        return o.request + ": is a directory; expected REQUEST.json, a request file such as " +
+               (fs::path(o.request) / "request.json").string();
+    const fs::path response = cuopt::response_path(o);
+    if (fs::is_directory(response, ec))
+        return (o.response.empty() ? "the response path " : "--response ") + response.string() +
+               ": is a directory; expected a file path such as " +
+               (response / "response.json").string();
+    return "";
 }
 
 int run(const harness_options& o) {
@@ -125,6 +138,10 @@ int main(int argc, char** argv) {
     if (options.device_info) return print_device_info(options);
     if (options.request.empty()) {
         std::cerr << "cuda-harness: expected REQUEST.json (or --device-info); see --help\n";
+        return to_int(exit_code::usage);
+    }
+    if (const std::string bad = check_file_arguments(options); !bad.empty()) {
+        std::cerr << "cuda-harness: " << bad << "\n";
         return to_int(exit_code::usage);
     }
     const int code = run(options);

@@ -2,6 +2,7 @@
 
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -54,7 +55,62 @@ bool only_entry_errors(const std::string& log) {
     return errors > 0 && errors == entry_errors;
 }
 
+constexpr std::size_t k_max_error_line = 240;
+
+bool is_error_line(const std::string& line) {
+    for (const char* marker : {"): error", "): catastrophic error", "): fatal error"})
+        if (line.find(marker) != std::string::npos) return true;
+    return false;
+}
+
 }  // namespace
+
+std::vector<std::string> compile_error_lines(const std::string& log) {
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start < log.size()) {
+        std::size_t end = log.find('\n', start);
+        if (end == std::string::npos) end = log.size();
+        std::string line = log.substr(start, end - start);
+        start = end + 1;
+        if (!is_error_line(line) || starts_with(line, "__nv_name_map")) continue;
+        if (line.size() > k_max_error_line) line = line.substr(0, k_max_error_line) + "...";
+        lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
+std::string describe_compile_failure(const std::string& source_name, const std::string& arch,
+                                     const std::string& log, const std::string& log_location,
+                                     std::size_t max_lines) {
+    const std::vector<std::string> errors = compile_error_lines(log);
+    std::string text = "NVRTC could not compile " + source_name + " for " + arch + " (";
+    if (!errors.empty())
+        text += std::to_string(errors.size()) + (errors.size() == 1 ? " error; " : " errors; ");
+    text += "the whole log is in " + log_location + ")";
+    for (std::size_t i = 0; i < errors.size() && i < max_lines; ++i)
+        text += (i == 0 ? ":\n  " : "\n  ") + errors[i];
+    if (errors.size() > max_lines)
+        text += "\n  ... and " + std::to_string(errors.size() - max_lines) + " more";
+    return text;
+}
+
+std::string check_arch(const std::string& arch) {
+    int count = 0;
+    std::vector<int> known;
+    if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
+        known.resize(static_cast<std::size_t>(count));
+        if (nvrtcGetSupportedArchs(known.data()) != NVRTC_SUCCESS) known.clear();
+    }
+    std::smatch m;
+    if (std::regex_match(arch, m, std::regex(R"(sm_([0-9]{2,3})[af]?)")) &&
+        (known.empty() || std::find(known.begin(), known.end(), std::stoi(m[1])) != known.end()))
+        return "";
+    std::string list;
+    for (int a : known) list += (list.empty() ? "sm_" : ", sm_") + std::to_string(a);
+    return "unknown architecture " + arch + "; expected sm_XY such as sm_90" +
+           (list.empty() ? "" : " (NVRTC " + nvrtc_version_string() + " knows " + list + ")");
+}
 
 std::string nvrtc_version_string() {
     int major = 0, minor = 0;
@@ -131,7 +187,7 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
     result.arch = arch;
     result.options = nvrtc_options(kernel, arch);
 
-    nvrtc_program prog(kernel.source, kernel.source_name);
+    nvrtc_program prog(kernel.source, kernel.shown_name());
     NVRTC_CALL(nvrtcAddNameExpression(prog.get(), kernel.entry.c_str()));
     std::vector<const char*> argv;
     for (const auto& o : result.options) argv.push_back(o.c_str());
@@ -149,7 +205,7 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
         const char* lowered = nullptr;
         NVRTC_CALL(nvrtcGetLoweredName(prog.get(), kernel.entry.c_str(), &lowered));
         if (!lowered) {  // seen with a non-UTF-8 byte in the source: compiled, yet no entry
-            result.problem = "NVRTC compiled " + kernel.source_name + " but found no kernel '" +
+            result.problem = "NVRTC compiled " + kernel.shown_name() + " but found no kernel '" +
                              kernel.entry + "' in it (is the source valid UTF-8?)";
             result.wall_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

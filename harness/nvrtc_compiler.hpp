@@ -55,6 +55,20 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
 /// Parses ptxas -v lines for one function from an NVRTC log.
 ptxas_report parse_ptxas_report(const std::string& log, const std::string& lowered_name);
 
+/// The error lines of an NVRTC log (`k.cu(12): error: ...`) in order, without those of the
+/// entry's name expression (`__nv_name_map`), each cut to a readable length.
+std::vector<std::string> compile_error_lines(const std::string& log);
+
+/// A compile error in a few lines: which source failed for which arch, how many errors, where
+/// the whole log is (`log_location`), then the first `max_lines` error lines, indented.
+std::string describe_compile_failure(const std::string& source_name, const std::string& arch,
+                                     const std::string& log, const std::string& log_location,
+                                     std::size_t max_lines = 3);
+
+/// "" when NVRTC can compile for `arch` (sm_XY, with NVRTC's `a` or `f` suffix or none), else
+/// why not, naming the architectures this NVRTC knows (works without a driver).
+std::string check_arch(const std::string& arch);
+
 /// NVRTC's version as "major.minor" (works without a driver).
 std::string nvrtc_version_string();
 

@@ -39,6 +39,14 @@ fs::path resolve(const request& req, const std::string& relative, const field_co
     }
 }
 
+// A path the request reads or writes as a file: inside its folder, and not a directory.
+fs::path resolve_file(const request& req, const std::string& relative, const field_context& ctx) {
+    const fs::path path = resolve(req, relative, ctx);
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) ctx.fail("'" + relative + "' is a directory; expected a file");
+    return path;
+}
+
 generator_spec read_checked_generator(const Value& g, dtype type, const field_context& ctx) {
     const generator_spec spec = read_generator(g);
     if (const auto problem = check_generator(spec, type))
@@ -70,7 +78,7 @@ void read_scalar_value(kernel_arg& arg, const Value& v, const field_context& ctx
 
 void read_input_file(const request& req, kernel_arg& arg, const Value& a,
                      const field_context& ctx) {
-    arg.input_file = resolve(req, a["input_file"].GetString(), ctx);
+    arg.input_file = resolve_file(req, a["input_file"].GetString(), ctx);
     std::error_code ec;
     const auto size = fs::file_size(*arg.input_file, ec);
     if (ec) ctx.fail("cannot read " + arg.input_file->string() + " (" + ec.message() + ")");
@@ -91,12 +99,12 @@ void read_buffer(const request& req, kernel_arg& arg, const Value& a, const fiel
     if (a.HasMember("generator"))
         arg.generator = read_checked_generator(a["generator"], arg.type, ctx.at("generator"));
     if (a.HasMember("output_file"))
-        arg.output_file = resolve(req, a["output_file"].GetString(), ctx.at("output_file"));
+        arg.output_file = resolve_file(req, a["output_file"].GetString(), ctx.at("output_file"));
     if (a.HasMember("input_dump_file")) {
         if (!arg.generator)
             ctx.at("input_dump_file").fail("only a buffer with a 'generator' can dump its inputs");
         arg.input_dump_file =
-            resolve(req, a["input_dump_file"].GetString(), ctx.at("input_dump_file"));
+            resolve_file(req, a["input_dump_file"].GetString(), ctx.at("input_dump_file"));
     }
     if (a.HasMember("timing_inputs")) {
         if (!arg.has_input())
@@ -141,7 +149,8 @@ kernel_spec read_kernel(const request& req, const Value& k, const field_context&
     const bool has_file = k.HasMember("source_file"), has_inline = k.HasMember("source");
     if (has_file == has_inline) ctx.fail("expected exactly one of 'source_file' and 'source'");
     if (has_file) {
-        const fs::path path = resolve(req, k["source_file"].GetString(), ctx.at("source_file"));
+        const fs::path path =
+            resolve_file(req, k["source_file"].GetString(), ctx.at("source_file"));
         try {
             spec.source = read_text_file(path);
         } catch (const std::runtime_error& e) {
@@ -153,6 +162,7 @@ kernel_spec read_kernel(const request& req, const Value& k, const field_context&
         spec.source = k["source"].GetString();
         spec.source_name = "inline.cu";
     }
+    if (k.HasMember("source_name")) spec.display_name = k["source_name"].GetString();
     if (k.HasMember("compile_options"))
         for (const auto& o : k["compile_options"].GetArray())
             spec.compile_options.emplace_back(o.GetString());
@@ -287,6 +297,8 @@ request read_request(const fs::path& file, const std::vector<fs::path>& also_rea
     request req;
     req.file = fs::absolute(file);
     req.folder = req.file.parent_path();
+    if (fs::is_directory(req.file))
+        throw json_error(file.string() + ": is a directory; expected a request JSON file");
     if (!fs::is_regular_file(req.file)) throw json_error(file.string() + ": no such request file");
     const rapidjson::Document doc = load_native_document(req.file, &req.upstream_layout);
     const field_context root{req.file.filename().string(), ""};

@@ -63,14 +63,15 @@ bool compile_phase(const request& req, const std::string& arch, const harness_op
         report.fail(exit_code::invalid_request,
                     req.file.filename().string() +
                         ": field kernel.entry: no __global__ function '" + req.kernel.entry +
-                        "' in " + req.kernel.source_name);
+                        "' in " + req.kernel.shown_name());
         return false;
     }
     if (!c.ok) {
         report.fail(exit_code::compile_error,
                     !c.problem.empty() ? c.problem
-                                       : "NVRTC could not compile " + req.kernel.source_name +
-                                             " for " + arch + " (see compile.log)");
+                                       : describe_compile_failure(
+                                             req.kernel.shown_name(), arch, c.log,
+                                             "field compile.log of " + response_path(o).string()));
         return false;
     }
     return true;

@@ -44,6 +44,7 @@
 #include "common/process_life.hpp"
 #include "common/sha256.hpp"
 #include "harness/harness_report.hpp"
+#include "harness/nvrtc_compiler.hpp"
 #include "harness/request_reader.hpp"
 
 using namespace cuopt;
@@ -274,14 +275,16 @@ int main(int argc, char** argv) {
     c.lowered_name = req.kernel.entry;
     c.ok = src.find("FAKE_COMPILE_ERROR") == std::string::npos;
     c.log = c.ok ? ""
-                 : req.kernel.source_name +
+                 : req.kernel.shown_name() +
                        "(1): error: identifier \"FAKE_COMPILE_ERROR\" is undefined\n";
     c.cubin_sha256 = sha256_hex(src);
     c.ptxas.registers = 32;
     c.ptxas.spill_store_bytes = 0;
     report.compile = c;
     if (!c.ok) {
-        report.fail(exit_code::compile_error, "NVRTC could not compile " + req.kernel.source_name);
+        report.fail(exit_code::compile_error,
+                    describe_compile_failure(req.kernel.shown_name(), c.arch, c.log,
+                                             "field compile.log of " + response_path));
         return finish();
     }
     if (compile_only) {

@@ -1,6 +1,7 @@
 // Black-box tests of the real cuda-harness binary that need no GPU: bad input of
 // every class, compile errors, compile-only mode, the cache, files a request must not touch.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "test_support.hpp"
 
@@ -195,6 +196,114 @@ TEST_CASE("a stray byte in the source or an option NVRTC rejects is a compile er
         r.output,
         Catch::Contains("NVRTC rejected an option: check kernel.compile_options ('--frobnicate')"));
     r = f.run(request_json(), {"--compile-only", "--no-cache", "--arch", "sm_999"});
+    CHECK(r.exit_code == 64);  // an arch NVRTC does not know is a bad command line
+    CHECK_THAT(r.output, Catch::Contains("unknown architecture sm_999"));
+}
+
+namespace {
+
+// Everything under a folder, so a test can say that a refused run left nothing behind.
+std::set<std::string> listing(const fs::path& folder) {
+    std::set<std::string> names;
+    for (const auto& e : fs::recursive_directory_iterator(folder)) names.insert(e.path().string());
+    return names;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a compile error shows NVRTC's first error lines on stderr, named as the request's "
+    "source_name with true line numbers, and says where the whole log is") {
+    harness_fixture f;
+    f.dir.write("k.cu",
+                "extern \"C\" __global__ void twice(const float* x, float* y, int n) {\n"
+                "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "  if (i < n) y[i] = TILE * a3[i];\n"
+                "  y[0] = a4;\n"
+                "  y[1] = a5;\n"
+                "  y[2] = a6; }\n");
+    std::string j = request_json();
+    j.replace(j.find(R"("entry": "twice")"), 16,
+              R"("source_name": "initial.cu", "entry": "twice", "defines": { "TILE": 2 })");
+    const auto r = f.run(j, {"--compile-only", "--no-cache", "--arch", "sm_90"});
+    INFO(r.output);
     CHECK(r.exit_code == 10);
-    CHECK_THAT(r.output, Catch::Contains("and the arch (sm_999)"));
+    const std::string response = (f.dir / "response.json").string();
+    CHECK_THAT(r.output,
+               Catch::Contains("cuda-harness: compile_error: NVRTC could not compile initial.cu "
+                               "for sm_90 (4 errors; the whole log is in field compile.log of " +
+                               response +
+                               "):\n  initial.cu(3): error: identifier \"a3\" is "
+                               "undefined\n  initial.cu(4): error: identifier \"a4\" "
+                               "is undefined\n  initial.cu(5): error: identifier "
+                               "\"a5\" is undefined\n  ... and 1 more\n"));
+    CHECK_THAT(r.output, !Catch::Contains("k.cu("));
+    const auto doc = f.response();  // the place the message names holds the whole log
+    CHECK_THAT(doc["compile"]["log"].GetString(),
+               Catch::Contains("initial.cu(6): error: identifier \"a6\" is undefined"));
+    CHECK_THAT(doc["error"].GetString(), Catch::Contains("initial.cu(3): error"));
+}
+
+TEST_CASE(
+    "an --arch NVRTC does not know is a usage error naming the ones it knows, and nothing is "
+    "written") {
+    harness_fixture f;
+    auto r = f.run(request_json(), {"--compile-only", "--no-cache", "--arch", "sm_999"});
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output,
+               Catch::Contains(
+                   "--arch: unknown architecture sm_999; expected sm_XY such as sm_90 (NVRTC ") &&
+                   Catch::Contains(" knows sm_") && Catch::Contains("sm_90"));
+    CHECK_FALSE(fs::exists(f.dir / "response.json"));
+    CHECK(f.run(request_json(), {"--compile-only", "--no-cache", "--arch", "sm_90a"}).exit_code ==
+          0);
+}
+
+TEST_CASE(
+    "a directory given as the request or as the response is a usage error that says so and "
+    "leaves nothing behind") {
+    harness_fixture f;
+    f.dir.write("req.json", request_json());
+    fs::create_directories(f.dir / "out.json");
+    const auto before = listing(f.dir.path());
+    const std::string out = (f.dir / "out.json").string();
+    auto r = test::run_harness({(f.dir / "req.json").string(), "--compile-only", "--response", out,
+                                "--cache-dir", test::test_cache_dir()});
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("cuda-harness: --response " + out +
+                                         ": is a directory; expected a file path such as " + out +
+                                         "/response.json"));
+    r = test::run_harness({out, "--compile-only", "--cache-dir", test::test_cache_dir()});
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output,
+               Catch::Contains("cuda-harness: " + out + ": is a directory; expected REQUEST.json"));
+    CHECK(listing(f.dir.path()) == before);  // no response, no .tmp-NNN file
+
+    fs::create_directories(f.dir / "response.json");  // where the default response goes
+    r = test::run_harness(
+        {(f.dir / "req.json").string(), "--compile-only", "--cache-dir", test::test_cache_dir()});
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("the response path " + (f.dir / "response.json").string() +
+                                         ": is a directory"));
+    CHECK(fs::is_empty(f.dir / "response.json"));
+}
+
+TEST_CASE("a directory where a request names its source, an input or an output says so by field") {
+    harness_fixture f;
+    fs::create_directories(f.dir / "sub");
+    const std::string plain = request_json();
+    const std::vector<std::pair<std::string, std::string>> swaps = {
+        {R"("source_file": "k.cu")", "kernel.source_file"},
+        {R"("input_file": "x.bin")", "cases[0].args[0].input_file"},
+        {R"("output_file": "out/y.bin")", "cases[0].args[1].output_file"}};
+    for (const auto& [field_json, field] : swaps) {
+        std::string j = plain;
+        const std::string key = field_json.substr(0, field_json.find(':') + 1);
+        j.replace(j.find(field_json), field_json.size(), key + R"( "sub")");
+        const auto r = f.run(j, {"--compile-only", "--no-cache"});
+        INFO(j);
+        CHECK(r.exit_code == 11);
+        CHECK_THAT(r.output, Catch::Contains("req.json: field " + field +
+                                             ": 'sub' is a directory; expected a file"));
+    }
 }

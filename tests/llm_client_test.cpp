@@ -34,7 +34,7 @@ struct client_fixture {
         return llm_client(s, k_key, *transport, r, budget, dir.path(),
                           [this](std::chrono::milliseconds d) { slept.push_back(d); });
     }
-    std::vector<chat_turn> turns() const { return {{chat_turn::role::user, "hello", {}, "", ""}}; }
+    std::vector<chat_turn> turns() const { return {chat_turn::from_user("hello")}; }
 };
 
 }  // namespace

@@ -13,13 +13,16 @@ const tool_spec k_submit{
     R"({"type": "object", "properties": {"source": {"type": "string"}}, "required": ["source"]})"};
 
 std::vector<chat_turn> conversation() {
-    chat_turn user{chat_turn::role::user, "Make it faster.", {}, "", ""};
+    chat_turn user = chat_turn::from_user("Make it faster.");
     chat_turn assistant{chat_turn::role::assistant,
                         "Compiling first.",
                         {{"call_1", "compile", R"({"source": "x"})"}},
                         "",
-                        ""};
-    chat_turn result{chat_turn::role::tool_result, "registers: 32", {}, "call_1", "compile"};
+                        "",
+                        "",
+                        false};
+    chat_turn result{
+        chat_turn::role::tool_result, "registers: 32", {}, "call_1", "compile", "", false};
     return {user, assistant, result};
 }
 
@@ -159,8 +162,9 @@ TEST_CASE("a Responses API request: instructions, input items, flat function too
          "",
          "",
          R"([{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAA"},)"
-         R"({"type":"function_call","id":"fc_1","call_id":"call_2","name":"compile","arguments":"{}"}])"});
-    turns.push_back({chat_turn::role::tool_result, "ok", {}, "call_2", "compile"});
+         R"({"type":"function_call","id":"fc_1","call_id":"call_2","name":"compile","arguments":"{}"}])",
+         false});
+    turns.push_back({chat_turn::role::tool_result, "ok", {}, "call_2", "compile", "", false});
     const http_request r =
         build_model_request(s, "sk-abc", "You optimise CUDA.", turns, {k_submit});
     CHECK(r.url == "https://api.openai.com/v1/responses");
@@ -249,11 +253,11 @@ TEST_CASE("Anthropic thinking blocks go back unchanged; an empty assistant turn 
     llm_settings s;
     s.provider = llm_provider::anthropic;
     std::vector<chat_turn> turns = {
-        {chat_turn::role::user, "Make it faster.", {}, "", ""},
-        {chat_turn::role::assistant, reply.text, reply.calls, "", "", reply.raw_items_json},
-        {chat_turn::role::tool_result, "registers: 32", {}, "toolu_1", "compile"},
-        {chat_turn::role::assistant, "", {}, "", "", "[]"},  // an empty reply
-        {chat_turn::role::user, "Continue with a tool call.", {}, "", ""}};
+        chat_turn::from_user("Make it faster."),
+        {chat_turn::role::assistant, reply.text, reply.calls, "", "", reply.raw_items_json, false},
+        {chat_turn::role::tool_result, "registers: 32", {}, "toolu_1", "compile", "", false},
+        {chat_turn::role::assistant, "", {}, "", "", "[]", false},  // an empty reply
+        chat_turn::from_user("Continue with a tool call.")};
     const auto d = parse_json(build_model_request(s, "k", "sys", turns, {}).body, "request");
     const auto& m = d["messages"];
     REQUIRE(m.Size() == 4);

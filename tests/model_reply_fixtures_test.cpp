@@ -171,8 +171,7 @@ struct outcome {
 };
 
 outcome send_once(llm_client& client) {
-    const std::vector<chat_turn> turns = {
-        {chat_turn::role::user, "Make it faster.", {}, "", "", ""}};
+    const std::vector<chat_turn> turns = {chat_turn::from_user("Make it faster.")};
     const std::vector<tool_spec> tools = {
         {"compile", "Compile a kernel",
          R"({"type": "object", "properties": {"source": {"type": "string"}}})"}};

@@ -59,17 +59,17 @@ std::set<std::string> keys_of(const Value& object) {
 }
 
 chat_turn user(const std::string& text) {
-    return {chat_turn::role::user, text, {}, "", "", ""};
+    return chat_turn::from_user(text);
 }
 
 chat_turn assistant(const std::string& text, std::vector<tool_call> calls,
                     const std::string& raw_items = "") {
-    return {chat_turn::role::assistant, text, std::move(calls), "", "", raw_items};
+    return {chat_turn::role::assistant, text, std::move(calls), "", "", raw_items, false};
 }
 
 chat_turn tool_result(const std::string& id, const std::string& name, const std::string& text,
                       bool is_error = false) {
-    chat_turn t{chat_turn::role::tool_result, text, {}, id, name, ""};
+    chat_turn t{chat_turn::role::tool_result, text, {}, id, name, "", false};
     t.is_error = is_error;
     return t;
 }

@@ -119,3 +119,26 @@ TEST_CASE("cooperative groups and libcu++ headers compile (CUDA 13 keeps them un
     INFO(r.log);
     CHECK(r.ok);
 }
+
+TEST_CASE(
+    "a compile failure is described by its source's error lines only - not the entry lookup's, "
+    "not NVRTC's own option errors") {
+    kernel_spec k = spec("extern \"C\" __global__ void k(float* p) {\n  p[0] = a1;\n}\n", "k");
+    k.display_name = "mine.cu";
+    const compile_result r = compile_kernel(k, "sm_90");
+    REQUIRE_FALSE(r.ok);
+    CHECK(compile_error_lines(r.log) ==
+          std::vector<std::string>{"mine.cu(2): error: identifier \"a1\" is undefined"});
+    CHECK(describe_compile_failure("mine.cu", "sm_90", r.log, "LOG") ==
+          "NVRTC could not compile mine.cu for sm_90 (1 error; the whole log is in LOG):\n"
+          "  mine.cu(2): error: identifier \"a1\" is undefined");
+    CHECK(compile_error_lines("__nv_name_map(2): error: identifier \"k\" is undefined\n"
+                              "nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+                              "1 error detected in the compilation of \"mine.cu\".")
+              .empty());
+    CHECK(check_arch("sm_90").empty());
+    CHECK(check_arch("sm_90a").empty());
+    CHECK_THAT(check_arch("sm_999"), Catch::StartsWith("unknown architecture sm_999; expected "
+                                                       "sm_XY such as sm_90"));
+    CHECK_FALSE(check_arch("compute_90").empty());
+}

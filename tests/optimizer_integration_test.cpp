@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/evaluation/runner_process.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -83,8 +85,10 @@ TEST_CASE(
           "harness_error");  // ok with no cases is not valid
     CHECK_THAT(r.output, Catch::Contains("cuda-harness said ok but the response has no case"));
     CHECK(verdict_of(history, "m_missing_output.cu") == "harness_error");
-    CHECK_THAT(r.output,
-               Catch::Contains("the output 'c' file correctness-31x37x29.c.bin is missing"));
+    // Reasons are wrapped at words on indented lines; read them as one line.
+    std::string flat = r.output;
+    for (std::size_t p; (p = flat.find("\n    ")) != std::string::npos;) flat.replace(p, 5, " ");
+    CHECK_THAT(flat, Catch::Contains("the output 'c' file correctness-31x37x29.c.bin is missing"));
     for (const char* bad : {"n_bad_entry.cu", "o_options_not_array.cu", "p_launch_not_object.cu",
                             "q_empty_side_file.cu", "r_float_define.cu", "s_launch_not_whole.cu"})
         CHECK(verdict_of(history, bad) == "invalid_submission");
@@ -102,7 +106,14 @@ TEST_CASE(
     CHECK(run["settings"]["max_iterations"].GetInt() == 20);
     for (int i = 0; i < 3; ++i)
         test::read_checked_json(f.run() / ("best-case-" + std::to_string(i) + ".json"), "request");
-    CHECK_THAT(r.output, Catch::Contains("[iter 5.0] files    e_hang.cu  timeout"));
+    CHECK_THAT(r.output, Catch::Matches("[^]*\\[iter 5/20 #0 +[0-9.]+ s\\] files    e_hang.cu  "
+                                        "timeout  \\(best 1\\.00x\\):\n    [^]*"));
+    // The closing verdict names the best, its speedup, the counts and the run.
+    CHECK_THAT(r.output,
+               Catch::Matches("[^]*\nbest: g_faster\\.cu \\(iteration [0-9]+\\.0\\), "
+                              "2\\.00x geomean over the initial kernel[^\n]*; [0-9]+ "
+                              "attempts, 3 valid, [0-9]+ rejected \\([^\n]*timeout 1[^\n]*"
+                              "\\); run-001 in [0-9]+ s\n[^]*"));
     const std::string png = test::read_text(f.run() / "heatmap.png");
     CHECK(png.rfind("\x89PNG", 0) == 0);
     const std::string svg = test::read_text(f.run() / "heatmap.svg");
@@ -211,7 +222,8 @@ TEST_CASE("expected-output files are an oracle that needs no reference kernel") 
     const auto none = test::run_optimizer(a);
     CHECK(none.exit_code == 11);
     CHECK_THAT(none.output,
-               Catch::Contains("has no oracle: pass --reference or give cases[].expected"));
+               Catch::Contains("has no oracle: no --reference and no cases[].expected") &&
+                   Catch::Contains("fix: pass --reference FILE.cu"));
 }
 
 TEST_CASE("run folders are numbered and never overwritten") {
@@ -228,10 +240,14 @@ TEST_CASE("an initial kernel that fails a case stops the run and says which case
     f.dir.write("initial.cu", f.kernel("FAKE_SKIP_LAST_ROW"));
     const auto r = test::run_optimizer(f.args());
     CHECK(r.exit_code == 21);
-    CHECK_THAT(r.output,
-               Catch::Contains(
-                   "the initial kernel fails: unwritten_output: case 'correctness-31x37x29': c:"));
+    CHECK_THAT(r.output, Catch::Contains("initial.cu  unwritten_output") &&
+                             Catch::Contains("case 'correctness-31x37x29': c:") &&
+                             Catch::Contains("the initial kernel fails (why: its line above)"));
     CHECK(fs::exists(f.run() / "history.json"));
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    CHECK_THAT(std::string(summary["error"].GetString()),
+               Catch::StartsWith("the initial kernel fails: unwritten_output: case "
+                                 "'correctness-31x37x29': c:"));
 }
 
 TEST_CASE("a reference that leaves outputs unwritten is refused as an oracle") {
@@ -264,7 +280,31 @@ TEST_CASE("manifest and signature errors stop the run before anything runs") {
 TEST_CASE("unknown flags are rejected by name and every subcommand has help") {
     auto r = test::run_optimizer({"optimize", "--frobnicate"});
     CHECK(r.exit_code == 64);
-    CHECK_THAT(r.output, Catch::Contains("--frobnicate"));
+    CHECK_THAT(r.output, Catch::Contains("unknown option --frobnicate for optimize"));
+    // The closest valid word is named, and a value after a misspelt flag is not blamed.
+    r = test::run_optimizer({"optimize", "--max-iteration", "3"});
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("unknown option --max-iteration for optimize; did you "
+                                         "mean --max-iterations?"));
+    r = test::run_optimizer({"optimise", "--max-iterations", "3"});
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("unknown command 'optimise'; did you mean optimize?"));
+    r = test::run_optimizer({"check", "--max-iterations", "3"});  // optimize's, not check's
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("unknown option --max-iterations for check"));
+    r = test::run_optimizer({"optimize", "--description", "--fast kernels", "--frob"});
+    CHECK_THAT(r.output,
+               Catch::Contains("unknown option --frob for") && !Catch::Contains("--fast"));
+    r = test::run_optimizer({"--version"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Matches("cuda-optimizer [0-9.]+ \\(commit [0-9a-z]+\\)\\s*"));
+    // check's help lists only what check uses; every help ends with an example and exit codes.
+    r = test::run_optimizer({"check", "--help"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("--initial-kernel FILE") &&
+                             Catch::Contains("--results-dir DIR") &&
+                             !Catch::Contains("--max-iterations") && Catch::Contains("Example:") &&
+                             Catch::Contains("Exit codes: 0 ready"));
     r = test::run_optimizer({"optimize", "--help"});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.output, Catch::Contains("--initial-kernel") &&
@@ -285,9 +325,15 @@ TEST_CASE("a config file works from any working folder and flags win over it") {
     const auto summary = test::read_checked_json(f.dir / "out/run-001/summary.json", "summary");
     CHECK(summary["iterations_run"].GetInt() == 0);
     f.dir.write("cfg/bad.json", R"({ "max_iteration": 3 })");
+    // check reads the same config: optimize's own keys (max_iterations) are not its business.
+    const auto check =
+        test::run_optimizer({"check", "--config", (f.dir / "cfg/config.json").string()});
+    INFO(check.output);
+    CHECK(check.exit_code == 0);
+    CHECK_THAT(check.output, Catch::EndsWith("ready\n"));
     const auto bad =
         test::run_optimizer({"optimize", "--config", (f.dir / "cfg/bad.json").string()});
-    CHECK(bad.exit_code == 64);
+    CHECK(bad.exit_code == 11);
     CHECK_THAT(bad.output, Catch::Contains("bad.json: field max_iteration: unknown option"));
 }
 
@@ -373,7 +419,7 @@ TEST_CASE(
     "mid-run leaves history intact with its own exit code") {
     optimizer_fixture f;
     auto r = test::run_optimizer(f.args({"--results-dir", "/proc/no/such/place"}));
-    CHECK(r.exit_code == 20);
+    CHECK(r.exit_code == 26);  // io_error: a folder that cannot be written, before anything runs
     CHECK_THAT(r.output, Catch::Contains("results folder: cannot write: /proc/no/such/place"));
     // Small cases, so the harness's files stay small and history.json is what outgrows the limit.
     std::string manifest = test::read_text(f.dir / "input_cases.json");
@@ -442,9 +488,10 @@ TEST_CASE(
     CHECK(r.exit_code == 20);
     CHECK_THAT(r.output, Catch::Contains("cuda-optimizer: CUDA driver: no CUDA driver") &&
                              Catch::Contains("fix:"));
-    const auto check = test::run_optimizer(
-        {"check", "--initial-kernel", (f.dir / "initial.cu").string(), "--input-cases",
-         (f.dir / "input_cases.json").string(), "--harness", CUOPT_HARNESS_BINARY});
+    const auto check =
+        test::run_optimizer({"check", "--initial-kernel", (f.dir / "initial.cu").string(),
+                             "--input-cases", (f.dir / "input_cases.json").string(), "--reference",
+                             (f.dir / "reference.cu").string(), "--harness", CUOPT_HARNESS_BINARY});
     CHECK(check.exit_code == 20);
     CHECK_THAT(check.output, Catch::Contains("ok    manifest valid") &&
                                  Catch::Contains("ok    CUDA toolkit") &&
@@ -471,7 +518,7 @@ TEST_CASE("bad proposer settings, signatures and price tables are refused by nam
                                          "expected 'void NAME(TYPE NAME, ...)'"));
     f.dir.write("cfg.json", R"({ "prices": [1, 2] })");
     r = test::run_optimizer(f.args({"--config", (f.dir / "cfg.json").string()}));
-    CHECK(r.exit_code == 64);
+    CHECK(r.exit_code == 11);  // a config file's mistake, like a manifest's
     CHECK_THAT(r.output, Catch::Contains("cfg.json: field prices: expected"));
     for (const char* bad :
          {R"({ "prices": { "m": { "input_per_mtok": "abc", "output_per_mtok": 2 } } })",
@@ -479,9 +526,300 @@ TEST_CASE("bad proposer settings, signatures and price tables are refused by nam
           R"({ "prices": { "m": { "input_per_mtok": -1, "output_per_mtok": 2 } } })"}) {
         f.dir.write("cfg.json", bad);
         r = test::run_optimizer(f.args({"--config", (f.dir / "cfg.json").string()}));
-        CHECK(r.exit_code == 64);
-        CHECK_THAT(r.output, Catch::Contains("config: field prices.m.") &&
+        CHECK(r.exit_code == 11);
+        CHECK_THAT(r.output, Catch::Contains("cfg.json: field prices.m.") &&
                                  Catch::Contains("expected a number >= 0"));
     }
     CHECK_FALSE(fs::exists(f.dir / "results"));
+}
+
+namespace {
+
+// `check` with the same flags as `optimize`: optimize's arguments with the subcommand swapped.
+std::vector<std::string> as_check(std::vector<std::string> args) {
+    args[0] = "check";
+    return args;
+}
+
+}  // namespace
+
+TEST_CASE("check catches what optimize rejects, with the same exit code, and nothing is created") {
+    struct bad_input {
+        const char* what;
+        std::function<std::vector<std::string>(optimizer_fixture&)> args;
+        int code;
+        const char* row;
+        const char* words;
+    };
+    const std::string fine_sig =
+        "void matmul_f32(const float* a, const float* b, float* c, int m, int n, int k)";
+    const std::vector<bad_input> cases = {
+        {"a signature that disagrees with the manifest",
+         [](optimizer_fixture& f) {
+             return f.args({"--signature", "void matmul_f32(const float* a, int m)"});
+         },
+         11, "FAIL  signature", "disagrees with --signature"},
+        {"a signature naming another function",
+         [&](optimizer_fixture& f) {
+             std::string sig = fine_sig;
+             sig.replace(sig.find("matmul_f32"), 10, "gemm");
+             return f.args({"--signature", sig});
+         },
+         11, "FAIL  kernel entry", "--signature names 'gemm'"},
+        {"no oracle",
+         [](optimizer_fixture& f) {
+             auto a = f.args();
+             a.erase(a.begin() + 1, a.begin() + 3);  // --reference FILE
+             return a;
+         },
+         11, "FAIL  oracle", "has no oracle"},
+        {"a results folder that is a file",
+         [](optimizer_fixture& f) {
+             f.dir.write("taken", "a file");
+             return f.args({"--results-dir", (f.dir / "taken").string()});
+         },
+         26, "FAIL  results folder", "is a file, not a folder"},
+        {"a reference that does not compile",
+         [](optimizer_fixture& f) {
+             f.dir.write("reference.cu", f.kernel("FAKE_COMPILE_ERROR"));
+             return f.args();
+         },
+         22, "FAIL  reference compiles", "error: identifier"},
+        {"an initial kernel without a __global__ function",
+         [](optimizer_fixture& f) {
+             f.dir.write("initial.cu", "// nothing here yet\n");
+             return f.args();
+         },
+         11, "FAIL  kernel entry", "no __global__ function found in"},
+        {"a folder given as the initial kernel",
+         [](optimizer_fixture& f) {
+             fs::create_directories(f.dir / "kernels");
+             auto a = f.args();
+             a[4] = (f.dir / "kernels").string();  // the value of --initial-kernel
+             return a;
+         },
+         11, "FAIL  initial kernel", "is a directory"},
+    };
+    for (const bad_input& c : cases) {
+        DYNAMIC_SECTION(c.what) {
+            optimizer_fixture f;
+            const auto args = c.args(f);
+            const auto check = test::run_optimizer(as_check(args));
+            INFO(check.output);
+            CHECK(check.exit_code == c.code);
+            CHECK_THAT(check.output, Catch::Contains(c.row) && Catch::Contains(c.words) &&
+                                         Catch::Contains("not ready"));
+            CHECK(check.output.find("CUDA_HOME") == std::string::npos);
+            const auto run = test::run_optimizer(args);
+            INFO(run.output);
+            CHECK(run.exit_code == c.code);
+            CHECK_THAT(run.output, Catch::Contains(c.words));
+            CHECK_FALSE(fs::exists(f.dir / "results"));
+        }
+    }
+}
+
+TEST_CASE("a run that fails after its folder exists still writes run.json with the reason") {
+    optimizer_fixture f;
+    f.dir.write("reference.cu", f.kernel("FAKE_ILLEGAL_ADDRESS"));
+    const auto r = test::run_optimizer(f.args());
+    INFO(r.output);
+    CHECK(r.exit_code == 22);
+    const auto run = test::read_checked_json(f.run() / "run.json", "run");
+    CHECK(std::string(run["stop_reason"].GetString()) == "error");
+    CHECK_THAT(std::string(run["error"].GetString()),
+               Catch::Contains("the reference kernel fails"));
+}
+
+namespace {
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a compile error's reason is NVRTC's first error line naming the candidate's own file, "
+    "printed once") {
+    optimizer_fixture f;
+    f.dir.write("cands/broken.cu", f.kernel("FAKE_COMPILE_ERROR"));
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string()}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::string line = "broken.cu(1): error: identifier \"FAKE_COMPILE_ERROR\" is undefined";
+    const auto history = test::read_checked_json(f.run() / "history.json", "history");
+    const auto& broken = history["attempts"][1];
+    CHECK(std::string(broken["label"].GetString()) == "broken.cu");
+    CHECK(std::string(broken["reason"].GetString()) == line);
+    CHECK(occurrences(r.output, "broken.cu(1)") == 1);  // the progress line may wrap the rest
+    // The attempt folder keeps the source byte for byte as kernel.cu, named for NVRTC as the
+    // user's file; the initial kernel's attempt is named after initial.cu.
+    const auto request =
+        test::read_checked_json(f.run() / "candidates/iter-01/attempt-0/request.json", "request");
+    CHECK(std::string(request["kernel"]["source_file"].GetString()) == "kernel.cu");
+    CHECK(std::string(request["kernel"]["source_name"].GetString()) == "broken.cu");
+    const auto initial =
+        test::read_checked_json(f.run() / "candidates/iter-00/attempt-0/request.json", "request");
+    CHECK(std::string(initial["kernel"]["source_name"].GetString()) == "initial.cu");
+}
+
+TEST_CASE("an initial kernel that does not compile prints its error line once and exits 21") {
+    optimizer_fixture f;
+    f.dir.write("initial.cu", f.kernel("FAKE_COMPILE_ERROR"));
+    const auto r = test::run_optimizer(f.args());
+    INFO(r.output);
+    CHECK(r.exit_code == 21);
+    CHECK(occurrences(r.output, "initial.cu(1)") == 1);
+    CHECK_THAT(r.output, Catch::Contains("FAKE_COMPILE_ERROR"));
+}
+
+TEST_CASE(
+    "replay on a machine without a CUDA driver exits 20 and says so once, as does a harness that "
+    "cannot start") {
+    optimizer_fixture f;
+    REQUIRE(test::run_optimizer(f.args({"--proposer", "autotune", "--max-iterations", "1"}))
+                .exit_code == 0);
+    const std::string best = (f.run() / "best-case-0.json").string();
+    auto r = test::run_optimizer({"replay", best, "--harness", "/nonexistent/cuda-harness"});
+    CHECK(r.exit_code == 20);
+    CHECK_THAT(r.output, Catch::Contains("cannot start /nonexistent/cuda-harness") &&
+                             Catch::Contains("pass --harness PATH"));
+    if (test::gpu_unavailable_reason().empty()) {
+        WARN("skipped: a GPU is present, so there is no 'no driver' path to test");
+        return;
+    }
+    ::setenv("CUDA_HARNESS_CACHE_DIR", test::test_cache_dir().c_str(), 0);
+    r = test::run_optimizer({"replay", best, "--harness", CUOPT_HARNESS_BINARY});
+    INFO(r.output);
+    CHECK((r.exit_code == 20));
+    CHECK(occurrences(r.output, "no CUDA d") == 1);  // "no CUDA driver" or "no CUDA device"
+    CHECK_THAT(r.output, Catch::Contains("needs a machine with an NVIDIA GPU and its driver"));
+    CHECK_THAT(r.output, !Catch::Contains("replay mismatch") && !Catch::Contains("verdict:"));
+}
+
+TEST_CASE("a failing initial kernel's line is printed once, and the run ends with exit 21") {
+    optimizer_fixture f;
+    f.dir.write("initial.cu", f.kernel("FAKE_WRONG"));
+    const auto r = test::run_optimizer(f.args());
+    INFO(r.output);
+    CHECK(r.exit_code == 21);
+    const std::string line = "initial  initial.cu  wrong_output";
+    const auto first = r.output.find(line);
+    REQUIRE(first != std::string::npos);
+    CHECK(r.output.find(line, first + 1) == std::string::npos);
+    CHECK(r.output.find("elements differ") == r.output.rfind("elements differ"));
+    CHECK_THAT(r.output, Catch::Contains("best: none (the initial kernel failed); 1 attempt, 0 "
+                                         "valid, 1 rejected (wrong_output 1)") &&
+                             Catch::Contains("the initial kernel fails (why: its line above)"));
+}
+
+TEST_CASE("run-example.sh --json prints summary.json on stdout and nothing else") {
+    optimizer_fixture f;
+    const auto runner = make_child_process_runner();
+    const process_result p =
+        runner->run({"/usr/bin/env", "-u", "OPENAI_API_KEY", "-u", "ANTHROPIC_API_KEY", "-u",
+                     "OPENAI_BASE_URL", "-u", "ANTHROPIC_BASE_URL", "bash",
+                     std::string(CUOPT_SOURCE_DIR) + "/tools/run-example.sh", "--json", "--harness",
+                     CUOPT_FAKE_HARNESS_BINARY, "--max-iterations", "1", "--no-sanitizer",
+                     "--results-dir", (f.dir / "results").string()},
+                    std::chrono::seconds(600));
+    INFO(p.stderr_text);
+    REQUIRE(p.exit_code == 0);
+    const auto summary = parse_json(p.stdout_text, "run-example.sh's stdout");
+    CHECK(summary.HasMember("best"));
+    // The key-free main job: the autotuner, by the config's own choice, not by a missing key.
+    CHECK_THAT(p.stderr_text, Catch::Contains("proposer autotune\n") && Catch::Contains("best: "));
+}
+
+TEST_CASE(
+    "an autotune winner stands alone: best.cu carries its defines, best.json and summary.json "
+    "its options and every case's launch") {
+    optimizer_fixture f;
+    const auto r = test::run_optimizer(f.args(
+        {"--proposer", "autotune", "--seed", "7", "--max-iterations", "2", "--no-evidence"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto best = test::read_checked_json(f.run() / "best.json", "best");
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    CHECK(std::string(best["proposer"].GetString()) == "autotune");
+    CHECK(std::string(best["run_dir"].GetString()) == f.run().string());
+    CHECK(std::string(summary["run_dir"].GetString()) == f.run().string());
+    CHECK(std::string(summary["best_json"].GetString()) == "best.json");
+    CHECK(best["speedup_vs_initial"].GetDouble() > 1.1);
+    const std::string cu = test::read_text(f.run() / "best.cu");
+    INFO(cu);
+    CHECK_THAT(cu, Catch::StartsWith("// best.cu: the winning kernel"));
+    CHECK_THAT(cu, Catch::Contains("iteration " + std::to_string(best["iteration"].GetInt()) +
+                                   ", attempt " + std::to_string(best["attempt"].GetInt())));
+    char folder[64];
+    std::snprintf(folder, sizeof folder, "candidates/iter-%02d/attempt-%d/kernel.cu",
+                  best["iteration"].GetInt(), best["attempt"].GetInt());
+    CHECK_THAT(cu, Catch::EndsWith(test::read_text(f.run() / folder)));
+    // The defines, options and launches are the ones the replay requests give the harness.
+    for (rapidjson::SizeType i = 0; i < 3; ++i) {
+        const auto replay = test::read_checked_json(
+            f.run() / ("best-case-" + std::to_string(i) + ".json"), "request");
+        const auto& kernel = replay["kernel"];
+        REQUIRE(best["defines"].MemberCount() == kernel["defines"].MemberCount());
+        for (const auto& d : kernel["defines"].GetObject()) {
+            const std::string name = d.name.GetString(),
+                              value = d.value.IsString() ? d.value.GetString()
+                                                         : std::to_string(d.value.GetInt64());
+            CHECK(best["defines"][name.c_str()].GetString() == value);
+            CHECK(summary["best"]["defines"][name.c_str()].GetString() == value);
+            CHECK_THAT(cu, Catch::Contains("\n#define " + name + " " + value + "\n"));
+        }
+        CHECK(best["compile_options"] == kernel["compile_options"]);
+        const auto& launch = replay["cases"][0]["launch"];
+        CHECK(best["cases"][i]["grid"] == launch["grid"]);
+        CHECK(best["cases"][i]["block"] == launch["block"]);
+        CHECK(summary["best"]["cases"][i]["grid"] == launch["grid"]);
+        CHECK(best["cases"][i]["dynamic_shared_bytes"] == launch["dynamic_shared_bytes"]);
+    }
+    CHECK(std::string(best["launch"]["block"][0].GetString()) == "BLOCK_X");
+    CHECK(std::string(best["cases"][1]["launch"]["grid"][0].GetString()) == "ceil(n/BLOCK_X)");
+    const auto replayed = test::run_optimizer(
+        {"replay", (f.run() / "best-case-1.json").string(), "--harness", k_fake});
+    INFO(replayed.output);
+    CHECK(replayed.exit_code == 0);
+}
+
+TEST_CASE(
+    "an optimize run whose winner is the initial kernel writes its source under the comment") {
+    optimizer_fixture f;
+    REQUIRE(test::run_optimizer(f.args({"--max-iterations", "0", "--no-evidence"})).exit_code == 0);
+    const auto best = test::read_checked_json(f.run() / "best.json", "best");
+    CHECK(std::string(best["proposer"].GetString()) == "initial");
+    CHECK(best["speedup_vs_initial"].GetDouble() == 1.0);
+    const std::string cu = test::read_text(f.run() / "best.cu");
+    CHECK_THAT(cu, Catch::StartsWith("// best.cu: the winning kernel") &&
+                       Catch::Contains("iteration 0, attempt 0 (initial: initial.cu)") &&
+                       Catch::EndsWith(test::read_text(f.dir / "initial.cu")));
+}
+
+TEST_CASE("run.json's settings are typed and a replay request's generator has only its fields") {
+    optimizer_fixture f;
+    REQUIRE(test::run_optimizer(f.args({"--max-iterations", "0", "--no-evidence"})).exit_code == 0);
+    const auto run = test::read_checked_json(f.run() / "run.json", "run");
+    const auto& s = run["settings"];
+    CHECK(s["seed"].IsUint64());
+    CHECK(s["max_iterations"].IsInt());
+    CHECK(s["min_gain"].IsDouble());
+    CHECK(s["timeout_s"].IsNumber());
+    CHECK(s["use_nsight"].IsBool());
+    CHECK(s["evidence"].IsBool());
+    CHECK(s["description"].IsString());
+    const auto replay = test::read_checked_json(f.run() / "best-case-1.json", "request");
+    auto fields = [&replay](int arg) {
+        std::set<std::string> names;
+        for (const auto& m : replay["cases"][0]["args"][arg]["generator"].GetObject())
+            names.insert(m.name.GetString());
+        return names;
+    };
+    CHECK(fields(0) == std::set<std::string>{"kind", "low", "high", "seed"});     // uniform
+    CHECK(fields(1) == std::set<std::string>{"kind", "mean", "stddev", "seed"});  // normal
 }

@@ -105,3 +105,25 @@ TEST_CASE("a path outside the request's folder is refused, never written as an e
     CHECK_THROWS_WITH(write_request_json(req),
                       Catch::Contains("is not inside the request's folder '/runs/run-001'"));
 }
+
+TEST_CASE(
+    "a kernel's display name is written as source_name and names the source in the harness, "
+    "which otherwise uses the file's own name") {
+    test::scratch_folder dir;
+    dir.write("kernel.cu", "extern \"C\" __global__ void scale() {}\n");
+    dir.write_values("inputs/x.bin", std::vector<float>(8, 1.0f));
+    request req = sample_request();
+    req.kernel.display_name = "initial.cu";
+    std::string text = write_request_json(req);
+    validate_json(parse_json(text, "written"), embedded_schema("request"), "written");
+    dir.write("request.json", text);
+    request r = read_request(dir / "request.json");
+    CHECK(r.kernel.source_name == "kernel.cu");
+    CHECK(r.kernel.shown_name() == "initial.cu");
+
+    text = write_request_json(sample_request());
+    CHECK(text.find("source_name") == std::string::npos);
+    dir.write("request.json", text);
+    r = read_request(dir / "request.json");
+    CHECK(r.kernel.shown_name() == "kernel.cu");
+}

@@ -1,8 +1,10 @@
 #pragma once
-/// The run at a glance: one row per attempt, one column per performance case, each
-/// cell coloured by latency relative to the initial kernel (green faster, red slower,
-/// log scale), rejected attempts grey with their reason class. Drawn once with cairo
-/// onto an SVG and a PNG surface from the same data.
+/// The run at a glance, in two pictures drawn once with cairo onto an SVG and a PNG
+/// surface from the same data. heatmap: one row per attempt, one column per
+/// performance case, each cell coloured by its speedup over the initial kernel (green
+/// faster, red slower, log scale), rejected attempts grey with their reason class.
+/// best-so-far: the geomean speedup of every valid attempt against attempt number, the
+/// search's best-so-far as a step line, rejected attempts marked along the bottom.
 
 #include <filesystem>
 #include <string>
@@ -17,15 +19,47 @@ struct heatmap_data {
     std::vector<std::string> row_labels;           // "0.0 initial.cu", "3.2 TILE=32 ..."
     std::vector<std::vector<double>> ratio;        // median / initial median; NaN when not measured
     std::vector<std::optional<verdict>> rejected;  // nullopt for valid rows
-    std::vector<bool> best;                        // the row that ended as best
+    std::vector<bool> best;                        // the row that ended as best (declared winner)
+    std::vector<double> speedup;    // geomean speedup over the initial kernel; NaN when none
+    std::vector<bool> became_best;  // the search's best so far changed at this row
 };
 
 heatmap_data make_heatmap_data(const search_outcome& outcome, const manifest& m);
 
-/// Writes heatmap.svg and heatmap.png into `folder`; throws std::runtime_error on a cairo failure.
+/// Writes heatmap.svg, heatmap.png, best-so-far.svg and best-so-far.png into `folder`;
+/// throws std::runtime_error on a cairo failure.
 void write_heatmap(const heatmap_data& data, const std::filesystem::path& folder);
 
 /// The one-letter class drawn in a rejected cell, e.g. compile_error -> "C".
 std::string reason_letter(verdict v);
+
+/// The pictures' text: sans-serif at `size` pixels.
+struct text_style {
+    double size = 11;
+    bool bold = false;
+};
+
+/// How far `s` advances in `style` (cairo's text extents), in pixels.
+double text_width(const std::string& s, text_style style);
+
+/// `s` when it fits in `max_width`, else its start and end around a "…" that fit (whole
+/// UTF-8 characters), so both an attempt's number and its last option stay readable.
+std::string fit_text(const std::string& s, double max_width, text_style style);
+
+/// Where the heatmap's parts go, from measured text: the label column as wide as the
+/// widest label (labels beyond k_max_label_width lose their middle), each column as wide
+/// as its header, the legend wrapped into lines that fit the canvas.
+struct heatmap_layout {
+    static constexpr double k_max_label_width = 560;
+    double width = 0, height = 0;
+    double label_width = 0;  // the row-label column, from the left margin
+    double cell_width = 0;
+    double legend_top = 0;
+    std::vector<std::string> row_text;      // as drawn
+    std::vector<std::string> column_text;   // as drawn
+    std::vector<std::string> legend_lines;  // the reason classes and the notes, wrapped
+};
+
+heatmap_layout layout_heatmap(const heatmap_data& data);
 
 }  // namespace cuopt

@@ -30,6 +30,7 @@ namespace {
 
 /// Everything the phases build, in the order they build it.
 struct run_context {
+    explicit run_context(const optimizer_options& options) : o(options) {}
     const optimizer_options& o;
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     std::unique_ptr<process_runner> runner = make_child_process_runner();
@@ -155,6 +156,7 @@ void open_run(run_context& c) {
     es.device = o.device;
     es.timing = o.timing;
     es.timing.fresh_inputs = true;
+    es.initial_file_name = fs::path(o.initial_kernel).filename().string();
     c.floors = floors_for(*c.contract, read_device_peaks(c.device_json));
     for (const auto& [name, f] : c.floors) es.floors_ms[name] = f.floor_ms;
     c.evaluator = std::make_unique<attempt_evaluator>(*c.contract, es, *c.runner);
@@ -281,7 +283,7 @@ std::optional<oracle_files> oracle_for(const run_context& c, const attempt_evalu
 
 // The gates on the winner; it may move the best to a candidate that passes them.
 evidence_report evidence(run_context& c, search_outcome& outcome) {
-    evidence_inputs in{*c.evaluator, c.oracle};
+    evidence_inputs in(*c.evaluator, c.oracle);
     if (c.holdout) {
         in.holdout = &*c.holdout;
         in.holdout_oracle = &c.holdout_oracle;
@@ -463,7 +465,7 @@ void record_failure(run_context& c, const std::string& why) {
 
 int run_optimize(const optimizer_options& o, const std::vector<std::string>& command_line,
                  const std::atomic<bool>& interrupted) {
-    run_context c{o};
+    run_context c(o);
     try {
         for (const std::string& arg : command_line)
             c.info.command_line.push_back(redact_url_credentials(arg));

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <algorithm>
 #include <functional>
 #include <optional>
 #include <sstream>
@@ -29,8 +29,8 @@ bool preflight_report::passed() const {
 
 namespace {
 
-using add_check = std::function<bool(std::string name, bool ok, std::string detail,
-                                     std::string fix, exit_code code)>;
+using add_check = std::function<bool(std::string name, bool ok, std::string detail, std::string fix,
+                                     exit_code code)>;
 
 std::chrono::milliseconds timeout_of(const optimizer_options& o) {
     return std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
@@ -89,10 +89,10 @@ void check_compiles(const optimizer_options& o, process_runner& runner, const st
     if (o.reference.empty() || !fs::is_regular_file(o.reference)) return;
     const std::string ref_source = read_text_file(o.reference);
     const auto names = kernel_names(ref_source);
-    const std::string ref_entry =
-        std::find(names.begin(), names.end(), entry) != names.end() ? entry
-        : names.empty()                                             ? ""
-                                                                    : names.front();
+    const std::string ref_entry = std::find(names.begin(), names.end(), entry) != names.end()
+                                      ? entry
+                                  : names.empty() ? ""
+                                                  : names.front();
     const compile_outcome r = compile_only(o, runner, o.reference, ref_entry);
     add("reference compiles", r.exit == 0, r.exit == 0 ? o.reference : r.first_error,
         "fix the reference kernel", exit_code::reference_failed);
@@ -109,7 +109,8 @@ std::string check_entry(const optimizer_options& o, const std::optional<kernel_s
             exit_code::invalid_request);
         return "";
     }
-    if (!sig) return add("kernel entry", true, names.front(), "", exit_code::ok) ? names.front() : "";
+    if (!sig)
+        return add("kernel entry", true, names.front(), "", exit_code::ok) ? names.front() : "";
     if (std::find(names.begin(), names.end(), sig->entry) == names.end()) {
         std::string found;
         for (const std::string& n : names) found += (found.empty() ? "" : ", ") + n;
@@ -269,7 +270,8 @@ namespace {
 bool check_file(const add_check& add, const std::string& name, const std::string& path,
                 const std::string& flag) {
     std::error_code ec;
-    if (path.empty()) return add(name, false, "not given", "pass " + flag + " FILE", exit_code::usage);
+    if (path.empty())
+        return add(name, false, "not given", "pass " + flag + " FILE", exit_code::usage);
     if (fs::is_directory(path, ec))
         return add(name, false, path + " is a directory", "pass a file to " + flag,
                    exit_code::invalid_request);

@@ -18,8 +18,8 @@ namespace cuopt {
 struct preflight_check {
     std::string name;
     bool passed = false;
-    std::string detail;  // what was found, or what is wrong
-    std::string fix;     // one line, when it failed
+    std::string detail;                            // what was found, or what is wrong
+    std::string fix;                               // one line, when it failed
     exit_code code = exit_code::preflight_failed;  // what optimize and check exit with on it
 };
 

@@ -14,6 +14,37 @@ namespace cuopt {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+struct harness_failure {
+    exit_code code;
+    std::string message;
+};
+
+// Why the harness did not replay, said once: a harness that cannot start, or no driver or device
+// to run on, is a machine that cannot replay (exit 20, as the preflight says it); anything else
+// is a replay that did not reproduce (24).
+harness_failure describe_harness_failure(const process_result& p, const fs::path& response) {
+    if (p.failed_to_start)
+        return {exit_code::preflight_failed,
+                p.describe() + "; fix: build cuda-harness, or pass --harness PATH"};
+    std::string why;
+    try {
+        why = read_response(response).error;
+    } catch (const std::exception&) {
+        why = p.stderr_text.substr(0, 400);  // no usable response: its stderr says why
+        while (!why.empty() && why.back() == '\n') why.pop_back();
+    }
+    const std::string code = "(cuda-harness " + p.describe() + ")";
+    if (p.exit_code == to_int(exit_code::no_driver) || p.exit_code == to_int(exit_code::no_device))
+        return {exit_code::preflight_failed,
+                why + " " + code + "; replay runs the kernel, so it needs a machine with an " +
+                    "NVIDIA GPU and its driver"};
+    return {exit_code::replay_mismatch, why.empty() ? code : why + " " + code};
+}
+
+}  // namespace
+
 // Re-runs best-case-N.json through the harness and compares its outputs with the run's
 // oracle (the same tolerances), and its latency with the one recorded for the best.
 int run_replay(const std::string& request_arg, const std::string& harness, double timeout_s) {
@@ -45,13 +76,16 @@ int run_replay(const std::string& request_arg, const std::string& harness, doubl
 
     const fs::path response = run / "replay" / ("response-" + std::to_string(index) + ".json");
     fs::create_directories(response.parent_path());
+    std::error_code ec;
+    fs::remove(response, ec);  // an earlier replay's response must not answer for this one
     const auto runner = make_child_process_runner();
     const process_result p =
         runner->run({harness, request.string(), "--response", response.string(), "--quiet"},
                     std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
-    if (p.exit_code != 0)
-        return fail(exit_code::replay_mismatch,
-                    "cuda-harness " + p.describe() + ": " + p.stderr_text.substr(0, 400));
+    if (p.exit_code != 0) {
+        const harness_failure f = describe_harness_failure(p, response);
+        return fail(f.code, f.message);
+    }
     const harness_response resp = read_response(response);
     if (resp.cases.empty())
         return fail(exit_code::replay_mismatch, response.string() + ": no case came back");

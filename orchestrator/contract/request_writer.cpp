@@ -38,6 +38,7 @@ Value define_value(const std::string& text, allocator& a) {
 Value kernel_json(const kernel_spec& k, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("source_file", json_text(k.source_name, a), a);
+    if (!k.display_name.empty()) v.AddMember("source_name", json_text(k.display_name, a), a);
     v.AddMember("entry", json_text(k.entry, a), a);
     Value options(rapidjson::kArrayType);
     for (const auto& o : k.compile_options) options.PushBack(json_text(o, a), a);

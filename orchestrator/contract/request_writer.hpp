@@ -11,7 +11,8 @@
 namespace cuopt {
 
 /// The request as JSON text (schemas/request.schema.json). The kernel is named by
-/// `kernel.source_name`, a path relative to `folder`; its text is not written. A request
+/// `kernel.source_name`, a path relative to `folder`; its text is not written (its
+/// `display_name`, when set, is written as `source_name`: what NVRTC's messages call it). A request
 /// with `vendor` set is written with "vendor" instead of "kernel", and its cases with their
 /// vendor_call instead of a launch. Throws std::invalid_argument for an absolute path
 /// outside `folder`.

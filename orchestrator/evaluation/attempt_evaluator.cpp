@@ -6,6 +6,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/contract/request_writer.hpp"
+#include "orchestrator/evaluation/compile_log.hpp"
 #include "orchestrator/evaluation/ranker.hpp"
 
 namespace cuopt {
@@ -31,6 +32,19 @@ void link_input_files(const manifest& m, const fs::path& folder) {
                     link_or_copy(*init.file, folder / "inputs" / init.file->filename());
 }
 
+// What NVRTC's messages call a candidate's source, which its attempt folder holds byte for byte
+// as kernel.cu (so line numbers stay true): the user's own file for the initial kernel, the
+// reference and a --candidates file (their label is that file's name); "" (kernel.cu) for a
+// source a proposer made.
+std::string source_name_for(const candidate& c, const evaluator_settings& s) {
+    const bool from_file = c.proposer == proposer_kind::initial ||
+                           c.proposer == proposer_kind::reference ||
+                           c.proposer == proposer_kind::files;
+    if (from_file) return c.label;
+    // The autotuner changes defines only: its source is the initial kernel's file, line for line.
+    return c.proposer == proposer_kind::autotune ? s.initial_file_name : "";
+}
+
 // Writes kernel.cu, the inputs and request.json into a fresh attempt folder; "" or why the
 // request could not be made.
 std::string prepare_folder(const attempt_evaluator& e, const manifest& m, const candidate& c,
@@ -39,7 +53,8 @@ std::string prepare_folder(const attempt_evaluator& e, const manifest& m, const 
     write_file_atomic(folder / "kernel.cu", c.source);
     link_input_files(m, folder);
     try {
-        const request req = e.make_request(c, attempt_evaluator::request_paths{}, reference);
+        request req = e.make_request(c, attempt_evaluator::request_paths{}, reference);
+        req.kernel.display_name = source_name_for(c, e.settings());
         write_file_atomic(folder / "request.json", write_request_json(req));
         if (made) *made = req;
     } catch (const expression_error& ex) {
@@ -336,6 +351,10 @@ void attempt_evaluator::run_and_check(const request& req, const oracle_files* or
     if (response->status != response_status::ok) {
         r.verdict = verdict_for(response->status);
         r.reason = response->error;
+        // NVRTC's own first error lines, one line: they name the user's file and line.
+        if (r.verdict == verdict::compile_error && response->compile)
+            if (std::string errors = first_compile_errors(response->compile->log); !errors.empty())
+                r.reason = std::move(errors);
         return;
     }
     if (const std::string missing = missing_from(req, *response); !missing.empty()) {

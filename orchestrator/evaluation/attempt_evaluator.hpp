@@ -74,6 +74,9 @@ struct evaluator_settings {
     int device = 0;
     timing_config timing;   // fresh_inputs true by default for the search
     std::string cache_dir;  // "" = the harness's default
+    /// The initial kernel's file name: compile errors of the autotuner's candidates (the same
+    /// source, other defines) name it.
+    std::string initial_file_name;
     /// Launch every case once, untimed (evidence runs: holdout, fresh seeds, determinism,
     /// sanitizer).
     bool correctness_only = false;

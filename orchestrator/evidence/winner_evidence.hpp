@@ -61,6 +61,7 @@ using oracle_builder = std::function<std::optional<oracle_files>(
 
 /// What the evidence stage needs from the run.
 struct evidence_inputs {
+    evidence_inputs(const attempt_evaluator& e, const oracle_files& o) : evaluator(e), oracle(o) {}
     const attempt_evaluator& evaluator;  // the search's
     const oracle_files& oracle;          // the provided cases'
     const manifest* holdout = nullptr;   // the holdout's cases, when given

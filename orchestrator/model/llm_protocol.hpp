@@ -74,6 +74,13 @@ struct chat_turn {
     /// so reasoning items (with their encrypted content) go back to the model as it sent them.
     std::string raw_items_json;
     bool is_error = false;  // tool results: the call failed (Anthropic's is_error)
+
+    /// A user turn of plain text.
+    static chat_turn from_user(std::string words) {
+        chat_turn t;
+        t.text = std::move(words);
+        return t;
+    }
 };
 
 /// Token counts in one convention for every API: `prompt` is every input token (OpenAI's

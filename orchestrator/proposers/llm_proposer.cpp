@@ -94,8 +94,7 @@ class llm_proposer final : public proposer {
     }
 
     std::vector<candidate> propose(const search_state& s) override {
-        std::vector<chat_turn> turns = {
-            {chat_turn::role::user, describe_for_model(s, m_settings), {}, "", ""}};
+        std::vector<chat_turn> turns = {chat_turn::from_user(describe_for_model(s, m_settings))};
         int tool_calls = 0, corrections = 0;
         int output_limit = 0;  // 0: the settings' limit; a cut reply raises it once
         m_retry_note.clear();
@@ -116,7 +115,7 @@ class llm_proposer final : public proposer {
                 continue;
             }
             turns.push_back({chat_turn::role::assistant, reply.text, reply.calls, "", "",
-                             reply.raw_items_json});
+                             reply.raw_items_json, false});
             if (reply.calls.empty()) {
                 if (reply.stop_reason == "refusal")
                     return {rejected(s, "the model refused: " + reply.text)};
@@ -130,15 +129,11 @@ class llm_proposer final : public proposer {
                                      " tokens, --max-output-tokens" +
                                      (output_limit > 0 ? "-retry" : "") + ") before a tool call"
                                : "no tool call after corrections")};
-                turns.push_back({chat_turn::role::user,
-                                 cut ? "Your reply was cut at the output limit before any tool "
-                                       "call. Be brief: call compile or submit_candidate now, "
-                                       "with the source and little else."
-                                     : "That was not a tool call. Call compile to check a source, "
-                                       "or submit_candidate to submit.",
-                                 {},
-                                 "",
-                                 ""});
+                turns.push_back(chat_turn::from_user(
+                    cut ? "Your reply was cut at the output limit before any tool call. Be brief: "
+                          "call compile or submit_candidate now, with the source and little else."
+                        : "That was not a tool call. Call compile to check a source, or "
+                          "submit_candidate to submit."));
                 continue;
             }
             for (const tool_call& call : reply.calls) {
@@ -174,12 +169,9 @@ class llm_proposer final : public proposer {
         } catch (const model_protocol_error& e) {
             ++corrections;
             m_unreadable = e.what();
-            turns.push_back({chat_turn::role::user,
-                             std::string("Your last reply could not be read (") + e.what() +
-                                 "). Reply with a tool call.",
-                             {},
-                             "",
-                             ""});
+            turns.push_back(
+                chat_turn::from_user(std::string("Your last reply could not be read (") + e.what() +
+                                     "). Reply with a tool call."));
             return std::nullopt;
         }
     }
