@@ -39,7 +39,9 @@ void define_options(CLI::App& app, harness_options& o) {
     app.add_flag("--compile-only", o.compile_only,
                  "Compile with NVRTC only; needs no GPU or driver");
     app.add_option("--arch", o.arch,
-                   "Target for --compile-only, e.g. sm_90 (default: the device's, else sm_90)")
+                   "Target, e.g. sm_90 (default: the device's, else sm_90 for --compile-only); "
+                   "in a run it must match the device, and the kernel is compiled before the "
+                   "driver starts, so NVRTC keeps ptxas's register and spill report")
         ->check(CLI::Validator([](std::string& v) { return cuopt::check_arch(v); }, "sm_XY"));
     app.add_flag("--no-cache", o.no_cache,
                  "Always run NVRTC (and --measure); never read or write the cache");
@@ -51,7 +53,8 @@ void define_options(CLI::App& app, harness_options& o) {
     app.add_flag("--no-stream-hold", o.no_stream_hold,
                  "Queue timed launches without holding the stream (automatic under ncu, which "
                  "serialises launches)");
-    app.set_version_flag("--version", cuopt::tool_version());
+    app.set_version_flag("--version", std::string("cuda-harness ") + cuopt::tool_version() +
+                                          " (commit " + cuopt::tool_commit() + ")");
 }
 
 int print_device_info(const harness_options& o) {

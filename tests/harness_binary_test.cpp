@@ -179,6 +179,12 @@ TEST_CASE("a missing request argument is a usage error") {
     CHECK(test::run_harness({"--bogus"}).exit_code == 64);
 }
 
+TEST_CASE("the harness's --version names the version and the commit it was built from") {
+    const auto r = test::run_harness({"--version"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Matches("cuda-harness [0-9.]+ \\(commit [0-9a-z]+\\)\\s*"));
+}
+
 TEST_CASE("a stray byte in the source or an option NVRTC rejects is a compile error that says so") {
     harness_fixture f;
     f.dir.write("k.cu", std::string(k_kernel) + "// caf\xe9 \xff\n");

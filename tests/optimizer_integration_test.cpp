@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -317,7 +318,8 @@ TEST_CASE("a config file works from any working folder and flags win over it") {
     f.dir.write("cfg/config.json",
                 R"({ "reference": "../reference.cu", "initial_kernel": "../initial.cu",
         "input_cases": "../input_cases.json", "results_dir": "../out", "max_iterations": 1, "harness": ")" +
-                    k_fake + R"(" })");
+                    k_fake + R"(", "sanitizer": ")" + std::string(CUOPT_SOURCE_DIR) +
+                    R"(/tests/fake-compute-sanitizer.sh" })");
     const auto r = test::run_optimizer(
         {"optimize", "--config", (f.dir / "cfg/config.json").string(), "--max-iterations", "0"});
     INFO(r.output);
@@ -718,6 +720,10 @@ TEST_CASE("a failing initial kernel's line is printed once, and the run ends wit
 }
 
 TEST_CASE("run-example.sh --json prints summary.json on stdout and nothing else") {
+    if (std::system("command -v cmake >/dev/null 2>&1") != 0) {
+        WARN("skipped: no cmake here: run-example.sh builds first (a GPU machine given binaries)");
+        return;
+    }
     optimizer_fixture f;
     const auto runner = make_child_process_runner();
     const process_result p =

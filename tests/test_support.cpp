@@ -100,17 +100,23 @@ std::string test_cache_dir() {
 
 std::vector<std::string> optimize_args(const std::filesystem::path& dir,
                                        const std::string& harness) {
-    return {"optimize",
-            "--reference",
-            (dir / "reference.cu").string(),
-            "--initial-kernel",
-            (dir / "initial.cu").string(),
-            "--input-cases",
-            (dir / "input_cases.json").string(),
-            "--harness",
-            harness,
-            "--results-dir",
-            (dir / "results").string()};
+    std::vector<std::string> a = {"optimize",
+                                  "--reference",
+                                  (dir / "reference.cu").string(),
+                                  "--initial-kernel",
+                                  (dir / "initial.cu").string(),
+                                  "--input-cases",
+                                  (dir / "input_cases.json").string(),
+                                  "--harness",
+                                  harness,
+                                  "--results-dir",
+                                  (dir / "results").string()};
+    // The fake harness never touches CUDA: the real compute-sanitizer (found on a GPU machine)
+    // refuses it, so it gets its own stand-in everywhere.
+    if (harness == CUOPT_FAKE_HARNESS_BINARY)
+        a.insert(a.end(), {"--sanitizer",
+                           std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh"});
+    return a;
 }
 
 std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b,

@@ -61,6 +61,13 @@ std::string entry_of(const std::string& source, const std::optional<kernel_signa
     return sig ? sig->entry : first_kernel_name(source);
 }
 
+// From cuda-harness --device-info: "sm_90", or "" when unknown.
+std::string device_arch(const std::string& device_json) {
+    rapidjson::Document d;
+    try_parse_json(d, device_json);
+    return d.IsObject() && d.HasMember("arch") && d["arch"].IsString() ? d["arch"].GetString() : "";
+}
+
 // From cuda-harness --device-info; 0 when unknown.
 int max_threads_per_block(const std::string& device_json) {
     rapidjson::Document d;
@@ -157,6 +164,7 @@ void open_run(run_context& c) {
     es.timing = o.timing;
     es.timing.fresh_inputs = true;
     es.initial_file_name = fs::path(o.initial_kernel).filename().string();
+    es.arch = device_arch(c.device_json);
     c.floors = floors_for(*c.contract, read_device_peaks(c.device_json));
     for (const auto& [name, f] : c.floors) es.floors_ms[name] = f.floor_ms;
     c.evaluator = std::make_unique<attempt_evaluator>(*c.contract, es, *c.runner);

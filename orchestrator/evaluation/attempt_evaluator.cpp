@@ -223,10 +223,11 @@ compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::pa
         out.log = bad;
         return out;
     }
-    const process_result p =
-        m_runner.run({m_settings.harness, (folder / "request.json").string(), "--compile-only",
-                      "--quiet", "--response", (folder / "response.json").string()},
-                     m_settings.timeout);
+    std::vector<std::string> argv = {m_settings.harness, (folder / "request.json").string(),
+                                     "--compile-only",   "--quiet",
+                                     "--response",       (folder / "response.json").string()};
+    if (!m_settings.arch.empty()) argv.insert(argv.end(), {"--arch", m_settings.arch});
+    const process_result p = m_runner.run(argv, m_settings.timeout);
     try {
         const harness_response response = read_response(folder / "response.json");
         if (response.compile) {
@@ -250,6 +251,7 @@ std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& f
                              response.string(), "--quiet"});
     if (!m_settings.cache_dir.empty())
         argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});
+    if (!m_settings.arch.empty()) argv.insert(argv.end(), {"--arch", m_settings.arch});
     const process_result p = m_runner.run(argv, m_settings.timeout);
     r.harness_exit_code = p.exit_code;
     r.harness_signal = p.signal;

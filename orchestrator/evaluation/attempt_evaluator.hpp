@@ -77,6 +77,9 @@ struct evaluator_settings {
     /// The initial kernel's file name: compile errors of the autotuner's candidates (the same
     /// source, other defines) name it.
     std::string initial_file_name;
+    /// The device's arch ("sm_90"), passed as --arch: the harness then compiles before the
+    /// driver starts, which keeps ptxas's register and spill report in NVRTC's log.
+    std::string arch;
     /// Launch every case once, untimed (evidence runs: holdout, fresh seeds, determinism,
     /// sanitizer).
     bool correctness_only = false;
