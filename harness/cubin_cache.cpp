@@ -86,11 +86,11 @@ void cubin_cache::store(const compile_result& result) const noexcept {
 }
 
 compile_result compile_cached(const kernel_spec& kernel, const std::string& arch,
-                              const cubin_cache* cache, bool want_ptxas_report) {
+                              const cubin_cache* cache) {
     if (!cache || !cubin_cache::cacheable(kernel)) return compile_kernel(kernel, arch);
     const auto start = std::chrono::steady_clock::now();
     const std::string key = cubin_cache::key_for(kernel, arch);
-    if (auto hit = cache->find(key); hit && (!want_ptxas_report || hit->ptxas.registers >= 0)) {
+    if (auto hit = cache->find(key)) {
         hit->wall_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();

@@ -31,11 +31,8 @@ class cubin_cache {
     std::filesystem::path m_folder;
 };
 
-/// Compiles through the cache when one is given and the kernel is cacheable. With
-/// `want_ptxas_report` (the CUDA driver has not started in this process, so NVRTC's log holds
-/// ptxas's register and spill report) an entry stored without that report is compiled again
-/// and replaced.
+/// Compiles through the cache when one is given and the kernel is cacheable.
 compile_result compile_cached(const kernel_spec& kernel, const std::string& arch,
-                              const cubin_cache* cache, bool want_ptxas_report = false);
+                              const cubin_cache* cache);
 
 }  // namespace cuopt

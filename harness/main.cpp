@@ -39,9 +39,7 @@ void define_options(CLI::App& app, harness_options& o) {
     app.add_flag("--compile-only", o.compile_only,
                  "Compile with NVRTC only; needs no GPU or driver");
     app.add_option("--arch", o.arch,
-                   "Target, e.g. sm_90 (default: the device's, else sm_90 for --compile-only); "
-                   "in a run it must match the device, and the kernel is compiled before the "
-                   "driver starts, so NVRTC keeps ptxas's register and spill report")
+                   "Target for --compile-only, e.g. sm_90 (default: the device's, else sm_90)")
         ->check(CLI::Validator([](std::string& v) { return cuopt::check_arch(v); }, "sm_XY"));
     app.add_flag("--no-cache", o.no_cache,
                  "Always run NVRTC (and --measure); never read or write the cache");

@@ -1,6 +1,5 @@
 #include "harness/request_runner.hpp"
 
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -38,17 +37,6 @@ std::optional<request> read_phase(const harness_options& o, harness_report& repo
     return std::nullopt;
 }
 
-// sm_90a runs on an sm_90 device: the number decides.
-bool same_arch(const std::string& given, const std::string& device) {
-    auto number = [](const std::string& a) {
-        std::string digits;
-        for (const char c : a)
-            if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
-        return digits;
-    };
-    return number(given) == number(device);
-}
-
 // The device the request names, or why there is none (recorded, not thrown).
 std::optional<device_fingerprint> device_phase(int index, std::string* why, exit_code* code) {
     try {
@@ -64,12 +52,12 @@ std::optional<device_fingerprint> device_phase(int index, std::string* why, exit
 }
 
 bool compile_phase(const request& req, const std::string& arch, const harness_options& o,
-                   harness_report& report, bool before_driver) {
+                   harness_report& report) {
     std::unique_ptr<cubin_cache> cache;
     if (!o.no_cache)
         cache = std::make_unique<cubin_cache>(o.cache_dir.empty() ? cubin_cache::default_folder()
                                                                   : fs::path(o.cache_dir));
-    report.compile = compile_cached(req.kernel, arch, cache.get(), before_driver);
+    report.compile = compile_cached(req.kernel, arch, cache.get());
     const compile_result& c = *report.compile;
     if (c.entry_missing) {
         report.fail(exit_code::invalid_request,
@@ -232,31 +220,20 @@ harness_report run_request(const harness_options& o) {
 
         // The device decides the arch; without one, still compile (for --arch or sm_90)
         // so a bad kernel is reported as such before "no driver". A vendor request has
-        // nothing to compile. Once the driver is initialised in this process NVRTC's log
-        // loses ptxas's report (registers, spills): with --arch given, compile first.
+        // nothing to compile.
         std::string why;
         exit_code device_code = exit_code::ok;
-        const bool compile_first = !o.arch.empty() && !req->vendor;
-        bool compiled = !compile_first || compile_phase(*req, o.arch, o, report, true);
-        if (compile_first) lap("compile");
-        if (!compiled || (compile_first && o.compile_only)) return finish();
         if (!o.compile_only || (o.arch.empty() && !req->vendor))
             report.device = device_phase(req->device, &why, &device_code);
         lap("driver_init");
-        if (!compile_first) {
-            const std::string arch = report.device ? report.device->arch() : k_fallback_arch;
-            compiled = req->vendor || compile_phase(*req, arch, o, report, !report.device);
-            if (!req->vendor) lap("compile");
-        }
+        const std::string arch = !o.arch.empty() ? o.arch
+                                 : report.device ? report.device->arch()
+                                                 : k_fallback_arch;
+        const bool compiled = req->vendor || compile_phase(*req, arch, o, report);
+        if (!req->vendor) lap("compile");
         if (!compiled || o.compile_only) return finish();
         if (!report.device) {
             report.fail(device_code, why);
-            return finish();
-        }
-        if (compile_first && !same_arch(o.arch, report.device->arch())) {
-            report.fail(exit_code::invalid_request,
-                        "--arch " + o.arch + " is not the device's (" + report.device->arch() +
-                            "); a run needs code for the device it runs on");
             return finish();
         }
 

@@ -1,7 +1,7 @@
-// NVRTC in this process. Once the CUDA driver has been initialised in a process, NVRTC leaves
-// ptxas's report (registers, spills) out of its log (seen on the H200 with CUDA 13.0): these
-// tests need a process where no [gpu] test ran first. CTest runs each test in its own
-// process; tools/gpu-quick-check.sh runs the [gpu] tests apart.
+// NVRTC in this process. Seen on the H200 (CUDA 13.0): in a process where the CUDA driver
+// has run, NVRTC's log lacks ptxas's report (registers, spills), so these tests need a process
+// where no [gpu] test ran first. CTest runs each test in its own process;
+// tools/gpu-quick-check.sh runs the [gpu] tests apart.
 #include "harness/nvrtc_compiler.hpp"
 
 #include <catch2/catch.hpp>

@@ -251,7 +251,6 @@ std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& f
                              response.string(), "--quiet"});
     if (!m_settings.cache_dir.empty())
         argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});
-    if (!m_settings.arch.empty()) argv.insert(argv.end(), {"--arch", m_settings.arch});
     const process_result p = m_runner.run(argv, m_settings.timeout);
     r.harness_exit_code = p.exit_code;
     r.harness_signal = p.signal;

@@ -77,8 +77,9 @@ struct evaluator_settings {
     /// The initial kernel's file name: compile errors of the autotuner's candidates (the same
     /// source, other defines) name it.
     std::string initial_file_name;
-    /// The device's arch ("sm_90"), passed as --arch: the harness then compiles before the
-    /// driver starts, which keeps ptxas's register and spill report in NVRTC's log.
+    /// The device's arch ("sm_90"), given to --compile-only runs so the harness never starts the
+    /// driver: on the H200, NVRTC's log held ptxas's report (registers, spills) in a process
+    /// where no CUDA had run, and lacked it in harness runs and after CUDA had run.
     std::string arch;
     /// Launch every case once, untimed (evidence runs: holdout, fresh seeds, determinism,
     /// sanitizer).
