@@ -5,6 +5,7 @@
 
 #include <rapidjson/document.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -45,6 +46,11 @@ std::string to_compact_json(const rapidjson::Value& value);
 /// A JSON string holding a copy of `s` (embedded NULs kept), made valid UTF-8 first: every
 /// string the tools write goes through here, so strict readers can always load the result.
 rapidjson::Value json_text(std::string_view s, rapidjson::Document::AllocatorType& a);
+
+/// A JSON number, or null when there is none.
+inline rapidjson::Value json_number(const std::optional<double>& v) {
+    return v ? rapidjson::Value(*v) : rapidjson::Value();
+}
 
 /// `s` with every byte that does not begin a valid UTF-8 sequence replaced by U+FFFD.
 std::string valid_utf8(std::string_view s);

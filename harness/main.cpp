@@ -24,9 +24,11 @@ using cuopt::exit_code;
 using cuopt::harness_options;
 
 void define_options(CLI::App& app, harness_options& o) {
-    app.add_option("request", o.request, "Request JSON to compile, run and time");
+    app.add_option("request", o.request, "Request JSON to compile, run and time")
+        ->type_name("REQUEST.json");
     app.add_option("--response", o.response,
-                   "Where to write the response (default: response.json beside the request)");
+                   "Where to write the response (default: response.json beside the request)")
+        ->type_name("FILE");
     app.add_flag("--device-info", o.device_info, "Print the device fingerprint as JSON and exit");
     app.add_option("--device", o.device, "Device index for --device-info")
         ->check(CLI::NonNegativeNumber);
@@ -44,13 +46,23 @@ void define_options(CLI::App& app, harness_options& o) {
     app.add_flag("--no-cache", o.no_cache,
                  "Always run NVRTC (and --measure); never read or write the cache");
     app.add_option(
-        "--cache-dir", o.cache_dir,
-        "Cache folder for cubins and --measure results (default: $CUDA_HARNESS_CACHE_DIR or "
-        "~/.cache/cuda-harness)");
+           "--cache-dir", o.cache_dir,
+           "Cache folder for cubins and --measure results (default: $CUDA_HARNESS_CACHE_DIR, else "
+           "$XDG_CACHE_HOME/cuda-harness, else ~/.cache/cuda-harness)")
+        ->type_name("DIR");
     app.add_flag("--quiet", o.quiet, "No summary line on stderr");
     app.add_flag("--no-stream-hold", o.no_stream_hold,
                  "Queue timed launches without holding the stream (automatic under ncu, which "
                  "serialises launches)");
+    app.footer(R"(
+Example:
+  cuda-harness examples/harness/matmul/request.json
+
+Exit codes: 0 ok; 10 the kernel does not compile (the log is in the response); 11 the request
+is invalid (the message names the field); 12 a case failed with a recoverable CUDA error; 13 a
+sticky CUDA error (illegal address, ...): the remaining cases skipped; 14 no CUDA driver; 15 no
+such device; 64 bad command line; 70 internal error (a bug: please report it).
+)");
     app.set_version_flag("--version", std::string("cuda-harness ") + cuopt::tool_version() +
                                           " (commit " + cuopt::tool_commit() + ")");
 }

@@ -5,6 +5,7 @@
 
 #include "common/json_document.hpp"
 #include "harness/nvrtc_compiler.hpp"
+#include "orchestrator/artifacts/winner_files.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;

@@ -20,10 +20,6 @@ Value id_json(const search_outcome& o, std::optional<std::size_t> i, allocator& 
     return i ? json_text(id_of(o, i), a) : Value();
 }
 
-Value optional_number(const std::optional<double>& v) {
-    return v ? Value(*v) : Value();
-}
-
 Value estimate_json(const ratio_estimate& e, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("ratio", e.ratio, a);
@@ -70,7 +66,7 @@ Value check_json(const candidate_check& c, const search_outcome& o, allocator& a
     v.AddMember(
         "determinism",
         c.determinism ? Value(rapidjson::StringRef(to_string(c.determinism->kind))) : Value(), a);
-    v.AddMember("repetition_ratio", optional_number(c.repetition_ratio), a);
+    v.AddMember("repetition_ratio", json_number(c.repetition_ratio), a);
     return v;
 }
 
@@ -117,13 +113,13 @@ Value sol_json(const evidence_report& ev, const search_outcome& o, allocator& a)
         c.AddMember("floor_ms", f.floor_ms, a);
         c.AddMember("bound", json_text(f.bound, a), a);
         c.AddMember("bytes", f.bytes, a);
-        c.AddMember("flops", optional_number(f.flops), a);
+        c.AddMember("flops", json_number(f.flops), a);
         const auto ti = measured(ev, o, o.initial, name, false);
         const auto tb = measured(ev, o, o.best, name, true);
         c.AddMember("initial_fraction", ti ? Value(sol_fraction(f.floor_ms, *ti)) : Value(), a);
         c.AddMember("best_fraction", tb ? Value(sol_fraction(f.floor_ms, *tb)) : Value(), a);
-        c.AddMember("sol_score",
-                    ti && tb ? optional_number(sol_score(*tb, *ti, f.floor_ms)) : Value(), a);
+        c.AddMember("sol_score", ti && tb ? json_number(sol_score(*tb, *ti, f.floor_ms)) : Value(),
+                    a);
         cases.PushBack(c, a);
     }
     return cases;
@@ -168,7 +164,7 @@ Value evidence_json(const evidence_report& ev, const search_outcome& o, const ma
         headline = ev.significance->speedup.geomean.ratio;
     else if (ev.winner && o.initial && *ev.winner == *o.initial)
         headline = 1.0;
-    v.AddMember("headline_speedup", optional_number(headline), a);
+    v.AddMember("headline_speedup", json_number(headline), a);
     v.AddMember("sol", sol_json(ev, o, a), a);
     v.AddMember("vendor", vendor_json(ev, o, a), a);
     return v;

@@ -1,15 +1,15 @@
 #pragma once
-/// The run at a glance, in two pictures drawn once with cairo onto an SVG and a PNG
-/// surface from the same data. heatmap: one row per attempt, one column per
-/// performance case, each cell coloured by its speedup over the initial kernel (green
-/// faster, red slower, log scale), rejected attempts grey with their reason class.
-/// best-so-far: the geomean speedup of every valid attempt against attempt number, the
-/// search's best-so-far as a step line, rejected attempts marked along the bottom.
+/// The run at a glance, drawn with cairo onto an SVG and a PNG surface from the same data:
+/// one row per attempt, one column per performance case, each cell coloured by its
+/// speedup over the initial kernel (green faster, red slower, log scale), rejected
+/// attempts grey with their reason class. heatmap_data also feeds the best-so-far chart
+/// (progress_chart), which write_heatmap draws beside it.
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "orchestrator/artifacts/chart_drawing.hpp"
 #include "orchestrator/search/search_loop.hpp"
 
 namespace cuopt {
@@ -32,19 +32,6 @@ void write_heatmap(const heatmap_data& data, const std::filesystem::path& folder
 
 /// The one-letter class drawn in a rejected cell, e.g. compile_error -> "C".
 std::string reason_letter(verdict v);
-
-/// The pictures' text: sans-serif at `size` pixels.
-struct text_style {
-    double size = 11;
-    bool bold = false;
-};
-
-/// How far `s` advances in `style` (cairo's text extents), in pixels.
-double text_width(const std::string& s, text_style style);
-
-/// `s` when it fits in `max_width`, else its start and end around a "…" that fit (whole
-/// UTF-8 characters), so both an attempt's number and its last option stay readable.
-std::string fit_text(const std::string& s, double max_width, text_style style);
 
 /// Where the heatmap's parts go, from measured text: the label column as wide as the
 /// widest label (labels beyond k_max_label_width lose their middle), each column as wide

@@ -1,10 +1,8 @@
 #pragma once
 /// The run folder and what goes in it: results/run-NNN (next free number, never an
-/// existing one), history.json rewritten atomically after every attempt, summary.json,
-/// run.json, the winner standing alone (best.cu with its defines and a comment saying how
-/// to compile and launch it, best.json with the same as data) and one self-contained
-/// replay request per case (best-case-N.json). Serialisation only: the search decides,
-/// this writes.
+/// existing one), history.json rewritten atomically after every attempt, summary.json and
+/// run.json. The winner's standalone files (best.cu, best.json, best-case-N.json) are
+/// written by winner_files. Serialisation only: the search decides, this writes.
 
 #include <filesystem>
 #include <map>
@@ -47,20 +45,6 @@ std::string summary_json(const search_outcome& outcome, const manifest& m,
                          const std::string& model_json = "null",
                          const evidence_report* evidence = nullptr);
 std::string run_json(const run_info& info, const search_outcome& outcome);
-
-/// Writes best.cu, best.json and best-case-N.json (N = case index) for the best attempt.
-void write_best(const std::filesystem::path& run, const search_outcome& outcome, const manifest& m,
-                const attempt_evaluator& evaluator);
-
-/// best.cu: a comment block (run, iteration, attempt, speedup, entry, compile options, the
-/// launch per case as numbers and expressions), then the defines the harness passed as
-/// -DNAME=VALUE (and the -D/-U compile options, in NVRTC's order) as #define/#undef lines,
-/// then the winning source: the same kernel with or without those options. Needs a best.
-std::string best_source_text(const search_outcome& outcome, const manifest& m,
-                             const std::filesystem::path& run);
-/// best.json (schemas/best.schema.json): the winner as data. Needs a best.
-std::string best_json(const search_outcome& outcome, const manifest& m,
-                      const std::filesystem::path& run);
 
 /// "2026-11-30T03:40:00Z".
 std::string utc_now();

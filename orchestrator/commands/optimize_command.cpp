@@ -12,6 +12,7 @@
 #include "orchestrator/artifacts/console_report.hpp"
 #include "orchestrator/artifacts/heatmap.hpp"
 #include "orchestrator/artifacts/run_artifacts.hpp"
+#include "orchestrator/artifacts/winner_files.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/commands/model_settings.hpp"
 #include "orchestrator/commands/oracle.hpp"

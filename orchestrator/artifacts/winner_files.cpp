@@ -1,0 +1,300 @@
+#include "orchestrator/artifacts/winner_files.hpp"
+
+#include <array>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/contract/request_writer.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+using rapidjson::Value;
+using allocator = rapidjson::Document::AllocatorType;
+
+namespace {
+
+// The defines the harness was given for a candidate: its own, then the tunables it does not
+// define itself (as attempt_evaluator::make_request builds the request).
+std::map<std::string, std::string> harness_defines(const candidate& c) {
+    std::map<std::string, std::string> d = c.defines;
+    for (const auto& [k, v] : c.tunables) d.emplace(k, std::to_string(v));
+    return d;
+}
+
+// The tunable values a candidate's launch expressions see: the manifest's first values, then
+// the candidate's own.
+std::map<std::string, std::int64_t> bound_tunables(const candidate& c, const manifest& m) {
+    std::map<std::string, std::int64_t> t = m.default_tunables();
+    for (const auto& [k, v] : c.tunables) t[k] = v;
+    return t;
+}
+
+const launch_expressions& default_launch(const candidate& c, const manifest& m) {
+    return c.launch ? *c.launch : m.launch;
+}
+
+// One case as the winner launches it: the expressions it uses and what they evaluate to.
+struct case_launch {
+    const manifest_case* mc = nullptr;
+    const launch_expressions* expressions = nullptr;
+    launch_config numbers;
+};
+
+std::vector<case_launch> case_launches(const candidate& c, const manifest& m) {
+    const auto tunables = bound_tunables(c, m);
+    std::vector<case_launch> out;
+    for (const manifest_case& mc : m.cases) {
+        case_launch& cl = out.emplace_back();
+        cl.mc = &mc;
+        cl.expressions = &launch_for(c, m, mc);
+        cl.numbers = evaluate_launch(*cl.expressions, m.variables(mc, tunables));
+    }
+    return out;
+}
+
+Value texts(const std::array<std::string, 3>& v, allocator& a) {
+    Value out(rapidjson::kArrayType);
+    for (const auto& x : v) out.PushBack(json_text(x, a), a);
+    return out;
+}
+
+Value numbers(const std::array<unsigned, 3>& v, allocator& a) {
+    Value out(rapidjson::kArrayType);
+    for (unsigned x : v) out.PushBack(x, a);
+    return out;
+}
+
+Value expressions_json(const launch_expressions& l, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("grid", texts(l.grid, a), a);
+    v.AddMember("block", texts(l.block, a), a);
+    v.AddMember("dynamic_shared_bytes", json_text(l.dynamic_shared_bytes, a), a);
+    return v;
+}
+
+Value case_launch_json(const case_launch& cl, std::size_t index, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("name", json_text(cl.mc->name, a), a);
+    v.AddMember("kind",
+                json_text(cl.mc->kind == case_kind::performance ? "performance" : "correctness", a),
+                a);
+    Value params(rapidjson::kObjectType);
+    for (const auto& [k, x] : cl.mc->params)
+        params.AddMember(json_text(k, a), Value(static_cast<int64_t>(x)), a);
+    v.AddMember("params", params, a);
+    v.AddMember("grid", numbers(cl.numbers.grid, a), a);
+    v.AddMember("block", numbers(cl.numbers.block, a), a);
+    v.AddMember("dynamic_shared_bytes", cl.numbers.dynamic_shared_bytes, a);
+    v.AddMember("launch", expressions_json(*cl.expressions, a), a);
+    v.AddMember("replay_request", json_text("best-case-" + std::to_string(index) + ".json", a), a);
+    return v;
+}
+
+double speedup_of(const attempt_result& r) {
+    return r.speedup_vs_initial.value_or(1.0);
+}
+
+// Text that stays on one comment line: no line breaks, and no backslash that could splice
+// the next line (a #define) into the comment.
+std::string comment_text(std::string s) {
+    for (char& ch : s)
+        if (ch == '\n' || ch == '\r')
+            ch = ' ';
+        else if (ch == '\\')
+            ch = '/';
+    return s;
+}
+
+std::string joined_list(const std::array<std::string, 3>& v) {
+    return "[" + v[0] + ", " + v[1] + ", " + v[2] + "]";
+}
+
+std::string joined_list(const std::array<unsigned, 3>& v) {
+    return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
+           "]";
+}
+
+std::string expressions_text(const launch_expressions& l) {
+    std::string s = "grid " + joined_list(l.grid) + "  block " + joined_list(l.block);
+    if (l.dynamic_shared_bytes != "0") s += "  dynamic shared bytes " + l.dynamic_shared_bytes;
+    return s;
+}
+
+bool same_launch(const launch_expressions& x, const launch_expressions& y) {
+    return x.grid == y.grid && x.block == y.block &&
+           x.dynamic_shared_bytes == y.dynamic_shared_bytes;
+}
+
+// "//     perf-256 (m=256 n=256 k=256): grid [8, 16, 1]  block [32, 16, 1]", with the case's own
+// expressions when they are not the default launch.
+std::string case_comment(const case_launch& cl, const launch_expressions& fallback) {
+    std::string s = "//     " + cl.mc->name;
+    std::string params;
+    for (const auto& [k, x] : cl.mc->params)
+        params += (params.empty() ? "" : " ") + k + "=" + std::to_string(x);
+    if (!params.empty()) s += " (" + params + ")";
+    s += ": grid " + joined_list(cl.numbers.grid) + "  block " + joined_list(cl.numbers.block);
+    if (cl.numbers.dynamic_shared_bytes != 0)
+        s += "  dynamic shared bytes " + std::to_string(cl.numbers.dynamic_shared_bytes);
+    if (!same_launch(*cl.expressions, fallback))
+        s += "  (its own launch: " + expressions_text(*cl.expressions) + ")";
+    return comment_text(s) + "\n";
+}
+
+// A -D/-U compile option as the preprocessor line it stands for; "" for any other option.
+// NVRTC reads the options in order after the request's defines, so these lines follow them.
+std::string macro_line(const std::string& option) {
+    auto after = [&option](const char* prefix) -> std::optional<std::string> {
+        const std::string p = prefix;
+        if (option.size() > p.size() && option.compare(0, p.size(), p) == 0)
+            return option.substr(p.size());
+        return std::nullopt;
+    };
+    for (const char* prefix : {"--define-macro=", "-D"})
+        if (const auto def = after(prefix)) {
+            const auto eq = def->find('=');
+            return "#define " + def->substr(0, eq) + " " +
+                   (eq == std::string::npos ? "1" : def->substr(eq + 1));
+        }
+    for (const char* prefix : {"--undefine-macro=", "-U"})
+        if (const auto name = after(prefix)) return "#undef " + *name;
+    return "";
+}
+
+// A #define on one line (a value's backslashes stay: they may be the value's own).
+std::string one_line(std::string s) {
+    for (char& ch : s)
+        if (ch == '\n' || ch == '\r') ch = ' ';
+    return s;
+}
+
+// The #define lines for the defines the harness passed as -DNAME=VALUE (the same as defining
+// them before the source's first line), then the -D/-U compile options in their order.
+std::string macro_lines(const candidate& c) {
+    std::string out;
+    for (const auto& [k, v] : harness_defines(c)) out += one_line("#define " + k + " " + v) + "\n";
+    for (const std::string& o : c.compile_options)
+        if (const std::string line = macro_line(o); !line.empty()) out += one_line(line) + "\n";
+    return out;
+}
+
+std::string options_comment(const candidate& c) {
+    std::string opts;
+    bool macros = false;
+    for (const std::string& o : c.compile_options) {
+        opts += (opts.empty() ? "" : " ") + o;
+        macros |= !macro_line(o).empty();
+    }
+    if (opts.empty())
+        return "//   compile options: none (the harness adds --std=c++17 and the device's arch)\n";
+    return comment_text("//   compile options: " + opts) + "\n" +
+           (macros ? "//     (the -D/-U among them are already applied below; passing them again "
+                     "is harmless)\n"
+                   : "");
+}
+
+std::string winner_comment(const attempt_result& r, const manifest& m, const fs::path& run) {
+    const candidate& c = r.cand;
+    char speedup[64];
+    std::snprintf(speedup, sizeof speedup, "%.3fx", speedup_of(r));
+    std::string s =
+        "// best.cu: the winning kernel of a cuda-optimizer run, standing alone.\n" +
+        comment_text("//   from: " + absolute_path(run) + ", iteration " +
+                     std::to_string(r.iteration) + ", attempt " + std::to_string(r.attempt) + " (" +
+                     to_string(c.proposer) + ": " + c.label + ")") +
+        "\n//   speedup: " + speedup +
+        " geomean over the initial kernel (medians of the performance cases in the search)\n" +
+        comment_text("//   entry: " + c.entry) + "\n" + options_comment(c) +
+        (macro_lines(c).empty()
+             ? "//   defines: none\n"
+             : "//   defines: the #define lines below; the harness passed them as -DNAME=VALUE\n");
+    const launch_expressions& fallback = default_launch(c, m);
+    std::string tunables;
+    for (const auto& [k, x] : bound_tunables(c, m))
+        tunables += (tunables.empty() ? "" : " ") + k + "=" + std::to_string(x);
+    s += comment_text("//   launch: " + expressions_text(fallback) +
+                      (tunables.empty() ? "" : "  with " + tunables)) +
+         "\n//   per case (grid and block as numbers):\n";
+    for (const case_launch& cl : case_launches(c, m)) s += case_comment(cl, fallback);
+    return s +
+           "//   replay: cuda-harness best-case-N.json (one case each); best.json holds all of "
+           "this as data\n";
+}
+
+}  // namespace
+
+void add_winner_fields(Value& v, const candidate& c, const manifest& m, allocator& a) {
+    v.AddMember("entry", json_text(c.entry, a), a);
+    Value defines(rapidjson::kObjectType);
+    for (const auto& [k, val] : harness_defines(c))
+        defines.AddMember(json_text(k, a), json_text(val, a), a);
+    v.AddMember("defines", defines, a);
+    Value opts(rapidjson::kArrayType);
+    for (const auto& o : c.compile_options) opts.PushBack(json_text(o, a), a);
+    v.AddMember("compile_options", opts, a);
+    Value tunables(rapidjson::kObjectType);
+    for (const auto& [k, x] : bound_tunables(c, m))
+        tunables.AddMember(json_text(k, a), Value(static_cast<int64_t>(x)), a);
+    v.AddMember("tunables", tunables, a);
+    v.AddMember("launch", expressions_json(default_launch(c, m), a), a);
+    Value cases(rapidjson::kArrayType);
+    const auto launches = case_launches(c, m);
+    for (std::size_t i = 0; i < launches.size(); ++i)
+        cases.PushBack(case_launch_json(launches[i], i, a), a);
+    v.AddMember("cases", cases, a);
+}
+
+std::string best_source_text(const search_outcome& o, const manifest& m, const fs::path& run) {
+    const attempt_result& r = o.history[o.best.value()];
+    // A byte-order mark stays the file's first bytes.
+    static const std::string k_bom = "\xEF\xBB\xBF";
+    const bool bom = r.cand.source.compare(0, k_bom.size(), k_bom) == 0;
+    return (bom ? k_bom : "") + winner_comment(r, m, run) + macro_lines(r.cand) +
+           r.cand.source.substr(bom ? k_bom.size() : 0);
+}
+
+std::string best_json(const search_outcome& o, const manifest& m, const fs::path& run) {
+    const attempt_result& r = o.history[o.best.value()];
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("schema_version", 1, a);
+    doc.AddMember("run_dir", json_text(absolute_path(run), a), a);
+    doc.AddMember("source_file", Value("best.cu"), a);
+    doc.AddMember("iteration", r.iteration, a);
+    doc.AddMember("attempt", r.attempt, a);
+    doc.AddMember("proposer", rapidjson::StringRef(to_string(r.cand.proposer)), a);
+    doc.AddMember("label", json_text(r.cand.label, a), a);
+    doc.AddMember("speedup_vs_initial", speedup_of(r), a);
+    doc.AddMember("geomean_ms", json_number(r.geomean_ms), a);
+    add_winner_fields(doc, r.cand, m, a);
+    return to_pretty_json(doc);
+}
+
+void write_best(const fs::path& run, const search_outcome& o, const manifest& m,
+                const attempt_evaluator& evaluator) {
+    if (!o.best) return;
+    const candidate& best = o.history[*o.best].cand;
+    write_file_atomic(run / "best.cu", best_source_text(o, m, run));
+    write_file_atomic(run / "best.json", best_json(o, m, run));
+    for (std::size_t i = 0; i < m.cases.size(); ++i) {
+        attempt_evaluator::request_paths paths;
+        paths.source_file = "best.cu";
+        paths.inputs_prefix = "inputs/";
+        paths.outputs_prefix = "replay/";
+        paths.only_case = m.cases[i].name;
+        write_file_atomic(run / ("best-case-" + std::to_string(i) + ".json"),
+                          write_request_json(evaluator.make_request(best, paths, false)));
+    }
+}
+
+std::string absolute_path(const fs::path& p) {
+    return fs::absolute(p).lexically_normal().string();
+}
+
+}  // namespace cuopt
