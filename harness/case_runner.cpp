@@ -145,8 +145,7 @@ std::function<void()> kernel_launcher::bind(const run_case& c,
 
 case_runner::case_runner(const device_fingerprint& device, const support_kernels& support,
                          case_launcher& launcher, const timing_config& timing, bool hold_stream)
-    : m_device(device),
-      m_support(support),
+    : m_support(support),
       m_launcher(launcher),
       m_timing(timing),
       m_stream(make_stream()),

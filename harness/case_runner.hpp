@@ -130,7 +130,6 @@ class case_runner {
     void save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
                       std::uint64_t launch_index, case_outcome& out) const;
 
-    const device_fingerprint& m_device;
     const support_kernels& m_support;
     case_launcher& m_launcher;
     timing_config m_timing;

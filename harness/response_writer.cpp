@@ -54,7 +54,7 @@ Value compile_json(const harness_report& r, allocator& a) {
     v.AddMember("cubin_sha256", c.ok ? json_text(c.cubin_sha256, a) : Value(), a);
     Value res(rapidjson::kObjectType);
     const auto& p = c.ptxas;
-    auto num = [&a](long long x) { return x < 0 ? Value() : Value(static_cast<int64_t>(x)); };
+    auto num = [](long long x) { return x < 0 ? Value() : Value(static_cast<int64_t>(x)); };
     res.AddMember("registers", r.attributes ? Value(r.attributes->registers) : num(p.registers), a);
     res.AddMember(
         "static_shared_bytes",
