@@ -67,14 +67,7 @@ std::string progress_line(const attempt_result& r, const search_outcome& o, int 
 
 std::string verdict_line(const search_outcome& o, const evidence_report& ev,
                          const std::string& run_name, double wall_s) {
-    std::map<std::string, int> rejected;
-    int valid = 0;
-    for (const attempt_result& r : o.history) {
-        if (r.verdict == verdict::valid)
-            ++valid;
-        else
-            ++rejected[to_string(r.verdict)];
-    }
+    const auto [valid, rejected] = o.counts();
     char tail[160];
     std::snprintf(tail, sizeof tail, "; %zu attempt%s, %d valid, %zu rejected", o.history.size(),
                   o.history.size() == 1 ? "" : "s", valid,

@@ -248,14 +248,7 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     }
     doc.AddMember("cases", cases, a);
     Value counts(rapidjson::kObjectType);
-    std::map<std::string, int> rejected;
-    int valid = 0;
-    for (const auto& r : o.history) {
-        if (r.verdict == verdict::valid)
-            ++valid;
-        else
-            ++rejected[to_string(r.verdict)];
-    }
+    const auto [valid, rejected] = o.counts();
     counts.AddMember("attempts", static_cast<int>(o.history.size()), a);
     counts.AddMember("valid", valid, a);
     Value rej(rapidjson::kObjectType);

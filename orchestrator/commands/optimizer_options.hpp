@@ -8,6 +8,7 @@
 
 #include "common/request.hpp"
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
+#include "orchestrator/model/docs_library.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 #include "orchestrator/search/search_loop.hpp"
 
@@ -50,7 +51,7 @@ struct optimizer_options {
         5000000;                   // prompt + completion per run; budget_exhausted when spent
     bool use_nsight = false;       // offer the model an ncu profile tool
     bool nvidia_research = false;  // offer the model the nvidia_docs tool
-    std::string docs_hosts = "docs.nvidia.com";  // comma-separated allow-list (and subdomains)
+    std::string docs_hosts = k_nvidia_docs_host;  // comma-separated allow-list (and subdomains)
     std::string docs_pages;     // comma-separated pages a query searches ("" = guides)
     std::string docs_cache;     // "" = $XDG_CACHE_HOME or ~/.cache/cuda-optimizer/docs
     int docs_max_fetches = 20;  // documentation pages fetched per run

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 using rapidjson::Value;
 
 std::vector<std::string> default_guide_pages(const std::string& cc) {
-    const std::string base = "https://docs.nvidia.com/cuda/";
+    const std::string base = std::string("https://") + k_nvidia_docs_host + "/cuda/";
     std::vector<std::string> pages = {base + "cuda-c-programming-guide/index.html",
                                       base + "cuda-c-best-practices-guide/index.html",
                                       base + "parallel-thread-execution/index.html"};

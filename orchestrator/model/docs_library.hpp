@@ -21,14 +21,17 @@
 
 namespace cuopt {
 
+/// NVIDIA's documentation host: the allow-list's default (its subdomains too).
+inline constexpr const char* k_nvidia_docs_host = "docs.nvidia.com";
+
 struct docs_settings {
-    std::vector<std::string> allowed_hosts{"docs.nvidia.com"};  // and their subdomains
-    std::vector<std::string> guide_pages;                       // what a query searches
-    std::filesystem::path cache_dir;                            // "" = no disk cache
-    std::size_t max_result_chars = 8000;                        // per tool answer
-    std::size_t max_page_bytes = 48u << 20;                     // the PTX ISA page is ~10 MB
-    int max_fetches = 20;                                       // network fetches per run
-    std::chrono::milliseconds timeout{60000};                   // per fetch
+    std::vector<std::string> allowed_hosts{k_nvidia_docs_host};  // and their subdomains
+    std::vector<std::string> guide_pages;                        // what a query searches
+    std::filesystem::path cache_dir;                             // "" = no disk cache
+    std::size_t max_result_chars = 8000;                         // per tool answer
+    std::size_t max_page_bytes = 48u << 20;                      // the PTX ISA page is ~10 MB
+    int max_fetches = 20;                                        // network fetches per run
+    std::chrono::milliseconds timeout{60000};                    // per fetch
 };
 
 /// The guide pages a query searches on a device of this compute capability ("9.0"): the CUDA

@@ -36,6 +36,22 @@ struct search_outcome {
     stop_reason stop = stop_reason::max_iterations;
     std::string error;
 
+    /// How many attempts are valid, and the rejected ones by verdict name.
+    struct verdict_counts {
+        int valid = 0;
+        std::map<std::string, int> rejected;
+    };
+    verdict_counts counts() const {
+        verdict_counts c;
+        for (const attempt_result& r : history) {
+            if (r.verdict == verdict::valid)
+                ++c.valid;
+            else
+                ++c.rejected[to_string(r.verdict)];
+        }
+        return c;
+    }
+
     /// The median latency of one case in one attempt (nullopt: no such attempt, or not timed).
     std::optional<double> median_ms(std::optional<std::size_t> attempt,
                                     const std::string& case_name) const {
