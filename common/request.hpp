@@ -98,11 +98,32 @@ struct run_case {
     std::vector<kernel_arg> args;
 };
 
+/// How many timed launches a case gets: always `iterations` (fixed), or as many as it takes for
+/// the median's noise to reach target_rse (adaptive), with `iterations` as the cap.
+enum class timing_mode { fixed, adaptive };
+inline constexpr auto k_timing_modes = make_name_table<timing_mode>(
+    {{timing_mode::fixed, "fixed"}, {timing_mode::adaptive, "adaptive"}});
+
+/// Which clock times a launch: CUPTI's kernel records where CUPTI loads and is free (auto),
+/// or CUDA events only (events). Both channels are measured whenever CUPTI is on.
+enum class timer_choice { automatic, events };
+inline constexpr auto k_timer_choices = make_name_table<timer_choice>(
+    {{timer_choice::automatic, "auto"}, {timer_choice::events, "events"}});
+
 struct timing_config {
     int warmup = 10;
+    /// fixed: the timed launches; adaptive: the most timed launches. Either way the checked
+    /// launch (outputs kept) is launch warmup + iterations after the case's base.
     int iterations = 100;
     bool flush_l2 = true;
     bool fresh_inputs = false;
+    timing_mode mode = timing_mode::fixed;
+    timer_choice timer = timer_choice::automatic;
+    // adaptive only: stop once at least min_samples samples and min_time_ms of summed sample
+    // time are in and the median's relative standard error is at most target_rse.
+    int min_samples = 20;
+    double min_time_ms = 10;
+    double target_rse = 0.005;
 };
 
 struct kernel_spec {

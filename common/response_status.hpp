@@ -49,12 +49,15 @@ constexpr response_status status_for(exit_code code) {
 }
 
 /// How one case of a request ended in the harness.
-enum class case_run_status { ok, cuda_error, invalid_launch, skipped };
+/// invalid_timing: a timed sample held more than the case's own kernel (CUPTI saw another
+/// kernel run inside it), so no sample of the case can be trusted.
+enum class case_run_status { ok, cuda_error, invalid_launch, invalid_timing, skipped };
 
 inline constexpr auto k_case_run_statuses =
     make_name_table<case_run_status>({{case_run_status::ok, "ok"},
                                       {case_run_status::cuda_error, "cuda_error"},
                                       {case_run_status::invalid_launch, "invalid_launch"},
+                                      {case_run_status::invalid_timing, "invalid_timing"},
                                       {case_run_status::skipped, "skipped"}});
 
 }  // namespace cuopt
