@@ -144,7 +144,7 @@ std::function<void()> kernel_launcher::bind(const run_case& c,
 }
 
 case_runner::case_runner(const device_fingerprint& device, const support_kernels& support,
-                         case_launcher& launcher, const timing_config& timing, bool hold_stream)
+                         case_launcher& launcher, const timing_config& timing, const clocks& clocks)
     : m_support(support),
       m_launcher(launcher),
       m_timing(timing),
@@ -153,7 +153,9 @@ case_runner::case_runner(const device_fingerprint& device, const support_kernels
                        ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2
                        : 16),
       m_flush_sink(sizeof(unsigned)),
-      m_timer(support, m_stream.get(), hold_stream) {
+      m_clocks(clocks),
+      m_timer(support, m_stream.get(), clocks.hold_stream,
+              timing.timer == timer_choice::events ? nullptr : clocks.trace) {
     if (timing.flush_l2)
         CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), 0, m_l2_scratch.bytes() / 4, m_stream.get()));
 }
@@ -263,6 +265,31 @@ void case_runner::save_outputs(const run_case& c, const std::vector<live_buffer>
     }
 }
 
+bool case_runner::record_samples(timed_samples t, case_outcome& out) const {
+    out.stream_held = t.stream_held;
+    out.stream_hold_timed_out = t.stream_hold_timed_out;
+    if (!t.problem.empty()) {
+        out.status = case_run_status::invalid_timing;
+        out.error = "case '" + out.name + "': " + t.problem +
+                    "; a timed sample must hold the case's kernel alone";
+        return false;
+    }
+    const bool cupti = !t.cupti_ms.empty();
+    out.timer = cupti ? "cupti" : "events";
+    out.timer_note = cupti                                    ? ""
+                     : !t.cupti_note.empty()                  ? t.cupti_note
+                     : m_timing.timer == timer_choice::events ? "timing.timer is events"
+                                                              : m_clocks.trace_note;
+    out.samples_ms = t.primary();
+    out.iterations = static_cast<int>(out.samples_ms.size());
+    out.rule = t.rule;
+    out.stats_ms = summarize(out.samples_ms);
+    out.relative_standard_error = median_relative_standard_error(out.samples_ms);
+    out.event_samples_ms = std::move(t.event_ms);
+    out.cupti_samples_ms = std::move(t.cupti_ms);
+    return true;
+}
+
 case_outcome case_runner::run(const run_case& c) {
     case_outcome out;
     out.name = c.name;
@@ -290,17 +317,22 @@ case_outcome case_runner::run(const run_case& c) {
             launch();
         }
         CU_CALL(cuStreamSynchronize(stream));
+        if (m_clocks.monitor) out.state_before = m_clocks.monitor->read();
         timed_samples t = m_timer.time(
-            m_timing.iterations, commands_per_launch(buffers),
+            m_timing, commands_per_launch(buffers), m_launcher.single_kernel(),
             [&] {
                 ++launch_index;
                 prepare(buffers, launch_index, launch_index == checked);
             },
             launch);
-        out.samples_ms = std::move(t.samples_ms);
-        out.stream_held = t.stream_held;
-        out.stream_hold_timed_out = t.stream_hold_timed_out;
-        out.stats_ms = summarize(out.samples_ms);
+        if (m_clocks.monitor) out.state_after = m_clocks.monitor->read();
+        if (!record_samples(std::move(t), out)) return out;
+        if (launch_index < checked) {  // adaptive, stopped early: the checked launch, untimed
+            launch_index = checked;
+            prepare(buffers, launch_index, true);
+            launch();
+            CU_CALL(cuStreamSynchronize(stream));
+        }
     }
     out.checked_launch_index = launch_index;
     // The outputs of the last launch, and the inputs that launch saw, go to disk.

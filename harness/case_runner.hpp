@@ -16,7 +16,8 @@
 #include "common/response_status.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/device_info.hpp"
-#include "harness/event_timer.hpp"
+#include "harness/gpu_state.hpp"
+#include "harness/launch_timer.hpp"
 #include "harness/sample_statistics.hpp"
 #include "harness/support_kernels.hpp"
 
@@ -38,8 +39,14 @@ struct case_outcome {
     std::string error;
     bool measured = false;
     int warmup = 0, iterations = 0;
-    std::vector<double> samples_ms;
+    std::vector<double> samples_ms;  // the primary channel's (timer)
     sample_statistics stats_ms;
+    std::string timer = "events";  // or "cupti": the clock samples_ms came from
+    std::string timer_note;        // why events, where CUPTI was meant to time the case
+    std::vector<double> event_samples_ms, cupti_samples_ms;  // both channels (cupti: may be empty)
+    stop_rule rule = stop_rule::fixed;
+    std::optional<double> relative_standard_error;       // of the primary median
+    std::optional<gpu_state> state_before, state_after;  // around the timed loop (NVML)
     std::string entry;                       // a vendor call's "cublas:sgemm"; "" for a kernel
     std::uint64_t checked_launch_index = 0;  // launch whose inputs/outputs were kept
     bool stream_held = false;                // timed launches were queued behind a held stream
@@ -83,6 +90,8 @@ class case_launcher {
                                        CUstream stream) = 0;
     /// What the response calls the case's entry ("" for a kernel: its compile block says).
     virtual std::string entry(const run_case& c) const = 0;
+    /// Whether one launch is exactly one grid (a kernel); a library call may run several.
+    virtual bool single_kernel() const { return true; }
 };
 
 /// Launches the compiled kernel with the case's grid, block, shared memory and arguments.
@@ -99,10 +108,18 @@ class kernel_launcher : public case_launcher {
 
 class case_runner {
   public:
-    /// hold_stream: queue each batch of timed launches behind a spinning kernel so host
-    /// launch latency never lands in a sample. Off under profilers, which serialise launches.
+    /// How a case is timed and watched, beside its timing config.
+    struct clocks {
+        /// Queue each batch of timed launches behind a spinning kernel so host launch latency
+        /// never lands in a sample. Off under profilers, which serialise launches.
+        bool hold_stream = true;
+        kernel_trace* trace = nullptr;         // CUPTI's kernel records; null: events only
+        std::string trace_note;                // why there is no trace, where one was wanted
+        const gpu_monitor* monitor = nullptr;  // NVML; null or unavailable: no GPU state
+    };
+
     case_runner(const device_fingerprint& device, const support_kernels& support,
-                case_launcher& launcher, const timing_config& timing, bool hold_stream);
+                case_launcher& launcher, const timing_config& timing, const clocks& clocks);
 
     /// Runs the case (launch indices start at its launch_index_base). Throws cuda_error for a CUDA
     /// failure (the caller decides whether the context survived); throws std::runtime_error for an
@@ -129,6 +146,9 @@ class case_runner {
     /// The outputs of the last launch, and the inputs it saw (reference runs), to disk.
     void save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
                       std::uint64_t launch_index, case_outcome& out) const;
+    /// The timed loop's samples into `out`: the primary channel, both channels, the rule
+    /// that ended it and the GPU's state around it. False: invalid_timing (out says why).
+    bool record_samples(timed_samples t, case_outcome& out) const;
 
     const support_kernels& m_support;
     case_launcher& m_launcher;
@@ -136,7 +156,8 @@ class case_runner {
     stream_handle m_stream;
     device_buffer m_l2_scratch;  // twice the L2 size, zeroed, read before every launch
     device_buffer m_flush_sink;
-    event_timer m_timer;
+    clocks m_clocks;
+    launch_timer m_timer;
 };
 
 }  // namespace cuopt

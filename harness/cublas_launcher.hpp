@@ -26,6 +26,7 @@ class cublas_launcher : public case_launcher {
                                CUstream stream) override;
     /// "cublas:sgemm".
     std::string entry(const run_case& c) const override;
+    bool single_kernel() const override { return false; }  // cuBLAS may run several grids
 
     const cublas_api& api() const { return m_api; }
     static constexpr const char* k_math_mode = "CUBLAS_DEFAULT_MATH";

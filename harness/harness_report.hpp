@@ -50,6 +50,13 @@ struct harness_report {
     std::optional<vendor_report> vendor;    // vendor requests, once the library loaded
     std::optional<kernel_attributes> attributes;
     std::optional<timing_config> timing;
+    // The clock that times launches (the response's "timer" block): CUPTI where it loaded
+    // and is free, else CUDA events with the reason.
+    std::string timer = "events";
+    std::string timer_note;
+    std::string timer_library;
+    bool gpu_monitor = false;  // NVML read the GPU's state around each timed loop
+    std::string gpu_monitor_note;
     std::vector<case_outcome> cases;
     double wall_ms = 0;
     std::vector<std::pair<std::string, double>> phases_ms;  // where the wall time went, in order

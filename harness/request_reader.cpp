@@ -318,16 +318,15 @@ request read_request(const fs::path& file, const std::vector<fs::path>& also_rea
         if (t.HasMember("iterations")) req.timing.iterations = t["iterations"].GetInt();
         if (t.HasMember("flush_l2")) req.timing.flush_l2 = t["flush_l2"].GetBool();
         if (t.HasMember("fresh_inputs")) req.timing.fresh_inputs = t["fresh_inputs"].GetBool();
-        if (t.HasMember("mode")) req.timing.mode = k_timing_modes.parse(t["mode"].GetString());
-        if (t.HasMember("timer")) req.timing.timer = k_timer_choices.parse(t["timer"].GetString());
+        if (t.HasMember("mode")) req.timing.mode = *k_timing_modes.parse(t["mode"].GetString());
+        if (t.HasMember("timer")) req.timing.timer = *k_timer_choices.parse(t["timer"].GetString());
         if (t.HasMember("min_samples")) req.timing.min_samples = t["min_samples"].GetInt();
         if (t.HasMember("min_time_ms")) req.timing.min_time_ms = t["min_time_ms"].GetDouble();
         if (t.HasMember("target_rse")) req.timing.target_rse = t["target_rse"].GetDouble();
         if (req.timing.mode == timing_mode::adaptive &&
             req.timing.min_samples > req.timing.iterations)
             root.at("timing.min_samples")
-                .fail(std::to_string(req.timing.min_samples) +
-                      " is more than timing.iterations (" +
+                .fail(std::to_string(req.timing.min_samples) + " is more than timing.iterations (" +
                       std::to_string(req.timing.iterations) +
                       "), the most timed launches an adaptive case gets; expected at most that");
     }

@@ -1,9 +1,11 @@
 #include "harness/request_runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <memory>
 
 #include "common/json_document.hpp"
@@ -123,14 +125,53 @@ bool should_hold_stream(const harness_options& o) {
     return !o.no_stream_hold && !(injection && *injection);
 }
 
-void run_cases_phase(const request& req, case_launcher& launcher, bool hold_stream,
+bool any_measured(const request& req) {
+    return std::any_of(req.cases.begin(), req.cases.end(),
+                       [](const run_case& c) { return c.measure; });
+}
+
+// The clocks a request's cases are timed and watched with: CUPTI unless events were asked
+// for, nothing is timed, or a profiler is injected (it owns CUPTI); NVML where it loads.
+case_runner::clocks clocks_phase(const request& req, const harness_options& o,
+                                 harness_report& report,
+                                 const std::function<void(const char*)>& lap) {
+    case_runner::clocks clocks;
+    clocks.hold_stream = should_hold_stream(o);
+    if (!any_measured(req)) {
+        report.timer_note = "no case is measured";
+        return clocks;
+    }
+    const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+    if (req.timing.timer == timer_choice::events)
+        report.timer_note = "timing.timer is events";
+    else if (injection && *injection)
+        report.timer_note =
+            "a profiler is injected (CUDA_INJECTION64_PATH) and owns CUPTI; CUDA events time "
+            "the launches";
+    else if ((clocks.trace = kernel_trace::start(&report.timer_note))) {
+        report.timer = "cupti";
+        report.timer_library = clocks.trace->library();
+    }
+    clocks.trace_note = report.timer_note;
+    lap("cupti_init");
+    static const gpu_monitor monitor(report.device->uuid, report.device->pci_bus_id);
+    report.gpu_monitor = monitor.available();
+    report.gpu_monitor_note = monitor.note();
+    clocks.monitor = &monitor;
+    lap("gpu_monitor");
+    return clocks;
+}
+
+void run_cases_phase(const request& req, case_launcher& launcher, const case_runner::clocks& clocks,
                      harness_report& report) {
     const support_kernels support(report.device->sm_count);
-    case_runner runner(*report.device, support, launcher, req.timing, hold_stream);
+    case_runner runner(*report.device, support, launcher, req.timing, clocks);
     for (std::size_t i = 0; i < req.cases.size(); ++i) {
         case_outcome& slot = report.cases[i];
         try {
             slot = runner.run(req.cases[i]);
+            if (slot.status == case_run_status::invalid_timing)
+                report.fail(exit_code::case_failed, slot.error);
         } catch (const cuda_error& e) {
             slot.status = case_run_status::cuda_error;
             slot.error = e.what();
@@ -160,7 +201,8 @@ void run_kernel_phases(const request& req, const harness_options& o, harness_rep
     lap("context_and_module");
     if (!check_cases_phase(req, kernel, report)) return;
     kernel_launcher launcher(kernel);
-    run_cases_phase(req, launcher, should_hold_stream(o), report);
+    const case_runner::clocks clocks = clocks_phase(req, o, report, lap);
+    run_cases_phase(req, launcher, clocks, report);
     lap("run_cases");
 }
 
@@ -187,7 +229,8 @@ void run_vendor_phases(const request& req, const harness_options& o, harness_rep
                                   launcher->api().version, cublas_launcher::k_math_mode,
                                   cublas_launcher::notes()};
     lap("context_and_library");
-    run_cases_phase(req, *launcher, should_hold_stream(o), report);
+    const case_runner::clocks clocks = clocks_phase(req, o, report, lap);
+    run_cases_phase(req, *launcher, clocks, report);
     lap("run_cases");
 }
 
@@ -213,6 +256,10 @@ harness_report run_request(const harness_options& o) {
                 .count();
         return report;
     };
+    // NVML starts on its own thread (nvmlInit can take tens of milliseconds); the cases wait
+    // for it only if it is still loading when they start.
+    std::future<void> nvml;
+    if (!o.compile_only) nvml = std::async(std::launch::async, [] { load_gpu_monitor(); });
     try {
         const std::optional<request> req = read_phase(o, report);
         lap("read_request");

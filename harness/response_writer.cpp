@@ -2,6 +2,7 @@
 
 #include "common/json_document.hpp"
 #include "harness/device_measurement.hpp"
+#include "harness/gpu_state.hpp"
 #include "harness/harness_report.hpp"
 
 namespace cuopt {
@@ -72,30 +73,112 @@ Value compile_json(const harness_report& r, allocator& a) {
     return v;
 }
 
+Value samples_json(const std::vector<double>& samples, allocator& a) {
+    Value v(rapidjson::kArrayType);
+    for (double s : samples) v.PushBack(s, a);
+    return v;
+}
+
+// One channel's samples and their summary; null for a channel that did not run.
+Value channel_json(const std::vector<double>& samples, allocator& a) {
+    if (samples.empty()) return Value();
+    const sample_statistics s = summarize(samples);
+    Value v(rapidjson::kObjectType);
+    v.AddMember("median_ms", s.median, a);
+    v.AddMember("min_ms", s.min, a);
+    v.AddMember("max_ms", s.max, a);
+    v.AddMember("samples_ms", samples_json(samples, a), a);
+    return v;
+}
+
+Value reasons_json(std::uint64_t mask, allocator& a) {
+    Value v(rapidjson::kArrayType);
+    for (const std::string& name : throttle_reason_names(mask)) v.PushBack(json_text(name, a), a);
+    return v;
+}
+
+Value state_json(const gpu_state& s, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("sm_clock_mhz", s.sm_clock_mhz, a);
+    v.AddMember("mem_clock_mhz", s.mem_clock_mhz, a);
+    v.AddMember("temperature_c", s.temperature_c, a);
+    v.AddMember("power_w", s.power_w, a);
+    v.AddMember("power_limit_w", s.power_limit_w, a);
+    v.AddMember("throttle_reasons", reasons_json(s.throttle_mask, a), a);
+    v.AddMember("throttle_mask", static_cast<uint64_t>(s.throttle_mask), a);
+    return v;
+}
+
+// The GPU's state before and after the timed loop, and whether power, heat or a hardware
+// slowdown held the clocks down at either end.
+Value gpu_state_json(const case_outcome& c, allocator& a) {
+    if (!c.state_before || !c.state_after) return Value();
+    const std::uint64_t slowing =
+        slowing_reasons(c.state_before->throttle_mask | c.state_after->throttle_mask);
+    Value v(rapidjson::kObjectType);
+    v.AddMember("before", state_json(*c.state_before, a), a);
+    v.AddMember("after", state_json(*c.state_after, a), a);
+    v.AddMember("throttled", slowing != 0, a);
+    v.AddMember("throttle_reasons", reasons_json(slowing, a), a);
+    return v;
+}
+
+// Events minus CUPTI: the events' own cost, ~1.35 us on the H200 (tools/bench). Beyond
+// k_event_overhead_max_ms, or below zero, by more than 2% of the kernel's time, the two
+// clocks disagree about the case and the response says so.
+constexpr double k_event_overhead_max_ms = 0.004;
+
+void add_channels(const case_outcome& c, Value& t, allocator& a) {
+    Value channels(rapidjson::kObjectType);
+    channels.AddMember("cupti", channel_json(c.cupti_samples_ms, a), a);
+    channels.AddMember("events", channel_json(c.event_samples_ms, a), a);
+    t.AddMember("channels", channels, a);
+    if (c.cupti_samples_ms.empty() || c.event_samples_ms.empty()) {
+        t.AddMember("event_overhead_ms", Value(), a);
+        t.AddMember("channels_agree", Value(), a);
+        return;
+    }
+    const double cupti = summarize(c.cupti_samples_ms).median;
+    const double overhead = summarize(c.event_samples_ms).median - cupti;
+    const double slack = 0.02 * cupti;
+    t.AddMember("event_overhead_ms", overhead, a);
+    t.AddMember("channels_agree", overhead >= -slack && overhead <= k_event_overhead_max_ms + slack,
+                a);
+}
+
+Value timing_json(const case_outcome& c, allocator& a) {
+    Value t(rapidjson::kObjectType);
+    t.AddMember("warmup", c.warmup, a);
+    t.AddMember("iterations", c.iterations, a);
+    t.AddMember("timer", json_text(c.timer, a), a);
+    t.AddMember("timer_note", c.timer_note.empty() ? Value() : json_text(c.timer_note, a), a);
+    t.AddMember("median_ms", c.stats_ms.median, a);
+    t.AddMember("mean_ms", c.stats_ms.mean, a);
+    t.AddMember("min_ms", c.stats_ms.min, a);
+    t.AddMember("max_ms", c.stats_ms.max, a);
+    t.AddMember("stdev_ms", c.stats_ms.stdev, a);
+    t.AddMember("stop_rule", rapidjson::StringRef(k_stop_rules.name(c.rule)), a);
+    t.AddMember("relative_standard_error",
+                c.relative_standard_error ? Value(*c.relative_standard_error) : Value(), a);
+    double gpu_time = 0;
+    for (double s : c.samples_ms) gpu_time += s;
+    t.AddMember("gpu_time_ms", gpu_time, a);
+    t.AddMember("stream_held", c.stream_held, a);
+    t.AddMember("stream_hold_timed_out", c.stream_hold_timed_out, a);
+    t.AddMember("samples_ms", samples_json(c.samples_ms, a), a);
+    add_channels(c, t, a);
+    t.AddMember("gpu_state", gpu_state_json(c, a), a);
+    return t;
+}
+
 Value case_json(const case_outcome& c, const harness_report& r, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("name", json_text(c.name, a), a);
     v.AddMember("status", rapidjson::StringRef(k_case_run_statuses.name(c.status)), a);
     v.AddMember("error", c.error.empty() ? Value() : json_text(c.error, a), a);
     v.AddMember("measured", c.measured, a);
-    if (c.status == case_run_status::ok && c.measured) {
-        Value t(rapidjson::kObjectType);
-        t.AddMember("warmup", c.warmup, a);
-        t.AddMember("iterations", c.iterations, a);
-        t.AddMember("median_ms", c.stats_ms.median, a);
-        t.AddMember("mean_ms", c.stats_ms.mean, a);
-        t.AddMember("min_ms", c.stats_ms.min, a);
-        t.AddMember("max_ms", c.stats_ms.max, a);
-        t.AddMember("stdev_ms", c.stats_ms.stdev, a);
-        t.AddMember("stream_held", c.stream_held, a);
-        t.AddMember("stream_hold_timed_out", c.stream_hold_timed_out, a);
-        Value samples(rapidjson::kArrayType);
-        for (double s : c.samples_ms) samples.PushBack(s, a);
-        t.AddMember("samples_ms", samples, a);
-        v.AddMember("timing", t, a);
-    } else {
-        v.AddMember("timing", Value(), a);
-    }
+    v.AddMember("timing",
+                c.status == case_run_status::ok && c.measured ? timing_json(c, a) : Value(), a);
     if (!c.entry.empty()) v.AddMember("entry", json_text(c.entry, a), a);
     v.AddMember("checked_launch_index", static_cast<uint64_t>(c.checked_launch_index), a);
     Value outs(rapidjson::kArrayType);
@@ -173,9 +256,29 @@ std::string write_response_json(const harness_report& r) {
         t.AddMember("iterations", r.timing->iterations, a);
         t.AddMember("flush_l2", r.timing->flush_l2, a);
         t.AddMember("fresh_inputs", r.timing->fresh_inputs, a);
+        t.AddMember("mode", rapidjson::StringRef(k_timing_modes.name(r.timing->mode)), a);
+        t.AddMember("timer", rapidjson::StringRef(k_timer_choices.name(r.timing->timer)), a);
+        if (r.timing->mode == timing_mode::adaptive) {
+            t.AddMember("min_samples", r.timing->min_samples, a);
+            t.AddMember("min_time_ms", r.timing->min_time_ms, a);
+            t.AddMember("target_rse", r.timing->target_rse, a);
+        }
         doc.AddMember("timing_config", t, a);
     } else {
         doc.AddMember("timing_config", Value(), a);
+    }
+    if (r.mode == "run") {
+        Value timer(rapidjson::kObjectType);
+        timer.AddMember("name", json_text(r.timer, a), a);
+        timer.AddMember("note", r.timer_note.empty() ? Value() : json_text(r.timer_note, a), a);
+        timer.AddMember("library",
+                        r.timer_library.empty() ? Value() : json_text(r.timer_library, a), a);
+        doc.AddMember("timer", timer, a);
+        Value monitor(rapidjson::kObjectType);
+        monitor.AddMember("source", r.gpu_monitor ? Value("nvml") : Value(), a);
+        monitor.AddMember(
+            "note", r.gpu_monitor_note.empty() ? Value() : json_text(r.gpu_monitor_note, a), a);
+        doc.AddMember("gpu_monitor", monitor, a);
     }
     Value cases(rapidjson::kArrayType);
     for (const auto& c : r.cases) cases.PushBack(case_json(c, r, a), a);
