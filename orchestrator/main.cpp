@@ -53,6 +53,24 @@ Exit codes: 0 the replay matches the run's oracle; 11 the request is unreadable;
 CUDA driver; 15 no such GPU; 24 the outputs no longer match; 64 bad command line.
 )";
 
+// replay's own options: the request, the harness and its timeout.
+CLI::App* add_replay_command(CLI::App& app, optimizer_options& options, std::string& request) {
+    CLI::App* replay =
+        app.add_subcommand("replay", "Re-run a run's best-case-N.json and compare with its oracle");
+    replay->add_option("request", request, "A best-case-N.json inside a run folder")
+        ->type_name("FILE")
+        ->required();
+    replay
+        ->add_option("--harness", options.harness,
+                     "cuda-harness binary (default: beside cuda-optimizer)")
+        ->type_name("FILE");
+    replay->add_option("--timeout", options.timeout_s, "Wall-clock limit, seconds")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    replay->footer(k_replay_footer);
+    return replay;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,19 +94,7 @@ int main(int argc, char** argv) {
     cuopt::define_check_options(check, options);
     check->footer(k_check_footer);
     std::string replay_request;
-    CLI::App* replay =
-        app.add_subcommand("replay", "Re-run a run's best-case-N.json and compare with its oracle");
-    replay->add_option("request", replay_request, "A best-case-N.json inside a run folder")
-        ->type_name("FILE")
-        ->required();
-    replay
-        ->add_option("--harness", options.harness,
-                     "cuda-harness binary (default: beside cuda-optimizer)")
-        ->type_name("FILE");
-    replay->add_option("--timeout", options.timeout_s, "Wall-clock limit, seconds")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
-    replay->footer(k_replay_footer);
+    CLI::App* replay = add_replay_command(app, options, replay_request);
     if (const std::string bad =
             cuopt::unknown_word(app, std::vector<std::string>(argv + 1, argv + argc));
         !bad.empty()) {
@@ -110,6 +116,11 @@ int main(int argc, char** argv) {
         std::cerr << "cuda-optimizer: " << e.what() << "\n";
         return cuopt::to_int(cuopt::exit_code::invalid_request);
     }
+    if (optimize->parsed())
+        if (const std::string bad = cuopt::settle_timing_options(optimize, options); !bad.empty()) {
+            std::cerr << "cuda-optimizer: " << bad << "\n";
+            return cuopt::to_int(cuopt::exit_code::usage);
+        }
     options.quiet = quiet;
     options.json = json;
     if (options.harness.empty()) options.harness = cuopt::default_harness_path();

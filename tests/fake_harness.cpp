@@ -24,6 +24,17 @@
 //                        computes only on the launch the search checks)
 //   FAKE_FAILS_REMEASURE wrong when only the warm-up count differs from 10 (a significance
 //                        round), right otherwise
+// Timing as issue 12's harness reports it: CUPTI the primary clock, CUDA events beside it
+// 1.3 us slower, NVML's GPU state at full clocks around every timed loop; adaptive requests
+// take max(min_samples, min_time_ms / median) samples up to the cap (the fake's samples never
+// vary, so the noise target is met as soon as those are), stop_rule cap where that is more.
+//   FAKE_THROTTLED[=CASE] the GPU held down by its power cap (sw_power_cap) around CASE's loop
+//                        (every measured case without =CASE)
+//   FAKE_CHANNELS_DISAGREE  CUDA events 50% slower than CUPTI: the clocks disagree
+//   FAKE_INVALID_TIMING  the first measured case is invalid_timing (another kernel ran inside a
+//                        timed sample), the request exits 12; the other cases run
+//   FAKE_NO_CUPTI        CUDA events alone, with a note (as with "timing.timer": "events")
+//   FAKE_NO_NVML         no GPU state, with a note
 // --device-info answers a fixed fingerprint; with --measure (or --remeasure) also fixed
 // "measured" (copy_bandwidth_gbps 4000) and "peak_tflops" (f32 60, f16 800, ...) blocks.
 // "timing_inputs" is otherwise accepted and honoured only where it changes values: an
@@ -36,6 +47,7 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "common/counter_rng.h"
@@ -144,6 +156,80 @@ output_record write_values(const kernel_arg& a, const std::filesystem::path& fil
             count_poisoned(a.type, bytes.data(), a.count)};
 }
 
+// The name after "MARKER=" up to the next space, "" for a bare MARKER; nullopt without it.
+std::optional<std::string> marker_value(const std::string& source, const std::string& marker) {
+    const auto pos = source.find(marker);
+    if (pos == std::string::npos) return std::nullopt;
+    const auto start = pos + marker.size();
+    if (start >= source.size() || source[start] != '=') return std::string();
+    const auto end = source.find_first_of(" \t\n", start + 1);
+    return source.substr(start + 1, end == std::string::npos ? end : end - start - 1);
+}
+
+bool cupti_times(const request& req, const std::string& source) {
+    return req.timing.timer != timer_choice::events &&
+           source.find("FAKE_NO_CUPTI") == std::string::npos;
+}
+
+// The timer and gpu_monitor blocks of the response.
+void describe_clocks(harness_report& report, const request& req, const std::string& source) {
+    report.timer = cupti_times(req, source) ? "cupti" : "events";
+    if (!cupti_times(req, source))
+        report.timer_note = req.timing.timer == timer_choice::events
+                                ? "timing.timer is events"
+                                : "CUPTI not found: libcupti.so.13 (fake)";
+    else
+        report.timer_library = "libcupti.so.13 (fake)";
+    report.gpu_monitor = source.find("FAKE_NO_NVML") == std::string::npos;
+    if (!report.gpu_monitor) report.gpu_monitor_note = "NVML not found: libnvidia-ml.so.1 (fake)";
+}
+
+// How many timed launches a case takes at `ms` per launch, and why it stops there.
+int timed_launches(const timing_config& t, double ms, stop_rule& rule) {
+    rule = stop_rule::fixed;
+    if (t.mode != timing_mode::adaptive) return t.iterations;
+    const int for_time = ms > 0 ? static_cast<int>(std::ceil(t.min_time_ms / ms)) : t.min_samples;
+    const int needed = std::max(t.min_samples, for_time);
+    rule = needed > t.iterations ? stop_rule::cap : stop_rule::target_noise;
+    return std::min(needed, t.iterations);
+}
+
+// NVML's reading of a GPU at full clocks, or held down by its power cap.
+gpu_state fake_gpu_state(bool throttled, bool after) {
+    gpu_state s;
+    s.sm_clock_mhz = throttled ? 1410 : 1980;
+    s.mem_clock_mhz = 3201;
+    s.temperature_c = after ? 52 : 45;
+    s.power_w = throttled ? 699.0 : (after ? 310.5 : 120.25);
+    s.power_limit_w = 700;
+    s.throttle_mask = throttled ? 0x4 : 0;  // sw_power_cap
+    return s;
+}
+
+// A measured case's samples and everything issue 12 reports beside them.
+void time_case(case_outcome& out, const request& req, const std::string& source, double ms) {
+    out.warmup = req.timing.warmup;
+    out.iterations = timed_launches(req.timing, ms, out.rule);
+    out.samples_ms.assign(static_cast<std::size_t>(out.iterations), ms);
+    out.stats_ms = summarize(out.samples_ms);
+    out.relative_standard_error = out.iterations >= 5 ? std::optional<double>(0.0) : std::nullopt;
+    const bool disagree = source.find("FAKE_CHANNELS_DISAGREE") != std::string::npos;
+    out.event_samples_ms.assign(out.samples_ms.size(), disagree ? ms * 1.5 : ms + 0.0013);
+    out.timer = cupti_times(req, source) ? "cupti" : "events";
+    if (cupti_times(req, source)) {
+        out.cupti_samples_ms = out.samples_ms;
+    } else {
+        out.samples_ms = out.event_samples_ms;
+        out.stats_ms = summarize(out.samples_ms);
+    }
+    if (source.find("FAKE_NO_NVML") != std::string::npos) return;
+    const auto throttled_case = marker_value(source, "FAKE_THROTTLED");
+    const bool throttled =
+        throttled_case && (throttled_case->empty() || *throttled_case == out.name);
+    out.state_before = fake_gpu_state(false, false);
+    out.state_after = fake_gpu_state(throttled, true);
+}
+
 // One vendor case on the CPU: C = A x B in double, stored in C's dtype; 0.5 ms per 256^3.
 case_outcome run_vendor_case(const request& req, const run_case& rc) {
     const vendor_call& v = *rc.vendor;
@@ -176,13 +262,8 @@ case_outcome run_vendor_case(const request& req, const run_case& rc) {
         if (in->input_dump_file)
             out.outputs.push_back(
                 write_values(*in, *in->input_dump_file, in == &A ? a : b, "input_dump"));
-    if (rc.measure) {
-        out.warmup = req.timing.warmup;
-        out.iterations = req.timing.iterations;
-        out.samples_ms.assign(static_cast<std::size_t>(req.timing.iterations),
-                              0.5 * static_cast<double>(m * n * k) / (256.0 * 256.0 * 256.0));
-        out.stats_ms = summarize(out.samples_ms);
-    }
+    if (rc.measure)
+        time_case(out, req, "", 0.5 * static_cast<double>(m * n * k) / (256.0 * 256.0 * 256.0));
     out.status = case_run_status::ok;
     return out;
 }
@@ -258,6 +339,7 @@ int main(int argc, char** argv) {
         }
         report.vendor = vendor_report{"cublas", "fake", "0.0.0", "CUBLAS_DEFAULT_MATH",
                                       "fake: C = A x B on the CPU, 0.5 ms per 256^3"};
+        describe_clocks(report, req, "");
         for (const run_case& rc : req.cases) report.cases.push_back(run_vendor_case(req, rc));
         return finish();
     }
@@ -298,6 +380,7 @@ int main(int argc, char** argv) {
         report.fail(exit_code::invalid_request, "fake-harness runs only matmul_f32");
         return finish();
     }
+    describe_clocks(report, req, src);
     if (src.find("FAKE_NO_CASES") != std::string::npos) return finish();
     double define_factor = 1.0;
     for (const auto& [name, value] : req.kernel.defines)
@@ -310,6 +393,16 @@ int main(int argc, char** argv) {
         case_outcome out;
         out.name = rc.name;
         out.measured = rc.measure;
+        if (rc.measure && src.find("FAKE_INVALID_TIMING") != std::string::npos &&
+            report.code == exit_code::ok) {
+            out.status = case_run_status::invalid_timing;
+            out.error =
+                "timed sample 7 of " + std::to_string(req.timing.iterations) +
+                " held 2 kernels: matmul_f32 and fake_intruder (another kernel ran inside it)";
+            report.fail(exit_code::case_failed, "case '" + rc.name + "': " + out.error);
+            report.cases.push_back(out);
+            continue;
+        }
         if (src.find("FAKE_ILLEGAL_ADDRESS") != std::string::npos) {
             out.status = case_run_status::cuda_error;
             out.error =
@@ -379,10 +472,7 @@ int main(int argc, char** argv) {
                 src.find("FAKE_MEMOISE") != std::string::npos && inputs_repeat(req, rc);
             const double ms = fake_ms_per_unit(src) * define_factor * (memoised ? 0.25 : 1.0) *
                               static_cast<double>(m * n * k) / (256.0 * 256.0 * 256.0);
-            out.warmup = req.timing.warmup;
-            out.iterations = req.timing.iterations;
-            out.samples_ms.assign(static_cast<std::size_t>(req.timing.iterations), ms);
-            out.stats_ms = summarize(out.samples_ms);
+            time_case(out, req, src, ms);
         }
         out.status = case_run_status::ok;
         report.cases.push_back(out);

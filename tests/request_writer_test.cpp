@@ -127,3 +127,49 @@ TEST_CASE(
     r = read_request(dir / "request.json");
     CHECK(r.kernel.shown_name() == "kernel.cu");
 }
+
+TEST_CASE(
+    "a request timed the default way names no mode, timer or adaptive setting, so it reads as "
+    "before they existed") {
+    const rapidjson::Document d = parse_json(write_request_json(sample_request()), "written");
+    const rapidjson::Value& t = d["timing"];
+    CHECK(t.MemberCount() == 4);  // warmup, iterations, flush_l2, fresh_inputs
+    for (const char* k : {"mode", "timer", "min_samples", "min_time_ms", "target_rse"})
+        CHECK_FALSE(t.HasMember(k));
+}
+
+TEST_CASE(
+    "an adaptive request with the events timer says how it stops and reads back in the harness "
+    "as it was built") {
+    test::scratch_folder dir;
+    dir.write("kernel.cu", "extern \"C\" __global__ void scale() {}\n");
+    dir.write_values("inputs/x.bin", std::vector<float>(8, 1.0f));
+    request req = sample_request();
+    req.timing.iterations = 1000;
+    req.timing.mode = timing_mode::adaptive;
+    req.timing.timer = timer_choice::events;
+    req.timing.min_samples = 30;
+    req.timing.target_rse = 0.01;
+    const std::string text = write_request_json(req);
+    const rapidjson::Document d = parse_json(text, "written");
+    validate_json(d, embedded_schema("request"), "written");
+    CHECK(std::string(d["timing"]["mode"].GetString()) == "adaptive");
+    CHECK(std::string(d["timing"]["timer"].GetString()) == "events");
+    CHECK(d["timing"]["min_time_ms"].GetDouble() == 10.0);  // the default, written: adaptive
+    dir.write("request.json", text);
+    const request r = read_request(dir / "request.json");
+    CHECK(r.timing.mode == timing_mode::adaptive);
+    CHECK(r.timing.timer == timer_choice::events);
+    CHECK(r.timing.iterations == 1000);
+    CHECK(r.timing.min_samples == 30);
+    CHECK(r.timing.min_time_ms == 10.0);
+    CHECK(r.timing.target_rse == 0.01);
+    // A fixed request with one adaptive setting changed writes only that one.
+    req.timing.mode = timing_mode::fixed;
+    req.timing.timer = timer_choice::automatic;
+    req.timing.min_samples = 20;
+    const rapidjson::Document f = parse_json(write_request_json(req), "written");
+    CHECK_FALSE(f["timing"].HasMember("mode"));
+    CHECK_FALSE(f["timing"].HasMember("min_samples"));
+    CHECK(f["timing"]["target_rse"].GetDouble() == 0.01);
+}

@@ -1,6 +1,7 @@
 #include "orchestrator/contract/response_reader.hpp"
 
 #include <catch2/catch.hpp>
+#include <functional>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
@@ -31,6 +32,8 @@ harness_report sample_report(const std::filesystem::path& folder) {
     ok.iterations = 3;
     ok.samples_ms = {1.0, 2.0, 3.0};
     ok.stats_ms = summarize(ok.samples_ms);
+    ok.timer = "events";
+    ok.event_samples_ms = ok.samples_ms;
     output_record o;
     o.arg = "y", o.role = "output", o.file = folder / "outputs/first.y.bin", o.type = dtype::f16,
     o.count = 4;
@@ -45,6 +48,40 @@ harness_report sample_report(const std::filesystem::path& folder) {
     lost.error = "skipped: context lost";
     r.fail(exit_code::context_lost, "case 'first' lost the CUDA context");
     return r;
+}
+
+// The same as issue 12's harness reports it: CUPTI timed the first case with CUDA events beside
+// it, the adaptive loop met its noise target, and NVML saw the power cap hold the clocks down
+// by the end of the loop.
+harness_report timed_report(const std::filesystem::path& folder) {
+    harness_report r = sample_report(folder);
+    r.timer = "cupti";
+    r.timer_library = "libcupti.so.13";
+    r.gpu_monitor = true;
+    case_outcome& c = r.cases[0];
+    c.timer = "cupti";
+    c.cupti_samples_ms = c.samples_ms;
+    c.event_samples_ms = {1.0013, 2.0013, 3.0013};
+    c.rule = stop_rule::target_noise;
+    c.relative_standard_error = 0.004;
+    gpu_state before;
+    before.sm_clock_mhz = 1980, before.mem_clock_mhz = 3201, before.temperature_c = 41;
+    before.power_w = 118.5, before.power_limit_w = 700, before.throttle_mask = 0x1;  // idle
+    gpu_state after = before;
+    after.sm_clock_mhz = 1410, after.temperature_c = 63, after.power_w = 699.5;
+    after.throttle_mask = 0x4;  // sw_power_cap
+    c.state_before = before;
+    c.state_after = after;
+    return r;
+}
+
+// Writes the report's response, changed by `edit`, and reads it back.
+harness_response read_edited(const test::scratch_folder& dir, const harness_report& report,
+                             const std::function<void(rapidjson::Document&)>& edit) {
+    rapidjson::Document doc = parse_json(write_response_json(report), "written");
+    edit(doc);
+    write_file_atomic(dir / "response.json", to_pretty_json(doc));
+    return read_response(dir / "response.json");
 }
 
 }  // namespace
@@ -87,4 +124,108 @@ TEST_CASE("a response that breaks the schema is refused naming the file and the 
     } catch (const json_error& e) {
         CHECK_THAT(e.what(), Catch::Contains("response.json: field status"));
     }
+}
+
+TEST_CASE(
+    "a response from a harness before issue 12, without a timer, clocks or GPU state, still "
+    "reads, every new field absent") {
+    test::scratch_folder dir;
+    const harness_response r =
+        read_edited(dir, timed_report(dir.path()), [](rapidjson::Document& doc) {
+            doc.RemoveMember("timer");
+            doc.RemoveMember("gpu_monitor");
+            rapidjson::Value& t = doc["cases"][0]["timing"];
+            for (const char* k :
+                 {"timer", "timer_note", "channels", "event_overhead_ms", "channels_agree",
+                  "stop_rule", "relative_standard_error", "gpu_time_ms", "gpu_state"})
+                t.RemoveMember(k);
+        });
+    CHECK_FALSE(r.timer);
+    CHECK_FALSE(r.gpu_monitor);
+    REQUIRE(r.cases[0].timing);
+    CHECK(r.cases[0].timing->median_ms == 2.0);
+    const response_timing_details& d = r.cases[0].timing->details;
+    CHECK_FALSE(d.timer);
+    CHECK_FALSE(d.cupti);
+    CHECK_FALSE(d.events);
+    CHECK_FALSE(d.channels_agree);
+    CHECK_FALSE(d.stop_rule);
+    CHECK_FALSE(d.relative_standard_error);
+    CHECK_FALSE(d.gpu_time_ms);
+    CHECK_FALSE(d.gpu_state);
+}
+
+TEST_CASE(
+    "issue 12's timer, both clocks, the stop rule, the noise and the GPU state read back typed") {
+    test::scratch_folder dir;
+    write_file_atomic(dir / "response.json", write_response_json(timed_report(dir.path())));
+    const harness_response r = read_response(dir / "response.json");
+    REQUIRE(r.timer);
+    CHECK(r.timer->name == response_timer_kind::cupti);
+    CHECK(r.timer->library == "libcupti.so.13");
+    CHECK_FALSE(r.timer->note);
+    REQUIRE(r.gpu_monitor);
+    CHECK(r.gpu_monitor->source == "nvml");
+    REQUIRE(r.cases[0].timing);
+    const response_timing_details& d = r.cases[0].timing->details;
+    CHECK(d.timer == response_timer_kind::cupti);
+    REQUIRE(d.cupti);
+    CHECK(d.cupti->median_ms == 2.0);
+    CHECK(d.cupti->samples_ms == std::vector<double>{1.0, 2.0, 3.0});
+    REQUIRE(d.events);
+    CHECK(d.events->median_ms == Approx(2.0013));
+    CHECK(d.event_overhead_ms == Approx(0.0013));
+    CHECK(d.channels_agree == true);
+    CHECK(d.stop_rule == response_stop_rule::target_noise);
+    CHECK(d.relative_standard_error == 0.004);
+    CHECK(d.gpu_time_ms == 6.0);
+    REQUIRE(d.gpu_state);
+    CHECK(d.gpu_state->throttled);
+    CHECK(d.gpu_state->throttle_reasons == std::vector<std::string>{"sw_power_cap"});
+    REQUIRE(d.gpu_state->before);
+    CHECK(d.gpu_state->before->throttle_reasons == std::vector<std::string>{"gpu_idle"});
+    CHECK(d.gpu_state->before->sm_clock_mhz == 1980);
+    REQUIRE(d.gpu_state->after);
+    CHECK(d.gpu_state->after->sm_clock_mhz == 1410);
+    CHECK(d.gpu_state->after->temperature_c == 63);
+    CHECK(d.gpu_state->after->power_w == 699.5);
+    CHECK(d.gpu_state->after->power_limit_w == 700);
+    CHECK(d.gpu_state->after->throttle_mask == 0x4u);
+}
+
+TEST_CASE("an issue 12 field of the wrong kind is refused naming the file and that very field") {
+    test::scratch_folder dir;
+    const harness_report report = timed_report(dir.path());
+    auto refusal = [&](const std::function<void(rapidjson::Document&)>& edit) {
+        try {
+            read_edited(dir, report, edit);
+        } catch (const json_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK_THAT(refusal([](rapidjson::Document& d) {
+                   d["cases"][0]["timing"]["channels_agree"].SetString("yes");
+               }),
+               Catch::StartsWith(
+                   "response.json: field cases[0].timing.channels_agree: expected a boolean"));
+    CHECK_THAT(refusal([](rapidjson::Document& d) { d["timer"]["name"].SetString("sundial"); }),
+               Catch::Contains("field timer.name: expected one of cupti, events, not 'sundial'"));
+    CHECK_THAT(refusal([](rapidjson::Document& d) {
+                   d["cases"][0]["timing"]["stop_rule"].SetString("whenever");
+               }),
+               Catch::Contains("field cases[0].timing.stop_rule: expected one of fixed, "
+                               "target_noise, cap, not 'whenever'"));
+    CHECK_THAT(refusal([](rapidjson::Document& d) {
+                   d["cases"][0]["timing"]["gpu_state"]["after"]["sm_clock_mhz"].SetDouble(1.5);
+               }),
+               Catch::Contains("field cases[0].timing.gpu_state.after.sm_clock_mhz: expected an "
+                               "integer"));
+    CHECK_THAT(
+        refusal([](rapidjson::Document& d) {
+            d["cases"][0]["timing"]["channels"]["cupti"]["median_ms"].SetString("fast");
+        }),
+        Catch::Contains("field cases[0].timing.channels.cupti.median_ms: expected a number"));
+    CHECK_THAT(refusal([](rapidjson::Document& d) { d["gpu_monitor"].SetInt(3); }),
+               Catch::Contains("field gpu_monitor: expected an object or null"));
 }

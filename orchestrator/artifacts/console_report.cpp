@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <map>
 
+#include "orchestrator/artifacts/timing_conditions.hpp"
+
 namespace cuopt {
 
 std::string format_ms(std::optional<double> ms) {
@@ -41,6 +43,85 @@ std::string wrap_text(const std::string& text, std::size_t width, const std::str
     return out;
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string>& words, const char* separator) {
+    std::string out;
+    for (const std::string& w : words) out += (out.empty() ? "" : separator) + w;
+    return out;
+}
+
+// A time in microseconds: "1.3 us", "380 us".
+std::string format_us(double ms) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, ms < 0.01 ? "%.1f us" : "%.0f us", ms * 1e3);
+    return buf;
+}
+
+// Lines about how an attempt's cases were timed: while the GPU throttled, or by two clocks
+// that disagree beyond the events' known overhead. Warnings, never a verdict.
+std::string timing_warnings(const attempt_result& r) {
+    std::string out;
+    for (const case_evaluation& ce : r.cases) {
+        const response_timing_details& d = ce.timing;
+        if (d.gpu_state && d.gpu_state->throttled) {
+            const std::string why = joined(d.gpu_state->throttle_reasons, ", ");
+            out += "\n  warning: case '" + ce.name + "' timed while throttled (" +
+                   (why.empty() ? "no reason given" : why) + ")";
+        }
+        if (d.channels_agree == false)
+            out += "\n  warning: case '" + ce.name + "': CUPTI " +
+                   format_ms(d.cupti ? std::optional(d.cupti->median_ms) : std::nullopt) +
+                   " and CUDA events " +
+                   format_ms(d.events ? std::optional(d.events->median_ms) : std::nullopt) +
+                   " disagree beyond the events' overhead";
+    }
+    return out;
+}
+
+// "timer: cupti (CUDA events beside: median overhead 1.3 us)"; "" when no response named one.
+std::string timer_line(const std::optional<timer_use>& t) {
+    if (!t) return "";
+    std::string line = "timer: " + t->name;
+    std::vector<std::string> notes;
+    if (t->name == "mixed")
+        for (const auto& [name, n] : t->cases)
+            notes.push_back(name + " " + std::to_string(n) + " case" + (n == 1 ? "" : "s"));
+    if (t->median_event_overhead_ms)
+        notes.push_back("CUDA events beside: median overhead " +
+                        format_us(*t->median_event_overhead_ms));
+    if (t->channels_disagree)
+        notes.push_back(std::to_string(t->channels_disagree) +
+                        " case(s) where the clocks disagree");
+    if (t->name != "cupti" && t->note) notes.push_back(*t->note);
+    return line + (notes.empty() ? "" : " (" + joined(notes, "; ") + ")") + "\n";
+}
+
+// "gpu: SM 1410-1980 MHz, memory 3201 MHz, up to 71 C, up to 512 W of 700 W; 1 of 40 measured
+// cases timed while throttled (sw_power_cap)"; "" when no response said anything about it.
+std::string gpu_state_line(const std::optional<gpu_state_summary>& g) {
+    if (!g) return "";
+    if (g->cases == 0) return "gpu: not monitored" + (g->note ? " (" + *g->note + ")" : "") + "\n";
+    auto range = [](const std::optional<int>& lo, const std::optional<int>& hi) {
+        if (!lo || !hi) return std::string("?");
+        return std::to_string(*lo) + (*lo == *hi ? "" : "-" + std::to_string(*hi));
+    };
+    char power[96] = "";
+    if (g->max_power_w)
+        std::snprintf(power, sizeof power, ", up to %.0f W of %.0f W", *g->max_power_w,
+                      g->power_limit_w.value_or(0.0));
+    std::string line =
+        "gpu: SM " + range(g->sm_clock_min_mhz, g->sm_clock_max_mhz) + " MHz, memory " +
+        range(g->mem_clock_min_mhz, g->mem_clock_max_mhz) + " MHz" +
+        (g->max_temperature_c ? ", up to " + std::to_string(*g->max_temperature_c) + " C" : "") +
+        power + "; ";
+    if (g->throttled.empty()) return line + "no measured case throttled\n";
+    return line + std::to_string(g->throttled.size()) + " of " + std::to_string(g->cases) +
+           " measured cases timed while throttled (" + joined(g->throttle_reasons, ", ") + ")\n";
+}
+
+}  // namespace
+
 std::string progress_line(const attempt_result& r, const search_outcome& o, int max_iterations,
                           double elapsed_s) {
     char head[96];
@@ -62,7 +143,7 @@ std::string progress_line(const attempt_result& r, const search_outcome& o, int 
     }
     if (r.verdict != verdict::valid && !r.reason.empty())
         line += ":\n    " + wrap_text(r.reason, 96, "    ", 600);
-    return line;
+    return line + timing_warnings(r);
 }
 
 std::string verdict_line(const search_outcome& o, const evidence_report& ev,
@@ -117,7 +198,8 @@ std::string closing_table(const search_outcome& o, const manifest& m,
         while (!t.empty() && t.back() == ' ') t.pop_back();
         t += "\n";
     }
-    return t;
+    return t + timer_line(summarize_timer(o.history)) +
+           gpu_state_line(summarize_gpu_state(o.history));
 }
 
 }  // namespace cuopt

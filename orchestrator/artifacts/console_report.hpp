@@ -16,7 +16,9 @@ std::string format_ms(std::optional<double> ms);
 
 /// "[iter 3/7 #1   12.4 s] autotune BLOCK=64  valid  geomean 0.0123 ms  1.20x  NEW BEST": the
 /// iteration of how many, the attempt within it, the time since the run began; a rejected
-/// attempt's reason follows on indented lines, wrapped at words.
+/// attempt's reason follows on indented lines, wrapped at words, then a warning line per case
+/// timed while the GPU throttled ("  warning: case 'x' timed while throttled (sw_power_cap)")
+/// or whose two clocks (CUPTI, CUDA events) disagree.
 std::string progress_line(const attempt_result& r, const search_outcome& o, int max_iterations,
                           double elapsed_s);
 
@@ -34,7 +36,9 @@ std::string verdict_line(const search_outcome& o, const evidence_report& ev,
 
 /// Per case: the initial kernel's median, the best's and the speedup.
 /// With vendor medians (by case), two more columns: the vendor's time and vendor / best (above
-/// 1: the best beats the library).
+/// 1: the best beats the library). Then the clock the search timed with ("timer: cupti (CUDA
+/// events beside: median overhead 1.3 us)") and the GPU's clocks, temperature, power and
+/// throttled cases over the search ("gpu: SM 1980 MHz, ...").
 std::string closing_table(const search_outcome& o, const manifest& m,
                           const std::map<std::string, double>& vendor_ms = {});
 

@@ -48,6 +48,8 @@ std::pair<const char*, const char*> reason_class(verdict v) {
             return {"H", "harness error"};
         case verdict::impossible_time:
             return {"L", "faster than the speed-of-light floor"};
+        case verdict::invalid_timing:
+            return {"M", "mistimed (another kernel in a sample)"};
     }
     return {"?", "unknown"};
 }

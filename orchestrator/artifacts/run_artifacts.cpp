@@ -15,6 +15,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
+#include "orchestrator/artifacts/timing_conditions.hpp"
 #include "orchestrator/artifacts/winner_files.hpp"
 #include "orchestrator/evaluation/compile_log.hpp"
 
@@ -88,6 +89,7 @@ Value case_json(const case_evaluation& ce, const fs::path& run, allocator& a) {
     c.AddMember("min_ms", json_number(ce.min_ms), a);
     c.AddMember("max_ms", json_number(ce.max_ms), a);
     c.AddMember("stdev_ms", json_number(ce.stdev_ms), a);
+    add_case_timing(c, ce, a);
     Value outs(rapidjson::kArrayType);
     for (const output_check& oc : ce.outputs) outs.PushBack(output_json(oc, run, a), a);
     c.AddMember("outputs", outs, a);
@@ -155,6 +157,41 @@ Value attempt_ref(const search_outcome& o, std::optional<std::size_t> index, all
     return v;
 }
 
+// summary.json's entry for manifest case i: medians initial vs best, its outputs' oracles.
+Value summary_case_json(const search_outcome& o, const manifest& m, std::size_t i,
+                        const oracle_files& oracle, const fs::path& run, allocator& a) {
+    const manifest_case& mc = m.cases[i];
+    Value c(rapidjson::kObjectType);
+    c.AddMember("index", static_cast<uint64_t>(i), a);
+    c.AddMember("name", json_text(mc.name, a), a);
+    c.AddMember("kind",
+                json_text(mc.kind == case_kind::performance ? "performance" : "correctness", a), a);
+    const auto initial_ms = o.median_ms(o.initial, mc.name), best_ms = o.median_ms(o.best, mc.name);
+    c.AddMember("initial_median_ms", json_number(initial_ms), a);
+    c.AddMember("best_median_ms", json_number(best_ms), a);
+    c.AddMember("speedup", initial_ms && best_ms ? Value(*initial_ms / *best_ms) : Value(), a);
+    c.AddMember("replay_request",
+                o.best ? json_text("best-case-" + std::to_string(i) + ".json", a) : Value(), a);
+    Value outs(rapidjson::kArrayType);
+    for (const manifest_arg& ma : m.args) {
+        if (!ma.has_output()) continue;
+        Value ov(rapidjson::kObjectType);
+        ov.AddMember("arg", json_text(ma.name, a), a);
+        ov.AddMember("dtype", json_text(std::string(dtype_name(ma.type)), a), a);
+        ov.AddMember("atol", ma.tol.atol, a);
+        ov.AddMember("rtol", ma.tol.rtol, a);
+        const auto it = oracle.find({mc.name, ma.name});
+        ov.AddMember("oracle",
+                     it == oracle.end()
+                         ? Value()
+                         : json_text(it->second.lexically_relative(run).generic_string(), a),
+                     a);
+        outs.PushBack(ov, a);
+    }
+    c.AddMember("outputs", outs, a);
+    return c;
+}
+
 }  // namespace
 
 fs::path create_run_folder(const fs::path& results_dir) {
@@ -212,40 +249,8 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     doc.AddMember("best_source", o.best ? Value("best.cu") : Value(), a);
     doc.AddMember("best_json", o.best ? Value("best.json") : Value(), a);
     Value cases(rapidjson::kArrayType);
-    for (std::size_t i = 0; i < m.cases.size(); ++i) {
-        const manifest_case& mc = m.cases[i];
-        Value c(rapidjson::kObjectType);
-        c.AddMember("index", static_cast<uint64_t>(i), a);
-        c.AddMember("name", json_text(mc.name, a), a);
-        c.AddMember("kind",
-                    json_text(mc.kind == case_kind::performance ? "performance" : "correctness", a),
-                    a);
-        const auto initial_ms = o.median_ms(o.initial, mc.name),
-                   best_ms = o.median_ms(o.best, mc.name);
-        c.AddMember("initial_median_ms", json_number(initial_ms), a);
-        c.AddMember("best_median_ms", json_number(best_ms), a);
-        c.AddMember("speedup", initial_ms && best_ms ? Value(*initial_ms / *best_ms) : Value(), a);
-        c.AddMember("replay_request",
-                    o.best ? json_text("best-case-" + std::to_string(i) + ".json", a) : Value(), a);
-        Value outs(rapidjson::kArrayType);
-        for (const manifest_arg& ma : m.args) {
-            if (!ma.has_output()) continue;
-            Value ov(rapidjson::kObjectType);
-            ov.AddMember("arg", json_text(ma.name, a), a);
-            ov.AddMember("dtype", json_text(std::string(dtype_name(ma.type)), a), a);
-            ov.AddMember("atol", ma.tol.atol, a);
-            ov.AddMember("rtol", ma.tol.rtol, a);
-            const auto it = oracle.find({mc.name, ma.name});
-            ov.AddMember("oracle",
-                         it == oracle.end()
-                             ? Value()
-                             : json_text(it->second.lexically_relative(run).generic_string(), a),
-                         a);
-            outs.PushBack(ov, a);
-        }
-        c.AddMember("outputs", outs, a);
-        cases.PushBack(c, a);
-    }
+    for (std::size_t i = 0; i < m.cases.size(); ++i)
+        cases.PushBack(summary_case_json(o, m, i, oracle, run, a), a);
     doc.AddMember("cases", cases, a);
     Value counts(rapidjson::kObjectType);
     const auto [valid, rejected] = o.counts();
@@ -258,6 +263,10 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     int iterations = 0;
     for (const auto& r : o.history) iterations = std::max(iterations, r.iteration);
     doc.AddMember("iterations_run", iterations, a);
+    doc.AddMember("timer", timer_json(summarize_timer(o.history), a), a);
+    const auto gpu = summarize_gpu_state(o.history);
+    doc.AddMember("throttled_cases", gpu ? Value(static_cast<int>(gpu->throttled.size())) : Value(),
+                  a);
     rapidjson::Document model;
     try_parse_json(model, model_json);
     doc.AddMember("model", model.IsNull() ? Value() : Value(model, a), a);
@@ -295,6 +304,8 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     }
     doc.AddMember("harness_wall_s", harness_s, a);
     doc.AddMember("gpu_busy_ms_estimate", gpu_ms, a);
+    doc.AddMember("timer", timer_json(summarize_timer(o.history), a), a);
+    doc.AddMember("gpu_state", gpu_state_json(summarize_gpu_state(o.history), a), a);
     doc.AddMember("attempts", static_cast<int>(o.history.size()), a);
     doc.AddMember("stop_reason", rapidjson::StringRef(to_string(o.stop)), a);
     doc.AddMember("error", o.error.empty() ? Value() : json_text(o.error, a), a);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <vector>
 
@@ -109,6 +110,74 @@ static void define_evidence_options(CLI::App* app, optimizer_options& o) {
         ->check(CLI::Range(0.0, 1.0));
 }
 
+namespace {
+
+// A choice among a vocabulary's words (--timing-mode fixed|adaptive), stored as its enum; the
+// default shown is the struct's own.
+template <class Enum, std::size_t N>
+CLI::Option* add_choice(CLI::App* app, const std::string& flag, Enum& value,
+                        const name_table<Enum, N>& table, const std::string& help) {
+    std::vector<std::string> names;
+    for (const auto& e : table.entries) names.emplace_back(e.name);
+    return app
+        ->add_option_function<std::string>(
+            flag, [&value, &table](const std::string& s) { value = *table.parse(s); }, help)
+        ->check(CLI::IsMember(names))
+        ->default_str(table.name(value));
+}
+
+}  // namespace
+
+// How each measured case is timed: the clock and when the timed loop stops.
+static void define_timing_options(CLI::App* app, optimizer_options& o) {
+    app->add_option("--warmup", o.timing.warmup, "Warm-up launches per measured case")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
+    app->add_option("--iterations", o.timing.iterations,
+                    "Timed launches per measured case; with --timing-mode adaptive the most it "
+                    "may take (then " +
+                        std::to_string(k_adaptive_iterations_cap) + " unless given)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    add_choice(app, "--timing-mode", o.timing.mode, k_timing_modes,
+               "fixed: --iterations timed launches; adaptive: stop once --min-samples, "
+               "--min-time-ms and --target-rse are met");
+    add_choice(app, "--timer", o.timing.timer, k_timer_choices,
+               "auto: CUPTI's kernel records where CUPTI loads and is free, CUDA events "
+               "otherwise; events: CUDA events only");
+    app->add_option("--min-samples", o.timing.min_samples,
+                    "Adaptive: at least this many timed launches per case")
+        ->capture_default_str()
+        ->check(CLI::Range(5, 100000));
+    app->add_option("--min-time-ms", o.timing.min_time_ms,
+                    "Adaptive: at least this much GPU time summed over a case's samples, ms")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 600000.0));
+    app->add_option("--target-rse", o.timing.target_rse,
+                    "Adaptive: stop once the median's relative standard error is at most this")
+        ->capture_default_str()
+        ->check(CLI::Validator(
+            [](std::string& text) {
+                const double x = std::strtod(text.c_str(), nullptr);
+                return x > 0 && x <= 1
+                           ? std::string()
+                           : "value " + text + " not in range (0, 1]: above 0, at most 1";
+            },
+            "(0,1]"));
+}
+
+std::string settle_timing_options(const CLI::App* app, optimizer_options& o) {
+    timing_config& t = o.timing;
+    if (t.mode != timing_mode::adaptive) return "";
+    if (app->get_option("--iterations")->count() == 0) t.iterations = k_adaptive_iterations_cap;
+    if (t.min_samples > t.iterations)
+        return "--min-samples " + std::to_string(t.min_samples) + " is more than --iterations " +
+               std::to_string(t.iterations) +
+               ", the most timed launches an adaptive case takes; give a smaller --min-samples or "
+               "a larger --iterations";
+    return "";
+}
+
 // The options check uses: what names a file or a place, and what the preflight runs with.
 void define_check_options(CLI::App* app, optimizer_options& o) {
     app->option_defaults()->multi_option_policy(
@@ -176,12 +245,7 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--max-repairs", o.search.max_repairs, "Compile-error repairs per iteration")
         ->capture_default_str()
         ->check(CLI::Range(0, 100));
-    app->add_option("--warmup", o.timing.warmup, "Warm-up launches per measured case")
-        ->capture_default_str()
-        ->check(CLI::Range(0, 100000));
-    app->add_option("--iterations", o.timing.iterations, "Timed launches per measured case")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 100000));
+    define_timing_options(app, o);
 }
 
 namespace {

@@ -16,6 +16,11 @@ void define_check_options(CLI::App* app, optimizer_options& o);
 /// optimize's: check's and every other.
 void define_run_options(CLI::App* app, optimizer_options& o);
 
+/// After the command line and --config: --timing-mode adaptive without --iterations makes the
+/// cap k_adaptive_iterations_cap. "" when the timing options agree with each other, else one
+/// line naming the flag (a usage error: exit 64).
+std::string settle_timing_options(const CLI::App* app, optimizer_options& o);
+
 /// Reads o.config (paths relative to the file) onto the options not given as flags; throws
 /// json_error naming the file and the field for an unknown key or a value of the wrong kind.
 /// A key that `elsewhere` knows but `app` does not is skipped (check reads optimize's config).

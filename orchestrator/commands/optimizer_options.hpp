@@ -14,6 +14,9 @@
 
 namespace cuopt {
 
+/// With --timing-mode adaptive and no --iterations, the most timed launches a case may take.
+inline constexpr int k_adaptive_iterations_cap = 1000;
+
 struct optimizer_options {
     std::string description;        // what the kernel computes, for the record (and the model)
     std::string signature;          // the kernel's C signature; the manifest must agree with it
@@ -31,7 +34,7 @@ struct optimizer_options {
         300;                 // wall-clock limit per ncu profile (it replays the kernel per pass)
     std::uint64_t seed = 1;  // autotune's sampling seed
     int batch = 8;           // autotune configurations per iteration
-    timing_config timing;    // warmup and iterations per measured case
+    timing_config timing;    // warmup, iterations (the cap when adaptive), mode, timer, ...
     bool quiet = false;      // no progress lines
     bool json = false;       // print summary.json on stdout at the end
     std::string config;      // JSON file with the same keys; flags win

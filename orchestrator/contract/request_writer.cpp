@@ -110,6 +110,29 @@ Value case_json(const run_case& c, const fs::path& folder, allocator& a) {
     return v;
 }
 
+// The timing block. mode, timer and the adaptive settings are written only where they differ
+// from the harness's defaults (all of the adaptive ones in adaptive mode, so such a request
+// says how it stops), so a request of the default kind reads as it did before they existed.
+Value timing_json(const timing_config& t, allocator& a) {
+    const timing_config defaults;
+    Value timing(rapidjson::kObjectType);
+    timing.AddMember("warmup", t.warmup, a);
+    timing.AddMember("iterations", t.iterations, a);
+    timing.AddMember("flush_l2", t.flush_l2, a);
+    timing.AddMember("fresh_inputs", t.fresh_inputs, a);
+    const bool adaptive = t.mode == timing_mode::adaptive;
+    if (adaptive) timing.AddMember("mode", rapidjson::StringRef(k_timing_modes.name(t.mode)), a);
+    if (t.timer != defaults.timer)
+        timing.AddMember("timer", rapidjson::StringRef(k_timer_choices.name(t.timer)), a);
+    if (adaptive || t.min_samples != defaults.min_samples)
+        timing.AddMember("min_samples", t.min_samples, a);
+    if (adaptive || t.min_time_ms != defaults.min_time_ms)
+        timing.AddMember("min_time_ms", t.min_time_ms, a);
+    if (adaptive || t.target_rse != defaults.target_rse)
+        timing.AddMember("target_rse", t.target_rse, a);
+    return timing;
+}
+
 }  // namespace
 
 std::string write_request_json(const request& req) {
@@ -124,12 +147,7 @@ std::string write_request_json(const request& req) {
         doc.AddMember("kernel", kernel_json(req.kernel, a), a);
     }
     doc.AddMember("device", req.device, a);
-    Value timing(rapidjson::kObjectType);
-    timing.AddMember("warmup", req.timing.warmup, a);
-    timing.AddMember("iterations", req.timing.iterations, a);
-    timing.AddMember("flush_l2", req.timing.flush_l2, a);
-    timing.AddMember("fresh_inputs", req.timing.fresh_inputs, a);
-    doc.AddMember("timing", timing, a);
+    doc.AddMember("timing", timing_json(req.timing, a), a);
     Value cases(rapidjson::kArrayType);
     for (const run_case& c : req.cases) cases.PushBack(case_json(c, req.folder, a), a);
     doc.AddMember("cases", cases, a);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/dtype.hpp"
+#include "common/name_table.hpp"
 #include "common/response_status.hpp"
 
 namespace cuopt {
@@ -23,10 +24,72 @@ struct compile_summary {
     std::optional<int> registers, static_shared_bytes, local_bytes, spill_store_bytes;
 };
 
+/// The clock that timed a case's launches: CUPTI's kernel records (GPU time of the kernel
+/// alone) or CUDA events around each launch (which add about a microsecond of their own).
+enum class response_timer_kind { cupti, events };
+inline constexpr auto k_response_timer_kinds = make_name_table<response_timer_kind>(
+    {{response_timer_kind::cupti, "cupti"}, {response_timer_kind::events, "events"}});
+
+/// What ended a case's timed loop: the fixed count, the noise target (adaptive) or the cap.
+enum class response_stop_rule { fixed, target_noise, cap };
+inline constexpr auto k_response_stop_rules =
+    make_name_table<response_stop_rule>({{response_stop_rule::fixed, "fixed"},
+                                         {response_stop_rule::target_noise, "target_noise"},
+                                         {response_stop_rule::cap, "cap"}});
+
+/// The response's top-level timer block: the clock the harness timed with, and why events
+/// where CUPTI was not used ("CUPTI not found: ...", "timing.timer is events").
+struct response_timer {
+    response_timer_kind name = response_timer_kind::events;
+    std::optional<std::string> note, library;
+};
+
+/// The response's gpu_monitor block: where the GPU's state came from (nvml), or why nowhere.
+struct response_gpu_monitor {
+    std::optional<std::string> source, note;
+};
+
+/// One clock's figures for a case (the old median_ms etc. are the primary channel's).
+struct response_channel {
+    double median_ms = 0, min_ms = 0, max_ms = 0;
+    std::vector<double> samples_ms;
+};
+
+/// NVML's reading of the GPU at one moment; a figure NVML could not give is absent.
+struct response_gpu_reading {
+    std::optional<int> sm_clock_mhz, mem_clock_mhz, temperature_c;
+    std::optional<double> power_w, power_limit_w;
+    std::vector<std::string> throttle_reasons;  // every reason set, benign ones included
+    std::optional<std::uint64_t> throttle_mask;
+};
+
+/// The GPU around a case's timed loop. throttled: a power, thermal or hardware slowdown was
+/// active before or after; throttle_reasons: the union of those (never the benign ones).
+struct response_gpu_state {
+    std::optional<response_gpu_reading> before, after;
+    bool throttled = false;
+    std::vector<std::string> throttle_reasons;
+};
+
+/// How a case's samples were taken (issue 12): every field absent in a response from a
+/// harness that predates them.
+struct response_timing_details {
+    std::optional<response_timer_kind> timer;  // the primary channel
+    std::optional<std::string> timer_note;     // why this case's primary is not the run's
+    std::optional<response_channel> cupti, events;
+    std::optional<double> event_overhead_ms;  // events median minus CUPTI median
+    std::optional<bool> channels_agree;       // false: beyond the known event overhead
+    std::optional<response_stop_rule> stop_rule;
+    std::optional<double> relative_standard_error;  // of the primary median
+    std::optional<double> gpu_time_ms;              // sum of the primary samples
+    std::optional<response_gpu_state> gpu_state;
+};
+
 struct response_timing {
-    int warmup = 0, iterations = 0;
+    int warmup = 0, iterations = 0;  // iterations: the timed launches taken (adaptive: <= cap)
     double median_ms = 0, mean_ms = 0, min_ms = 0, max_ms = 0, stdev_ms = 0;
     std::vector<double> samples_ms;
+    response_timing_details details;
 };
 
 struct response_output {
@@ -65,9 +128,13 @@ struct harness_response {
     std::optional<compile_summary> compile;  // none for a vendor request
     std::optional<vendor_summary> vendor;    // vendor requests whose library loaded
     std::vector<response_case> cases;
+    std::optional<response_timer> timer;              // absent from an older harness
+    std::optional<response_gpu_monitor> gpu_monitor;  // likewise
 };
 
-/// Reads and schema-checks a response; throws json_error naming the file and field.
+/// Reads and schema-checks a response; throws json_error naming the file and field. The
+/// timer, gpu_monitor and per-case timing details are optional (older responses lack them),
+/// but where present each is type-checked here too.
 harness_response read_response(const std::filesystem::path& file);
 
 }  // namespace cuopt

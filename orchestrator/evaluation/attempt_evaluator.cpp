@@ -102,6 +102,16 @@ vendor_call vendor_call_for(const vendor_baseline_spec& v, const manifest_case& 
     return call;
 }
 
+// A case the harness could not time honestly (CUPTI saw another kernel inside a sample):
+// the harness's message for the case, named; "" when every case timed cleanly.
+std::string invalid_timing_reason(const harness_response& resp) {
+    for (const response_case& c : resp.cases)
+        if (c.status == case_run_status::invalid_timing)
+            return "case '" + c.name +
+                   "': " + (c.error.empty() ? "its timed samples held other work" : c.error);
+    return "";
+}
+
 verdict verdict_for(response_status s) {
     switch (s) {
         case response_status::compile_error:
@@ -131,6 +141,8 @@ case_evaluation evaluate_case(const response_case& rc, const manifest& m) {
         ce.max_ms = rc.timing->max_ms;
         ce.stdev_ms = rc.timing->stdev_ms;
         ce.samples_ms = rc.timing->samples_ms;
+        ce.iterations = rc.timing->iterations;
+        ce.timing = rc.timing->details;
     }
     for (const response_output& o : rc.outputs)
         if (!o.is_input_dump) ce.outputs.push_back({o.arg, o.file, o.unwritten, std::nullopt});
@@ -347,8 +359,15 @@ void attempt_evaluator::run_and_check(const request& req, const oracle_files* or
     const std::optional<harness_response> response = run_harness(r.folder, r);
     if (!response) return;
     if (response->compile) r.compile = *response->compile;
+    r.timer = response->timer;
+    r.gpu_monitor = response->gpu_monitor;
     for (const response_case& rc : response->cases)
         r.cases.push_back(evaluate_case(rc, m_manifest));
+    if (std::string mistimed = invalid_timing_reason(*response); !mistimed.empty()) {
+        r.verdict = verdict::invalid_timing;
+        r.reason = std::move(mistimed);
+        return;
+    }
     if (response->status != response_status::ok) {
         r.verdict = verdict_for(response->status);
         r.reason = response->error;

@@ -38,6 +38,8 @@ struct case_evaluation {
     std::string reason;
     std::optional<double> median_ms, mean_ms, min_ms, max_ms, stdev_ms;
     std::vector<double> samples_ms;  // per timed launch (kept for the significance step)
+    std::optional<int> iterations;   // timed launches taken (adaptive: up to the cap)
+    response_timing_details timing;  // the clock, both channels, stop rule, noise, GPU state
     std::optional<double> floor_ms;  // the case's speed-of-light floor, where known
     std::vector<output_check> outputs;
 };
@@ -55,7 +57,9 @@ struct attempt_result {
     int harness_exit_code = -1;
     int harness_signal = 0;
     double harness_wall_ms = 0;
-    std::string harness_stderr;  // its tail
+    std::string harness_stderr;                       // its tail
+    std::optional<response_timer> timer;              // the response's, where it names one
+    std::optional<response_gpu_monitor> gpu_monitor;  // likewise
     // Filled in by the search loop:
     bool became_best = false;
     std::optional<double> speedup_vs_initial;

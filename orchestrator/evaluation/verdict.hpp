@@ -20,6 +20,7 @@ enum class verdict {
     nan_output,          // an output holds NaN/Inf where the oracle does not
     harness_error,       // the harness could not start or wrote no usable response
     impossible_time,     // a median below 0.9x the case's speed-of-light floor
+    invalid_timing,      // a timed sample held another kernel besides the case's own (CUPTI)
 };
 
 inline constexpr auto k_verdicts =
@@ -34,7 +35,8 @@ inline constexpr auto k_verdicts =
                               {verdict::unwritten_output, "unwritten_output"},
                               {verdict::nan_output, "nan_output"},
                               {verdict::harness_error, "harness_error"},
-                              {verdict::impossible_time, "impossible_time"}});
+                              {verdict::impossible_time, "impossible_time"},
+                              {verdict::invalid_timing, "invalid_timing"}});
 
 inline const char* to_string(verdict v) {
     return k_verdicts.name(v);
