@@ -10,18 +10,28 @@ Measures, and writes as one JSON (plus a readable printout and a closing summary
   * run_to_run_spread: max/min - 1 of the medians of 5 separate harness runs, for the kernels
     of 20 us or more; target < 0.5%;
   * wall_time: process start to response for the 3-case example request, cold cache and cache hit
-    (targets 0.45 s and 0.35 s), with the medians of the harness's phases_ms (cupti_init among them).
+    (targets 0.45 s and 0.35 s), with the medians of the harness's phases_ms (cupti_init among them);
+  * kernel_span (info, no target): a third measurement of what the kernel itself takes, read inside
+    it from %globaltimer. A "_span" variant of each ncu-compared kernel and of the empty kernel
+    (k_span.cu) takes one more argument, a u64[2] in-place buffer [~0, 0]: each block's first thread
+    atomicMin's the timer into [0] at its start, and after a __syncthreads at the block's end
+    atomicMax's it into [1]. The harness restores the buffer before every launch and keeps the last
+    (checked, also the last timed) launch's values, so each harness run yields one span (end - start);
+    the median over the runs is set beside ncu, primary, cupti and events (primary - span,
+    ncu - span), with the variant's own harness median (the instrumentation's cost) and the CUPTI
+    sample of that very launch.
 Every figure is a median over repeated runs (5 by default); the individual runs are kept beside it.
 --timer events puts "timing": {"timer": "events"} in every request, to compare with the default.
 A harness whose response lacks the per-case "channels" (older builds) reads n/a there.
 """
-import argparse, csv, io, json, os, shutil, statistics, subprocess, sys, tempfile, time, traceback
+import argparse, csv, io, json, math, os, re, shutil, statistics, struct, subprocess, sys, tempfile, time, traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 TARGETS = {"ncu_relative": 0.02, "empty_abs_us": 0.3, "spread": 0.005, "wall_cold_s": 0.45,
            "wall_cache_hit_s": 0.35}
 SPREAD_MIN_NOMINAL_US = 20  # spread target applies to the kernels aimed at 20 us or more
+SPAN_INIT = (0xFFFFFFFFFFFFFFFF, 0)  # the span buffer before every launch: [min start, max end]
 
 KERNELS = r'''
 extern "C" __global__ void empty_kernel() {}
@@ -31,6 +41,32 @@ extern "C" __global__ void matmul_f32(const float* a, const float* b, float* c, 
   int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < m && col < n) { float acc = 0.f; for (int p = 0; p < k; ++p) acc += a[row * k + p] * b[p * n + col];
     c[row * n + col] = acc; } }
+'''
+
+# The kernels above, instrumented: the bodies are the same, between SPAN_BEGIN (the block's first
+# thread, at the very start) and SPAN_END (after a __syncthreads: the whole block's work is done).
+# A file of its own, so the plain kernels' requests (and their cached cubins) stay as they were.
+SPAN_KERNELS = r'''
+__device__ __forceinline__ unsigned long long span_clock() {
+  unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) :: "memory"); return t; }
+#define SPAN_FIRST_THREAD (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
+#define SPAN_BEGIN if (SPAN_FIRST_THREAD) atomicMin(&span[0], span_clock());
+#define SPAN_END __syncthreads(); if (SPAN_FIRST_THREAD) atomicMax(&span[1], span_clock());
+extern "C" __global__ void empty_kernel_span(unsigned long long* span) {
+  SPAN_BEGIN
+  SPAN_END }
+extern "C" __global__ void copy_f32_span(const float* __restrict__ x, float* __restrict__ y, long long n,
+                                         unsigned long long* span) {
+  SPAN_BEGIN
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) y[i] = x[i];
+  SPAN_END }
+extern "C" __global__ void matmul_f32_span(const float* a, const float* b, float* c, int m, int n, int k,
+                                           unsigned long long* span) {
+  SPAN_BEGIN
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m && col < n) { float acc = 0.f; for (int p = 0; p < k; ++p) acc += a[row * k + p] * b[p * n + col];
+    c[row * n + col] = acc; }
+  SPAN_END }
 '''
 
 
@@ -82,6 +118,105 @@ def kernel_plan(a):
             (copy_name(a.large_copy_floats), 135, copy_request(a.large_copy_floats, t), "copy_f32")]
 
 
+def span_file(name):
+    return f"span-{name}.bin"
+
+
+def span_request(req, name):
+    """The request `req` with its kernel swapped for the "_span" variant (k_span.cu) and one more
+    argument, last like the kernel's parameter: the u64[2] span buffer, in place (input_file and
+    output_file), as_given so every launch, timed or checked, starts from exactly [~0, 0]."""
+    r = json.loads(json.dumps(req))
+    entry = r["kernel"]["entry"] + "_span"
+    r["kernel"] = {"source_file": "k_span.cu", "entry": entry}
+    case = r["cases"][0]
+    case["name"] = entry
+    case["args"].append({"name": "span", "dtype": "u64", "count": len(SPAN_INIT), "input_file": "span-init.bin",
+                         "output_file": span_file(name), "timing_inputs": "as_given"})
+    return r
+
+
+def span_plan(a):
+    """(name, nominal_us, span request, span entry): the ncu-compared kernels and the empty kernel."""
+    t = None if a.timer == "auto" else a.timer
+    plan = [(name, nominal, req, entry) for name, nominal, req, entry in kernel_plan(a)]
+    plan.append(("empty_kernel", 0, empty_request(t), "empty_kernel"))
+    return [(name, nominal, span_request(req, name), entry + "_span") for name, nominal, req, entry in plan]
+
+
+def schema_errors(doc, schema, root=None, where="$"):
+    """The draft-04 subset schemas/request.schema.json uses ($ref, type, enum, required, properties,
+    additionalProperties false, items, min/max, exclusiveMinimum, minItems/maxItems, minLength/maxLength,
+    pattern): a list of what in doc breaks it (empty: it conforms)."""
+    root = root or schema
+    if "$ref" in schema:
+        node = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            node = node[part]
+        return schema_errors(doc, node, root, where)
+    errs = []
+    kinds = {"object": dict, "array": list, "string": str, "boolean": bool}
+    types = schema.get("type")
+    if types is not None:
+        types = types if isinstance(types, list) else [types]
+        ok = any((isinstance(doc, int) and not isinstance(doc, bool)) if t == "integer" else
+                 (isinstance(doc, (int, float)) and not isinstance(doc, bool)) if t == "number" else
+                 isinstance(doc, kinds[t]) for t in types)
+        if not ok:
+            return [f"{where}: {json.dumps(doc)[:60]} is not {'/'.join(types)}"]
+    if "enum" in schema and doc not in schema["enum"]:
+        errs.append(f"{where}: {json.dumps(doc)} not in {schema['enum']}")
+    if isinstance(doc, dict):
+        errs += [f"{where}: missing '{k}'" for k in schema.get("required", []) if k not in doc]
+        props = schema.get("properties", {})
+        for k, v in doc.items():
+            if k in props:
+                errs += schema_errors(v, props[k], root, f"{where}.{k}")
+            elif schema.get("additionalProperties") is False:
+                errs.append(f"{where}: unknown field '{k}'")
+            elif isinstance(schema.get("additionalProperties"), dict):
+                errs += schema_errors(v, schema["additionalProperties"], root, f"{where}.{k}")
+    if isinstance(doc, list):
+        if len(doc) < schema.get("minItems", 0) or len(doc) > schema.get("maxItems", len(doc)):
+            errs.append(f"{where}: {len(doc)} items")
+        if "items" in schema:
+            for i, v in enumerate(doc):
+                errs += schema_errors(v, schema["items"], root, f"{where}[{i}]")
+    if isinstance(doc, str):
+        if len(doc) < schema.get("minLength", 0) or len(doc) > schema.get("maxLength", len(doc)):
+            errs.append(f"{where}: length {len(doc)}")
+        if "pattern" in schema and not re.search(schema["pattern"], doc):
+            errs.append(f"{where}: '{doc}' does not match {schema['pattern']}")
+    if isinstance(doc, (int, float)) and not isinstance(doc, bool):
+        lo, hi = schema.get("minimum"), schema.get("maximum")
+        if lo is not None and (doc <= lo if schema.get("exclusiveMinimum") else doc < lo):
+            errs.append(f"{where}: {doc} below the minimum {lo}")
+        if hi is not None and doc > hi:
+            errs.append(f"{where}: {doc} above the maximum {hi}")
+    return errs
+
+
+def request_problems(req, folder, schema):
+    """Schema errors, plus what the harness's reader checks beyond the schema and this script relies
+    on: the kernel's source file present, each input_file holding count x dtype-size bytes."""
+    errs = schema_errors(req, schema)
+    sizes = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4,
+             "i64": 8, "u64": 8}
+    src = (req.get("kernel") or {}).get("source_file")
+    if src and not os.path.exists(os.path.join(folder, src)):
+        errs.append(f"kernel.source_file {src} not in {folder}")
+    for case in req.get("cases") or []:
+        for arg in case.get("args") or []:
+            if "input_file" in arg:
+                f = os.path.join(folder, arg["input_file"])
+                want = arg.get("count", 0) * sizes.get(arg.get("dtype"), 0)
+                have = os.path.getsize(f) if os.path.exists(f) else None
+                if have != want:
+                    errs.append(f"{case.get('name')}.{arg.get('name')}: {arg['input_file']} holds {have} bytes, "
+                                f"count x size is {want}")
+    return errs
+
+
 # ---------------------------------------------------------------- helpers
 
 def med(values):
@@ -122,6 +257,11 @@ def case_record(resp):
         c = ch.get(name)
         return c.get("median_ms") if isinstance(c, dict) else None
 
+    def last(name):  # the last timed launch's sample: in fixed mode, the checked launch
+        c = ch.get(name)
+        v = c.get("samples_ms") if isinstance(c, dict) else None
+        return (v[-1], len(v)) if isinstance(v, list) and v else (None, 0)
+
     gs = t.get("gpu_state") if isinstance(t.get("gpu_state"), dict) else None
     return {"status": case.get("status"), "error": case.get("error"),
             "primary_ms": t.get("median_ms"), "timer": t.get("timer"), "timer_note": t.get("timer_note"),
@@ -131,7 +271,9 @@ def case_record(resp):
             "stop_rule": t.get("stop_rule"), "relative_standard_error": t.get("relative_standard_error"),
             "stream_held": t.get("stream_held"), "throttled": gs.get("throttled") if gs else None,
             "throttle_reasons": gs.get("throttle_reasons") if gs else None,
-            "response_timer": top.get("name"), "response_timer_note": top.get("note")}
+            "response_timer": top.get("name"), "response_timer_note": top.get("note"),
+            "cupti_last_ms": last("cupti")[0], "cupti_samples": last("cupti")[1],
+            "events_last_ms": last("events")[0], "events_samples": last("events")[1]}
 
 
 # ---------------------------------------------------------------- running
@@ -141,6 +283,10 @@ class Bench:
         self.harness, self.work, self.timeout = harness, work, timeout
         with open(os.path.join(work, "k.cu"), "w") as f:
             f.write(KERNELS)
+        with open(os.path.join(work, "k_span.cu"), "w") as f:
+            f.write(SPAN_KERNELS)
+        with open(os.path.join(work, "span-init.bin"), "wb") as f:
+            f.write(struct.pack("<2Q", *SPAN_INIT))
         self.cache = os.path.join(work, "cache")
 
     def write_request(self, req, name):
@@ -172,14 +318,38 @@ class Bench:
                 err = f"{err}\nunreadable response: {e}"
         return resp, wall, rc, err
 
-    def runs(self, req, name, count):
-        """count separate harness processes; one record per run (an error recorded, not raised)."""
+    def read_span(self, file):
+        """(start_ns, end_ns, span_ns, problem) from a span buffer the harness wrote."""
+        path = os.path.join(self.work, file)
+        if not os.path.exists(path):
+            return None, None, None, f"no {file}"
+        with open(path, "rb") as f:
+            data = f.read()
+        if len(data) != 16:
+            return None, None, None, f"{file} holds {len(data)} bytes, expected 16"
+        start, end = struct.unpack("<2Q", data)
+        if start == SPAN_INIT[0] or end == SPAN_INIT[1]:
+            return start, end, None, f"{file} unwritten ([{start:#x}, {end}])"
+        if end < start:
+            return start, end, None, f"{file}: end {end} before start {start}"
+        return start, end, end - start, None
+
+    def runs(self, req, name, count, span=None):
+        """count separate harness processes; one record per run (an error recorded, not raised).
+        span: the span buffer's output file, read after each run into span_ns (end - start)."""
         out = []
         for i in range(count):
+            if span and os.path.exists(os.path.join(self.work, span)):
+                os.remove(os.path.join(self.work, span))
             resp, wall, rc, err = self.run(req, name)
             rec = case_record(resp) if resp else {"primary_ms": None}
             rec["exit"] = rc
             rec["wall_s"] = wall
+            if span:
+                rec["span_start_ns"], rec["span_end_ns"], rec["span_ns"], problem = self.read_span(span)
+                if problem and rc == 0:
+                    rec["span_problem"] = problem
+                    log(f"  {name} run {i + 1}: no span ({problem})")
             if rc != 0 or rec.get("primary_ms") is None:
                 rec["failure"] = (f"exit {rc}; case status {rec.get('status')}: {rec.get('error')}; "
                                   f"{(err or '').strip()[-500:]}")
@@ -358,6 +528,74 @@ def bench_empty(b, a, result, summary):
     result["empty_kernel"] = e
 
 
+def diff(x, y):
+    return None if x is None or y is None else x - y
+
+
+def bench_span(b, a, result, summary):
+    """The in-kernel span (globaltimer, the checked launch of each of a.runs harness runs of the
+    "_span" variant) beside the plain kernel's ncu, primary, cupti and events medians."""
+    kernels, ncu, empty = result.get("kernels") or {}, result.get("ncu_agreement") or {}, result.get("empty_kernel") or {}
+    out, stamps = {}, []
+    result["kernel_span"] = out
+    for name, nominal, req, entry in span_plan(a):
+        runs = b.runs(req, f"{name}-span", a.runs, span=span_file(name))
+        v = channel_summary(runs)
+        spans = [r.get("span_ns") for r in runs]
+        stamps += [(r["span_start_ns"], r["span_end_ns"]) for r in runs if r.get("span_ns") is not None]
+        if name == "empty_kernel":
+            base = {"ncu": empty.get("ncu_median_us"), "primary": empty.get("primary_median_us"),
+                    "cupti": empty.get("cupti_median_us"), "events": empty.get("events_median_us")}
+        else:
+            k = kernels.get(name) or {}
+            base = {"ncu": us((ncu.get(name) or {}).get("ncu_median_ms")), "primary": us(k.get("primary_median_ms")),
+                    "cupti": us(k.get("cupti_median_ms")), "events": us(k.get("events_median_ms"))}
+        span_us = None if med(spans) is None else med(spans) / 1000.0
+        # the CUPTI sample of the very launch the span was read from (fixed mode: the last timed one)
+        iters = req["timing"]["iterations"]
+        paired = [None if r.get("span_ns") is None or r.get("cupti_samples") != iters or r.get("cupti_last_ms") is None
+                  else us(r["cupti_last_ms"]) - r["span_ns"] / 1000.0 for r in runs]
+        e = {"nominal_us": nominal, "entry": entry, "span_median_us": span_us,
+             "span_runs_us": [None if x is None else x / 1000.0 for x in spans],
+             "span_start_end_ns": [[r.get("span_start_ns"), r.get("span_end_ns")] for r in runs],
+             "span_problems": [r["span_problem"] for r in runs if r.get("span_problem")],
+             "ncu_median_us": base["ncu"], "primary_median_us": base["primary"], "primary_timer": v["primary_timer"],
+             "cupti_median_us": base["cupti"], "events_median_us": base["events"],
+             "primary_minus_span_us": diff(base["primary"], span_us), "ncu_minus_span_us": diff(base["ncu"], span_us),
+             "cupti_minus_span_us": diff(base["cupti"], span_us), "events_minus_span_us": diff(base["events"], span_us),
+             "variant_primary_median_us": us(v["primary_median_ms"]),
+             "variant_primary_runs_us": [us(x) for x in v["primary_runs_ms"]],
+             "variant_cupti_median_us": us(v["cupti_median_ms"]), "variant_events_median_us": us(v["events_median_ms"]),
+             "variant_minus_primary_us": diff(us(v["primary_median_ms"]), base["primary"]),
+             "variant_primary_minus_span_us": diff(us(v["primary_median_ms"]), span_us),
+             "checked_launch_cupti_minus_span_runs_us": paired,
+             "checked_launch_cupti_minus_span_median_us": med(paired),
+             "failures": v["failures"], "target": None}
+        out[name] = e
+        log(f"{name} span: in-kernel {fmt(span_us, '.3f', ' us')} (runs {[None if x is None else round(x, 3) for x in e['span_runs_us']]}); "
+            f"primary - span {fmt(e['primary_minus_span_us'], '+.3f', ' us')}, ncu - span {fmt(e['ncu_minus_span_us'], '+.3f', ' us')}, "
+            f"cupti - span {fmt(e['cupti_minus_span_us'], '+.3f', ' us')}")
+        log(f"  span variant's own harness median {fmt(e['variant_primary_median_us'], '.3f', ' us')} "
+            f"(vs plain {fmt(base['primary'], '.3f', ' us')}: {fmt(e['variant_minus_primary_us'], '+.3f', ' us')}); "
+            f"its primary - span {fmt(e['variant_primary_minus_span_us'], '+.3f', ' us')}; "
+            f"CUPTI of the same launch - span {fmt(e['checked_launch_cupti_minus_span_median_us'], '+.3f', ' us')}")
+        summary.append({"group": "span", "target": f"in-kernel span, {name} ({fmt(span_us, '.3f', ' us')}) (info)",
+                        "measured": f"primary {fmt(e['primary_minus_span_us'], '+.3f', ' us')}, ncu {fmt(e['ncu_minus_span_us'], '+.3f', ' us')}",
+                        "threshold": "(minus the span)", "status": "info"})
+    # globaltimer's tick shows in what every difference of its readings is a multiple of
+    g = 0
+    for start, end in stamps:
+        g = math.gcd(g, end - start, start - stamps[0][0])
+    result["kernel_span_info"] = {
+        "globaltimer_gcd_ns": g or None,
+        "note": "gcd of every span and of every start's distance from the first start: a large value "
+                "(about 1000 or 1024 ns) means %globaltimer ticks coarsely on this GPU, and the spans are "
+                "quantised by that much; spans are the checked launch of each harness run, the kernel's "
+                "first block start to its last block end (the writes' drain after that not included)"}
+    log(f"  globaltimer tick (gcd of the reading differences, {len(stamps)} spans): {fmt(g or None, 'd', ' ns')} "
+        f"(~1000 ns would mean a coarse tick)")
+
+
 def bench_wall(a, work, result, summary):
     example = os.path.join(work, "example")
     shutil.copytree(os.path.join(ROOT, "examples", "harness", "matmul"), example,
@@ -438,7 +676,7 @@ def section(name, fn, result, summary, *args):
     result.setdefault("elapsed_s", {})[name] = round(time.perf_counter() - t0, 1)
 
 
-GROUPS = ("ncu", "empty", "spread", "wall")
+GROUPS = ("ncu", "empty", "span", "spread", "wall")
 
 
 def print_ncu_table(result):
@@ -463,6 +701,27 @@ def print_ncu_table(result):
         log("  ".join(c.ljust(w) if i in (0, 3) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
 
 
+def print_span_table(result):
+    rows = result.get("kernel_span") or {}
+    if not rows:
+        return
+    log("")
+    log("== in-kernel span (%globaltimer, first block start to last block end; median of the runs' checked launches, us; info)")
+    head = ("kernel", "ncu", "primary", "cupti", "events", "span", "primary-span", "ncu-span",
+            "variant", "variant-primary", "same-launch cupti-span")
+    table = [head] + [(name, fmt(r["ncu_median_us"], ".3f"), fmt(r["primary_median_us"], ".3f"), fmt(r["cupti_median_us"], ".3f"),
+                       fmt(r["events_median_us"], ".3f"), fmt(r["span_median_us"], ".3f"),
+                       fmt(r["primary_minus_span_us"], "+.3f"), fmt(r["ncu_minus_span_us"], "+.3f"),
+                       fmt(r["variant_primary_median_us"], ".3f"), fmt(r["variant_minus_primary_us"], "+.3f"),
+                       fmt(r["checked_launch_cupti_minus_span_median_us"], "+.3f")) for name, r in rows.items()]
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    for r in table:
+        log("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    info = result.get("kernel_span_info") or {}
+    log(f"  variant: the span kernel's own harness median (primary channel); same-launch: its CUPTI sample of the "
+        f"launch the span came from; globaltimer tick (gcd): {fmt(info.get('globaltimer_gcd_ns'), 'd', ' ns')}")
+
+
 def print_summary(summary):
     log("")
     log("== summary (issue #12 targets)")
@@ -485,6 +744,7 @@ def main():
                     help='events: put "timing": {"timer": "events"} in every request (default auto: leave it out)')
     ap.add_argument("--skip-ncu", action="store_true", help="no ncu comparisons (they read n/a)")
     ap.add_argument("--skip-wall", action="store_true", help="no wall-time runs of the example request")
+    ap.add_argument("--skip-span", action="store_true", help="no in-kernel span (globaltimer) runs")
     ap.add_argument("--runs", type=int, default=5, help="harness runs per figure (default 5)")
     ap.add_argument("--ncu-runs", type=int, default=5, help="ncu processes per kernel (default 5)")
     ap.add_argument("--ncu-count", type=int, default=20, help="launches profiled per ncu process (default 20)")
@@ -504,14 +764,31 @@ def main():
         b = Bench(a.harness, work, a.harness_timeout)
         t = None if a.timer == "auto" else a.timer
         log(f"dry run: requests in {work}; would write {out}")
-        for name, nominal, req, kernel in kernel_plan(a) + [("empty", 0, empty_request(t), "empty_kernel")]:
+        with open(os.path.join(ROOT, "schemas", "request.schema.json")) as f:
+            schema = json.load(f)
+        bad = 0
+        plan = [(name, nominal, req, kernel, False) for name, nominal, req, kernel in
+                kernel_plan(a) + [("empty", 0, empty_request(t), "empty_kernel")]]
+        if not a.skip_span:
+            plan += [(f"{name}-span", nominal, req, kernel, True) for name, nominal, req, kernel in span_plan(a)]
+        for name, nominal, req, kernel, is_span in plan:
             b.write_request(req, name)
-            log(f"  {name}: aim ~{nominal} us, {a.runs} harness runs"
-                + ("" if a.skip_ncu else f", {a.ncu_runs} ncu runs of {a.ncu_count} launches "
-                   f"after {1 + req['timing']['warmup']}") + f"; timing {json.dumps(req['timing'])}")
+            problems = request_problems(req, work, schema)
+            bad += bool(problems)
+            if is_span:
+                log(f"  {name}: {kernel} in k_span.cu, {a.runs} harness runs, span buffer -> "
+                    f"{req['cases'][0]['args'][-1]['output_file']}; timing {json.dumps(req['timing'])}")
+            else:
+                log(f"  {name}: aim ~{nominal} us, {a.runs} harness runs"
+                    + ("" if a.skip_ncu else f", {a.ncu_runs} ncu runs of {a.ncu_count} launches "
+                       f"after {1 + req['timing']['warmup']}") + f"; timing {json.dumps(req['timing'])}")
+            for p in problems:
+                log(f"    request problem: {p}")
+        log(f"  {len(plan)} requests checked against schemas/request.schema.json: "
+            + ("all conform" if not bad else f"{bad} with problems"))
         log(f"  wall time: examples/harness/matmul/request.json, {a.runs} cold + {a.runs} cache hit"
             + ("" if a.timer == "auto" else f", timing.timer={a.timer}") + (" (skipped)" if a.skip_wall else ""))
-        return 0
+        return 1 if bad else 0
 
     if not os.path.exists(a.harness):
         subprocess.run([os.path.join(ROOT, "tools", "setup.sh")], check=True)
@@ -523,7 +800,8 @@ def main():
     t_start = time.perf_counter()
     result = {"schema_version": 2, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "config": {"timer": a.timer, "runs": a.runs, "ncu_runs": 0 if a.skip_ncu else a.ncu_runs,
-                         "ncu_count": a.ncu_count, "harness": a.harness, "targets": TARGETS}}
+                         "ncu_count": a.ncu_count, "harness": a.harness, "targets": TARGETS,
+                         "kernel_span": not a.skip_span}}
     info = subprocess.run([a.harness, "--device-info"], capture_output=True, text=True)
     result["device"] = json.loads(info.stdout) if info.returncode == 0 else info.stderr
     ver = subprocess.run([a.harness, "--version"], capture_output=True, text=True)
@@ -534,6 +812,8 @@ def main():
     summary = []
     section("kernels", bench_kernels, result, summary, b, a, result, summary)
     section("empty_kernel", bench_empty, result, summary, b, a, result, summary)
+    if not a.skip_span:
+        section("kernel_span", bench_span, result, summary, b, a, result, summary)
     if not a.skip_wall:
         section("wall_time", bench_wall, result, summary, a, work, result, summary)
     else:
@@ -548,6 +828,7 @@ def main():
     with open(out, "w") as f:
         json.dump(result, f, indent=2)
     print_ncu_table(result)
+    print_span_table(result)
     print_summary(summary)
     log(f"wrote {out} ({result['elapsed_s']['total']:.0f} s)")
     shutil.rmtree(work, ignore_errors=True)
