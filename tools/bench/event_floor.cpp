@@ -3,16 +3,70 @@
 // event pair with nothing between) several ways and prints medians in microseconds.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <vector>
 
 #include "harness/cuda_handles.hpp"
+#include "harness/cupti_trace.hpp"
 #include "harness/device_info.hpp"
+#include "harness/gpu_state.hpp"
 #include "harness/nvrtc_compiler.hpp"
 #include "harness/sample_statistics.hpp"
 #include "harness/support_kernels.hpp"
 
 using namespace cuopt;
+
+namespace {
+
+// Median microseconds of `reps` calls of fn.
+template <typename F>
+double median_us(int reps, F fn) {
+    std::vector<double> v;
+    for (int i = 0; i < reps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        fn();
+        v.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                        .count());
+    }
+    return summarize(v).median;
+}
+
+// What the timed loop pays on the host around the samples: the persisting-L2 reset before
+// each batch, an NVML reading before and after each case, CUPTI's start (once per process)
+// and its flush of a case's records (CUPTI last: once on, it stays on).
+void print_host_costs(const device_fingerprint& dev, CUfunction f, CUstream s) {
+    const double reset = median_us(200, [] { CU_CALL(cuCtxResetPersistingL2Cache()); });
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string nvml = load_gpu_monitor();
+    const double nvml_init =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const gpu_monitor monitor(dev.uuid, dev.pci_bus_id);
+    const double read = median_us(50, [&] { (void)monitor.read(); });
+    std::string why;
+    const auto t1 = std::chrono::steady_clock::now();
+    kernel_trace* trace = kernel_trace::start(&why);
+    const double cupti_start =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+    double collect = 0;
+    if (trace) {
+        std::vector<kernel_record> records;
+        std::vector<launch_call> calls;
+        collect = median_us(20, [&] {
+            for (int i = 0; i < 100; ++i)
+                CU_CALL(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr));
+            CU_CALL(cuStreamSynchronize(s));
+            trace->collect(&records, &calls);
+        });
+    }
+    std::printf(
+        "  \"host_costs\": {\"persisting_l2_reset_us\": %.2f, \"nvml_init_ms\": %.2f, "
+        "\"nvml_read_us\": %.2f, \"nvml_note\": \"%s\", \"cupti_start_ms\": %.2f, "
+        "\"cupti_launch_plus_collect_100_us\": %.2f, \"cupti_note\": \"%s\"}\n",
+        reset, nvml_init, read, nvml.c_str(), cupti_start, collect, why.c_str());
+}
+
+}  // namespace
 
 int main() {
     std::setvbuf(stdout, nullptr, _IONBF,
@@ -99,6 +153,8 @@ int main() {
             methods[i].name, st.median, st.min, pct(0.1), pct(0.25), pct(0.75), pct(0.9),
             even / (v.size() / 2), odd / (v.size() / 2), i + 1 < std::size(methods) ? "," : "");
     }
-    std::printf("  }\n}\n");
+    std::printf("  },\n");
+    print_host_costs(dev, f, s);
+    std::printf("}\n");
     return 0;
 }
