@@ -110,7 +110,25 @@ std::string load_api(void* lib) {
     return "";
 }
 
+struct loaded_library {
+    std::string file, failure;  // failure: "" when every entry point loaded
+};
+
+// dlopen and dlsym once per process; start() and load_cupti() both wait for it.
+const loaded_library& cupti_library() {
+    static const loaded_library loaded = [] {
+        loaded_library l;
+        if (void* lib = open_library(&l.file, &l.failure)) l.failure = load_api(lib);
+        return l;
+    }();
+    return loaded;
+}
+
 }  // namespace
+
+void load_cupti() {
+    (void)cupti_library();
+}
 
 kernel_trace* kernel_trace::start(std::string* why) {
     static kernel_trace* started = nullptr;
@@ -121,9 +139,8 @@ kernel_trace* kernel_trace::start(std::string* why) {
         return started;
     }
     tried = true;
-    std::string file;
-    void* lib = open_library(&file, &failure);
-    if (lib) failure = load_api(lib);
+    const std::string& file = cupti_library().file;
+    failure = cupti_library().failure;
     CUpti_SubscriberHandle subscriber{};
     CUptiResult r = CUPTI_SUCCESS;
     if (failure.empty() &&

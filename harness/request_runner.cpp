@@ -118,16 +118,26 @@ bool check_cases_phase(const request& req, CUfunction kernel, harness_report& re
     return all_ok;
 }
 
-// A profiler that injects itself (ncu sets CUDA_INJECTION64_PATH) serialises launches,
-// so a held stream would only wait for its timeout there.
-bool should_hold_stream(const harness_options& o) {
+// ncu and Nsight Systems inject themselves through CUDA_INJECTION64_PATH.
+bool profiler_injected() {
     const char* injection = std::getenv("CUDA_INJECTION64_PATH");
-    return !o.no_stream_hold && !(injection && *injection);
+    return injection && *injection;
+}
+
+// A profiler that injects itself serialises launches, so a held stream would only wait for
+// its timeout there.
+bool should_hold_stream(const harness_options& o) {
+    return !o.no_stream_hold && !profiler_injected();
 }
 
 bool any_measured(const request& req) {
     return std::any_of(req.cases.begin(), req.cases.end(),
                        [](const run_case& c) { return c.measure; });
+}
+
+// CUPTI times the cases unless none is measured, events were asked for, or a profiler owns it.
+bool cupti_wanted(const request& req) {
+    return any_measured(req) && req.timing.timer != timer_choice::events && !profiler_injected();
 }
 
 // The clocks a request's cases are timed and watched with: CUPTI unless events were asked
@@ -141,10 +151,9 @@ case_runner::clocks clocks_phase(const request& req, const harness_options& o,
         report.timer_note = "no case is measured";
         return clocks;
     }
-    const char* injection = std::getenv("CUDA_INJECTION64_PATH");
     if (req.timing.timer == timer_choice::events)
         report.timer_note = "timing.timer is events";
-    else if (injection && *injection)
+    else if (profiler_injected())
         report.timer_note =
             "a profiler is injected (CUDA_INJECTION64_PATH) and owns CUPTI; CUDA events time "
             "the launches";
@@ -256,14 +265,18 @@ harness_report run_request(const harness_options& o) {
                 .count();
         return report;
     };
-    // NVML starts on its own thread (nvmlInit can take tens of milliseconds); the cases wait
-    // for it only if it is still loading when they start.
-    std::future<void> nvml;
-    if (!o.compile_only) nvml = std::async(std::launch::async, [] { load_gpu_monitor(); });
+    // NVML and the CUPTI library load on their own threads while the driver starts (nvmlInit
+    // and dlopen of libcupti take milliseconds each); the cases wait for them only if they are
+    // still loading when the cases start.
+    std::future<void> nvml, cupti;
     try {
         const std::optional<request> req = read_phase(o, report);
         lap("read_request");
         if (!req) return finish();
+        if (!o.compile_only && any_measured(*req)) {
+            nvml = std::async(std::launch::async, [] { load_gpu_monitor(); });
+            if (cupti_wanted(*req)) cupti = std::async(std::launch::async, [] { load_cupti(); });
+        }
 
         // The device decides the arch; without one, still compile (for --arch or sm_90)
         // so a bad kernel is reported as such before "no driver". A vendor request has
