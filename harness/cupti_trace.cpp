@@ -114,7 +114,7 @@ struct loaded_library {
     std::string file, failure;  // failure: "" when every entry point loaded
 };
 
-// dlopen and dlsym once per process; start() and load_cupti() both wait for it.
+// dlopen and dlsym once per process.
 const loaded_library& cupti_library() {
     static const loaded_library loaded = [] {
         loaded_library l;
@@ -125,10 +125,6 @@ const loaded_library& cupti_library() {
 }
 
 }  // namespace
-
-void load_cupti() {
-    (void)cupti_library();
-}
 
 kernel_trace* kernel_trace::start(std::string* why) {
     static kernel_trace* started = nullptr;

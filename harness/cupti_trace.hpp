@@ -16,10 +16,6 @@
 
 namespace cuopt {
 
-/// Loads libcupti and its entry points once per process, nothing more (no subscription):
-/// safe to run early on another thread, so kernel_trace::start finds it loaded.
-void load_cupti();
-
 class kernel_trace {
   public:
     /// Loads libcupti, subscribes to the driver and runtime API callbacks and enables

@@ -135,11 +135,6 @@ bool any_measured(const request& req) {
                        [](const run_case& c) { return c.measure; });
 }
 
-// CUPTI times the cases unless none is measured, events were asked for, or a profiler owns it.
-bool cupti_wanted(const request& req) {
-    return any_measured(req) && req.timing.timer != timer_choice::events && !profiler_injected();
-}
-
 // The clocks a request's cases are timed and watched with: CUPTI unless events were asked
 // for, nothing is timed, or a profiler is injected (it owns CUPTI); NVML where it loads.
 case_runner::clocks clocks_phase(const request& req, const harness_options& o,
@@ -265,18 +260,16 @@ harness_report run_request(const harness_options& o) {
                 .count();
         return report;
     };
-    // NVML and the CUPTI library load on their own threads while the driver starts (nvmlInit
-    // and dlopen of libcupti take milliseconds each); the cases wait for them only if they are
-    // still loading when the cases start.
-    std::future<void> nvml, cupti;
+    // NVML starts on its own thread while the driver starts (nvmlInit takes ~8 ms on the
+    // H200); the cases wait for it only if it is still loading when they start. (Loading
+    // libcupti the same way saved nothing measurable: its ~12 ms is the subscription.)
+    std::future<void> nvml;
     try {
         const std::optional<request> req = read_phase(o, report);
         lap("read_request");
         if (!req) return finish();
-        if (!o.compile_only && any_measured(*req)) {
+        if (!o.compile_only && any_measured(*req))
             nvml = std::async(std::launch::async, [] { load_gpu_monitor(); });
-            if (cupti_wanted(*req)) cupti = std::async(std::launch::async, [] { load_cupti(); });
-        }
 
         // The device decides the arch; without one, still compile (for --arch or sm_90)
         // so a bad kernel is reported as such before "no driver". A vendor request has
