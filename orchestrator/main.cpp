@@ -11,6 +11,7 @@
 #include "common/tool_version.hpp"
 #include "orchestrator/commands/cli_options.hpp"
 #include "orchestrator/commands/commands.hpp"
+#include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 
 namespace {
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
     CLI::App* optimize =
         app.add_subcommand("optimize", "Run the gated search and write a run folder");
     cuopt::define_run_options(optimize, options);
+    cuopt::define_cost_options(optimize, options.economics);
     optimize->add_flag("--quiet", quiet, "No progress lines on stderr");
     optimize->add_flag("--json", json, "Print summary.json on stdout at the end");
     optimize->footer(k_optimize_footer);
@@ -95,6 +97,8 @@ int main(int argc, char** argv) {
     check->footer(k_check_footer);
     std::string replay_request;
     CLI::App* replay = add_replay_command(app, options, replay_request);
+    cuopt::report_options report_options;
+    CLI::App* report = cuopt::add_report_command(app, report_options);
     if (const std::string bad =
             cuopt::unknown_word(app, std::vector<std::string>(argv + 1, argv + argc));
         !bad.empty()) {
@@ -128,6 +132,7 @@ int main(int argc, char** argv) {
         if (replay->parsed())
             return cuopt::run_replay(replay_request, options.harness, options.timeout_s);
         if (check->parsed()) return cuopt::run_check(options);
+        if (report->parsed()) return cuopt::run_report(report_options);
         std::signal(SIGINT, on_signal);
         std::signal(SIGTERM, on_signal);
         return cuopt::run_optimize(options, std::vector<std::string>(argv, argv + argc),

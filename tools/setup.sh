@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ pkg-config rapidjson-dev libssl-dev catch2 libcli11-dev libboost-dev libboost-filesystem-dev libcairo2-dev libcurl4-openssl-dev libgumbo-dev clang-format clang-tidy clang libclang-rt-14-dev)
+# libdtl-dev: report.html's line diff (header-only); chromium: the test that renders report.html headless
+packages=(cmake ninja-build g++ pkg-config rapidjson-dev libssl-dev catch2 libcli11-dev libboost-dev libboost-filesystem-dev libcairo2-dev libcurl4-openssl-dev libgumbo-dev libdtl-dev clang-format clang-tidy clang libclang-rt-14-dev chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

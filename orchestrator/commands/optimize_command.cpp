@@ -11,6 +11,7 @@
 #include "common/sha256.hpp"
 #include "orchestrator/artifacts/console_report.hpp"
 #include "orchestrator/artifacts/heatmap.hpp"
+#include "orchestrator/artifacts/report_html.hpp"
 #include "orchestrator/artifacts/run_artifacts.hpp"
 #include "orchestrator/artifacts/winner_files.hpp"
 #include "orchestrator/commands/commands.hpp"
@@ -153,6 +154,18 @@ void make_offline_proposer(run_context& c) {
     std::cerr << "\n";
 }
 
+// The cost sheet's economics, where given, among the settings of record: `report RUN_DIR` then
+// shows the same figures without the flags.
+void record_economics(const report_economics& e, run_info& info) {
+    const std::pair<const char*, std::optional<double>> economics[] = {
+        {"invocations_per_month", e.invocations_per_month},
+        {"gpu_hour_cost_usd", e.gpu_hour_cost_usd},
+        {"engineer_hours", e.engineer_hours},
+        {"engineer_rate_usd", e.engineer_rate_usd}};
+    for (const auto& [key, value] : economics)
+        if (value) info.settings[key] = *value;
+}
+
 // The run folder, the evaluator, the manifest copy, the hashes and the settings of record.
 void open_run(run_context& c) {
     const optimizer_options& o = c.o;
@@ -197,6 +210,7 @@ void open_run(run_context& c) {
                        {"evidence", !o.no_evidence},
                        {"significance_runs", std::int64_t{o.significance_runs}},
                        {"stop_at_sol", o.search.stop_at_sol}};
+    record_economics(o.economics, c.info);
 }
 
 std::optional<candidate> reference_candidate(const run_context& c) {
@@ -401,7 +415,19 @@ search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
     return loop.run(c.initial, c.oracle);
 }
 
-// Summary, best, heatmap and run record; the exit code the outcome calls for.
+// report.html from the folder's files, beside summary.json; a report that cannot be made is a
+// warning, never the run's failure.
+bool write_run_report(const run_context& c) {
+    try {
+        write_report(c.run, c.o.economics);
+        return true;
+    } catch (const std::exception& e) {
+        std::cerr << "cuda-optimizer: report.html not written: " << e.what() << "\n";
+    }
+    return false;
+}
+
+// Summary, best, heatmap, run record and report; the exit code the outcome calls for.
 int finish(run_context& c, const search_outcome& outcome, const evidence_report& ev) {
     const manifest& m = *c.contract;
     write_best(c.run, outcome, m, *c.evaluator);
@@ -416,12 +442,14 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     c.info.finished_utc = utc_now();
     c.info.wall_s = seconds_since(c.started);
     write_file_atomic(c.run / "run.json", run_json(c.info, outcome));
+    const bool reported = write_run_report(c);
     if (!c.o.quiet)
         std::cerr << closing_table(outcome, m, ev.vendor.median_ms)
                   << evidence_lines(outcome, ev, m)
                   << verdict_line(outcome, ev, c.run.filename().string(), c.info.wall_s) << "\n"
                   << "stop: " << to_string(outcome.stop) << "; artifacts in " << c.run.string()
-                  << "\n";
+                  << "\n"
+                  << (reported ? "report: " + (c.run / "report.html").string() + "\n" : "");
     if (c.o.json) std::cout << read_text_file(c.run / "summary.json");
     if (outcome.stop == stop_reason::error) {
         const bool initial_failed =
@@ -472,7 +500,9 @@ void record_failure(run_context& c, const std::string& why) {
     try {
         write_file_atomic(c.run / "run.json", run_json(c.info, failed));
     } catch (const std::exception&) {
+        return;
     }
+    write_run_report(c);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/request.hpp"
+#include "orchestrator/artifacts/cost_sheet.hpp"
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/model/docs_library.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
@@ -70,6 +71,8 @@ struct optimizer_options {
     bool no_sanitizer = false;    // skip compute-sanitizer even where it is found
     bool allow_sanitizer_findings = false;  // findings warn instead of disqualifying
     double sanitizer_timeout_s = 600;       // per compute-sanitizer tool run
+    report_economics
+        economics;  // report.html's cost sheet: invocations, GPU-hour and engineer cost
 };
 
 }  // namespace cuopt

@@ -108,6 +108,7 @@ void llm_client::record(const http_request& request, const exchange_result& resu
     auto& a = d.GetAllocator();
     d.AddMember("schema_version", 1, a);
     d.AddMember("index", ++m_exchanges, a);
+    d.AddMember("iteration", m_iteration >= 0 ? Value(m_iteration) : Value(), a);
     d.AddMember("kind", "model", a);
     d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(m_settings.provider)), a);
     d.AddMember("model", json_text(m_settings.model, a), a);
@@ -166,6 +167,7 @@ void llm_client::record_tool_exchange(const std::string& tool, const std::string
     auto& a = d.GetAllocator();
     d.AddMember("schema_version", 1, a);
     d.AddMember("index", ++m_exchanges, a);
+    d.AddMember("iteration", m_iteration >= 0 ? Value(m_iteration) : Value(), a);
     d.AddMember("kind", json_text(tool, a), a);
     rapidjson::Document req, resp;
     const bool req_ok = try_parse_json(req, request_json).empty();

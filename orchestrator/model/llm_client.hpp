@@ -81,6 +81,9 @@ class llm_client {
     void record_tool_exchange(const std::string& tool, const std::string& request_json,
                               const std::string& response_json);
 
+    /// The search iteration the next exchanges serve, recorded in their model-NNN.json.
+    void set_iteration(int iteration) { m_iteration = iteration; }
+
     const llm_totals& totals() const { return m_totals; }
     const llm_settings& settings() const { return m_settings; }
 
@@ -98,7 +101,8 @@ class llm_client {
     void write_exchange(const std::string& json) const;
 
     llm_totals m_totals;
-    int m_exchanges = 0;  // model calls and tool exchanges: the NNN of model-NNN.json
+    int m_exchanges = 0;   // model calls and tool exchanges: the NNN of model-NNN.json
+    int m_iteration = -1;  // the search iteration being proposed; -1 before the first
 };
 
 }  // namespace cuopt

@@ -94,6 +94,7 @@ class llm_proposer final : public proposer {
     }
 
     std::vector<candidate> propose(const search_state& s) override {
+        m_client.set_iteration(s.iteration);
         std::vector<chat_turn> turns = {chat_turn::from_user(describe_for_model(s, m_settings))};
         int tool_calls = 0, corrections = 0;
         int output_limit = 0;  // 0: the settings' limit; a cut reply raises it once

@@ -1,0 +1,215 @@
+// The report's first half: the verdict, per-case latencies, the charts and every attempt.
+#include "orchestrator/artifacts/report_sections.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "common/json_document.hpp"
+#include "orchestrator/artifacts/html_text.hpp"
+
+namespace cuopt::report {
+
+using rapidjson::Value;
+
+std::string attempt_id(const Value& attempt) {
+    return text_of(attempt, "iteration") + "." + text_of(attempt, "attempt");
+}
+
+std::string key_value_rows(const std::vector<std::pair<std::string, std::string>>& rows,
+                           bool code) {
+    std::string out;
+    for (const auto& [key, value] : rows)
+        out += "<tr><th>" + html_escape(key) + "</th><td>" + (code ? "<code>" : "") +
+               html_escape(value) + (code ? "</code>" : "") + "</td></tr>\n";
+    return out;
+}
+
+namespace {
+
+std::string class_of(condition_state s) {
+    return s == condition_state::met       ? "met"
+           : s == condition_state::not_met ? "not-met"
+                                           : "not-run";
+}
+
+// "5 attempts, 3 valid, 2 rejected (compile_error 1, wrong_output 1); stop: ...; 3.7 s".
+std::string counts_line(const report_context& c) {
+    const Value& counts = object_or_empty(c.folder.summary, "counts");
+    std::string rejected;
+    long long total_rejected = 0;
+    for (const auto& r : object_or_empty(counts, "rejected").GetObject()) {
+        rejected += (rejected.empty() ? "" : ", ") + std::string(r.name.GetString()) + " " +
+                    json_scalar_text(r.value);
+        total_rejected += r.value.IsInt64() ? r.value.GetInt64() : 0;
+    }
+    std::ostringstream o;
+    o << integer_of(counts, "attempts").value_or(0) << " attempts, "
+      << integer_of(counts, "valid").value_or(0) << " valid, " << total_rejected << " rejected"
+      << (rejected.empty() ? "" : " (" + rejected + ")")
+      << "; stop: " << text_of(c.folder.run, "stop_reason") << "; wall time "
+      << duration_text(number_of(c.folder.run, "wall_s").value_or(0));
+    return o.str();
+}
+
+std::string speedup_figure(const report_context& c) {
+    const go_verdict& v = c.verdict;
+    std::ostringstream o;
+    o << "<div class=\"figure\">";
+    if (v.speedup) {
+        const auto rounds = integer_of(
+            object_or_empty(object_or_empty(c.folder.summary, "evidence"), "significance"), "runs");
+        o << "<span class=\"big\">" << fixed(v.speedup->ratio, 3) << "&times;</span>"
+          << "<span class=\"sub\">95% interval " << fixed(v.speedup->low, 3) << " &ndash; "
+          << fixed(v.speedup->high, 3) << "<br>re-measured over " << rounds.value_or(0)
+          << " interleaved rounds</span>";
+    } else if (v.search_speedup) {
+        o << "<span class=\"big\">" << fixed(*v.search_speedup, 3) << "&times;</span>"
+          << "<span class=\"sub\">in the search<br>not re-measured: no interval</span>";
+    } else {
+        o << "<span class=\"big\">&ndash;</span><span class=\"sub\">no winner</span>";
+    }
+    return o.str() + "</div>";
+}
+
+}  // namespace
+
+std::string verdict_section(const report_context& c) {
+    const go_verdict& v = c.verdict;
+    const std::string word = v.go ? "GO" : "NO-GO";
+    const std::string headline = v.headline.substr(v.headline.find(':') + 2);
+    std::ostringstream o;
+    o << "<section id=\"verdict\" class=\"verdict " << (v.go ? "go" : "no-go")
+      << "\" data-verdict=\"" << (v.go ? "go" : "no-go") << "\">\n<div class=\"verdict-head\">"
+      << "<div class=\"verdict-word\">" << word << "</div><div class=\"verdict-text\"><h2>"
+      << html_escape(headline) << "</h2><p>"
+      << (v.winner.empty() ? "No declared winner." : "Declared winner: " + html_escape(v.winner))
+      << "<br>" << html_escape(counts_line(c)) << "</p></div>" << speedup_figure(c)
+      << "</div>\n<ul class=\"conditions\">\n";
+    for (const go_condition& k : v.conditions)
+        o << "<li class=\"" << class_of(k.state) << "\"><span class=\"state\">"
+          << to_string(k.state) << "</span><span class=\"name\">" << html_escape(k.name)
+          << "</span><span class=\"detail\">" << html_escape(k.detail) << "</span></li>\n";
+    o << "</ul>\n<p class=\"rule\">The rule: GO only when the declared winner passes the "
+         "holdout, is significantly faster than the initial kernel with a clean A/A control, is "
+         "sanitizer clean and is not below the speed-of-light floor. A condition that was not run "
+         "proves nothing and counts against.</p>\n</section>\n";
+    return o.str();
+}
+
+namespace {
+
+std::map<std::string, const Value*> by_name(const Value& array) {
+    std::map<std::string, const Value*> out;
+    if (array.IsArray())
+        for (const Value& v : array.GetArray()) out[text_of(v, "name")] = &v;
+    return out;
+}
+
+const Value& at(const std::map<std::string, const Value*>& m, const std::string& name) {
+    static const Value k_empty(rapidjson::kObjectType);
+    const auto it = m.find(name);
+    return it == m.end() ? k_empty : *it->second;
+}
+
+std::string remeasured_cell(const Value& sig_case) {
+    const Value& s = object_or_empty(sig_case, "speedup");
+    if (!number_of(s, "ratio")) return "<td class=\"num\">-</td>";
+    const std::string verdict = text_of(s, "verdict");
+    return "<td class=\"num\">" + fixed(number_of(s, "ratio"), 3) +
+           "&times; <span class=\"muted\">[" + fixed(number_of(s, "low"), 3) + ", " +
+           fixed(number_of(s, "high"), 3) + "]</span> <span class=\"tag " +
+           (verdict == "faster" ? "good" : "warn") + "\">" + html_escape(verdict) + "</span></td>";
+}
+
+std::string latency_row(const Value& k, const Value& sig, const Value& vendor) {
+    std::ostringstream o;
+    const std::string kind = text_of(k, "kind");
+    o << "<tr><td>" << html_escape(text_of(k, "name")) << "</td><td>" << html_escape(kind)
+      << "</td><td class=\"num\">" << ms_text(number_of(k, "initial_median_ms"))
+      << "</td><td class=\"num\">" << ms_text(number_of(k, "best_median_ms"))
+      << "</td><td class=\"num\">" << fixed(number_of(k, "speedup"), 3, "-")
+      << (number_of(k, "speedup") ? "&times;" : "") << "</td>"
+      << "<td class=\"num\">" << ms_text(number_of(sig, "initial_median_ms")) << "</td>"
+      << "<td class=\"num\">" << ms_text(number_of(sig, "winner_median_ms")) << "</td>"
+      << remeasured_cell(sig) << "<td class=\"num\">" << ms_text(number_of(vendor, "median_ms"))
+      << "</td><td class=\"num\">" << fixed(number_of(vendor, "vendor_over_best"), 3)
+      << "</td></tr>\n";
+    return o.str();
+}
+
+std::string sol_rows(const Value& evidence) {
+    std::ostringstream o;
+    for (const Value& s : array_or_empty(evidence, "sol").GetArray()) {
+        const auto pct = [](std::optional<double> f) {
+            return f ? fixed(100 * *f, 3) + "%" : std::string("-");
+        };
+        o << "<tr><td>" << html_escape(text_of(s, "name")) << "</td><td class=\"num\">"
+          << ms_text(number_of(s, "floor_ms")) << "</td><td>" << html_escape(text_of(s, "bound"))
+          << "</td><td class=\"num\">" << pct(number_of(s, "initial_fraction"))
+          << "</td><td class=\"num\">" << pct(number_of(s, "best_fraction"))
+          << "</td><td class=\"num\">" << fixed(number_of(s, "sol_score"), 3) << "</td></tr>\n";
+    }
+    return o.str();
+}
+
+}  // namespace
+
+std::string latency_section(const report_context& c) {
+    const Value& ev = object_or_empty(c.folder.summary, "evidence");
+    const auto sig = by_name(array_or_empty(object_or_empty(ev, "significance"), "cases"));
+    const auto vendor = by_name(array_or_empty(object_or_empty(ev, "vendor"), "cases"));
+    const Value& timer = object_or_empty(c.folder.run, "timer");
+    std::ostringstream o;
+    o << "<section id=\"latency\"><h2>Latency per case</h2>\n<p class=\"muted\">Medians. Search: "
+         "the attempt as timed in the search. Re-measured: interleaved rounds of initial, winner "
+         "and winner again, speedup with its 95% bootstrap interval. Vendor: the library "
+         "baseline, timed once before the search; vendor / winner above 1 means the winner beats "
+         "it. Clock: "
+      << html_escape(text_of(timer, "name").empty() ? "not recorded" : text_of(timer, "name"))
+      << ".</p>\n<table class=\"data\"><thead><tr><th>case</th><th>kind</th><th>initial</th>"
+         "<th>winner</th><th>speedup</th><th>initial (re-measured)</th><th>winner "
+         "(re-measured)</th><th>speedup [95% interval]</th><th>vendor</th><th>vendor / "
+         "winner</th></tr></thead><tbody>\n";
+    for (const Value& k : array_or_empty(c.folder.summary, "cases").GetArray())
+        o << latency_row(k, at(sig, text_of(k, "name")), at(vendor, text_of(k, "name")));
+    o << "</tbody></table>\n<h3>Speed of light</h3>\n";
+    const std::string sol = sol_rows(ev);
+    if (sol.empty())
+        o << "<p class=\"note\">No speed-of-light floor recorded (the evidence stage did not "
+             "run, or no case has one).</p>\n";
+    else
+        o << "<table class=\"data\"><thead><tr><th>case</th><th>floor</th><th>bound</th>"
+             "<th>initial, % of SOL</th><th>winner, % of SOL</th><th>score (0.5 initial, 1 "
+             "SOL)</th></tr></thead><tbody>\n"
+          << sol << "</tbody></table>\n";
+    return o.str() + "</section>\n";
+}
+
+namespace {
+
+std::string chart(const run_folder& f, const std::string& stem, const std::string& caption) {
+    if (const auto svg = f.text_file(stem + ".svg"))
+        return "<figure><img alt=\"" + html_escape(caption) + "\" src=\"" +
+               data_uri("image/svg+xml", *svg) + "\"><figcaption>" + html_escape(caption) +
+               "</figcaption></figure>\n";
+    if (const auto png = f.text_file(stem + ".png"))
+        return "<figure><img alt=\"" + html_escape(caption) + "\" src=\"" +
+               data_uri("image/png", *png) + "\"><figcaption>" + html_escape(caption) +
+               "</figcaption></figure>\n";
+    return "<p class=\"note\">" + html_escape(stem) + ".svg is not in the run folder.</p>\n";
+}
+
+}  // namespace
+
+std::string charts_section(const report_context& c) {
+    return "<section id=\"charts\"><h2>Charts</h2>\n<div class=\"charts\">" +
+           chart(c.folder, "heatmap",
+                 "Speedup over the initial kernel per attempt (rows) and performance case "
+                 "(columns); rejected attempts grey with their reason class") +
+           chart(c.folder, "best-so-far",
+                 "Best so far: each valid attempt's geomean speedup against attempt number; the "
+                 "declared winner ringed") +
+           "</div></section>\n";
+}
+
+}  // namespace cuopt::report

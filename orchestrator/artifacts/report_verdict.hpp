@@ -1,0 +1,49 @@
+#pragma once
+/// The go / no-go rule the report opens with: the declared winner passes the holdout, is
+/// significantly faster than the initial kernel with a clean A/A control, is sanitizer clean
+/// and is not below its speed-of-light floor. Each condition is met, not met or not run (a
+/// gate that did not run proves nothing); only all four met is a go. Read from summary.json.
+
+#include <rapidjson/document.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cuopt {
+
+enum class condition_state { met, not_met, not_run };
+std::string_view to_string(condition_state s);
+
+struct go_condition {
+    std::string name;  // "passes the holdout", ...
+    condition_state state = condition_state::not_run;
+    std::string detail;  // the evidence behind the state, one line
+};
+
+/// A re-measured ratio of medians with its 95% interval and verdict ("faster", ...).
+struct ratio_interval {
+    double ratio = 1, low = 1, high = 1;
+    std::string verdict;
+};
+
+struct go_verdict {
+    bool go = false;
+    std::string winner;                     // "a_fast.cu (iteration 1.0)"; "" when none
+    bool winner_is_initial = false;         // nothing beat the initial kernel
+    std::string headline;                   // one sentence: GO or NO-GO and why
+    std::optional<double> search_speedup;   // the winner's geomean speedup in the search
+    std::optional<ratio_interval> speedup;  // re-measured against the initial kernel
+    std::optional<ratio_interval> aa;       // the winner against itself
+    std::vector<go_condition> conditions;   // the rule's four, in its order
+};
+
+/// The rule applied to summary.json (null where a failed run wrote none; `run` is run.json,
+/// for the error that stopped it).
+go_verdict decide_go(const rapidjson::Value& summary, const rapidjson::Value& run);
+
+/// "2.000x [1.990, 2.010]".
+std::string format_ratio(const ratio_interval& r);
+
+}  // namespace cuopt

@@ -1,0 +1,172 @@
+#include "orchestrator/artifacts/run_folder.hpp"
+
+#include <algorithm>
+#include <regex>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+rapidjson::Document read_document(const fs::path& file) {
+    std::error_code ec;
+    if (!fs::exists(file, ec))
+        throw report_input_error(file.string() + ": not found (is this a run folder?)");
+    if (fs::is_directory(file, ec))
+        throw report_input_error(file.string() + ": is a directory, expected a JSON file");
+    try {
+        rapidjson::Document d = parse_json(read_text_file(file), file.string());
+        if (!d.IsObject()) throw report_input_error(file.string() + ": expected a JSON object");
+        return d;
+    } catch (const json_error& e) {
+        throw report_input_error(e.what());
+    } catch (const std::runtime_error& e) {
+        throw report_input_error(e.what());
+    }
+}
+
+std::vector<model_exchange_file> read_model_exchanges(const fs::path& dir) {
+    static const std::regex k_name(R"(model-[0-9]+\.json)");
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.is_regular_file() && std::regex_match(e.path().filename().string(), k_name))
+            files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    std::vector<model_exchange_file> out;
+    for (const fs::path& f : files) {
+        model_exchange_file m;
+        m.name = f.filename().string();
+        m.doc = read_document(f);
+        if (const auto it = integer_of(m.doc, "iteration")) m.iteration = static_cast<int>(*it);
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+}  // namespace
+
+run_folder read_run_folder(const fs::path& dir) {
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) throw report_input_error(dir.string() + ": no such run folder");
+    if (!fs::is_directory(dir, ec))
+        throw report_input_error(dir.string() + ": is a file, expected a run folder");
+    run_folder r;
+    r.path = dir;
+    r.run = read_document(dir / "run.json");
+    const bool failed_early = text_of(r.run, "stop_reason") == "error";
+    const std::pair<const char*, rapidjson::Document*> documents[] = {{"history.json", &r.history},
+                                                                      {"summary.json", &r.summary}};
+    for (const auto& [name, doc] : documents)
+        if (!failed_early || fs::exists(dir / name, ec)) *doc = read_document(dir / name);
+    r.model_exchanges = read_model_exchanges(dir);
+    return r;
+}
+
+std::optional<std::string> run_folder::text_file(const std::string& relative) const {
+    if (relative.empty()) return std::nullopt;
+    try {
+        return read_text_file(resolve_inside(path, relative));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+namespace {
+
+// One response's measured cases: their summed samples and how many timed launches they hold.
+void add_response(const rapidjson::Value& response, double& ms, long long& launches) {
+    for (const auto& c : array_or_empty(response, "cases").GetArray()) {
+        const rapidjson::Value& t = object_or_empty(c, "timing");
+        if (const auto gpu = number_of(t, "gpu_time_ms")) {
+            ms += *gpu;
+        } else {
+            for (const auto& s : array_or_empty(t, "samples_ms").GetArray())
+                if (s.IsNumber()) ms += s.GetDouble();
+        }
+        launches += integer_of(t, "iterations").value_or(0);
+    }
+}
+
+}  // namespace
+
+measured_gpu_time read_measured_gpu_time(const fs::path& dir) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != decltype(it)();
+         it.increment(ec)) {
+        const fs::path rel = it->path().lexically_relative(dir);
+        if (it.depth() == 0 && rel == "replay" && it->is_directory())
+            it.disable_recursion_pending();
+        if (it->path().filename() == "response.json" && it->is_regular_file())
+            files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    measured_gpu_time t;
+    for (const fs::path& f : files) {
+        rapidjson::Document d;
+        std::string text;
+        try {
+            text = read_text_file(f);
+        } catch (const std::runtime_error&) {
+        }
+        if (!try_parse_json(d, text).empty() || !d.IsObject()) {
+            ++t.unreadable;
+            continue;
+        }
+        ++t.responses;
+        const std::string top = f.lexically_relative(dir).begin()->string();
+        add_response(d,
+                     top == "candidates" ? t.search_ms
+                     : top == "evidence" ? t.evidence_ms
+                                         : t.other_ms,
+                     t.timed_launches);
+    }
+    return t;
+}
+
+const rapidjson::Value* member(const rapidjson::Value& v, const char* key) {
+    if (!v.IsObject()) return nullptr;
+    const auto it = v.FindMember(key);
+    return it == v.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
+}
+
+const rapidjson::Value& object_or_empty(const rapidjson::Value& v, const char* key) {
+    static const rapidjson::Value k_empty(rapidjson::kObjectType);
+    const rapidjson::Value* m = member(v, key);
+    return m && m->IsObject() ? *m : k_empty;
+}
+
+const rapidjson::Value& array_or_empty(const rapidjson::Value& v, const char* key) {
+    static const rapidjson::Value k_empty(rapidjson::kArrayType);
+    const rapidjson::Value* m = member(v, key);
+    return m && m->IsArray() ? *m : k_empty;
+}
+
+std::optional<double> number_of(const rapidjson::Value& v, const char* key) {
+    const rapidjson::Value* m = member(v, key);
+    return m && m->IsNumber() ? std::optional<double>(m->GetDouble()) : std::nullopt;
+}
+
+std::optional<long long> integer_of(const rapidjson::Value& v, const char* key) {
+    const rapidjson::Value* m = member(v, key);
+    return m && m->IsInt64() ? std::optional<long long>(m->GetInt64()) : std::nullopt;
+}
+
+std::optional<bool> bool_of(const rapidjson::Value& v, const char* key) {
+    const rapidjson::Value* m = member(v, key);
+    return m && m->IsBool() ? std::optional<bool>(m->GetBool()) : std::nullopt;
+}
+
+std::string text_of(const rapidjson::Value& v, const char* key) {
+    const rapidjson::Value* m = member(v, key);
+    if (!m) return "";
+    if (m->IsString()) return std::string(m->GetString(), m->GetStringLength());
+    if (m->IsNumber() || m->IsBool()) return json_scalar_text(*m);
+    return "";
+}
+
+}  // namespace cuopt

@@ -1,0 +1,70 @@
+#pragma once
+/// A run folder as the report reads it, from its files alone: run.json, history.json,
+/// summary.json and the model-NNN.json exchanges, each parsed once (a missing or malformed
+/// file is named in a report_input_error), any other file by its path inside the folder, and
+/// accessors that read optional fields without throwing: the report shows "-" where a run did
+/// not record a figure.
+
+#include <rapidjson/document.h>
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cuopt {
+
+/// The run folder cannot be read: what() names the file and why.
+class report_input_error : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+struct model_exchange_file {
+    std::string name;              // "model-003.json"
+    std::optional<int> iteration;  // the search iteration it served, where recorded
+    rapidjson::Document doc;
+};
+
+struct run_folder {
+    std::filesystem::path path;
+    rapidjson::Document run;      // run.json (always)
+    rapidjson::Document history;  // history.json; null where a failed run wrote none
+    rapidjson::Document summary;  // summary.json; likewise
+    std::vector<model_exchange_file> model_exchanges;  // in file order
+    /// A file inside the folder as text; nullopt when absent, unreadable or outside it.
+    std::optional<std::string> text_file(const std::string& relative) const;
+};
+
+/// Reads the folder. run.json is required; history.json and summary.json too, unless run.json
+/// says the run stopped with an error before writing them. Throws report_input_error.
+run_folder read_run_folder(const std::filesystem::path& dir);
+
+/// GPU time the harness measured in this run: the sum of every measured case's gpu_time_ms
+/// (its timed samples on the primary clock; warm-up and checked launches, L2 flushes and input
+/// refreshes are outside it) over every response.json in the folder, by where it lies.
+struct measured_gpu_time {
+    double search_ms = 0;    // candidates/: the search's attempts
+    double evidence_ms = 0;  // evidence/: the gates, the significance rounds included
+    double other_ms = 0;     // reference/, vendor/, holdout and fresh-seed oracles
+    long long timed_launches = 0;
+    int responses = 0;   // response.json files read
+    int unreadable = 0;  // response.json files that did not parse (not counted)
+    double total_ms() const { return search_ms + evidence_ms + other_ms; }
+};
+/// Walks the folder (replay/ left out: it is not the run's work), in sorted path order.
+measured_gpu_time read_measured_gpu_time(const std::filesystem::path& dir);
+
+// Optional fields of a parsed document; a missing member, null or a value of another type reads
+// as absent.
+const rapidjson::Value* member(const rapidjson::Value& v, const char* key);
+const rapidjson::Value& object_or_empty(const rapidjson::Value& v, const char* key);
+const rapidjson::Value& array_or_empty(const rapidjson::Value& v, const char* key);
+std::optional<double> number_of(const rapidjson::Value& v, const char* key);
+std::optional<long long> integer_of(const rapidjson::Value& v, const char* key);
+std::optional<bool> bool_of(const rapidjson::Value& v, const char* key);
+/// A string member; "" when absent. Numbers and booleans as their JSON text.
+std::string text_of(const rapidjson::Value& v, const char* key);
+
+}  // namespace cuopt

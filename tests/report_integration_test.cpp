@@ -1,0 +1,170 @@
+// report.html through the real cuda-optimizer and fake-harness: written at the end of a run,
+// rebuilt by `report RUN_DIR` from the folder's files alone, every text from the folder escaped,
+// and a bad folder named with exit 11. Then the page in headless Chromium ([chromium]).
+#include <catch2/catch.hpp>
+#include <regex>
+
+#include "headless_chromium.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string k_holdout = std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/holdout_cases.json";
+const char* k_hostile = "// </script><script>document.title='owned'</script> <b>bold</b> & co\n";
+
+// A files run: a faster kernel with hostile text in a comment (the winner), a compile error, a
+// wrong answer and a middling valid one; holdout cases given, so the winner can be a go.
+struct recorded_run {
+    test::optimizer_fixture f;
+    test::process_result result;
+    explicit recorded_run(std::vector<std::string> extra = {}) {
+        f.dir.write("cands/a_fast.cu", k_hostile + f.kernel("FAKE_MS=1"));
+        f.dir.write("cands/b_broken.cu", f.kernel("FAKE_COMPILE_ERROR"));
+        f.dir.write("cands/c_wrong.cu", f.kernel("FAKE_WRONG FAKE_MS=0.5"));
+        f.dir.write("cands/d_middling.cu", f.kernel("FAKE_MS=1.5"));
+        extra.insert(extra.begin(), {"--proposer", "files", "--candidates",
+                                     (f.dir / "cands").string(), "--max-iterations", "4",
+                                     "--holdout-cases", k_holdout, "--significance-runs", "3"});
+        result = test::run_optimizer(f.args(extra));
+    }
+    std::string page() const { return test::read_text(f.run() / "report.html"); }
+};
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+// The row of the attempt table whose label cell starts with `label`.
+std::string row_of(const std::string& page, const std::string& label) {
+    const std::size_t at = page.find("<td title=\"from " + label);
+    if (at == std::string::npos) return "";
+    const std::size_t start = page.rfind("<tr", at);
+    return page.substr(start, page.find("</tr>", at) - start);
+}
+
+}  // namespace
+
+TEST_CASE("a run ends with report.html: the verdict first, every attempt, the diff, escaped text") {
+    recorded_run run;
+    INFO(run.result.output);
+    REQUIRE(run.result.exit_code == 0);
+    CHECK_THAT(run.result.output,
+               Catch::Contains("report: " + (run.f.run() / "report.html").string()));
+    const std::string page = run.page();
+    const std::size_t verdict = page.find("<section id=\"verdict\" class=\"verdict go\"");
+    REQUIRE(verdict != std::string::npos);
+    CHECK(verdict < page.find("id=\"latency\""));
+    CHECK(page.find("id=\"latency\"") < page.find("id=\"attempts\""));
+    CHECK(page.find("id=\"attempts\"") < page.find("id=\"diff\""));
+    CHECK(page.find("id=\"diff\"") < page.find("id=\"environment\""));
+    CHECK(page.find("id=\"model\"") < page.find("id=\"cost\""));
+    CHECK_THAT(page, Catch::Contains("<div class=\"verdict-word\">GO</div>"));
+    CHECK_THAT(page, Catch::Contains("a_fast.cu (iteration 1.0) is 2.000x [2.000, 2.000] faster"));
+    CHECK(count(page, "<li class=\"met\">") == 4);
+    // Every attempt, rejected ones with their verdict and reason.
+    CHECK(count(page, "<tr class=\"valid") == 3);
+    CHECK(count(page, "<tr class=\"rejected") == 2);
+    CHECK_THAT(row_of(page, "b_broken.cu"), Catch::Contains("data-verdict=\"compile_error\"") &&
+                                                Catch::Contains("FAKE_COMPILE_ERROR"));
+    CHECK_THAT(row_of(page, "c_wrong.cu"),
+               Catch::Contains("wrong_output") && Catch::Contains("1147"));
+    CHECK_THAT(row_of(page, "a_fast.cu"),
+               Catch::Contains("class=\"valid winner\"") && Catch::Contains("2.000&times;"));
+    // The diff against the initial kernel: the marker changed, the hostile line added, escaped.
+    CHECK_THAT(page, Catch::Contains("<td class=\"code\">-// FAKE_MS=2</td>"));
+    CHECK_THAT(page, Catch::Contains("<td class=\"code\">+// FAKE_MS=1</td>"));
+    CHECK_THAT(page,
+               Catch::Contains("+// &lt;/script&gt;&lt;script&gt;document.title=&#39;owned&#39;"
+                               "&lt;/script&gt; &lt;b&gt;bold&lt;/b&gt; &amp; co"));
+    CHECK(page.find("</script><script>document.title") == std::string::npos);
+    CHECK(count(page, "<script>") == 2);  // the error catcher and the table's script, nothing else
+    // Self-contained: the charts inline, nothing fetched.
+    CHECK(count(page, "src=\"data:image/svg+xml;base64,") == 2);
+    CHECK_FALSE(std::regex_search(page, std::regex(R"((src|href)="(https?:)?//)")));
+    CHECK_THAT(page, Catch::Contains("Content-Security-Policy"));
+}
+
+TEST_CASE("report RUN_DIR rebuilds the same page from the run folder's files alone") {
+    recorded_run run({"--gpu-hour-cost", "2.5", "--engineer-hours", "4", "--engineer-rate", "100",
+                      "--invocations-per-month", "1e9"});
+    REQUIRE(run.result.exit_code == 0);
+    const fs::path again = run.f.dir / "again.html";
+    const auto r = test::run_optimizer({"report", run.f.run().string(), "--out", again.string()});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains(again.string()));
+    const std::string page = test::read_text(again);
+    CHECK(page == run.page());
+    // The economics came from run.json: the saving is the mean of (3 - 1.5) and (5.625 - 2.8125).
+    CHECK_THAT(page, Catch::Contains("$400.00"));  // 4 h x $100
+    CHECK_THAT(page, Catch::Contains("2.1562 ms"));
+    CHECK_THAT(page, Catch::Contains("598.958"));  // 2.15625 ms x 1e9 / 3.6e6 GPU hours
+    CHECK_THAT(page, Catch::Contains("$1,497.40"));
+    CHECK_THAT(page, Catch::Contains("kernel-only upper bound: measure the end-to-end workload "
+                                     "before believing it"));
+    // A flag given to report wins over the recorded one.
+    const auto cheaper = test::run_optimizer(
+        {"report", run.f.run().string(), "--out", again.string(), "--engineer-rate", "50"});
+    REQUIRE(cheaper.exit_code == 0);
+    CHECK_THAT(test::read_text(again), Catch::Contains("$200.00"));
+}
+
+TEST_CASE("a run without a winner still gets a report, a no-go saying why") {
+    test::optimizer_fixture f;
+    f.dir.write("initial.cu", f.kernel("FAKE_WRONG"));
+    const auto r = test::run_optimizer(f.args({"--max-iterations", "1"}));
+    REQUIRE(r.exit_code == 21);
+    const std::string page = test::read_text(f.run() / "report.html");
+    CHECK_THAT(page, Catch::Contains("class=\"verdict no-go\""));
+    CHECK_THAT(page, Catch::Contains("<div class=\"verdict-word\">NO-GO</div>"));
+    CHECK_THAT(page, Catch::Contains("no declared winner"));
+    CHECK(count(page, "<tr class=\"rejected") == 1);
+}
+
+TEST_CASE("report names the file it cannot read and exits 11") {
+    test::scratch_folder dir;
+    auto r = test::run_optimizer({"report", (dir / "nowhere").string()});
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("nowhere: no such run folder"));
+    r = test::run_optimizer({"report", dir.path().string()});
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains((dir / "run.json").string() + ": not found"));
+    dir.write("run.json", R"({"stop_reason": "max_iterations"})");
+    dir.write("history.json", "{ \"attempts\": [ ");
+    r = test::run_optimizer({"report", dir.path().string()});
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains((dir / "history.json").string()) &&
+                             Catch::Contains("malformed JSON"));
+    CHECK_FALSE(fs::exists(dir / "report.html"));
+    r = test::run_optimizer({"report", dir.path().string(), "--gpu-hour-cost", "-1"});
+    CHECK(r.exit_code == 64);
+}
+
+TEST_CASE("headless Chromium renders the report: verdict and attempts there, no script error",
+          "[chromium]") {
+    REQUIRE_CHROMIUM_OR_SKIP();
+    recorded_run run;
+    REQUIRE(run.result.exit_code == 0);
+    const fs::path shot = run.f.dir / "report.png";
+    const test::rendered_page p =
+        test::render_headless(run.f.run() / "report.html", run.f.dir.path(), shot);
+    INFO(p.console);
+    REQUIRE(p.exit_code == 0);
+    CHECK_THAT(p.dom, Catch::Contains("id=\"verdict\""));
+    CHECK_THAT(p.dom, Catch::Contains("id=\"attempts\""));
+    CHECK_THAT(p.dom, Catch::Contains("data-report-ready=\"yes\""));  // the table's script ran
+    CHECK_THAT(p.dom, Catch::Contains("5 of 5 attempts shown"));
+    CHECK(p.dom.find("<div id=\"script-error\"") == std::string::npos);
+    CHECK(p.console.find("Uncaught") == std::string::npos);
+    CHECK_FALSE(std::regex_search(p.console, std::regex(R"(CONSOLE\(\d+\).*(rror|Refused))")));
+    REQUIRE(fs::exists(shot));
+    CHECK(fs::file_size(shot) > 20000);
+    if (const char* keep = std::getenv("CUOPT_REPORT_SCREENSHOT"); keep && *keep)
+        fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
+}
