@@ -57,17 +57,30 @@ TEST_CASE("a reply's turns are read the same from Chat Completions, Responses an
     REQUIRE(chat.size() == 3);
     CHECK(chat[0].text == "Compiling both variants.");
     CHECK(chat[1].kind == "tool call");
-    CHECK(chat[1].text == "compile({\"source\": \"// tile 16\"})");
+    CHECK(chat[1].text == "compile\nsource: // tile 16");
     const auto responses =
         reply_turns(fixture_reply("openai-responses-reasoning-function-calls.json"));
     REQUIRE(responses.size() == 3);
     CHECK(responses[0].kind == "reasoning");
-    CHECK(responses[2].text == "profile({})");
+    CHECK(responses[2].text == "profile");
     const auto anthropic = reply_turns(fixture_reply("anthropic-thinking-tool-use.json"));
     REQUIRE(anthropic.size() == 4);
     CHECK(anthropic[0].text == "Shared-memory tiling should cut global loads.");
     CHECK(anthropic[2].text == "Let me compile the tiled version.");
-    CHECK(anthropic[3].text == R"(compile({"source":"// tiled","flags":["-O3"]}))");
+    CHECK(anthropic[3].text == "compile\nsource: // tiled\nflags: [\"-O3\"]");
+}
+
+TEST_CASE("a tool call's source argument keeps its own lines; arguments that are not JSON stay") {
+    const rapidjson::Document reply = parse_json(R"({ "choices": [ { "message": { "role":
+        "assistant", "tool_calls": [
+          { "function": { "name": "submit_candidate",
+                          "arguments": "{\"source\": \"a\\nb\", \"rationale\": \"tiles\"}" } },
+          { "function": { "name": "compile", "arguments": "not json" } } ] } } ] })",
+                                                 "reply");
+    const auto turns = reply_turns(reply);
+    REQUIRE(turns.size() == 2);
+    CHECK(turns[0].text == "submit_candidate\nsource:\na\nb\nrationale: tiles");
+    CHECK(turns[1].text == "compile(not json)");
 }
 
 TEST_CASE("a request's turns give the system prompt, the user's words and tool results in order") {
@@ -81,7 +94,7 @@ TEST_CASE("a request's turns give the system prompt, the user's words and tool r
     const auto turns = request_turns(chat);
     REQUIRE(turns.size() == 4);
     CHECK(turns[0].role == "system");
-    CHECK(turns[2].text == "compile({})");
+    CHECK(turns[2].text == "compile");
     CHECK(turns[3].kind == "tool result");
     const rapidjson::Document anthropic = parse_json(R"({ "system": "You write CUDA.",
         "messages": [ { "role": "user", "content": [ { "type": "tool_result", "tool_use_id": "t",

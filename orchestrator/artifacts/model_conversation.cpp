@@ -11,11 +11,32 @@ namespace {
 
 void add_item(const Value& item, const std::string& role, std::vector<conversation_turn>& out);
 
-// A tool call's arguments: the JSON string as sent, or an object as compact JSON.
-std::string arguments_text(const Value& v, const char* key) {
-    const Value* m = member(v, key);
-    if (!m) return "";
-    return m->IsString() ? std::string(m->GetString(), m->GetStringLength()) : to_compact_json(*m);
+// A tool call as a reader wants it: the tool's name, then each argument on its own line, a
+// string as its own text (a kernel source keeps its lines), anything else as compact JSON;
+// arguments that are not a JSON object stay as sent, in parentheses.
+std::string call_text(const std::string& name, const Value& v, const char* key) {
+    const Value* sent = member(v, key);
+    rapidjson::Document parsed;
+    const Value* args = sent;
+    if (sent && sent->IsString() &&
+        try_parse_json(parsed, std::string_view(sent->GetString(), sent->GetStringLength()))
+            .empty())
+        args = &parsed;
+    if (!args || !args->IsObject())
+        return name + "(" +
+               (!sent              ? ""
+                : sent->IsString() ? sent->GetString()
+                                   : to_compact_json(*sent)) +
+               ")";
+    std::string out = name;
+    for (const auto& m : args->GetObject()) {
+        const std::string value = m.value.IsString()
+                                      ? std::string(m.value.GetString(), m.value.GetStringLength())
+                                      : to_compact_json(m.value);
+        out += "\n" + std::string(m.name.GetString()) + ":" +
+               (value.find('\n') == std::string::npos ? " " : "\n") + value;
+    }
+    return out;
 }
 
 // A string, or the text parts of an array of blocks, joined by line breaks.
@@ -45,11 +66,9 @@ void add_block(const Value& b, const std::string& role, std::vector<conversation
     if (type == "text" || type == "input_text" || type == "output_text")
         out.push_back({role, "text", text_of(b, "text")});
     else if (type == "tool_use")
-        out.push_back({"assistant", "tool call",
-                       text_of(b, "name") + "(" + arguments_text(b, "input") + ")"});
+        out.push_back({"assistant", "tool call", call_text(text_of(b, "name"), b, "input")});
     else if (type == "function_call")
-        out.push_back({"assistant", "tool call",
-                       text_of(b, "name") + "(" + arguments_text(b, "arguments") + ")"});
+        out.push_back({"assistant", "tool call", call_text(text_of(b, "name"), b, "arguments")});
     else if (type == "tool_result")
         out.push_back(
             {"tool", "tool result", member(b, "content") ? plain_text(b["content"]) : ""});
@@ -73,8 +92,7 @@ void add_item(const Value& item, const std::string& role, std::vector<conversati
     }
     for (const Value& call : array_or_empty(item, "tool_calls").GetArray()) {
         const Value& f = object_or_empty(call, "function");
-        out.push_back(
-            {r, "tool call", text_of(f, "name") + "(" + arguments_text(f, "arguments") + ")"});
+        out.push_back({r, "tool call", call_text(text_of(f, "name"), f, "arguments")});
     }
 }
 

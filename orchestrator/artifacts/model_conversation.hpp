@@ -14,7 +14,7 @@ namespace cuopt {
 struct conversation_turn {
     std::string role;  // system, user, assistant, tool
     std::string kind;  // text, tool call, tool result, reasoning
-    std::string text;  // the words; a tool call as "name(arguments)"
+    std::string text;  // the words; a tool call as its name, then "argument: value" lines
 };
 
 /// The system prompt and every turn the request sent, in order.
