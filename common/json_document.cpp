@@ -15,17 +15,19 @@
 
 // The schemas in schemas/, embedded at build time by cmake/embed.cmake.
 // clang-format off (an X-macro list: one entry per line)
-#define CUOPT_EMBEDDED_SCHEMAS(X)           \
-    X("request", request_schema_json)       \
-    X("request-v0", request_v0_schema_json) \
-    X("response", response_schema_json)     \
-    X("manifest", manifest_schema_json)     \
-    X("history", history_schema_json)       \
-    X("summary", summary_schema_json)       \
-    X("best", best_schema_json)             \
-    X("run", run_schema_json)               \
-    X("candidate", candidate_schema_json)   \
-    X("candidate-file", candidate_file_schema_json)
+#define CUOPT_EMBEDDED_SCHEMAS(X)                   \
+    X("request", request_schema_json)               \
+    X("request-v0", request_v0_schema_json)         \
+    X("response", response_schema_json)             \
+    X("manifest", manifest_schema_json)             \
+    X("history", history_schema_json)               \
+    X("summary", summary_schema_json)               \
+    X("best", best_schema_json)                     \
+    X("run", run_schema_json)                       \
+    X("candidate", candidate_schema_json)           \
+    X("candidate-file", candidate_file_schema_json) \
+    X("gate", gate_schema_json)                     \
+    X("gate-baseline", gate_baseline_schema_json)
 // clang-format on
 #define CUOPT_DECLARE_SCHEMA(name, symbol) \
     extern const unsigned char symbol[];   \

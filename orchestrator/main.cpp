@@ -12,6 +12,7 @@
 #include "orchestrator/commands/cli_options.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/commands/report_command.hpp"
+#include "orchestrator/commands/gate_command.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 
 namespace {
@@ -81,7 +82,8 @@ int main(int argc, char** argv) {
                                           " (commit " + cuopt::tool_commit() + ")");
     app.footer(
         "\nCommands: optimize (the search), check (the preflight as a table), replay "
-        "(re-run a winner's case).\nEach has --help; the README has the rest.");
+        "(re-run a winner's case), gate (the regression gate for CI).\nEach has --help; the README "
+        "has the rest.");
     optimizer_options options;
     bool quiet = false, json = false;
     CLI::App* optimize =
@@ -99,6 +101,8 @@ int main(int argc, char** argv) {
     CLI::App* replay = add_replay_command(app, options, replay_request);
     cuopt::report_options report_options;
     CLI::App* report = cuopt::add_report_command(app, report_options);
+    cuopt::gate_options gate_options;
+    CLI::App* gate = cuopt::add_gate_command(app, gate_options);
     if (const std::string bad =
             cuopt::unknown_word(app, std::vector<std::string>(argv + 1, argv + argc));
         !bad.empty()) {
@@ -133,6 +137,7 @@ int main(int argc, char** argv) {
             return cuopt::run_replay(replay_request, options.harness, options.timeout_s);
         if (check->parsed()) return cuopt::run_check(options);
         if (report->parsed()) return cuopt::run_report(report_options);
+        if (gate->parsed()) return cuopt::run_gate(gate_options);
         std::signal(SIGINT, on_signal);
         std::signal(SIGTERM, on_signal);
         return cuopt::run_optimize(options, std::vector<std::string>(argv, argv + argc),

@@ -37,6 +37,11 @@
 //   FAKE_NO_NVML         no GPU state, with a note
 // --device-info answers a fixed fingerprint; with --measure (or --remeasure) also fixed
 // "measured" (copy_bandwidth_gbps 4000) and "peak_tflops" (f32 60, f16 800, ...) blocks.
+// The environment changes the machine it claims to be, in --device-info and every response:
+//   FAKE_DEVICE_NAME     the GPU model (default "fake CPU device")
+//   FAKE_MACHINE_SLOWDOWN  every kernel's median times this (a machine that drifted; default 1)
+//   FAKE_DRIVER_VERSION  the driver's CUDA version as cuDriverGetVersion gives it (13010 reads
+//                        "13.1"; default 0, and --device-info names none)
 // "timing_inputs" is otherwise accepted and honoured only where it changes values: an
 // "as_given" generator keeps its launch_index_base values under fresh_inputs.
 #include <unistd.h>
@@ -45,6 +50,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -119,7 +125,9 @@ bool inputs_repeat(const request& req, const run_case& rc) {
 
 double fake_ms_per_unit(const std::string& source) {
     const auto pos = source.find("FAKE_MS=");
-    return pos == std::string::npos ? 1.0 : std::stod(source.substr(pos + 8));
+    const char* drift = std::getenv("FAKE_MACHINE_SLOWDOWN");
+    return (pos == std::string::npos ? 1.0 : std::stod(source.substr(pos + 8))) *
+           (drift && *drift ? std::atof(drift) : 1.0);
 }
 
 // A buffer's values at launch `launch` as doubles, rounded to its dtype.
@@ -286,6 +294,16 @@ void start_sleeping_child(const std::filesystem::path& pid_file) {
     if (!pid_file.empty()) write_file_atomic(pid_file, std::to_string(pid));
 }
 
+// The GPU model and driver the fake claims to be (FAKE_DEVICE_NAME, FAKE_DRIVER_VERSION).
+std::string fake_device_name() {
+    const char* v = std::getenv("FAKE_DEVICE_NAME");
+    return v && *v ? v : "fake CPU device";
+}
+int fake_driver_version() {
+    const char* v = std::getenv("FAKE_DRIVER_VERSION");
+    return v && *v ? std::atoi(v) : 0;
+}
+
 int main(int argc, char** argv) {
     die_with_parent_if_asked();
     if (argc < 2) return to_int(exit_code::usage);
@@ -299,9 +317,12 @@ int main(int argc, char** argv) {
         bool measure = false;
         for (int i = 2; i < argc; ++i)
             measure |= std::string(argv[i]) == "--measure" || std::string(argv[i]) == "--remeasure";
-        std::cout << "{ \"index\": 0, \"name\": \"fake CPU device\", \"arch\": \"sm_90\", "
-                     "\"sm_count\": 1, "
-                     "\"max_threads_per_block\": 1024"
+        const int driver = fake_driver_version();
+        std::cout << "{ \"index\": 0, \"name\": \"" << fake_device_name()
+                  << "\", \"arch\": \"sm_90\", \"sm_count\": 1, \"max_threads_per_block\": 1024"
+                  << (driver ? ", \"driver_version\": \"" + std::to_string(driver / 1000) + "." +
+                                   std::to_string(driver % 1000 / 10) + "\""
+                             : std::string())
                   << (measure ? k_fake_measured : "") << " }\n";
         return 0;
     }
@@ -327,7 +348,8 @@ int main(int argc, char** argv) {
     report.entry = req.kernel.entry;
     report.timing = req.timing;
     device_fingerprint dev;
-    dev.name = "fake CPU device";
+    dev.name = fake_device_name();
+    dev.driver_version = fake_driver_version();
     dev.cc_major = 9;
     dev.sm_count = 1;
     dev.nvrtc_version = "fake";

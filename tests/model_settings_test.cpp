@@ -5,30 +5,11 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
+#include "test_support.hpp"
+
 using namespace cuopt;
 
-namespace {
-
-// Sets an environment variable for one scope, restoring what was there.
-struct scoped_env {
-    std::string name;
-    std::optional<std::string> old;
-    scoped_env(std::string n, const char* value) : name(std::move(n)) {
-        if (const char* v = std::getenv(name.c_str())) old = v;
-        if (value)
-            setenv(name.c_str(), value, 1);
-        else
-            unsetenv(name.c_str());
-    }
-    ~scoped_env() {
-        if (old)
-            setenv(name.c_str(), old->c_str(), 1);
-        else
-            unsetenv(name.c_str());
-    }
-};
-
-}  // namespace
+using test::scoped_env;
 
 TEST_CASE("reasoning effort: none is sent as none, omit leaves it out, defaults by host") {
     CHECK(effort_to_send("", false, false) == "medium");  // OpenAI's own host

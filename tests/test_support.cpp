@@ -154,6 +154,21 @@ std::filesystem::path optimizer_fixture::run(int n) const {
     return dir / "results" / name;
 }
 
+scoped_env::scoped_env(std::string n, const char* value) : name(std::move(n)) {
+    if (const char* v = std::getenv(name.c_str())) old = v;
+    if (value)
+        ::setenv(name.c_str(), value, 1);
+    else
+        ::unsetenv(name.c_str());
+}
+
+scoped_env::~scoped_env() {
+    if (old)
+        ::setenv(name.c_str(), old->c_str(), 1);
+    else
+        ::unsetenv(name.c_str());
+}
+
 std::string verdict_of(const rapidjson::Document& history, const std::string& label) {
     for (const auto& a : history["attempts"].GetArray())
         if (label == a["label"].GetString()) return a["verdict"].GetString();

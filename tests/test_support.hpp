@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,17 @@ struct optimizer_fixture {
     std::vector<std::string> args(std::vector<std::string> extra = {}) const;
     /// results/run-NNN.
     std::filesystem::path run(int n = 1) const;
+};
+
+/// Sets an environment variable for one scope (unsets it for a null value), restoring what was
+/// there; the binaries a test starts inherit it.
+struct scoped_env {
+    std::string name;
+    std::optional<std::string> old;
+    scoped_env(std::string n, const char* value);
+    ~scoped_env();
+    scoped_env(const scoped_env&) = delete;
+    scoped_env& operator=(const scoped_env&) = delete;
 };
 
 /// The verdict history.json gives the attempt with this label.

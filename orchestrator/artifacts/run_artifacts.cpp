@@ -194,17 +194,17 @@ Value summary_case_json(const search_outcome& o, const manifest& m, std::size_t 
 
 }  // namespace
 
-fs::path create_run_folder(const fs::path& results_dir) {
+fs::path create_run_folder(const fs::path& results_dir, const std::string& prefix) {
     fs::create_directories(results_dir);
     for (int n = 1; n < 100000; ++n) {
-        char name[32];
-        std::snprintf(name, sizeof name, "run-%03d", n);
+        char name[64];
+        std::snprintf(name, sizeof name, "%s-%03d", prefix.c_str(), n);
         const fs::path p = results_dir / name;
         if (::mkdir(p.c_str(), 0755) == 0) return p;
         if (errno != EEXIST)
             throw std::runtime_error(p.string() + ": cannot create (" + std::strerror(errno) + ")");
     }
-    throw std::runtime_error(results_dir.string() + ": no free run number");
+    throw std::runtime_error(results_dir.string() + ": no free " + prefix + " number");
 }
 
 fs::path attempt_folder(const fs::path& run, int iteration, int attempt) {

@@ -15,8 +15,9 @@
 
 namespace cuopt {
 
-/// Creates results/run-NNN with the next free number (mkdir is the lock).
-std::filesystem::path create_run_folder(const std::filesystem::path& results_dir);
+/// Creates results/run-NNN (PREFIX-NNN) with the next free number (mkdir is the lock).
+std::filesystem::path create_run_folder(const std::filesystem::path& results_dir,
+                                        const std::string& prefix = "run");
 
 /// candidates/iter-NN/attempt-M inside a run folder.
 std::filesystem::path attempt_folder(const std::filesystem::path& run, int iteration, int attempt);

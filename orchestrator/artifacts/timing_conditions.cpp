@@ -70,6 +70,31 @@ Value reading_json(const std::optional<response_gpu_reading>& r, allocator& a) {
     return v;
 }
 
+// An object's member of one kind, or nothing (absent, null or another kind).
+const Value* member_of(const Value& v, const char* key) {
+    const auto it = v.FindMember(key);
+    return it == v.MemberEnd() ? nullptr : &it->value;
+}
+std::optional<int> int_member(const Value& v, const char* key) {
+    const Value* x = member_of(v, key);
+    return x && x->IsInt() ? std::optional<int>(x->GetInt()) : std::nullopt;
+}
+std::optional<double> number_member(const Value& v, const char* key) {
+    const Value* x = member_of(v, key);
+    return x && x->IsNumber() ? std::optional<double>(x->GetDouble()) : std::nullopt;
+}
+std::optional<std::string> text_member(const Value& v, const char* key) {
+    const Value* x = member_of(v, key);
+    return x && x->IsString() ? std::optional<std::string>(x->GetString()) : std::nullopt;
+}
+std::vector<std::string> texts_member(const Value& v, const char* key) {
+    std::vector<std::string> out;
+    if (const Value* x = member_of(v, key); x && x->IsArray())
+        for (const Value& e : x->GetArray())
+            if (e.IsString()) out.emplace_back(e.GetString());
+    return out;
+}
+
 }  // namespace
 
 std::optional<timer_use> summarize_timer(const std::vector<attempt_result>& attempts) {
@@ -174,6 +199,32 @@ Value gpu_state_json(const std::optional<gpu_state_summary>& g, allocator& a) {
     }
     v.AddMember("throttled", list, a);
     return v;
+}
+
+std::optional<gpu_state_summary> gpu_state_from_json(const Value& v) {
+    if (!v.IsObject()) return std::nullopt;
+    gpu_state_summary g;
+    g.source = text_member(v, "source");
+    g.note = text_member(v, "note");
+    g.cases = int_member(v, "cases").value_or(0);
+    g.sm_clock_min_mhz = int_member(v, "sm_clock_min_mhz");
+    g.sm_clock_max_mhz = int_member(v, "sm_clock_max_mhz");
+    g.mem_clock_min_mhz = int_member(v, "mem_clock_min_mhz");
+    g.mem_clock_max_mhz = int_member(v, "mem_clock_max_mhz");
+    g.max_temperature_c = int_member(v, "max_temperature_c");
+    g.max_power_w = number_member(v, "max_power_w");
+    g.power_limit_w = number_member(v, "power_limit_w");
+    g.throttle_reasons = texts_member(v, "throttle_reasons");
+    const auto list = v.FindMember("throttled");
+    if (list != v.MemberEnd() && list->value.IsArray())
+        for (const Value& e : list->value.GetArray()) {
+            if (!e.IsObject()) continue;
+            g.throttled.push_back(
+                {int_member(e, "iteration").value_or(0), int_member(e, "attempt").value_or(0),
+                 text_member(e, "label").value_or(""), text_member(e, "case").value_or(""),
+                 texts_member(e, "reasons")});
+        }
+    return g;
 }
 
 void add_case_timing(Value& entry, const case_evaluation& ce, allocator& a) {

@@ -59,6 +59,10 @@ rapidjson::Value timer_json(const std::optional<timer_use>& t,
 rapidjson::Value gpu_state_json(const std::optional<gpu_state_summary>& g,
                                 rapidjson::Document::AllocatorType& a);
 
+/// The inverse of gpu_state_json (run.json's "gpu_state", or a gate's): nothing for null or
+/// anything that is not an object; a field absent or of another kind reads as nothing.
+std::optional<gpu_state_summary> gpu_state_from_json(const rapidjson::Value& v);
+
 /// history.json's per-case timing fields (iterations, timer, stop_rule, the noise, both
 /// clocks' medians, the GPU state), added to the case's object.
 void add_case_timing(rapidjson::Value& entry, const case_evaluation& ce,

@@ -254,6 +254,29 @@ response_case read_case(const Value& jc, const fs::path& folder) {
 
 }  // namespace
 
+device_summary read_device_summary(const Value& device) {
+    device_summary out;
+    if (!device.IsObject()) return out;
+    auto text = [&device](const char* key) {
+        const auto it = device.FindMember(key);
+        return it != device.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
+    };
+    auto number = [&device](const char* key) -> std::optional<std::int64_t> {
+        const auto it = device.FindMember(key);
+        if (it == device.MemberEnd() || !it->value.IsInt64() || it->value.GetInt64() <= 0)
+            return std::nullopt;
+        return it->value.GetInt64();
+    };
+    out.name = text("name");
+    out.uuid = text("uuid");
+    out.compute_capability = text("compute_capability");
+    out.driver_version = text("driver_version");
+    out.nvrtc_version = text("nvrtc_version");
+    out.sm_clock_max_khz = number("sm_clock_max_khz");
+    out.memory_clock_max_khz = number("memory_clock_max_khz");
+    return out;
+}
+
 harness_response read_response(const fs::path& file) {
     const std::string name = file.filename().string();
     const rapidjson::Document doc = parse_json(read_text_file(file), name);
@@ -265,6 +288,7 @@ harness_response read_response(const fs::path& file) {
     out.error = optional_text(doc["error"]);
     out.exit_code = doc["exit_code"].GetInt();
     if (doc["compile"].IsObject()) out.compile = read_compile_block(doc["compile"]);
+    if (doc["device"].IsObject()) out.device = read_device_summary(doc["device"]);
     if (doc.HasMember("vendor")) {
         const Value& v = doc["vendor"];
         out.vendor = vendor_summary{v["library"].GetString(), v["file"].GetString(),

@@ -3,6 +3,8 @@
 /// response_writer: response.json, checked against schemas/response.schema.json, as
 /// typed data. Nothing else in the orchestrator reads a response's JSON.
 
+#include <rapidjson/document.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -121,12 +123,25 @@ struct vendor_summary {
     std::string notes;
 };
 
+/// The device block: the GPU that ran the request, under which driver and NVRTC (the
+/// toolkit's). run.json's device (cuda-harness --device-info) has the same fields. A field a
+/// device does not tell (a stand-in harness) is empty or absent.
+struct device_summary {
+    std::string name, uuid, compute_capability, driver_version, nvrtc_version;
+    std::optional<std::int64_t> sm_clock_max_khz, memory_clock_max_khz;
+};
+
+/// A device object, a response's or --device-info's: a field absent or of another kind reads
+/// as empty.
+device_summary read_device_summary(const rapidjson::Value& device);
+
 struct harness_response {
     response_status status = response_status::internal_error;
     std::string error;
     int exit_code = 0;
     std::optional<compile_summary> compile;  // none for a vendor request
     std::optional<vendor_summary> vendor;    // vendor requests whose library loaded
+    std::optional<device_summary> device;    // absent where the harness reached no device
     std::vector<response_case> cases;
     std::optional<response_timer> timer;              // absent from an older harness
     std::optional<response_gpu_monitor> gpu_monitor;  // likewise

@@ -126,10 +126,30 @@ verdict verdict_for(response_status s) {
 }
 
 case_evaluation evaluate_case(const response_case& rc, const manifest& m) {
+    case_kind kind = case_kind::performance;
+    for (const auto& mc : m.cases)
+        if (mc.name == rc.name) kind = mc.kind;
+    return case_from_response(rc, kind);
+}
+
+// One output against its oracle file: "" when it passes, else the case's reason.
+std::string check_output(output_check& oc, const manifest_arg& arg, const fs::path& oracle_file) {
+    const auto actual = read_binary_file(oc.file);
+    const auto expected = read_binary_file(oracle_file);
+    if (actual.size() != expected.size())
+        return oc.arg + ": " + std::to_string(actual.size()) + " bytes but the oracle has " +
+               std::to_string(expected.size());
+    oc.validation = validate_output(arg.type, actual.data(), expected.data(),
+                                    actual.size() / dtype_size(arg.type), arg.tol);
+    return oc.validation->passed ? "" : oc.arg + ": " + oc.validation->summary();
+}
+
+}  // namespace
+
+case_evaluation case_from_response(const response_case& rc, case_kind kind) {
     case_evaluation ce;
     ce.name = rc.name;
-    for (const auto& mc : m.cases)
-        if (mc.name == ce.name) ce.kind = mc.kind;
+    ce.kind = kind;
     ce.status = rc.status == case_run_status::ok        ? case_status::passed
                 : rc.status == case_run_status::skipped ? case_status::not_run
                                                         : case_status::failed;
@@ -148,20 +168,6 @@ case_evaluation evaluate_case(const response_case& rc, const manifest& m) {
         if (!o.is_input_dump) ce.outputs.push_back({o.arg, o.file, o.unwritten, std::nullopt});
     return ce;
 }
-
-// One output against its oracle file: "" when it passes, else the case's reason.
-std::string check_output(output_check& oc, const manifest_arg& arg, const fs::path& oracle_file) {
-    const auto actual = read_binary_file(oc.file);
-    const auto expected = read_binary_file(oracle_file);
-    if (actual.size() != expected.size())
-        return oc.arg + ": " + std::to_string(actual.size()) + " bytes but the oracle has " +
-               std::to_string(expected.size());
-    oc.validation = validate_output(arg.type, actual.data(), expected.data(),
-                                    actual.size() / dtype_size(arg.type), arg.tol);
-    return oc.validation->passed ? "" : oc.arg + ": " + oc.validation->summary();
-}
-
-}  // namespace
 
 attempt_evaluator::attempt_evaluator(const manifest& m, evaluator_settings settings,
                                      process_runner& runner)

@@ -66,6 +66,10 @@ struct attempt_result {
     int repair_of = -1;  // attempt index this one repairs, or -1
 };
 
+/// A case of a response as the evaluator sees it: its status, timing (samples, clocks, GPU
+/// state) and output files, none of them checked yet.
+case_evaluation case_from_response(const response_case& rc, case_kind kind);
+
 /// A median below this fraction of its case's speed-of-light floor is impossible_time.
 inline constexpr double k_impossible_fraction = 0.9;
 

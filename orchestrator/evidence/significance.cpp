@@ -92,7 +92,7 @@ multi_case_estimate compare_cases(const std::vector<run_samples>& baseline,
         log_sum += std::log(ratio);
         // Paired when both sides have a run per round: a round's runs are drawn together, so
         // a slow round slows both sides, as it did on the GPU.
-        const bool paired = baseline[c].size() == candidate[c].size();
+        const bool paired = s.pair_runs && baseline[c].size() == candidate[c].size();
         std::vector<std::size_t> pick_b(baseline[c].size()), pick_k(candidate[c].size());
         std::uniform_int_distribution<std::size_t> run_b(0, pick_b.size() - 1),
             run_k(0, pick_k.size() - 1);

@@ -39,6 +39,9 @@ struct ratio_estimate {
 struct bootstrap_settings {
     int resamples = 2000;
     std::uint64_t seed = 1;
+    /// false: the two sides' runs were not interleaved (figures recorded in another session), so
+    /// they are never resampled in pairs, even when their counts agree.
+    bool pair_runs = true;
 };
 
 /// One case. Both sides need at least one run with at least one sample (else

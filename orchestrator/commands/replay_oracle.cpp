@@ -1,0 +1,91 @@
+#include "orchestrator/commands/replay_oracle.hpp"
+
+#include "common/exit_codes.hpp"
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+replay_output read_output(const rapidjson::Value& out, const fs::path& run) {
+    replay_output o;
+    o.arg = out["arg"].GetString();
+    o.type = parse_dtype(out["dtype"].GetString());
+    o.tol = {out["atol"].GetDouble(), out["rtol"].GetDouble()};
+    if (out["oracle"].IsString()) o.oracle = run / out["oracle"].GetString();
+    return o;
+}
+
+}  // namespace
+
+std::vector<replay_case> read_replay_cases(const fs::path& run) {
+    const rapidjson::Document summary =
+        parse_json(read_text_file(run / "summary.json"), "summary.json");
+    validate_json(summary, embedded_schema("summary"), "summary.json");
+    std::vector<replay_case> out;
+    for (const rapidjson::Value& sc : summary["cases"].GetArray()) {
+        replay_case c;
+        c.index = out.size();
+        c.name = sc["name"].GetString();
+        c.performance = std::string(sc["kind"].GetString()) == "performance";
+        if (sc["best_median_ms"].IsNumber()) c.best_median_ms = sc["best_median_ms"].GetDouble();
+        c.request = run / ("best-case-" + std::to_string(c.index) + ".json");
+        if (sc.HasMember("replay_request") && sc["replay_request"].IsString())
+            c.request = run / sc["replay_request"].GetString();
+        for (const rapidjson::Value& o : sc["outputs"].GetArray())
+            c.outputs.push_back(read_output(o, run));
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+std::vector<replay_output_check> check_replay_outputs(const replay_case& c,
+                                                      const fs::path& outputs) {
+    std::vector<replay_output_check> out;
+    for (const replay_output& o : c.outputs) {
+        if (!o.oracle) continue;
+        replay_output_check& check = out.emplace_back();
+        check.arg = o.arg;
+        const fs::path file = outputs / (c.name + "." + o.arg + ".bin");
+        if (!fs::is_regular_file(file)) {
+            check.summary = "the harness wrote no " + file.filename().string();
+            continue;
+        }
+        const auto actual = read_binary_file(file);
+        const auto expected = read_binary_file(*o.oracle);
+        if (!o.type || actual.size() != expected.size()) {
+            check.summary = "size differs from the oracle (" + std::to_string(actual.size()) +
+                            " bytes, the oracle " + std::to_string(expected.size()) + ")";
+            continue;
+        }
+        const validation_result v = validate_output(*o.type, actual.data(), expected.data(),
+                                                    actual.size() / dtype_size(*o.type), o.tol);
+        check.passed = v.passed;
+        check.summary = v.summary();
+    }
+    return out;
+}
+
+harness_failure describe_harness_failure(const process_result& p, const fs::path& response,
+                                         const std::string& command) {
+    if (p.failed_to_start)
+        return {true, p.describe() + "; fix: build cuda-harness, or pass --harness PATH"};
+    std::string why;
+    try {
+        why = read_response(response).error;
+    } catch (const std::exception&) {
+        why = p.stderr_text.substr(0, 400);  // no usable response: its stderr says why
+        while (!why.empty() && why.back() == '\n') why.pop_back();
+    }
+    const std::string code = "(cuda-harness " + p.describe() + ")";
+    if (p.exit_code == to_int(exit_code::no_driver) || p.exit_code == to_int(exit_code::no_device))
+        return {true, why + " " + code + "; " + command +
+                          " runs the kernel, so it needs a machine with an NVIDIA GPU and its "
+                          "driver"};
+    return {false, why.empty() ? code : why + " " + code};
+}
+
+}  // namespace cuopt

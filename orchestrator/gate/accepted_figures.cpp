@@ -1,0 +1,127 @@
+#include "orchestrator/gate/accepted_figures.hpp"
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/artifacts/run_artifacts.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+rapidjson::Document read_checked(const fs::path& file, const char* schema) {
+    try {
+        rapidjson::Document doc = parse_json(read_text_file(file), file.filename().string());
+        validate_json(doc, embedded_schema(schema), file.filename().string());
+        return doc;
+    } catch (const std::exception& e) {
+        throw cannot_judge_error("cannot read " + file.string() + ": " + e.what());
+    }
+}
+
+// The measured cases' samples of one response; nothing when it is unreadable or not ok.
+case_samples samples_of(const fs::path& response) {
+    case_samples out;
+    try {
+        const harness_response r = read_response(response);
+        if (r.status != response_status::ok) return out;
+        for (const response_case& c : r.cases)
+            if (c.status == case_run_status::ok && c.timing && !c.timing->samples_ms.empty())
+                out[c.name].push_back(c.timing->samples_ms);
+    } catch (const std::exception&) {
+    }
+    return out;
+}
+
+void append(case_samples& to, const case_samples& from) {
+    for (const auto& [name, runs] : from) to[name].insert(to[name].end(), runs.begin(), runs.end());
+}
+
+// The winner's significance rounds, where the evidence stage re-measured it.
+case_samples significance_rounds(const fs::path& run, const rapidjson::Value& summary,
+                                 std::string& source) {
+    case_samples out;
+    const rapidjson::Value& evidence = summary["evidence"];
+    if (!evidence.IsObject() || !evidence["winner"].IsString()) return out;
+    const fs::path rounds = fs::path("evidence") / evidence["winner"].GetString() / "significance";
+    for (int round = 1; fs::is_directory(run / rounds / ("round-" + std::to_string(round)));
+         ++round)
+        append(out, samples_of(run / rounds / ("round-" + std::to_string(round)) / "winner" /
+                               "response.json"));
+    source = rounds.string();
+    return out;
+}
+
+// The winner's attempt in the search: one run.
+case_samples search_attempt(const fs::path& run, const rapidjson::Value& summary,
+                            std::string& source) {
+    const rapidjson::Value& best = summary["best"];
+    if (!best.IsObject()) return {};
+    const fs::path folder =
+        attempt_folder(fs::path(), best["iteration"].GetInt(), best["attempt"].GetInt());
+    source = folder.string();
+    return samples_of(run / folder / "response.json");
+}
+
+bool covers(const case_samples& figures, const std::vector<replay_case>& cases) {
+    for (const replay_case& c : cases)
+        if (c.performance && !figures.count(c.name)) return false;
+    return true;
+}
+
+// The run's own figures: the richest source that has every performance case.
+case_samples run_figures(const fs::path& run, const std::vector<replay_case>& cases,
+                         std::string& source) {
+    const rapidjson::Document summary = read_checked(run / "summary.json", "summary");
+    if (case_samples s = significance_rounds(run, summary, source); covers(s, cases)) return s;
+    if (case_samples s = search_attempt(run, summary, source); covers(s, cases)) return s;
+    case_samples medians;
+    for (const replay_case& c : cases)
+        if (c.performance && c.best_median_ms) medians[c.name] = {{*c.best_median_ms}};
+    source = "summary.json (medians only)";
+    return medians;
+}
+
+// The baseline's figures and machine.
+case_samples baseline_figures(const rapidjson::Value& doc) {
+    case_samples out;
+    for (const rapidjson::Value& c : doc["cases"].GetArray())
+        for (const rapidjson::Value& run : c["runs"].GetArray()) {
+            std::vector<double>& samples = out[c["name"].GetString()].emplace_back();
+            for (const rapidjson::Value& s : run.GetArray()) samples.push_back(s.GetDouble());
+        }
+    return out;
+}
+
+}  // namespace
+
+accepted_figures read_accepted_figures(const fs::path& run, const std::vector<replay_case>& cases) {
+    accepted_figures f;
+    const bool baseline = fs::exists(run / k_gate_baseline_file);
+    const rapidjson::Document doc = baseline
+                                        ? read_checked(run / k_gate_baseline_file, "gate-baseline")
+                                        : read_checked(run / "run.json", "run");
+    if (baseline) {
+        f.source = k_gate_baseline_file;
+        f.kernel = run / k_gate_baseline_kernel;
+        f.cases = baseline_figures(doc);
+    } else {
+        f.kernel = run / "best.cu";
+        f.cases = run_figures(run, cases, f.source);
+    }
+    if (!doc["device"].IsObject())
+        throw cannot_judge_error(std::string(baseline ? k_gate_baseline_file : "run.json") +
+                                 " does not say which GPU the figures come from");
+    f.env.device = read_device_summary(doc["device"]);
+    f.env.gpu_state = gpu_state_from_json(doc["gpu_state"]);
+    for (const replay_case& c : cases)
+        if (c.performance && !f.cases.count(c.name))
+            throw cannot_judge_error("no accepted figure for case '" + c.name + "' in " +
+                                     (run / f.source).string());
+    if (!fs::is_regular_file(f.kernel))
+        throw cannot_judge_error("the accepted kernel " + f.kernel.string() + " is missing");
+    return f;
+}
+
+}  // namespace cuopt

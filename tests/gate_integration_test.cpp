@@ -1,0 +1,237 @@
+// `cuda-optimizer gate` through the real binary against fake-harness: an accepted run is made
+// once per test, then gated with the kernel itself, a slower or wrong version of it, on another
+// GPU model, without replay requests, after --accept, and with bad arguments.
+#include <catch2/catch.hpp>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
+
+// A run whose winner (faster.cu, 1 ms per 256^3 on the fake) passed the evidence gates.
+struct accepted_run : test::optimizer_fixture {
+    accepted_run() {
+        dir.write("cands/faster.cu", kernel("FAKE_MS=1"));
+        const auto r = test::run_optimizer(
+            args({"--proposer", "files", "--candidates", (dir / "cands").string()}));
+        INFO(r.output);
+        REQUIRE(r.exit_code == 0);
+    }
+    // A version of the accepted kernel with a fake-harness marker.
+    std::string version(const std::string& name, const std::string& marker) const {
+        return dir.write(name, kernel(marker)).string();
+    }
+    test::process_result gate(std::vector<std::string> extra = {}) const {
+        return test::run_optimizer(test::joined(
+            {"gate", "--accepted", run().string(), "--harness", k_fake, "--runs", "3"}, extra));
+    }
+    rapidjson::Document gate_json(int n = 1) const {
+        char name[32];
+        std::snprintf(name, sizeof name, "gate-%03d/gate.json", n);
+        return test::read_checked_json(run() / name, "gate");
+    }
+};
+
+std::string text(const rapidjson::Value& v) {
+    return v.IsString() ? v.GetString() : "(not a string)";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the accepted kernel gated against its own run passes with exit 0 and writes gate.json and a "
+    "self-contained gate.html into RUN/gate-001") {
+    accepted_run f;
+    const auto r = f.gate();
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("verdict: PASS: every output matches the oracle"));
+    const auto g = f.gate_json();
+    CHECK(text(g["verdict"]) == "pass");
+    CHECK(g["exit_code"].GetInt() == 0);
+    CHECK(text(g["figures_source"]) == "evidence/1.0/significance");
+    CHECK(g["kernel"]["is_accepted"].GetBool());
+    CHECK(g["runs"].Size() == 3);
+    CHECK(text(g["environment"]["recorded"]["device"]["name"]) == "fake CPU device");
+    CHECK(g["environment"]["same_model"].GetBool());
+    REQUIRE(g["latency"]["cases"].Size() == 2);
+    CHECK(g["latency"]["cases"][0]["vs_accepted"]["ratio"].GetDouble() == Approx(1.0));
+    CHECK(g["latency"]["cases"][0]["vs_accepted_now"].IsNull());
+    const std::string html = test::read_text(f.run() / "gate-001/gate.html");
+    CHECK_THAT(html, Catch::Contains("class=\"verdict pass\"") && Catch::Contains("perf-256"));
+    CHECK_THAT(html,
+               !Catch::Contains("<script") && !Catch::Contains("http") && !Catch::Contains("src="));
+    CHECK(f.gate().exit_code == 0);
+    CHECK(fs::exists(f.run() / "gate-002/gate.json"));  // the next gate, never overwritten
+}
+
+TEST_CASE(
+    "a kernel 30% slower fails with exit 1, naming each slower case and the accepted kernel timed "
+    "beside it") {
+    accepted_run f;
+    const auto r = f.gate({"--kernel", f.version("slow.cu", "FAKE_MS=1.3")});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 1);
+    CHECK_THAT(r.output,
+               Catch::Contains("verdict: FAIL: case 'perf-256' is 1.300x [1.300, 1.300] slower "
+                               "than the accepted figures and 1.300x [1.300, 1.300] slower than "
+                               "the accepted kernel timed beside it (limit 1.050x)"));
+    CHECK_THAT(r.output, Catch::Contains("case 'perf-384x256x320' is 1.300x"));
+    const auto g = f.gate_json();
+    CHECK(text(g["verdict"]) == "fail");
+    CHECK(g["exit_code"].GetInt() == 1);
+    CHECK(g["runs"].Size() == 6);  // the accepted kernel and the new one, 3 rounds each
+    CHECK(text(g["runs"][0]["role"]) == "accepted");
+    CHECK(text(g["runs"][2]["role"]) == "kernel");  // round 2 reversed
+    const auto& c = g["latency"]["cases"][0];
+    CHECK(c["vs_accepted"]["regression"].GetBool());
+    CHECK(c["vs_accepted_now"]["regression"].GetBool());
+    CHECK(c["drift"]["ratio"].GetDouble() == Approx(1.0));
+}
+
+TEST_CASE("a kernel slower by less than --threshold passes, and fails under a tighter one") {
+    accepted_run f;
+    const std::string kernel = f.version("a_bit_slower.cu", "FAKE_MS=1.03");
+    CHECK(f.gate({"--kernel", kernel}).exit_code == 0);
+    const auto r = f.gate({"--kernel", kernel, "--threshold", "0.01"});
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.output, Catch::Contains("1.030x [1.030, 1.030] slower than the accepted figures"));
+}
+
+TEST_CASE("a kernel whose outputs differ from the run's oracle fails with exit 1 naming them") {
+    accepted_run f;
+    const auto r = f.gate({"--kernel", f.version("wrong.cu", "FAKE_WRONG")});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 1);
+    CHECK_THAT(r.output,
+               Catch::Contains("rounds 1, 2, 3: case 'correctness-31x37x29': c: 1 of 1147 "
+                               "elements differ; worst [0]"));
+    const auto g = f.gate_json();
+    CHECK(text(g["runs"][1]["verdict"]) == "wrong_output");
+    CHECK(g["runs"][1]["wrong_outputs"].Size() == 3);
+}
+
+TEST_CASE("a kernel that does not compile fails with exit 1 and the compiler's line") {
+    accepted_run f;
+    const auto r = f.gate({"--kernel", f.version("broken.cu", "FAKE_COMPILE_ERROR")});
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.output, Catch::Contains("compile_error") && Catch::Contains("FAKE_COMPILE_ERROR"));
+}
+
+TEST_CASE("another GPU model cannot be judged: exit 2, both models named") {
+    accepted_run f;
+    test::scoped_env model("FAKE_DEVICE_NAME", "NVIDIA A100-SXM4-80GB");
+    const auto r = f.gate();
+    INFO(r.output);
+    REQUIRE(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains("verdict: CANNOT JUDGE: another GPU model: the accepted "
+                                         "figures come from fake CPU device, this is NVIDIA "
+                                         "A100-SXM4-80GB"));
+    const auto g = f.gate_json();
+    CHECK(text(g["verdict"]) == "cannot_judge");
+    CHECK_FALSE(g["environment"]["same_model"].GetBool());
+    CHECK(g["latency"].IsNull());
+}
+
+TEST_CASE(
+    "a changed driver is named in the verdict, and a drifted machine is told from the kernel") {
+    std::optional<accepted_run> f;
+    {
+        test::scoped_env driver("FAKE_DRIVER_VERSION", "12080");  // the run: driver 12.8
+        f.emplace();
+    }
+    test::scoped_env driver("FAKE_DRIVER_VERSION", "13010");
+    test::scoped_env drift("FAKE_MACHINE_SLOWDOWN", "1.25");
+    const auto r = f->gate({"--kernel", f->version("same.cu", "FAKE_MS=1")});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 1);
+    CHECK_THAT(r.output, Catch::Contains("environment: driver changed: 12.8 -> 13.1"));
+    CHECK_THAT(r.output, Catch::Contains("slower now too: the machine drifted"));
+    CHECK_THAT(r.output, Catch::Contains("; environment: driver changed: 12.8 -> 13.1"));
+    CHECK_THAT(r.output, !Catch::Contains("than the accepted kernel timed beside it"));
+}
+
+TEST_CASE("a run folder without replay requests cannot be judged: exit 2 naming the file") {
+    accepted_run f;
+    for (int i = 0; i < 3; ++i) fs::remove(f.run() / ("best-case-" + std::to_string(i) + ".json"));
+    const auto r = f.gate();
+    INFO(r.output);
+    REQUIRE(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains("CANNOT JUDGE: no replay request") &&
+                             Catch::Contains("best-case-0.json"));
+    CHECK(text(f.gate_json()["verdict"]) == "cannot_judge");
+}
+
+TEST_CASE(
+    "--accept records the kernel's figures as the run's baseline, later gates hold kernels to it, "
+    "and a wrong kernel is never accepted") {
+    accepted_run f;
+    const std::string slow = f.version("slow.cu", "FAKE_MS=1.3");
+    auto r = f.gate({"--kernel", slow, "--accept"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);  // slower than before, but accepted on purpose
+    CHECK_THAT(r.output, Catch::Contains("verdict: FAIL") &&
+                             Catch::Contains("baseline: recorded; later gates hold kernels"));
+    const auto baseline = test::read_checked_json(f.run() / "gate-baseline.json", "gate-baseline");
+    CHECK(baseline["cases"].Size() == 2);
+    CHECK(baseline["cases"][0]["runs"].Size() == 3);
+    CHECK(test::read_text(f.run() / "gate-baseline.cu") == test::read_text(slow));
+    CHECK(f.gate_json()["baseline"]["written"].GetBool());
+
+    r = f.gate();  // the accepted kernel is now slow.cu, held to its own figures
+    CHECK(r.exit_code == 0);
+    CHECK(text(f.gate_json(2)["figures_source"]) == "gate-baseline.json");
+    CHECK_THAT(text(f.gate_json(2)["kernel"]["file"]), Catch::EndsWith("gate-baseline.cu"));
+    CHECK(f.gate({"--kernel", f.version("fast.cu", "FAKE_MS=1")}).exit_code == 0);
+    r = f.gate({"--kernel", f.version("slower.cu", "FAKE_MS=1.5")});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.output, Catch::Contains("1.154x"));  // 1.5 / 1.3 of the new baseline
+
+    r = f.gate({"--kernel", f.version("wrong.cu", "FAKE_WRONG"), "--accept"});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.output, Catch::Contains("baseline: not recorded"));
+    CHECK(test::read_text(f.run() / "gate-baseline.cu") == test::read_text(slow));
+}
+
+TEST_CASE("the gate's bad arguments exit 64 naming the flag") {
+    accepted_run f;
+    const std::string run = f.run().string();
+    const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+        {{"gate"}, "--accepted"},
+        {{"gate", "--accepted", "/nonexistent/run-001"}, "--accepted"},
+        {{"gate", "--accepted", run, "--kernel", "/nonexistent/k.cu"}, "--kernel"},
+        {{"gate", "--accepted", run, "--runs", "0"}, "--runs"},
+        {{"gate", "--accepted", run, "--threshold", "-0.1"}, "--threshold"},
+        {{"gate", "--accepted", run, "--runz", "3"}, "did you mean --runs"},
+        {{"gate", "--accepted", run, "--out", (f.dir / "cands").string()}, "--out"},
+    };
+    for (const auto& [args, flag] : bad) {
+        const auto r = test::run_optimizer(args);
+        INFO(r.output);
+        CHECK(r.exit_code == 64);
+        CHECK_THAT(r.output, Catch::Contains(flag));
+    }
+    const auto help = test::run_optimizer({"gate", "--help"});
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.output,
+               Catch::Contains("--threshold") && Catch::Contains("Exit codes: 0 pass"));
+}
+
+TEST_CASE("--out puts the gate's files in a fresh folder of its own") {
+    accepted_run f;
+    const fs::path out = f.dir / "ci" / "gate";
+    const auto r = f.gate({"--out", out.string()});
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(fs::exists(out / "gate.json"));
+    CHECK(fs::exists(out / "gate.html"));
+    CHECK_FALSE(fs::exists(f.run() / "gate-001"));
+}
