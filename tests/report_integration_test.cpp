@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "headless_chromium.hpp"
+#include "orchestrator/artifacts/report_sections.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -167,4 +168,43 @@ TEST_CASE("headless Chromium renders the report: verdict and attempts there, no 
     CHECK(fs::file_size(shot) > 20000);
     if (const char* keep = std::getenv("CUOPT_REPORT_SCREENSHOT"); keep && *keep)
         fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
+}
+
+TEST_CASE("the attempt table sorts on a header click and filters as one types, in Chromium",
+          "[chromium]") {
+    REQUIRE_CHROMIUM_OR_SKIP();
+    recorded_run run;
+    REQUIRE(run.result.exit_code == 0);
+    // The page as written, plus a script that clicks "speedup" twice (descending), notes the
+    // first row, then types "wrong" into the filter.
+    std::string page = run.page();
+    page.insert(page.rfind("</body>"), R"(<script>
+var th = document.querySelectorAll('#attempts thead th')[5];
+th.click(); th.click();
+var first = document.querySelector('#attempts tbody tr');
+document.body.setAttribute('data-first', first.cells[2].firstChild.textContent.trim() + ' ' + th.getAttribute('aria-sort'));
+var f = document.getElementById('attempt-filter');
+f.value = 'wrong'; f.dispatchEvent(new Event('input'));
+</script>)");
+    const fs::path clicked = run.f.dir.write("clicked.html", page);
+    const test::rendered_page p = test::render_headless(clicked, run.f.dir.path());
+    INFO(p.console);
+    REQUIRE(p.exit_code == 0);
+    CHECK_THAT(p.dom, Catch::Contains("data-first=\"a_fast.cu descending\""));
+    CHECK_THAT(p.dom, Catch::Contains("1 of 5 attempts shown"));
+    CHECK(p.dom.find("<div id=\"script-error\"") == std::string::npos);
+}
+
+TEST_CASE("a script error on the page is caught and shown, so the test above would see one",
+          "[chromium]") {
+    REQUIRE_CHROMIUM_OR_SKIP();
+    test::scratch_folder dir;
+    std::string page = "<!DOCTYPE html><html><head><script>" +
+                       std::string(report::k_error_catcher) +
+                       "</script></head><body><script>undefined_function();</script></body></html>";
+    const fs::path file = dir.write("broken.html", page);
+    const test::rendered_page p = test::render_headless(file, dir.path());
+    REQUIRE(p.exit_code == 0);
+    CHECK_THAT(p.dom, Catch::Contains("<div id=\"script-error\">script error:"));
+    CHECK_THAT(p.console, Catch::Contains("Uncaught"));
 }
