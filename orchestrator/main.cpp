@@ -11,8 +11,8 @@
 #include "common/tool_version.hpp"
 #include "orchestrator/commands/cli_options.hpp"
 #include "orchestrator/commands/commands.hpp"
-#include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/commands/gate_command.hpp"
+#include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 
 namespace {
@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
                                           " (commit " + cuopt::tool_commit() + ")");
     app.footer(
         "\nCommands: optimize (the search), check (the preflight as a table), replay "
-        "(re-run a winner's case), gate (the regression gate for CI).\nEach has --help; the README "
-        "has the rest.");
+        "(re-run a winner's case), report (rebuild a run's report.html), gate (the regression "
+        "gate for CI).\nEach has --help; the README has the rest.");
     optimizer_options options;
     bool quiet = false, json = false;
     CLI::App* optimize =
