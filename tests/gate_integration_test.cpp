@@ -171,8 +171,8 @@ TEST_CASE("a run folder without replay requests cannot be judged: exit 2 naming 
 }
 
 TEST_CASE(
-    "--accept records the kernel's figures as the run's baseline, later gates hold kernels to it, "
-    "and a wrong kernel is never accepted") {
+    "gate --accept records the kernel's figures as the run's baseline, later gates hold kernels to "
+    "it, and a wrong kernel is never accepted") {
     accepted_run f;
     const std::string slow = f.version("slow.cu", "FAKE_MS=1.3");
     auto r = f.gate({"--kernel", slow, "--accept"});
@@ -225,7 +225,7 @@ TEST_CASE("the gate's bad arguments exit 64 naming the flag") {
                Catch::Contains("--threshold") && Catch::Contains("Exit codes: 0 pass"));
 }
 
-TEST_CASE("--out puts the gate's files in a fresh folder of its own") {
+TEST_CASE("gate --out puts the gate's files in a fresh folder of its own") {
     accepted_run f;
     const fs::path out = f.dir / "ci" / "gate";
     const auto r = f.gate({"--out", out.string()});
