@@ -235,3 +235,31 @@ TEST_CASE("gate --out puts the gate's files in a fresh folder of its own") {
     CHECK(fs::exists(out / "gate.html"));
     CHECK_FALSE(fs::exists(f.run() / "gate-001"));
 }
+
+TEST_CASE(
+    "on a GPU the pilot's winner passes its own gate and a version slowed by a sleep in every "
+    "thread fails it",
+    "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    test::optimizer_fixture f;  // the pilot; the fake's marker comment means nothing on a GPU
+    auto r = test::run_optimizer(
+        test::joined(test::optimize_args(f.dir.path(), CUOPT_HARNESS_BINARY),
+                     {"--max-iterations", "1", "--no-sanitizer", "--significance-runs", "3"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::vector<std::string> gate = {"gate", "--accepted", f.run().string(), "--harness",
+                                           CUOPT_HARNESS_BINARY};
+    r = test::run_optimizer(gate);
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("verdict: PASS"));
+    std::string slow = test::read_text(f.run() / "best.cu");
+    const auto body = slow.find("float acc = 0.0f;");
+    REQUIRE(body != std::string::npos);
+    slow.insert(body, "__nanosleep(100000u);\n    ");  // every thread 0.1 ms later
+    r = test::run_optimizer(
+        test::joined(gate, {"--kernel", f.dir.write("slow.cu", slow).string()}));
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.output, Catch::Contains("slower than the accepted figures"));
+}

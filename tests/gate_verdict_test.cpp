@@ -145,3 +145,16 @@ TEST_CASE("throttling now is named, and a GPU state survives its JSON form") {
     REQUIRE(lines.size() == 1);
     CHECK(lines[0] == "1 of 4 measured cases timed while throttled now (sw_power_cap)");
 }
+
+TEST_CASE("clocks NVML saw are a change only beyond 5%: boost clocks wander from run to run") {
+    environment then, now;
+    then.gpu_state = gpu_state_summary{};
+    then.gpu_state->sm_clock_max_mhz = 1980;
+    now.gpu_state = gpu_state_summary{};
+    now.gpu_state->sm_clock_max_mhz = 1965;
+    CHECK(compare_environment(then, now).changes.empty());
+    now.gpu_state->sm_clock_max_mhz = 1410;
+    const auto c = compare_environment(then, now);
+    REQUIRE(c.changes.size() == 1);
+    CHECK(describe(c.changes[0]) == "SM clock (max seen) changed: 1980 MHz -> 1410 MHz");
+}

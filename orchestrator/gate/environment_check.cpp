@@ -1,5 +1,7 @@
 #include "orchestrator/gate/environment_check.hpp"
 
+#include <cstdlib>
+
 namespace cuopt {
 
 namespace {
@@ -19,6 +21,15 @@ void compare_number(environment_comparison& out, const char* what, const std::op
             {what, std::to_string(*recorded) + unit, std::to_string(*now) + unit});
 }
 
+// A clock NVML saw while the loops ran: boost clocks wander a little from run to run, so only a
+// difference beyond k_clock_tolerance is a change worth naming.
+constexpr double k_clock_tolerance = 0.05;
+void compare_seen(environment_comparison& out, const char* what, const std::optional<int>& recorded,
+                  const std::optional<int>& now) {
+    if (recorded && now && std::abs(*now - *recorded) > k_clock_tolerance * *recorded)
+        compare_number(out, what, recorded, now, " MHz");
+}
+
 std::string throttling(const gpu_state_summary& g, const char* when) {
     std::string reasons;
     for (const std::string& r : g.throttle_reasons) reasons += (reasons.empty() ? "" : ", ") + r;
@@ -30,10 +41,9 @@ std::string throttling(const gpu_state_summary& g, const char* when) {
 void compare_state(environment_comparison& out, const std::optional<gpu_state_summary>& recorded,
                    const std::optional<gpu_state_summary>& now) {
     if (recorded && now) {
-        compare_number(out, "SM clock (max seen)", recorded->sm_clock_max_mhz,
-                       now->sm_clock_max_mhz, " MHz");
-        compare_number(out, "memory clock (max seen)", recorded->mem_clock_max_mhz,
-                       now->mem_clock_max_mhz, " MHz");
+        compare_seen(out, "SM clock (max seen)", recorded->sm_clock_max_mhz, now->sm_clock_max_mhz);
+        compare_seen(out, "memory clock (max seen)", recorded->mem_clock_max_mhz,
+                     now->mem_clock_max_mhz);
     }
     if (now && !now->throttled.empty()) out.conditions.push_back(throttling(*now, "now"));
     if (recorded && !recorded->throttled.empty())
