@@ -263,3 +263,12 @@ TEST_CASE(
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.output, Catch::Contains("slower than the accepted figures"));
 }
+
+TEST_CASE("a gate folder that cannot be created cannot be judged: exit 2 saying why") {
+    accepted_run f;
+    const fs::path below_a_file = f.dir / "cands" / "faster.cu" / "gate";
+    const auto r = f.gate({"--out", below_a_file.string()});
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains("cannot create the gate's folder"));
+}

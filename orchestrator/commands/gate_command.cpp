@@ -33,19 +33,28 @@ threshold, wrong outputs, or the kernel fails); 2 cannot judge (another GPU mode
 GPU, no replay requests or figures in the run); 64 bad command line.
 )";
 
-// The gate's folder: --out (missing or empty), else the next RUN/gate-NNN; "" and a message
-// when --out cannot be used.
-fs::path gate_folder(const gate_options& o, const fs::path& run, std::string& bad) {
-    if (o.out.empty()) return create_run_folder(run, "gate");
-    const fs::path out = fs::absolute(o.out);
-    if (fs::exists(out) && (!fs::is_directory(out) || !fs::is_empty(out))) {
+// The gate's folder: --out (missing or empty), else the next RUN/gate-NNN. Where neither can be
+// made, the message and the exit code: 64 for an --out in the way, 2 for a folder that cannot be
+// written (a read-only run folder, a full disk: no verdict can be kept).
+fs::path gate_folder(const gate_options& o, const fs::path& run, std::string& bad, int& code) {
+    const fs::path out = o.out.empty() ? fs::path() : fs::absolute(o.out);
+    if (!o.out.empty() && fs::exists(out) && (!fs::is_directory(out) || !fs::is_empty(out))) {
         bad = "--out " + o.out + ": " +
               (fs::is_directory(out) ? "not empty (a gate writes into a fresh folder)"
                                      : "not a folder");
+        code = to_int(exit_code::usage);
         return {};
     }
-    fs::create_directories(out);
-    return out;
+    try {
+        if (o.out.empty()) return create_run_folder(run, "gate");
+        fs::create_directories(out);
+        return out;
+    } catch (const std::exception& e) {
+        bad = std::string("cannot create the gate's folder: ") + e.what() +
+              (o.out.empty() ? "; fix: pass --out DIR" : "");
+        code = static_cast<int>(gate_outcome::cannot_judge);
+        return {};
+    }
 }
 
 void print_latency(const gate_record& r) {
@@ -119,10 +128,11 @@ int run_gate(gate_options o) {
     r.options = o;
     r.run = fs::absolute(o.accepted).lexically_normal();
     std::string bad;
-    r.folder = gate_folder(o, r.run, bad);
+    int code = 0;
+    r.folder = gate_folder(o, r.run, bad, code);
     if (!bad.empty()) {
         std::cerr << "cuda-optimizer gate: " << bad << "\n";
-        return to_int(exit_code::usage);
+        return code;
     }
     const auto start = std::chrono::steady_clock::now();
     run_regression_gate(r, [](const std::string& line) { std::cerr << line << "\n"; });
