@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 #include <regex>
 
+#include "common/json_document.hpp"
 #include "headless_chromium.hpp"
+#include "loopback_http_server.hpp"
 #include "orchestrator/artifacts/report_sections.hpp"
 #include "test_support.hpp"
 
@@ -126,6 +128,46 @@ TEST_CASE("a run without a winner still gets a report, a no-go saying why") {
     CHECK_THAT(page, Catch::Contains("<div class=\"verdict-word\">NO-GO</div>"));
     CHECK_THAT(page, Catch::Contains("no declared winner"));
     CHECK(count(page, "<tr class=\"rejected") == 1);
+}
+
+TEST_CASE("a model run's report shows each iteration's conversation, collapsed and escaped") {
+    test::optimizer_fixture f;
+    const auto submit = [&f](const std::string& marker, const std::string& words) {
+        rapidjson::Document args(rapidjson::kObjectType);
+        args.AddMember("source", json_text(f.kernel(marker), args.GetAllocator()),
+                       args.GetAllocator());
+        args.AddMember("rationale", "tile <k> & unroll", args.GetAllocator());
+        rapidjson::Document reply = parse_json(
+            R"({"choices": [{"finish_reason": "tool_calls", "message": {"content": "",
+                "tool_calls": [{"id": "c", "type": "function", "function": {"name":
+                "submit_candidate", "arguments": ""}}]}}],
+                "usage": {"prompt_tokens": 1000, "completion_tokens": 100}})",
+            "reply");
+        auto& message = reply["choices"][0]["message"];
+        message["content"].SetString(words.c_str(), reply.GetAllocator());
+        message["tool_calls"][0]["function"]["arguments"].SetString(to_compact_json(args).c_str(),
+                                                                    reply.GetAllocator());
+        return test::scripted_reply{200, {}, to_compact_json(reply)};
+    };
+    test::loopback_http_server server(
+        {submit("FAKE_MS=1.5", "First <try> & see"), submit("FAKE_MS=1", "Then </script>")});
+    const auto r = test::run_program(
+        "/usr/bin/env", test::joined({"-u", "ANTHROPIC_API_KEY", "-u", "OPENAI_BASE_URL",
+                                      "OPENAI_API_KEY=sk-report-test", CUOPT_OPTIMIZER_BINARY},
+                                     f.args({"--proposer", "llm", "--max-iterations", "2"}),
+                                     {"--base-url", server.url("/v1")}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(parse_json(test::read_text(f.run() / "model-002.json"), "m")["iteration"].GetInt() == 2);
+    const std::string page = test::read_text(f.run() / "report.html");
+    CHECK_THAT(page, Catch::Contains("<details class=\"iteration\"><summary>Iteration 1 "));
+    CHECK_THAT(page, Catch::Contains("<details class=\"iteration\"><summary>Iteration 2 "));
+    CHECK_THAT(page, Catch::Contains("<pre>First &lt;try&gt; &amp; see</pre>"));
+    CHECK_THAT(page, Catch::Contains("<pre>Then &lt;/script&gt;</pre>"));
+    CHECK_THAT(page, Catch::Contains("rationale: tile &lt;k&gt; &amp; unroll"));
+    CHECK(count(page, "<script>") == 2);
+    // Against its parent (iteration 1, the best the model built on): one marker changed.
+    CHECK_THAT(page, Catch::Contains("Against its parent"));
 }
 
 TEST_CASE("report names the file it cannot read and exits 11") {
