@@ -63,8 +63,8 @@ void environment_table(std::ostringstream& out, const gate_record& r) {
         {"NVRTC (toolkit)", {a.nvrtc_version, b.nvrtc_version}},
         {"GPU state", {state_text(r.recorded.gpu_state), state_text(r.now.gpu_state)}}};
     for (const auto& [what, values] : rows) {
-        const bool changed =
-            !values.first.empty() && !values.second.empty() && values.first != values.second;
+        const bool changed = std::string(what) != "GPU state" && !values.first.empty() &&
+                             !values.second.empty() && values.first != values.second;
         out << "<tr" << (changed ? " class=\"changed\"" : "") << "><th>" << what << "</th><td>"
             << html_escape(values.first.empty() ? "-" : values.first) << "</td><td>"
             << html_escape(values.second.empty() ? "-" : values.second) << "</td></tr>\n";
@@ -73,6 +73,19 @@ void environment_table(std::ostringstream& out, const gate_record& r) {
     if (r.comparison)
         for (const std::string& line : environment_lines(*r.comparison))
             out << "<p>" << html_escape(line) << "</p>\n";
+}
+
+// The verdict box: the whole line on a pass, else the outcome, how many findings follow and
+// what changed on the machine (so a failure is attributed at a glance).
+std::string headline(const gate_record& r) {
+    const gate_verdict& v = r.verdict;
+    if (v.reasons.empty()) return v.line;
+    std::string out = std::string(v.outcome == gate_outcome::fail ? "FAIL" : "CANNOT JUDGE") +
+                      ": " + std::to_string(v.reasons.size()) +
+                      (v.reasons.size() == 1 ? " finding" : " findings") + ", below";
+    if (r.comparison)
+        for (const environment_change& c : r.comparison->changes) out += "; " + describe(c);
+    return out;
 }
 
 void runs_table(std::ostringstream& out, const gate_record& r) {
@@ -94,7 +107,7 @@ std::string gate_html(const gate_record& r) {
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         << "<title>gate: " << outcome << "</title><style>" << k_style << "</style></head><body>\n"
         << "<h1>Regression gate</h1>\n<div class=\"verdict " << outcome << "\">"
-        << html_escape(r.verdict.line) << "</div>\n";
+        << html_escape(headline(r)) << "</div>\n";
     if (!r.verdict.reasons.empty()) {
         out << "<ul>\n";
         for (const std::string& reason : r.verdict.reasons)
