@@ -264,3 +264,16 @@ TEST_CASE("a path part too long for the file system is refused naming the field"
                Catch::Contains("field cases[0].args[0].input_file: 'aaaa") &&
                    Catch::Contains("File name too long"));
 }
+
+TEST_CASE("adaptive timing with more minimum samples than its cap is refused naming the field") {
+    fixture f;
+    CHECK_THAT(f.error_with("\"fresh_inputs\": true",
+                            "\"fresh_inputs\": true, \"mode\": \"adaptive\", \"min_samples\": 6"),
+               Catch::Contains("req.json: field timing.min_samples: 6 is more than "
+                               "timing.iterations (5)"));
+    CHECK(f.error_with("\"fresh_inputs\": true",
+                       "\"fresh_inputs\": true, \"mode\": \"adaptive\", \"min_samples\": 5") == "");
+    // Fixed mode ignores the adaptive settings.
+    CHECK(f.error_with("\"fresh_inputs\": true", "\"fresh_inputs\": true, \"min_samples\": 6") ==
+          "");
+}
