@@ -143,18 +143,19 @@ std::function<void()> kernel_launcher::bind(const run_case& c,
     };
 }
 
-case_runner::case_runner(const device_fingerprint& device, const support_kernels& support,
+case_runner::case_runner(const device_fingerprint& device, device_session& session,
                          case_launcher& launcher, const timing_config& timing, const clocks& clocks)
-    : m_support(support),
+    : m_support(session.support()),
       m_launcher(launcher),
       m_timing(timing),
       m_stream(make_stream()),
-      m_l2_scratch(timing.flush_l2
-                       ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2
-                       : 16),
-      m_flush_sink(sizeof(unsigned)),
+      m_l2_scratch(session.l2_scratch(
+          timing.flush_l2
+              ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2
+              : 16)),
+      m_flush_sink(session.flush_sink()),
       m_clocks(clocks),
-      m_timer(support, m_stream.get(), clocks.hold_stream,
+      m_timer(m_support, m_stream.get(), clocks.hold_stream,
               timing.timer == timer_choice::events ? nullptr : clocks.trace) {
     if (timing.flush_l2)
         CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), 0, m_l2_scratch.bytes() / 4, m_stream.get()));

@@ -16,6 +16,7 @@
 #include "common/response_status.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/device_info.hpp"
+#include "harness/device_session.hpp"
 #include "harness/gpu_state.hpp"
 #include "harness/launch_timer.hpp"
 #include "harness/sample_statistics.hpp"
@@ -118,8 +119,10 @@ class case_runner {
         const gpu_monitor* monitor = nullptr;  // NVML; null or unavailable: no GPU state
     };
 
-    case_runner(const device_fingerprint& device, const support_kernels& support,
-                case_launcher& launcher, const timing_config& timing, const clocks& clocks);
+    /// The session's support kernels and scratch serve this runner (its L2 scratch zeroed
+    /// first: a worker's earlier request left its values there).
+    case_runner(const device_fingerprint& device, device_session& session, case_launcher& launcher,
+                const timing_config& timing, const clocks& clocks);
 
     /// Runs the case (launch indices start at its launch_index_base). Throws cuda_error for a CUDA
     /// failure (the caller decides whether the context survived); throws std::runtime_error for an
@@ -154,8 +157,8 @@ class case_runner {
     case_launcher& m_launcher;
     timing_config m_timing;
     stream_handle m_stream;
-    device_buffer m_l2_scratch;  // twice the L2 size, zeroed, read before every launch
-    device_buffer m_flush_sink;
+    const device_buffer& m_l2_scratch;  // twice the L2 size, zeroed, read before every launch
+    const device_buffer& m_flush_sink;
     clocks m_clocks;
     launch_timer m_timer;
 };

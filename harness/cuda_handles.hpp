@@ -3,6 +3,7 @@
 /// context, a stream, events, device and pinned host memory, a module. Each checks
 /// on construction and releases without throwing.
 
+#include <atomic>
 #include <cstddef>
 #include <utility>
 
@@ -74,19 +75,50 @@ inline module_handle load_module(const void* image) {
     return module_handle(m);
 }
 
-/// Device memory of a known size.
+/// Whether freed device memory is zeroed first: on in a worker (cuda-harness --worker), where
+/// the next request's kernel shares this context and must never find an earlier request's
+/// inputs or outputs in memory it was not given. A one-shot harness exits instead.
+inline std::atomic<bool>& scrub_freed_memory() {
+    static std::atomic<bool> on{false};
+    return on;
+}
+
+/// Device memory of a known size; zeroed before it is freed where scrub_freed_memory() says so.
 class device_buffer {
   public:
     device_buffer() = default;
-    explicit device_buffer(std::size_t bytes) : m_bytes(bytes) {
+    explicit device_buffer(std::size_t bytes) : m_bytes(bytes ? bytes : 1) {
         CUdeviceptr p{};
-        CU_CALL(cuMemAlloc(&p, bytes ? bytes : 1));
+        CU_CALL(cuMemAlloc(&p, m_bytes));
         m_ptr = unique_handle<CUdeviceptr, device_memory_traits>(p);
     }
+    device_buffer(device_buffer&& o) noexcept
+        : m_ptr(std::move(o.m_ptr)), m_bytes(std::exchange(o.m_bytes, 0)) {}
+    device_buffer& operator=(device_buffer&& o) noexcept {
+        if (this != &o) {
+            scrub();
+            m_ptr = std::move(o.m_ptr);
+            m_bytes = std::exchange(o.m_bytes, 0);
+        }
+        return *this;
+    }
+    device_buffer(const device_buffer&) = delete;
+    device_buffer& operator=(const device_buffer&) = delete;
+    ~device_buffer() { scrub(); }
+
     CUdeviceptr get() const { return m_ptr.get(); }
     std::size_t bytes() const { return m_bytes; }
 
   private:
+    // Every stream that used the buffer has finished with it by now (a case synchronises its
+    // stream before its buffers go); the context is synchronised so the zeros land before
+    // cuMemFree hands the range out again.
+    void scrub() noexcept {
+        if (!m_ptr.get() || !scrub_freed_memory()) return;
+        CU_CALL_NOTHROW(cuMemsetD8Async(m_ptr.get(), 0, m_bytes, nullptr));
+        CU_CALL_NOTHROW(cuCtxSynchronize());
+    }
+
     unique_handle<CUdeviceptr, device_memory_traits> m_ptr;
     std::size_t m_bytes = 0;
 };
@@ -118,6 +150,7 @@ class primary_context {
     primary_context(const primary_context&) = delete;
     primary_context& operator=(const primary_context&) = delete;
     ~primary_context() { CU_CALL_NOTHROW(cuDevicePrimaryCtxRelease(m_device)); }
+    CUcontext get() const { return m_context; }
 
   private:
     CUdevice m_device{};

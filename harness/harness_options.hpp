@@ -21,6 +21,7 @@ struct harness_options {
                                   // ~/.cache/cuda-harness)
     bool quiet = false;           // no summary line on stderr
     bool no_stream_hold = false;  // don't hold the stream while queueing timed launches (profilers)
+    bool worker = false;          // serve request paths from stdin, one reply line each on stdout
 };
 
 /// Where the response goes: --response, else response.json beside the request.

@@ -17,6 +17,7 @@
 #include "harness/harness_options.hpp"
 #include "harness/nvrtc_compiler.hpp"
 #include "harness/request_runner.hpp"
+#include "harness/worker_loop.hpp"
 
 namespace {
 
@@ -54,6 +55,10 @@ void define_options(CLI::App& app, harness_options& o) {
     app.add_flag("--no-stream-hold", o.no_stream_hold,
                  "Queue timed launches without holding the stream (automatic under ncu, which "
                  "serialises launches)");
+    app.add_flag("--worker", o.worker,
+                 "Serve many requests in one process: request paths (or {\"request\": PATH, "
+                 "\"response\": PATH}) on stdin, one JSON reply line each on stdout; freed "
+                 "device memory is zeroed; exits after a sticky CUDA error");
     app.footer(R"(
 Example:
   cuda-harness examples/harness/matmul/request.json
@@ -110,27 +115,9 @@ std::string check_file_arguments(const harness_options& o) {
 }
 
 int run(const harness_options& o) {
-    const std::filesystem::path response = cuopt::response_path(o);
-    const cuopt::harness_report report = cuopt::run_request(o);
-    try {
-        cuopt::write_file_atomic(response, cuopt::write_response_json(report));
-    } catch (const std::exception& e) {
-        std::cerr << "cuda-harness: cannot write the response: " << e.what() << "\n";
-        return to_int(exit_code::internal_error);
-    }
-    if (!report.error.empty())
-        std::cerr << "cuda-harness: " << cuopt::k_response_statuses.name(report.status) << ": "
-                  << report.error << "\n";
-    if (!o.quiet) {
-        std::cerr << "cuda-harness: " << cuopt::k_response_statuses.name(report.status) << " (exit "
-                  << to_int(report.code) << ", " << exit_code_name(report.code)
-                  << "); response: " << response.string() << "\n";
-        for (const auto& c : report.cases)
-            if (c.status == cuopt::case_run_status::ok && c.measured)
-                std::fprintf(stderr, "  %-24s median %.6f ms over %d launches\n", c.name.c_str(),
-                             c.stats_ms.median, c.iterations);
-    }
-    return to_int(report.code);
+    const cuopt::served_request s = cuopt::serve_request(o);
+    std::cerr << s.messages;
+    return to_int(s.code);
 }
 
 }  // namespace
@@ -149,6 +136,17 @@ int main(int argc, char** argv) {
         return to_int(exit_code::usage);
     }
     if (options.device_info) return print_device_info(options);
+    if (options.worker) {
+        if (!options.request.empty() || !options.response.empty()) {
+            std::cerr << "cuda-harness: --worker reads its requests from stdin: give no "
+                         "REQUEST.json and no --response on the command line\n";
+            return to_int(exit_code::usage);
+        }
+        const int code = cuopt::serve_worker(options, std::cin, std::cout);
+        std::cout.flush();
+        std::fflush(nullptr);
+        std::_Exit(code);
+    }
     if (options.request.empty()) {
         std::cerr << "cuda-harness: expected REQUEST.json (or --device-info); see --help\n";
         return to_int(exit_code::usage);

@@ -13,6 +13,7 @@
 #include "harness/cubin_params.hpp"
 #include "harness/cublas_launcher.hpp"
 #include "harness/cuda_driver.hpp"
+#include "harness/device_session.hpp"
 #include "harness/request_reader.hpp"
 #include "harness/support_kernels.hpp"
 
@@ -168,8 +169,8 @@ case_runner::clocks clocks_phase(const request& req, const harness_options& o,
 
 void run_cases_phase(const request& req, case_launcher& launcher, const case_runner::clocks& clocks,
                      harness_report& report) {
-    const support_kernels support(report.device->sm_count);
-    case_runner runner(*report.device, support, launcher, req.timing, clocks);
+    case_runner runner(*report.device, device_session::on(req.device, *report.device), launcher,
+                       req.timing, clocks);
     for (std::size_t i = 0; i < req.cases.size(); ++i) {
         case_outcome& slot = report.cases[i];
         try {
@@ -290,10 +291,7 @@ harness_report run_request(const harness_options& o) {
             return finish();
         }
 
-        // Deliberately never released: destroying the context costs tens of milliseconds and
-        // the process ends right after the response is written (the driver reclaims it).
-        const primary_context* context = new primary_context(get_device(req->device));
-        (void)context;
+        device_session::on(req->device, *report.device);  // the context, current from here on
         if (req->vendor)
             run_vendor_phases(*req, o, report, lap);
         else

@@ -42,8 +42,21 @@
 //   FAKE_MACHINE_SLOWDOWN  every kernel's median times this (a machine that drifted; default 1)
 //   FAKE_DRIVER_VERSION  the driver's CUDA version as cuDriverGetVersion gives it (13010 reads
 //                        "13.1"; default 0, and --device-info names none)
+// --worker serves request lines from stdin through the real harness's loop
+// (harness/worker_loop), so a marker that crashes or hangs takes the whole worker down, and
+// FAKE_ILLEGAL_ADDRESS (exit 13) ends it after its reply, as the real worker does.
+//   FAKE_WORKER_LOG=FILE each request appends "PID worker|once REQUEST" (who served which run)
+// Parallelism and compile-ahead (several GPUs, a batch compiled ahead), from the environment:
+//   FAKE_SLEEP_MS=x      a run request (not --compile-only) takes x ms more: a GPU busy measuring
+//   FAKE_COMPILE_MS=x    NVRTC's time, once per kernel: a compile that succeeds leaves a marker in
+//                        the cubin cache folder; a later request for the kernel is a cache hit
+//   FAKE_DEVICE_SLOWDOWN="1:1.1"  GPU 1's kernels 10% slower (GPUs of one model differ a little)
+//   FAKE_TRACE=FILE      each request appends "compile|run device=N start_us=T end_us=T key=K
+//                        pid=P folder=DIR" (CLOCK_MONOTONIC; K: the kernel's cache key)
 // "timing_inputs" is otherwise accepted and honoured only where it changes values: an
 // "as_given" generator keeps its launch_index_base values under fresh_inputs.
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,6 +65,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -61,9 +75,11 @@
 #include "common/json_document.hpp"
 #include "common/process_life.hpp"
 #include "common/sha256.hpp"
+#include "harness/cubin_cache.hpp"
 #include "harness/harness_report.hpp"
 #include "harness/nvrtc_compiler.hpp"
 #include "harness/request_reader.hpp"
+#include "harness/worker_loop.hpp"
 
 using namespace cuopt;
 
@@ -128,6 +144,21 @@ double fake_ms_per_unit(const std::string& source) {
     const char* drift = std::getenv("FAKE_MACHINE_SLOWDOWN");
     return (pos == std::string::npos ? 1.0 : std::stod(source.substr(pos + 8))) *
            (drift && *drift ? std::atof(drift) : 1.0);
+}
+
+// FAKE_DEVICE_SLOWDOWN="1:1.1,2:0.95": GPU 1 times every kernel 10% slower, GPU 2 5% faster
+// (GPUs of one model differ by a few percent); 1 for a GPU it does not name.
+double device_slowdown(int device) {
+    const char* v = std::getenv("FAKE_DEVICE_SLOWDOWN");
+    const std::string text = v ? v : "";
+    const std::string key = std::to_string(device) + ":";
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = std::min(text.find(',', at), text.size());
+        if (text.compare(at, key.size(), key) == 0)
+            return std::atof(text.substr(at + key.size(), end - at - key.size()).c_str());
+        at = end + 1;
+    }
+    return 1.0;
 }
 
 // A buffer's values at launch `launch` as doubles, rounded to its dtype.
@@ -304,9 +335,110 @@ int fake_driver_version() {
     return v && *v ? std::atoi(v) : 0;
 }
 
+// Milliseconds from an environment variable (0 when unset).
+double env_ms(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::atof(v) : 0;
+}
+
+void sleep_ms(double ms) {
+    if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+}
+
+// CLOCK_MONOTONIC in microseconds: one clock for every process on the machine.
+long long monotonic_us() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<long long>(t.tv_sec) * 1000000 + t.tv_nsec / 1000;
+}
+
+// The kernel as the cubin cache keys it (source, name, entry, options, defines), shortened.
+std::string kernel_key(const request& req) {
+    return cubin_cache::key_for(req.kernel, "sm_90").substr(0, 16);
+}
+
+// FAKE_TRACE=FILE: every request appends one line when it ends, in one write() (lines of
+// concurrent requests never interleave): "compile|run device=N start_us=T end_us=T key=K pid=P
+// folder=DIR" (times on CLOCK_MONOTONIC, key: kernel_key). FAKE_SLEEP_MS=x: a run request
+// takes x ms more (the GPU busy measuring), so a test sees what ran in parallel.
+class fake_trace {
+  public:
+    fake_trace(const request& req, std::filesystem::path folder, bool compile_only)
+        : m_req(req), m_folder(std::move(folder)), m_compile_only(compile_only) {
+        if (!compile_only) sleep_ms(env_ms("FAKE_SLEEP_MS"));
+    }
+    ~fake_trace() {
+        const char* file = std::getenv("FAKE_TRACE");
+        if (!file || !*file) return;
+        const std::string line =
+            std::string(m_compile_only ? "compile" : "run") +
+            " device=" + std::to_string(m_req.device) + " start_us=" + std::to_string(m_start) +
+            " end_us=" + std::to_string(monotonic_us()) + " key=" + kernel_key(m_req) +
+            " pid=" + std::to_string(getpid()) + " folder=" + m_folder.string() + "\n";
+        const int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return;
+        if (::write(fd, line.data(), line.size()) < 0) {
+        }
+        ::close(fd);
+    }
+    fake_trace(const fake_trace&) = delete;
+    fake_trace& operator=(const fake_trace&) = delete;
+
+  private:
+    const request& m_req;
+    std::filesystem::path m_folder;
+    bool m_compile_only;
+    long long m_start = monotonic_us();
+};
+
+// FAKE_COMPILE_MS=x: NVRTC's time, spent once per kernel: a compile that succeeds leaves a
+// marker in the cubin cache folder ($CUDA_HARNESS_CACHE_DIR, ...), where a later request for
+// the same kernel (a compile ahead, then its run) finds it: compile.cache_hit, no wait.
+// Unset: no request waits, none is a hit, no marker is left.
+bool fake_compile(const request& req, bool ok) {
+    const double ms = env_ms("FAKE_COMPILE_MS");
+    if (ms <= 0) return false;
+    const std::filesystem::path marker =
+        cubin_cache::default_folder() / ("fake-" + kernel_key(req) + ".compiled");
+    if (std::filesystem::exists(marker)) return true;
+    sleep_ms(ms);
+    if (ok) {
+        std::filesystem::create_directories(marker.parent_path());
+        write_file_atomic(marker, std::string());
+    }
+    return false;
+}
+
+int serve_one(const std::string& request_arg, const std::string& response_path, bool compile_only);
+
+bool g_worker = false;  // serving as --worker
+
+// FAKE_WORKER_LOG=FILE: each request appends "PID worker|once REQUEST" (which process served
+// which run, and whether it was a worker).
+void log_worker_request(const std::string& request_arg) {
+    const char* log = std::getenv("FAKE_WORKER_LOG");
+    if (!log || !*log) return;
+    std::ofstream(log, std::ios::app) << getpid() << (g_worker ? " worker " : " once ")
+                                      << std::filesystem::absolute(request_arg).string() << "\n";
+}
+
+// --worker: the real harness's loop (harness/worker_loop), each request served by the fake.
+int serve_as_worker() {
+    g_worker = true;
+    harness_options o;
+    o.quiet = true;
+    return serve_worker(o, std::cin, std::cout, [](const harness_options& one) {
+        served_request s;
+        s.code = static_cast<exit_code>(serve_one(one.request, response_path(one).string(), false));
+        s.status = "fake";
+        return s;
+    });
+}
+
 int main(int argc, char** argv) {
     die_with_parent_if_asked();
     if (argc < 2) return to_int(exit_code::usage);
+    if (std::string(argv[1]) == "--worker") return serve_as_worker();
     if (std::string(argv[1]) == "--version") {
         std::cout << "fake\n";
         return 0;
@@ -330,9 +462,15 @@ int main(int argc, char** argv) {
         (std::filesystem::absolute(argv[1]).parent_path() / "response.json").string();
     for (int i = 2; i + 1 < argc; ++i)
         if (std::string(argv[i]) == "--response") response_path = argv[i + 1];
+    return serve_one(argv[1], response_path, compile_only);
+}
 
+// One request, as a one-shot fake harness or a fake worker serves it: the response written,
+// the exit code returned (or the process crashes or hangs, as the markers ask).
+int serve_one(const std::string& request_arg, const std::string& response_path, bool compile_only) {
+    log_worker_request(request_arg);
     harness_report report;
-    report.request_file = std::filesystem::absolute(argv[1]);
+    report.request_file = std::filesystem::absolute(request_arg);
     report.request_folder = report.request_file.parent_path();
     auto finish = [&] {
         write_file_atomic(response_path, write_response_json(report));
@@ -340,11 +478,12 @@ int main(int argc, char** argv) {
     };
     request req;
     try {
-        req = read_request(argv[1]);
+        req = read_request(request_arg);
     } catch (const std::exception& e) {
         report.fail(exit_code::invalid_request, e.what());
         return finish();
     }
+    const fake_trace trace(req, report.request_folder, compile_only);
     report.entry = req.kernel.entry;
     report.timing = req.timing;
     device_fingerprint dev;
@@ -384,6 +523,7 @@ int main(int argc, char** argv) {
     c.cubin_sha256 = sha256_hex(src);
     c.ptxas.registers = 32;
     c.ptxas.spill_store_bytes = 0;
+    c.cache_hit = fake_compile(req, c.ok);
     report.compile = c;
     if (!c.ok) {
         report.fail(exit_code::compile_error,
@@ -492,8 +632,9 @@ int main(int argc, char** argv) {
         if (rc.measure) {
             const bool memoised =
                 src.find("FAKE_MEMOISE") != std::string::npos && inputs_repeat(req, rc);
-            const double ms = fake_ms_per_unit(src) * define_factor * (memoised ? 0.25 : 1.0) *
-                              static_cast<double>(m * n * k) / (256.0 * 256.0 * 256.0);
+            const double ms = fake_ms_per_unit(src) * device_slowdown(req.device) * define_factor *
+                              (memoised ? 0.25 : 1.0) * static_cast<double>(m * n * k) /
+                              (256.0 * 256.0 * 256.0);
             time_case(out, req, src, ms);
         }
         out.status = case_run_status::ok;

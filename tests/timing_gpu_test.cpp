@@ -165,8 +165,8 @@ TEST_CASE("a timed sample holding a second grid fails the case as invalid_timing
     timing_fixture f;
     f.dir.write("req.json", copy_request(R"({ "warmup": 1, "iterations": 8 })", 1 << 16));
     const request req = read_request(f.dir / "req.json", {});
-    const primary_context context(get_device(0));
     const device_fingerprint device = query_device(0);
+    device_session& session = device_session::on(0, device);
     std::string why;
     kernel_trace* trace = kernel_trace::start(&why);
     if (!trace) {
@@ -178,17 +178,16 @@ TEST_CASE("a timed sample holding a second grid fails the case as invalid_timing
     const module_handle module = load_module(compiled.cubin.data());
     CUfunction kernel{};
     CU_CALL(cuModuleGetFunction(&kernel, module.get(), compiled.lowered_name.c_str()));
-    const support_kernels support(device.sm_count);
     case_runner::clocks clocks;
     clocks.trace = trace;
     kernel_launcher honest_launcher(kernel);
     const case_outcome honest =
-        case_runner(device, support, honest_launcher, req.timing, clocks).run(req.cases[0]);
+        case_runner(device, session, honest_launcher, req.timing, clocks).run(req.cases[0]);
     CHECK(honest.status == case_run_status::ok);
     CHECK(honest.timer == "cupti");
     twice_launcher twice(kernel);
     const case_outcome bad =
-        case_runner(device, support, twice, req.timing, clocks).run(req.cases[0]);
+        case_runner(device, session, twice, req.timing, clocks).run(req.cases[0]);
     CHECK(bad.status == case_run_status::invalid_timing);
     CHECK_THAT(bad.error,
                Catch::Contains("timed launch 1 of 8 ran 2 grids") && Catch::Contains("copy_f32"));

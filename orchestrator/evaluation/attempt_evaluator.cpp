@@ -245,6 +245,9 @@ compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::pa
                                      "--compile-only",   "--quiet",
                                      "--response",       (folder / "response.json").string()};
     if (!m_settings.arch.empty()) argv.insert(argv.end(), {"--arch", m_settings.arch});
+    // The run's cubin cache, so that a later run of the same request finds what NVRTC made here.
+    if (!m_settings.cache_dir.empty())
+        argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});
     const process_result p = m_runner.run(argv, m_settings.timeout);
     try {
         const harness_response response = read_response(folder / "response.json");
@@ -260,7 +263,8 @@ compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::pa
 }
 
 std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& folder,
-                                                               attempt_result& r) const {
+                                                               attempt_result& r,
+                                                               bool trusted) const {
     const fs::path response = folder / "response.json";
     std::error_code ec;
     fs::remove(response, ec);
@@ -269,7 +273,8 @@ std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& f
                              response.string(), "--quiet"});
     if (!m_settings.cache_dir.empty())
         argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});
-    const process_result p = m_runner.run(argv, m_settings.timeout);
+    const process_result p =
+        m_runner.run(argv, m_settings.timeout, run_purpose{m_settings.device, trusted});
     r.harness_exit_code = p.exit_code;
     r.harness_signal = p.signal;
     r.harness_wall_ms = p.wall_ms;
@@ -348,6 +353,7 @@ attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& f
     attempt_result r;
     r.cand = c;
     r.folder = folder;
+    r.device = m_settings.device;
     request req;
     if (const std::string bad =
             prepare_folder(*this, m_manifest, c, folder, oracle == nullptr, &req);
@@ -362,7 +368,9 @@ attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& f
 
 void attempt_evaluator::run_and_check(const request& req, const oracle_files* oracle,
                                       attempt_result& r) const {
-    const std::optional<harness_response> response = run_harness(r.folder, r);
+    // The reference run and the vendor library are trusted: never in a candidate's worker.
+    const std::optional<harness_response> response =
+        run_harness(r.folder, r, oracle == nullptr || req.vendor.has_value());
     if (!response) return;
     if (response->compile) r.compile = *response->compile;
     r.timer = response->timer;

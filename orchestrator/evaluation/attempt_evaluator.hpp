@@ -44,9 +44,19 @@ struct case_evaluation {
     std::vector<output_check> outputs;
 };
 
+/// What compile-ahead did for an attempt: NVRTC ran (cuda-harness --compile-only, into the
+/// cubin cache) on a CPU thread before a GPU took the attempt, so the run's compile was a cache
+/// hit.
+struct compile_ahead_record {
+    bool ok = false;       // it compiled (a failure is left to the run to report)
+    double wall_ms = 0;    // the --compile-only runs, one per distinct arch of the devices
+    double waited_ms = 0;  // how long the GPU waited for it to finish (0: it was done)
+};
+
 struct attempt_result {
     int iteration = 0;
     int attempt = 0;
+    int device = 0;  // the GPU that measured it
     candidate cand;
     std::filesystem::path folder;
     cuopt::verdict verdict = cuopt::verdict::harness_error;
@@ -57,9 +67,10 @@ struct attempt_result {
     int harness_exit_code = -1;
     int harness_signal = 0;
     double harness_wall_ms = 0;
-    std::string harness_stderr;                       // its tail
-    std::optional<response_timer> timer;              // the response's, where it names one
-    std::optional<response_gpu_monitor> gpu_monitor;  // likewise
+    std::string harness_stderr;                         // its tail
+    std::optional<response_timer> timer;                // the response's, where it names one
+    std::optional<response_gpu_monitor> gpu_monitor;    // likewise
+    std::optional<compile_ahead_record> compile_ahead;  // none: the run compiled it itself
     // Filled in by the search loop:
     bool became_best = false;
     std::optional<double> speedup_vs_initial;
@@ -150,9 +161,10 @@ class attempt_evaluator {
     run_case make_case(const candidate& c, const manifest_case& mc, const request_paths& paths,
                        bool reference) const;
     /// Runs the harness on folder/request.json and fills r's harness fields; nullopt (with
-    /// r's verdict and reason set) when there is no usable response.
+    /// r's verdict and reason set) when there is no usable response. `trusted`: the reference
+    /// or a vendor library, which a worker runner keeps apart from candidates.
     std::optional<harness_response> run_harness(const std::filesystem::path& folder,
-                                                attempt_result& r) const;
+                                                attempt_result& r, bool trusted) const;
     /// Runs the harness on the request already in r.folder and judges its response.
     void run_and_check(const request& req, const oracle_files* oracle, attempt_result& r) const;
     /// Every output of every case against the oracle; sets r's verdict.

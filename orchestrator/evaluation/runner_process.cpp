@@ -6,36 +6,18 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/process.hpp>
-#include <boost/process/extend.hpp>
 #include <csignal>
 #include <cstring>
 #include <future>
 #include <optional>
+
+#include "orchestrator/evaluation/child_group.hpp"
 
 namespace cuopt {
 
 namespace bp = boost::process;
 
 namespace {
-
-// Puts the child in a process group of its own, so a Ctrl-C aimed at cuda-optimizer does
-// not kill the harness mid-attempt: the attempt finishes, is written, then the run stops.
-// The child also dies with cuda-optimizer (PR_SET_PDEATHSIG): a SIGKILLed run leaves no
-// harness behind writing into a folder history does not list.
-struct own_process_group : bp::extend::handler {
-    pid_t parent = ::getpid();
-    template <typename Executor>
-    void on_exec_setup(Executor&) const {
-        ::setpgid(0, 0);
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
-    }
-};
-
-// The child and everything it started (ncu's target, a grandchild holding a pipe).
-void kill_group(pid_t leader) {
-    if (leader > 0) ::kill(-leader, SIGKILL);
-}
 
 constexpr auto k_drain = std::chrono::seconds(2);  // for pipes after the child has exited
 

@@ -23,12 +23,25 @@ struct process_result {
     std::string describe() const;
 };
 
+/// What a run is for, beside its command line: which GPU it measures on, and whether it is
+/// trusted (the reference kernel, a vendor library) rather than a candidate. A runner that
+/// keeps harness processes alive (harness_workers) never lets the two kinds share one.
+struct run_purpose {
+    int device = 0;
+    bool trusted = false;
+};
+
 class process_runner {
   public:
     virtual ~process_runner() = default;
     /// argv[0] is the program. Never throws for the child's failures: they are data.
     virtual process_result run(const std::vector<std::string>& argv,
                                std::chrono::milliseconds timeout) = 0;
+    /// The same, knowing what the run is for; a plain runner ignores the context.
+    virtual process_result run(const std::vector<std::string>& argv,
+                               std::chrono::milliseconds timeout, const run_purpose&) {
+        return run(argv, timeout);
+    }
 };
 
 /// The real runner: a child process, its pipes read asynchronously, SIGKILL on timeout.

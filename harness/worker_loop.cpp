@@ -1,0 +1,124 @@
+#include "harness/worker_loop.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <istream>
+#include <ostream>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "harness/cuda_handles.hpp"
+#include "harness/harness_report.hpp"
+#include "harness/request_runner.hpp"
+
+namespace cuopt {
+
+namespace {
+
+std::string summary_lines(const harness_report& report, const std::filesystem::path& response) {
+    std::string text = "cuda-harness: " + std::string(k_response_statuses.name(report.status)) +
+                       " (exit " + std::to_string(to_int(report.code)) + ", " +
+                       exit_code_name(report.code) + "); response: " + response.string() + "\n";
+    for (const auto& c : report.cases)
+        if (c.status == case_run_status::ok && c.measured) {
+            char line[256];
+            std::snprintf(line, sizeof line, "  %-24s median %.6f ms over %d launches\n",
+                          c.name.c_str(), c.stats_ms.median, c.iterations);
+            text += line;
+        }
+    return text;
+}
+
+// A request line: a bare path, or {"request": PATH, "response": PATH}. "" or what is wrong.
+std::string parse_line(const std::string& line, harness_options& o) {
+    if (line.front() != '{') {
+        o.request = line;
+        return "";
+    }
+    rapidjson::Document doc;
+    if (std::string bad = try_parse_json(doc, line); !bad.empty()) return "not JSON: " + bad;
+    if (!doc.IsObject() || !doc.HasMember("request") || !doc["request"].IsString())
+        return "expected {\"request\": PATH, \"response\": PATH} or a request path";
+    o.request = doc["request"].GetString();
+    if (doc.HasMember("response")) {
+        if (!doc["response"].IsString()) return "field response: expected a path (string)";
+        o.response = doc["response"].GetString();
+    }
+    return "";
+}
+
+std::string reply_line(const harness_options& o, const served_request& s, long long served) {
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("request", json_text(o.request, a), a);
+    doc.AddMember("response",
+                  json_text(o.request.empty() ? std::string() : response_path(o).string(), a), a);
+    doc.AddMember("exit_code", to_int(s.code), a);
+    doc.AddMember("exit_name", json_text(exit_code_name(s.code), a), a);
+    doc.AddMember("status", json_text(s.status, a), a);
+    doc.AddMember("wall_ms", s.wall_ms, a);
+    doc.AddMember("served", static_cast<std::int64_t>(served), a);
+    doc.AddMember("messages", json_text(s.messages, a), a);
+    return to_compact_json(doc);
+}
+
+}  // namespace
+
+bool worker_must_exit(exit_code code) {
+    return code == exit_code::context_lost || code == exit_code::internal_error ||
+           code == exit_code::no_driver;
+}
+
+served_request serve_request(const harness_options& o) {
+    const auto start = std::chrono::steady_clock::now();
+    served_request s;
+    const std::filesystem::path response = response_path(o);
+    const harness_report report = run_request(o);
+    s.code = report.code;
+    s.status = k_response_statuses.name(report.status);
+    try {
+        write_file_atomic(response, write_response_json(report));
+    } catch (const std::exception& e) {
+        s.code = exit_code::internal_error;
+        s.status = "internal_error";
+        s.messages = std::string("cuda-harness: cannot write the response: ") + e.what() + "\n";
+    }
+    if (!report.error.empty())
+        s.messages += "cuda-harness: " + std::string(k_response_statuses.name(report.status)) +
+                      ": " + report.error + "\n";
+    if (!o.quiet) s.messages += summary_lines(report, response);
+    s.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return s;
+}
+
+int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
+                 const std::function<served_request(const harness_options&)>& serve) {
+    scrub_freed_memory() = true;
+    long long served = 0;
+    std::string line;
+    while (std::getline(in, line)) {
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+        if (line.empty()) continue;
+        harness_options one = o;
+        one.request.clear();
+        one.response.clear();
+        if (const std::string bad = parse_line(line, one); !bad.empty()) {
+            served_request refused;
+            refused.code = exit_code::usage;
+            refused.status = "usage";
+            refused.messages = "cuda-harness --worker: stdin line " + std::to_string(served + 1) +
+                               ": " + bad + "\n";
+            out << reply_line(one, refused, served) << "\n" << std::flush;
+            continue;
+        }
+        const served_request s = serve(one);
+        out << reply_line(one, s, ++served) << "\n" << std::flush;
+        if (worker_must_exit(s.code)) return to_int(s.code);
+    }
+    return 0;
+}
+
+}  // namespace cuopt

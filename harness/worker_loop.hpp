@@ -1,0 +1,41 @@
+#pragma once
+/// cuda-harness as a worker: one process serves many requests, so the driver, the context,
+/// CUPTI, NVML and the support kernels start once instead of once per candidate. Each stdin
+/// line names a request (a path, or {"request": PATH, "response": PATH}); the worker writes
+/// the response file exactly as a one-shot harness would and answers with one JSON line on
+/// stdout. Freed device memory is zeroed. After a reply whose exit code leaves the process
+/// untrustworthy (a sticky CUDA error, an internal error) the worker exits with that code,
+/// so its next request starts in a fresh process; end of input ends it with 0.
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+#include "common/exit_codes.hpp"
+#include "harness/harness_options.hpp"
+
+namespace cuopt {
+
+/// One request served: the response file written, and what a one-shot harness would have
+/// printed on stderr (the error line, and the summary unless --quiet).
+struct served_request {
+    exit_code code = exit_code::ok;
+    std::string status;    // the response's status ("ok", "cuda_error", ...)
+    std::string messages;  // stderr text
+    double wall_ms = 0;
+};
+
+/// Runs o.request and writes its response (o.response or beside the request).
+served_request serve_request(const harness_options& o);
+
+/// A worker's loop: requests from `in` until its end, each served by `serve` (the real
+/// harness; the fake harness of the tests passes its own), one reply line each on `out`.
+/// Returns the process's exit code.
+int serve_worker(
+    const harness_options& o, std::istream& in, std::ostream& out,
+    const std::function<served_request(const harness_options&)>& serve = serve_request);
+
+/// Whether a worker must exit after answering a request that ended with `code`.
+bool worker_must_exit(exit_code code);
+
+}  // namespace cuopt

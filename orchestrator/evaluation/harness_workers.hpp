@@ -1,0 +1,42 @@
+#pragma once
+/// Harness runs served by persistent `cuda-harness --worker` processes instead of one process
+/// per run: the driver, the context, CUPTI and NVML start once per worker, not per candidate.
+/// One worker per (device, trusted or not, harness flags): the reference kernel and the vendor
+/// library run in a worker of their own, so a candidate never shares a process (or device
+/// memory) with the oracle's outputs; the harness zeroes every buffer it frees besides.
+/// Isolation holds where it matters: a worker that crashes, hangs past the timeout (killed)
+/// or exits after a sticky CUDA error is gone, the run's result is what a one-shot harness
+/// would have given (signal, timeout, exit 13 with its response), and the next run on that
+/// key starts a fresh worker. Anything else (--compile-only, a wrapper such as
+/// compute-sanitizer, --device-info, other programs) runs one-shot through the fallback.
+
+#include <memory>
+#include <string>
+
+#include "common/name_table.hpp"
+#include "orchestrator/evaluation/runner_process.hpp"
+
+namespace cuopt {
+
+/// How the optimizer runs the harness: a persistent worker (default) or a process per run.
+enum class harness_isolation { worker, process };
+inline constexpr auto k_harness_isolations = make_name_table<harness_isolation>(
+    {{harness_isolation::worker, "worker"}, {harness_isolation::process, "process"}});
+
+/// What the workers did, for run.json.
+struct worker_stats {
+    int started = 0;   // worker processes started
+    int requests = 0;  // runs they answered or died on
+    int replaced = 0;  // workers gone after a crash, a timeout or a sticky error
+    int one_shot = 0;  // runs passed to the fallback runner
+};
+
+class harness_workers : public process_runner {
+  public:
+    /// Runs of `harness` (argv[0] equal to it) go to workers; the rest to `fallback`.
+    static std::unique_ptr<harness_workers> make(std::string harness,
+                                                 std::unique_ptr<process_runner> fallback);
+    virtual worker_stats stats() const = 0;
+};
+
+}  // namespace cuopt

@@ -1,0 +1,172 @@
+// The persistent harness worker: its protocol (the real cuda-harness --worker without a GPU,
+// and fake-harness --worker through the real worker loop), its isolation (crash, hang and
+// sticky-error respawn; the reference apart from candidates) and verdicts identical to a
+// process per run, through the real cuda-optimizer binary.
+#include "orchestrator/evaluation/harness_workers.hpp"
+
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+using test::optimizer_fixture;
+
+const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
+
+// The "PID worker REQUEST" lines of FAKE_WORKER_LOG, in order (one-shot runs left out).
+std::vector<std::pair<std::string, std::string>> served_log(const fs::path& log) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::istringstream in(test::read_text(log));
+    std::string pid, mode, request;
+    while (in >> pid >> mode >> request)
+        if (mode == "worker") out.emplace_back(pid, request);
+    return out;
+}
+
+// label -> "verdict | reason | medians" for every attempt in history.json.
+std::map<std::string, std::string> outcomes(const fs::path& run) {
+    const auto history = test::read_checked_json(run / "history.json", "history");
+    std::map<std::string, std::string> out;
+    for (const auto& a : history["attempts"].GetArray()) {
+        std::string reason = a["reason"].IsString() ? a["reason"].GetString() : "";
+        if (reason.rfind("cuda-harness timed out after ", 0) == 0)  // its ms differ by a few
+            reason = "cuda-harness timed out";
+        std::string line = std::string(a["verdict"].GetString()) + " | " + reason + " |";
+        for (const auto& c : a["cases"].GetArray())
+            if (c.HasMember("median_ms") && c["median_ms"].IsNumber())
+                line += " " + std::to_string(c["median_ms"].GetDouble());
+        out[a["label"].GetString()] = line;
+    }
+    return out;
+}
+
+void write_bad_candidates(optimizer_fixture& f) {
+    f.dir.write("cands/a_fast.cu", f.kernel("FAKE_MS=1"));
+    f.dir.write("cands/b_crash.cu", f.kernel("FAKE_CRASH"));
+    f.dir.write("cands/c_after_crash.cu", f.kernel("FAKE_MS=1.5"));
+    f.dir.write("cands/d_hang.cu", f.kernel("FAKE_HANG"));
+    f.dir.write("cands/e_illegal.cu", f.kernel("FAKE_ILLEGAL_ADDRESS"));
+    f.dir.write("cands/f_wrong.cu", f.kernel("FAKE_WRONG FAKE_MS=0.1"));
+    f.dir.write("cands/g_compile_error.cu", f.kernel("FAKE_COMPILE_ERROR"));
+    f.dir.write("cands/h_faster.cu", f.kernel("FAKE_MS=0.5"));
+}
+
+std::vector<std::string> files_run(const optimizer_fixture& f, const char* isolation) {
+    return f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
+                   "--max-iterations", "10", "--timeout", "2", "--isolation", isolation,
+                   "--no-evidence"});
+}
+
+}  // namespace
+
+TEST_CASE("worker and process isolation give every candidate the same verdict, reason and medians",
+          "[worker]") {
+    std::map<std::string, std::string> by_mode[2];
+    const char* modes[] = {"worker", "process"};
+    for (int m = 0; m < 2; ++m) {
+        optimizer_fixture f;
+        write_bad_candidates(f);
+        const auto r = test::run_optimizer(files_run(f, modes[m]));
+        INFO(r.output);
+        REQUIRE(r.exit_code == 0);
+        by_mode[m] = outcomes(f.run());
+        const auto run = test::read_checked_json(f.run() / "run.json", "run");
+        CHECK(std::string(run["harness_processes"]["isolation"].GetString()) == modes[m]);
+        CHECK(std::string(run["settings"]["isolation"].GetString()) == modes[m]);
+        if (m == 0) {  // the crash, the hang and the sticky error each cost a worker
+            CHECK(run["harness_processes"]["workers_replaced"].GetInt() == 3);
+            CHECK(run["harness_processes"]["workers_started"].GetInt() >= 4);
+        }
+    }
+    REQUIRE(by_mode[0].size() == 9);
+    for (const auto& [label, outcome] : by_mode[0]) {
+        INFO(label);
+        CHECK(outcome == by_mode[1][label]);
+    }
+    CHECK_THAT(by_mode[0]["b_crash.cu"],
+               Catch::StartsWith("crash | cuda-harness killed by signal 11"));
+    CHECK_THAT(by_mode[0]["d_hang.cu"], Catch::StartsWith("timeout | cuda-harness timed out"));
+    CHECK_THAT(by_mode[0]["e_illegal.cu"], Catch::StartsWith("cuda_error"));
+    CHECK_THAT(by_mode[0]["c_after_crash.cu"], Catch::StartsWith("valid"));
+}
+
+TEST_CASE(
+    "a worker serves many runs, the reference never shares a process with a candidate, and "
+    "a crashed worker is replaced",
+    "[worker]") {
+    optimizer_fixture f;
+    write_bad_candidates(f);
+    const fs::path log = f.dir / "served.log";
+    const test::scoped_env env("FAKE_WORKER_LOG", log.c_str());
+    const auto r = test::run_optimizer(files_run(f, "worker"));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    std::set<std::string> reference_pids, candidate_pids;
+    std::map<std::string, std::string> pid_of;  // attempt folder name -> pid
+    for (const auto& [pid, request] : served_log(log)) {
+        const bool candidate = request.find("/candidates/") != std::string::npos;
+        (candidate ? candidate_pids : reference_pids).insert(pid);
+        const fs::path folder = fs::path(request).parent_path();
+        pid_of[folder.parent_path().filename().string() + "/" + folder.filename().string()] = pid;
+    }
+    REQUIRE(!reference_pids.empty());
+    for (const std::string& pid : reference_pids) CHECK(candidate_pids.count(pid) == 0);
+    // The initial kernel and the first candidates share a worker until the crash (iteration
+    // 2) ends it; the hang (4) is killed; the sticky error (5) ends its worker after the reply.
+    CHECK(pid_of["iter-00/attempt-0"] == pid_of["iter-01/attempt-0"]);
+    CHECK(pid_of["iter-02/attempt-0"] == pid_of["iter-01/attempt-0"]);
+    CHECK(pid_of["iter-03/attempt-0"] != pid_of["iter-02/attempt-0"]);
+    CHECK(pid_of["iter-04/attempt-0"] == pid_of["iter-03/attempt-0"]);
+    CHECK(pid_of["iter-05/attempt-0"] != pid_of["iter-04/attempt-0"]);
+    CHECK(pid_of["iter-06/attempt-0"] != pid_of["iter-05/attempt-0"]);
+    CHECK(pid_of["iter-08/attempt-0"] == pid_of["iter-06/attempt-0"]);
+    CHECK(candidate_pids.size() == 4);
+}
+
+TEST_CASE(
+    "cuda-harness --worker answers each stdin line with one JSON line, refuses a bad line "
+    "and goes on, and exits after a request it cannot trust the process for",
+    "[worker]") {
+    test::scratch_folder dir;
+    const fs::path request = fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul/request.json";
+    dir.write("lines.txt", "{\"request\": 5}\n\n" + std::string("{\"request\": \"") +
+                               request.string() + "\", \"response\": \"" +
+                               (dir / "r.json").string() + "\"}\n" + request.string() + "\n");
+    const auto r = test::run_program(
+        "/bin/sh", {"-c", std::string(CUOPT_HARNESS_BINARY) + " --worker --quiet < " +
+                              (dir / "lines.txt").string() + "; echo exit=$?"});
+    INFO(r.output);
+    std::istringstream out(r.output);
+    std::string first, second;
+    std::getline(out, first);
+    std::getline(out, second);
+    const auto a = parse_json(first, "first reply");
+    CHECK(a["exit_code"].GetInt() == 64);
+    CHECK_THAT(a["messages"].GetString(),
+               Catch::Contains("stdin line 1") && Catch::Contains("expected {\"request\": PATH"));
+    const auto b = parse_json(second, "second reply");
+    CHECK(std::string(b["request"].GetString()) == request.string());
+    CHECK(std::string(b["response"].GetString()) == (dir / "r.json").string());
+    CHECK(fs::exists(dir / "r.json"));
+    CHECK(b["served"].GetInt() == 1);
+    if (test::gpu_unavailable_reason().empty()) {
+        CHECK(b["exit_code"].GetInt() == 0);  // a GPU: the third line is served too
+        CHECK_THAT(r.output, Catch::Contains("\"served\":2") && Catch::Contains("exit=0"));
+    } else {  // no driver: the worker says so once and leaves; the third line is never read
+        CHECK(b["exit_code"].GetInt() == 14);
+        CHECK_THAT(r.output, !Catch::Contains("\"served\":2") && Catch::Contains("exit=14"));
+    }
+    const auto bad = test::run_harness({"--worker", "x.json"});
+    CHECK(bad.exit_code == 64);
+    CHECK_THAT(bad.output, Catch::Contains("--worker reads its requests from stdin"));
+}
