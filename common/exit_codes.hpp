@@ -24,6 +24,7 @@ enum class exit_code : int {
     proposer_failed = 25,   // the model API refused (a 4xx other than 429) or stayed unreachable
     io_error = 26,        // the run folder could not be written (disk full, read-only, permissions)
     no_winner = 27,       // no candidate passes the evidence gates, the initial kernel included
+    resume_refused = 28,  // --resume: not a run folder, a finished run, or its inputs changed
     usage = 64,           // bad command line
     internal_error = 70,  // a bug or an unexpected system failure
 };

@@ -27,7 +27,8 @@
     X("candidate", candidate_schema_json)           \
     X("candidate-file", candidate_file_schema_json) \
     X("gate", gate_schema_json)                     \
-    X("gate-baseline", gate_baseline_schema_json)
+    X("gate-baseline", gate_baseline_schema_json)   \
+    X("candidates", candidates_schema_json)
 // clang-format on
 #define CUOPT_DECLARE_SCHEMA(name, symbol) \
     extern const unsigned char symbol[];   \
@@ -163,8 +164,11 @@ std::string check_shape(const rapidjson::Value& root) {
 }  // namespace
 
 std::string try_parse_json(rapidjson::Document& doc, std::string_view text) {
-    constexpr unsigned k_flags =
-        rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+    // Full precision: a number reads back as the double that was written (history.json is read
+    // back by --resume and must write again as it was).
+    constexpr unsigned k_flags = rapidjson::kParseIterativeFlag |
+                                 rapidjson::kParseValidateEncodingFlag |
+                                 rapidjson::kParseFullPrecisionFlag;
     doc.Parse<k_flags>(text.data(), text.size());
     if (doc.HasParseError()) {
         const std::size_t offset = doc.GetErrorOffset();

@@ -79,6 +79,8 @@ class docs_library {
     std::string answer(const rapidjson::Value& args);
 
     int fetches() const { return m_fetches; }
+    /// Resuming a run: the pages it already fetched count toward --docs-max-fetches.
+    void restore_fetches(int fetched) { m_fetches = fetched; }
     const docs_settings& settings() const { return m_settings; }
 
   private:

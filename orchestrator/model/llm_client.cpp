@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdio>
+#include <regex>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
@@ -175,6 +176,60 @@ void llm_client::record_tool_exchange(const std::string& tool, const std::string
     d.AddMember("request", req_ok ? Value(req, a) : json_text(request_json, a), a);
     d.AddMember("response", resp_ok ? Value(resp, a) : json_text(response_json, a), a);
     write_exchange(to_pretty_json(d));
+}
+
+namespace {
+
+// One recorded exchange's share: a model call and its usage, or a documentation lookup's
+// network fetches (its "fetch URL -> ..." lines).
+void add_record(const rapidjson::Document& d, recorded_spending& out) {
+    if (d.HasMember("index") && d["index"].IsInt())
+        out.exchanges = std::max(out.exchanges, d["index"].GetInt());
+    const std::string kind =
+        d.HasMember("kind") && d["kind"].IsString() ? d["kind"].GetString() : "";
+    if (kind == "nvidia_docs") {
+        const bool listed = d.HasMember("response") && d["response"].IsObject() &&
+                            d["response"].HasMember("pages") && d["response"]["pages"].IsArray();
+        if (!listed) return;
+        for (const Value& line : d["response"]["pages"].GetArray())
+            out.docs_fetches +=
+                line.IsString() && std::string(line.GetString()).rfind("fetch ", 0) == 0;
+        return;
+    }
+    if (kind != "model") return;
+    ++out.totals.calls;
+    if (!d.HasMember("usage") || !d["usage"].IsObject()) return;
+    const Value& u = d["usage"];
+    auto tokens = [&u](const char* key) {
+        return u.HasMember(key) && u[key].IsInt64() ? u[key].GetInt64() : 0;
+    };
+    token_usage& t = out.totals.usage;
+    t.prompt += tokens("prompt_tokens");
+    t.completion += tokens("completion_tokens");
+    t.reasoning += tokens("reasoning_tokens");
+    t.cached += tokens("cached_tokens");
+    t.reasoning_reported =
+        t.reasoning_reported && u.HasMember("reasoning_tokens") && !u["reasoning_tokens"].IsNull();
+}
+
+}  // namespace
+
+recorded_spending read_recorded_spending(const std::filesystem::path& folder) {
+    static const std::regex k_name(R"(model-[0-9]+\.json)");
+    recorded_spending out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(folder, ec)) {
+        if (!std::regex_match(e.path().filename().string(), k_name)) continue;
+        rapidjson::Document d;
+        std::string text;
+        try {
+            text = read_text_file(e.path());
+        } catch (const std::exception&) {
+            continue;
+        }
+        if (try_parse_json(d, text).empty() && d.IsObject()) add_record(d, out);
+    }
+    return out;
 }
 
 }  // namespace cuopt

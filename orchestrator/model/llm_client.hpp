@@ -63,6 +63,17 @@ using price_table = std::map<std::string, model_price>;
 std::optional<double> estimate_cost(const price_table& prices, const std::string& model,
                                     const llm_totals& totals);
 
+/// What the exchanges already recorded in a run folder (model-NNN.json) spent: resuming a run,
+/// its budgets count from the run's start, not the resume's.
+struct recorded_spending {
+    llm_totals totals;     // model calls (answered or not) and the tokens of their replies
+    int exchanges = 0;     // the highest NNN: numbering goes on after it
+    int docs_fetches = 0;  // documentation pages fetched over the network (nvidia_docs)
+};
+
+/// Reads every model-NNN.json in `folder`; a file that does not parse is skipped.
+recorded_spending read_recorded_spending(const std::filesystem::path& folder);
+
 class llm_client {
   public:
     llm_client(llm_settings settings, std::string api_key, http_transport& transport,
@@ -83,6 +94,13 @@ class llm_client {
 
     /// The search iteration the next exchanges serve, recorded in their model-NNN.json.
     void set_iteration(int iteration) { m_iteration = iteration; }
+
+    /// Resuming a run: its recorded exchanges count toward the budget, and new ones are
+    /// numbered after them.
+    void restore(const recorded_spending& spent) {
+        m_totals = spent.totals;
+        m_exchanges = spent.exchanges;
+    }
 
     const llm_totals& totals() const { return m_totals; }
     const llm_settings& settings() const { return m_settings; }

@@ -58,6 +58,10 @@ class autotune_proposer final : public proposer {
         return out;
     }
 
+    // Proposing is deterministic for a history: proposing again for the same state moves the
+    // generator and the seen set exactly as the first time did.
+    void restore(const search_state& s, const std::vector<candidate>&) override { propose(s); }
+
   private:
     std::size_t space_size() const {
         std::size_t n = 1;

@@ -45,6 +45,11 @@ class files_proposer final : public proposer {
         return {c};
     }
 
+    // One file per iteration: the next one is the one after those already proposed.
+    void restore(const search_state&, const std::vector<candidate>&) override {
+        m_next = std::min(m_next + 1, m_files.size());
+    }
+
   private:
     std::vector<fs::path> m_files;
     std::size_t m_next = 0;

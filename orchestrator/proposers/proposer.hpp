@@ -47,6 +47,14 @@ class proposer {
     virtual std::optional<candidate> repair(const search_state&, const attempt_result&) {
         return std::nullopt;
     }
+    /// Resuming a run (optimize --resume): `batch` is what this proposer gave for `state` (the
+    /// history as it stood then) before the run stopped, read back from the run folder; after
+    /// it the proposer's own state is what it would be had the run never stopped, so it goes
+    /// on proposing exactly what it would have. The default keeps nothing between iterations.
+    virtual void restore(const search_state& state, const std::vector<candidate>& batch) {
+        (void)state;
+        (void)batch;
+    }
 };
 
 /// Searches the manifest's tunables and a few NVRTC flag variants around the initial
