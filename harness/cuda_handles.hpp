@@ -111,12 +111,12 @@ class device_buffer {
 
   private:
     // Every stream that used the buffer has finished with it by now (a case synchronises its
-    // stream before its buffers go); the context is synchronised so the zeros land before
-    // cuMemFree hands the range out again.
+    // stream before its buffers go); the zeros go through the legacy default stream, which
+    // is waited for, so they land before cuMemFree hands the range out again.
     void scrub() noexcept {
         if (!m_ptr.get() || !scrub_freed_memory()) return;
         CU_CALL_NOTHROW(cuMemsetD8Async(m_ptr.get(), 0, m_bytes, nullptr));
-        CU_CALL_NOTHROW(cuCtxSynchronize());
+        CU_CALL_NOTHROW(cuStreamSynchronize(nullptr));
     }
 
     unique_handle<CUdeviceptr, device_memory_traits> m_ptr;
