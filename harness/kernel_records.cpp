@@ -1,7 +1,9 @@
 #include "harness/kernel_records.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
+#include <utility>
 
 namespace cuopt {
 
@@ -24,21 +26,62 @@ std::string sample_name(std::size_t launch, std::size_t launches) {
     return "timed launch " + std::to_string(launch + 1) + " of " + std::to_string(launches);
 }
 
-// The first kernel that is not launch i's own and runs during launch i's interval.
+// The two latest-ending spans among a prefix of the spans sorted by start: enough to tell
+// whether any span but a record's own ends after the record starts.
+struct latest_two {
+    std::uint64_t end1 = 0, end2 = 0;
+    std::size_t span1 = SIZE_MAX, span2 = SIZE_MAX;
+    void add(std::uint64_t end, std::size_t span) {
+        if (end > end1) {
+            end2 = std::exchange(end1, end);
+            span2 = std::exchange(span1, span);
+        } else if (end > end2) {
+            end2 = end;
+            span2 = span;
+        }
+    }
+};
+
+std::string intrusion(const kernel_record& r, const std::vector<launch_span>& spans,
+                      std::size_t own) {
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        const launch_span& s = spans[i];
+        if (i == own || s.kernels.empty() || s.end <= r.start_ns || s.start >= r.end_ns) continue;
+        return sample_name(i, spans.size()) + " (" + names_of(s.kernels) + ") had another " +
+               "kernel running inside it: " + names_of({&r});
+    }
+    return "";
+}
+
+// The first kernel (in record order) that is not launch i's own and runs during launch i's
+// interval; the lowest such i is named. Nothing assumes the spans are in launch order: each
+// record is checked against the spans that start before it ends, through their two latest
+// ends, in O((records + spans) log spans), so adaptive timing's thousands of samples, all
+// attributed again after every batch, stay cheap (the all-pairs loop it replaces was quadratic).
 std::string first_intruder(const std::vector<kernel_record>& records,
                            const std::vector<launch_span>& spans,
                            const std::unordered_map<const kernel_record*, std::size_t>& owner) {
+    std::vector<std::size_t> by_start;
+    for (std::size_t i = 0; i < spans.size(); ++i)
+        if (!spans[i].kernels.empty()) by_start.push_back(i);
+    std::sort(by_start.begin(), by_start.end(),
+              [&](std::size_t a, std::size_t b) { return spans[a].start < spans[b].start; });
+    std::vector<latest_two> prefix(by_start.size() + 1);
+    for (std::size_t k = 0; k < by_start.size(); ++k) {
+        prefix[k + 1] = prefix[k];
+        prefix[k + 1].add(spans[by_start[k]].end, by_start[k]);
+    }
     for (const kernel_record& r : records) {
-        // Spans are in launch order on one stream, so their ends increase: the first span
-        // ending after r starts is the only one r can overlap first.
-        for (std::size_t i = 0; i < spans.size(); ++i) {
-            const launch_span& s = spans[i];
-            if (s.kernels.empty() || s.end <= r.start_ns || s.start >= r.end_ns) continue;
-            const auto it = owner.find(&r);
-            if (it != owner.end() && it->second == i) continue;
-            return sample_name(i, spans.size()) + " (" + names_of(s.kernels) + ") had another " +
-                   "kernel running inside it: " + names_of({&r});
-        }
+        const std::size_t before_end =
+            std::partition_point(by_start.begin(), by_start.end(),
+                                 [&](std::size_t i) { return spans[i].start < r.end_ns; }) -
+            by_start.begin();
+        const latest_two& l = prefix[before_end];
+        const auto it = owner.find(&r);
+        const std::size_t own = it == owner.end() ? SIZE_MAX : it->second;
+        const bool other = (l.span1 != own && l.span1 != SIZE_MAX && l.end1 > r.start_ns) ||
+                           (l.span2 != own && l.span2 != SIZE_MAX && l.end2 > r.start_ns);
+        if (other) return intrusion(r, spans, own);
     }
     return "";
 }

@@ -2,6 +2,8 @@
 // that a sample holds only the case's work, the median's noise and the stopping rule, NVML's
 // reason names, and the response's new timing fields against the schema.
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <random>
 
 #include "common/json_document.hpp"
 #include "harness/gpu_state.hpp"
@@ -64,6 +66,48 @@ TEST_CASE("a kernel running inside a timed sample makes the case's timing invali
             attribute_samples(records, calls, 2, true).problem,
             Catch::Contains("timed launch 1 of 2 (k) had another kernel running inside it: flush"));
     }
+}
+
+TEST_CASE(
+    "the intruder check agrees with the plain all-pairs check on random traces, spans in "
+    "any order, and stays fast at adaptive timing's thousands of samples",
+    "[timing]") {
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::size_t launches = 1 + rng() % 12;
+        std::vector<kernel_record> records;
+        std::vector<launch_call> calls;
+        std::uint32_t id = 1;
+        for (std::size_t i = 0; i < launches; ++i) {  // starts jump around: not launch order
+            const std::uint64_t start = rng() % 10000, length = 1 + rng() % 400;
+            records.push_back(kernel(start, start + length, id, "k"));
+            calls.push_back({id++, i});
+        }
+        for (int extra = 0, n = static_cast<int>(rng() % 3); extra < n; ++extra) {
+            const std::uint64_t start = rng() % 10000;
+            records.push_back(kernel(start, start + 1 + rng() % 50, 0, "other"));
+        }
+        // All pairs: a record that is not launch i's own overlapping launch i's span.
+        bool expected = false;
+        for (std::size_t r = 0; r < records.size(); ++r)
+            for (std::size_t i = 0; i < launches; ++i)
+                expected |= r != i && records[i].start_ns < records[r].end_ns &&
+                            records[i].end_ns > records[r].start_ns;
+        INFO("trial " << trial);
+        CHECK(!attribute_samples(records, calls, launches, true).problem.empty() == expected);
+    }
+    // 5000 back-to-back samples and their flushes, attributed 100 times (adaptive batches).
+    std::vector<kernel_record> records;
+    std::vector<launch_call> calls;
+    for (std::uint32_t i = 0; i < 5000; ++i) {
+        records.push_back(kernel(i * 1000, i * 1000 + 300, 2 * i + 1, "flush"));
+        records.push_back(kernel(i * 1000 + 400, i * 1000 + 900, 2 * i + 2, "k"));
+        calls.push_back({2 * i + 2, i});
+    }
+    const auto start = std::chrono::steady_clock::now();
+    for (int batch = 0; batch < 100; ++batch)
+        CHECK(attribute_samples(records, calls, 5000, true).problem.empty());
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 }
 
 TEST_CASE("a timed launch CUPTI has no record for is counted, not timed", "[timing]") {
