@@ -247,3 +247,33 @@ TEST_CASE(
         "scrubbing cannot be told apart (markers found without scrubbing, per size:"
         << tried << ")");
 }
+
+TEST_CASE("on a GPU the pilot gives the same verdicts with workers as with a process per run, "
+          "and the same label's medians within a few percent",
+          "[gpu][worker]") {
+    REQUIRE_GPU_OR_SKIP();
+    std::map<std::string, std::pair<std::string, double>> by_mode[2];
+    const char* modes[] = {"worker", "process"};
+    for (int m = 0; m < 2; ++m) {
+        optimizer_fixture f;  // the pilot; the fake's marker comment means nothing on a GPU
+        const auto r = test::run_optimizer(
+            test::joined(test::optimize_args(f.dir.path(), CUOPT_HARNESS_BINARY),
+                         {"--max-iterations", "2", "--no-evidence", "--isolation", modes[m],
+                          "--seed", "3", "--min-gain", "1"}));  // the best never moves: same path
+        INFO(r.output);
+        REQUIRE(r.exit_code == 0);
+        const auto history = test::read_checked_json(f.run() / "history.json", "history");
+        for (const auto& a : history["attempts"].GetArray())
+            by_mode[m][a["label"].GetString()] = {
+                a["verdict"].GetString(),
+                a["geomean_ms"].IsNumber() ? a["geomean_ms"].GetDouble() : 0.0};
+    }
+    REQUIRE(by_mode[0].size() == by_mode[1].size());
+    for (const auto& [label, outcome] : by_mode[0]) {
+        INFO(label);
+        REQUIRE(by_mode[1].count(label));
+        CHECK(outcome.first == by_mode[1][label].first);
+        if (outcome.second > 0)
+            CHECK(outcome.second == Approx(by_mode[1][label].second).epsilon(0.05));
+    }
+}
