@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Fuzzes what the two programs read, with libFuzzer + ASan + UBSan (clang):
 #   tools/fuzz.sh TARGET SECONDS     one target: request, manifest, expression, config,
-#                                    candidate, model_reply
+#                                    candidate, model_reply, run_record
 #   tools/fuzz.sh all SECONDS        each target in turn (tools/test.sh runs `all 60`)
 # Seeds are tests/fuzz/corpus/TARGET (committed); what a run learns goes to
 # build-fuzz/corpus/TARGET, a crashing input to build-fuzz/crash-TARGET-*. Prints one line
 # per target with its executions; exits 1 when any target found a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(request manifest expression config candidate model_reply)
+targets=(request manifest expression config candidate model_reply run_record)
 which=${1:?usage: tools/fuzz.sh TARGET|all SECONDS}
 seconds=${2:?usage: tools/fuzz.sh TARGET|all SECONDS}
 [[ $which == all ]] || targets=("$which")

@@ -182,6 +182,18 @@ std::string gpu_state_rows(const Value& g) {
          {"throttle reasons", reasons.empty() ? "none" : reasons}});
 }
 
+// "no", or how many times the run was resumed (optimize --resume), the last one, and the attempts
+// that were in flight and evaluated again.
+std::string resumes_text(const Value& run) {
+    const Value& resumes = array_or_empty(run, "resumes");
+    if (resumes.Empty()) return "no";
+    std::size_t in_flight = 0;
+    for (const Value& r : resumes.GetArray()) in_flight += array_or_empty(r, "in_flight").Size();
+    return std::to_string(resumes.Size()) + (resumes.Size() == 1 ? " time" : " times") +
+           " (the last " + text_of(resumes[resumes.Size() - 1], "resumed") + "; " +
+           std::to_string(in_flight) + " attempt(s) in flight evaluated again)";
+}
+
 }  // namespace
 
 std::string environment_section(const report_context& c) {
@@ -200,6 +212,7 @@ std::string environment_section(const report_context& c) {
          {"commit", text_of(tool, "commit")},
          {"started", text_of(run, "started")},
          {"finished", text_of(run, "finished")},
+         {"resumed", resumes_text(run)},
          {"wall time", duration_text(number_of(run, "wall_s").value_or(0))},
          {"inside the harness", duration_text(number_of(run, "harness_wall_s").value_or(0))}});
     std::ostringstream o;
