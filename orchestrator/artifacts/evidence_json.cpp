@@ -77,6 +77,7 @@ Value significance_json(const significance_report& s, allocator& a) {
     for (int w : s.warmups) warmups.PushBack(w, a);
     v.AddMember("warmups", warmups, a);
     v.AddMember("reliable", s.reliable, a);
+    v.AddMember("device", s.device, a);
     v.AddMember("speedup", estimate_json(s.speedup.geomean, a), a);
     v.AddMember("aa", estimate_json(s.aa.geomean, a), a);
     Value cases(rapidjson::kArrayType);

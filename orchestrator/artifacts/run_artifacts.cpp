@@ -15,9 +15,11 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
+#include "orchestrator/artifacts/device_figures.hpp"
 #include "orchestrator/artifacts/timing_conditions.hpp"
 #include "orchestrator/artifacts/winner_files.hpp"
 #include "orchestrator/evaluation/compile_log.hpp"
+#include "orchestrator/search/device_baselines.hpp"
 
 namespace cuopt {
 
@@ -96,10 +98,21 @@ Value case_json(const case_evaluation& ce, const fs::path& run, allocator& a) {
     return c;
 }
 
+// What compile-ahead did for an attempt; null where its run compiled it.
+Value compile_ahead_json(const std::optional<compile_ahead_record>& c, allocator& a) {
+    if (!c) return Value();
+    Value v(rapidjson::kObjectType);
+    v.AddMember("ok", c->ok, a);
+    v.AddMember("wall_ms", c->wall_ms, a);
+    v.AddMember("waited_ms", c->waited_ms, a);
+    return v;
+}
+
 Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("iteration", r.iteration, a);
     v.AddMember("attempt", r.attempt, a);
+    v.AddMember("device", r.device, a);
     v.AddMember("proposer", rapidjson::StringRef(to_string(r.cand.proposer)), a);
     v.AddMember("label", json_text(r.cand.label, a), a);
     v.AddMember("rationale", json_text(r.cand.rationale, a), a);
@@ -130,6 +143,7 @@ Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
     v.AddMember("geomean_ms", json_number(r.geomean_ms), a);
     v.AddMember("speedup_vs_initial", json_number(r.speedup_vs_initial), a);
     v.AddMember("compile", compile_json(r.compile, a), a);
+    v.AddMember("compile_ahead", compile_ahead_json(r.compile_ahead, a), a);
     Value h(rapidjson::kObjectType);
     h.AddMember("exit_code", r.harness_exit_code, a);
     h.AddMember("signal", r.harness_signal, a);
@@ -150,6 +164,7 @@ Value attempt_ref(const search_outcome& o, std::optional<std::size_t> index, all
     v.AddMember("attempt", r.attempt, a);
     v.AddMember("label", json_text(r.cand.label, a), a);
     v.AddMember("proposer", rapidjson::StringRef(to_string(r.cand.proposer)), a);
+    v.AddMember("device", r.device, a);
     v.AddMember("geomean_ms", json_number(r.geomean_ms), a);
     v.AddMember(
         "speedup_vs_initial",
@@ -166,7 +181,10 @@ Value summary_case_json(const search_outcome& o, const manifest& m, std::size_t 
     c.AddMember("name", json_text(mc.name, a), a);
     c.AddMember("kind",
                 json_text(mc.kind == case_kind::performance ? "performance" : "correctness", a), a);
-    const auto initial_ms = o.median_ms(o.initial, mc.name), best_ms = o.median_ms(o.best, mc.name);
+    // The initial kernel on the device that measured the best (its speedup's baseline).
+    const auto initial_ms = o.best ? initial_median_ms(o, o.history[*o.best].device, mc.name)
+                                   : o.median_ms(o.initial, mc.name);
+    const auto best_ms = o.median_ms(o.best, mc.name);
     c.AddMember("initial_median_ms", json_number(initial_ms), a);
     c.AddMember("best_median_ms", json_number(best_ms), a);
     c.AddMember("speedup", initial_ms && best_ms ? Value(*initial_ms / *best_ms) : Value(), a);
@@ -263,6 +281,7 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     int iterations = 0;
     for (const auto& r : o.history) iterations = std::max(iterations, r.iteration);
     doc.AddMember("iterations_run", iterations, a);
+    doc.AddMember("devices", devices_json(o, nullptr, a), a);
     doc.AddMember("timer", timer_json(summarize_timer(o.history), a), a);
     const auto gpu = summarize_gpu_state(o.history);
     doc.AddMember("throttled_cases", gpu ? Value(static_cast<int>(gpu->throttled.size())) : Value(),
@@ -292,6 +311,7 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     rapidjson::Document device;
     try_parse_json(device, info.device_json);
     doc.AddMember("device", device.IsNull() ? Value() : Value(device, a), a);
+    doc.AddMember("devices", devices_json(o, &info.devices_json, a), a);
     doc.AddMember("started", json_text(info.started_utc, a), a);
     doc.AddMember("finished", info.finished_utc.empty() ? Value() : json_text(info.finished_utc, a),
                   a);

@@ -30,7 +30,8 @@ struct run_info {
     proposer_kind proposer = proposer_kind::autotune;
     std::map<std::string, std::string>
         sha256;  // what went in: reference, initial, manifest, inputs, harness
-    std::string device_json = "null";  // the harness's device block, as JSON
+    std::string device_json = "null";         // the harness's device block, as JSON
+    std::map<int, std::string> devices_json;  // the same for every measuring GPU, by index
     std::string started_utc, finished_utc;
     double wall_s = 0;
     std::map<std::string, setting_value>

@@ -8,6 +8,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 
 namespace cuopt {
@@ -204,6 +205,12 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--device", o.device, "GPU index")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
+    app->add_option("--devices", o.devices,
+                    "GPUs that measure a batch at once, one measurement per GPU at a time (0,1); "
+                    "the first becomes --device")
+        ->type_name("LIST")
+        ->check(CLI::Validator([](std::string& v) { return device_list_problem(v); }, "LIST"))
+        ->each([&o](const std::string& v) { o.device = parse_device_list(v).front(); });
     app->add_option("--harness", o.harness, "cuda-harness binary (default: beside cuda-optimizer)")
         ->type_name("FILE");
     app->add_option("--timeout", o.timeout_s, "Wall-clock limit per harness run, seconds")
@@ -245,6 +252,13 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--max-repairs", o.search.max_repairs, "Compile-error repairs per iteration")
         ->capture_default_str()
         ->check(CLI::Range(0, 100));
+    app->add_option("--compile-threads", o.compile_threads,
+                    "CPU threads that compile a batch's next candidates while the GPUs measure "
+                    "(0: hardware threads minus devices, at least 1)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 256));
+    app->add_flag("--no-compile-ahead", o.no_compile_ahead,
+                  "Compile nothing ahead: each harness run compiles its own kernel");
     define_timing_options(app, o);
 }
 

@@ -15,6 +15,7 @@
 #include "orchestrator/artifacts/run_artifacts.hpp"
 #include "orchestrator/artifacts/winner_files.hpp"
 #include "orchestrator/commands/commands.hpp"
+#include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/commands/model_settings.hpp"
 #include "orchestrator/commands/oracle.hpp"
 #include "orchestrator/commands/preflight.hpp"
@@ -70,6 +71,21 @@ std::string device_arch(const std::string& device_json) {
     return d.IsObject() && d.HasMember("arch") && d["arch"].IsString() ? d["arch"].GetString() : "";
 }
 
+// From cuda-harness --device-info: "NVIDIA H200", or "unknown".
+std::string device_name(const std::string& device_json) {
+    rapidjson::Document d;
+    try_parse_json(d, device_json);
+    return d.IsObject() && d.HasMember("name") && d["name"].IsString() ? d["name"].GetString()
+                                                                       : "unknown";
+}
+
+// "0,1".
+std::string device_list_text(const std::vector<int>& devices) {
+    std::string out;
+    for (const int d : devices) out += (out.empty() ? "" : ",") + std::to_string(d);
+    return out;
+}
+
 // From cuda-harness --device-info; 0 when unknown.
 int max_threads_per_block(const std::string& device_json) {
     rapidjson::Document d;
@@ -115,6 +131,9 @@ void check_inputs(run_context& c) {
                                                    (f->fix.empty() ? "" : "; fix: " + f->fix));
     }
     c.device_json = c.info.device_json = pre.device_json;
+    const std::vector<int> devices = devices_of(c.o);
+    for (std::size_t i = 0; i < devices.size() && i < pre.devices_json.size(); ++i)
+        c.info.devices_json[devices[i]] = pre.devices_json[i];
     c.contract = read_manifest(c.o.input_cases);
     if (!c.o.signature.empty()) c.signature = parse_kernel_signature(c.o.signature);
     candidate& k = c.initial;
@@ -174,7 +193,7 @@ void open_run(run_context& c) {
     evaluator_settings es;
     es.harness = o.harness;
     es.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
-    es.device = o.device;
+    es.device = devices_of(o).front();
     es.timing = o.timing;
     es.timing.fresh_inputs = true;
     es.initial_file_name = fs::path(o.initial_kernel).filename().string();
@@ -193,7 +212,9 @@ void open_run(run_context& c) {
                        {"timeout_s", o.timeout_s},
                        {"seed", o.seed},
                        {"batch", std::int64_t{o.batch}},
-                       {"device", std::int64_t{o.device}},
+                       {"device", std::int64_t{es.device}},
+                       {"devices", device_list_text(devices_of(o))},
+                       {"compile_threads", std::int64_t{compile_threads_of(o)}},
                        {"warmup", std::int64_t{o.timing.warmup}},
                        {"iterations", std::int64_t{o.timing.iterations}},
                        {"timing_mode", std::string(k_timing_modes.name(o.timing.mode))},
@@ -394,10 +415,29 @@ void make_model_proposer(run_context& c) {
     c.prop = make_llm_proposer(*c.contract, *c.client, *c.evaluator, ls, profile);
 }
 
+// The GPUs that measure (each with its arch, from its --device-info) and the compile-ahead
+// threads; with several GPUs, a line that names them.
+parallel_settings parallel_of(const run_context& c) {
+    parallel_settings p;
+    std::string names;
+    for (const int d : devices_of(c.o)) {
+        const auto info = c.info.devices_json.find(d);
+        const std::string json = info == c.info.devices_json.end() ? "null" : info->second;
+        p.devices.emplace_back(d, device_arch(json));
+        names += (names.empty() ? "" : ", ") + std::to_string(d) + " (" + device_name(json) + ")";
+    }
+    p.compile_threads = compile_threads_of(c.o);
+    if (p.devices.size() > 1 && !c.o.quiet)
+        std::cerr << "cuda-optimizer: measuring on GPUs " << names << ", one measurement per GPU "
+                  << "at a time; " << p.compile_threads << " compile-ahead thread(s)\n";
+    return p;
+}
+
 // The search, with history written after every attempt.
 search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
     search_settings ss = c.o.search;
     ss.run_folder = c.run.string();
+    ss.parallel = parallel_of(c);
     for (const auto& [name, f] : c.floors) ss.floors_ms[name] = f.floor_ms;
     auto on_attempt = [&c, printed = std::size_t{0}](const attempt_result& r,
                                                      const search_outcome& out) mutable {
@@ -454,12 +494,17 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     if (outcome.stop == stop_reason::error) {
         const bool initial_failed =
             outcome.history.size() == 1 && outcome.history[0].verdict != verdict::valid;
+        const bool on_another_device =  // the initial kernel on a GPU of --devices but the first
+            outcome.history.size() == 1 &&
+            std::any_of(outcome.baselines.begin(), outcome.baselines.end(),
+                        [](const attempt_result& b) { return b.verdict != verdict::valid; });
         std::cerr << "cuda-optimizer: "
                   << (initial_failed && !c.o.quiet
                           ? "the initial kernel fails (why: its line above); fix it and run again"
                           : outcome.error)
                   << "\n";
-        return to_int(initial_failed ? exit_code::initial_failed : exit_code::proposer_failed);
+        return to_int(initial_failed || on_another_device ? exit_code::initial_failed
+                                                          : exit_code::proposer_failed);
     }
     if (outcome.stop == stop_reason::budget_exhausted && !c.o.quiet)
         std::cerr << "cuda-optimizer: " << outcome.error << "\n";

@@ -29,7 +29,11 @@ struct optimizer_options {
     std::string candidates;         // folder of .cu files for --proposer files
     std::string results_dir = "results";  // run folders go here as run-NNN
     int device = 0;                       // GPU index
-    std::string harness;                  // cuda-harness binary (default: beside cuda-optimizer)
+    /// "0,1": measure a batch on these GPUs at once (the first is --device); "" = --device alone
+    std::string devices;
+    int compile_threads = 0;        // NVRTC compile-ahead threads; 0 = hardware threads - devices
+    bool no_compile_ahead = false;  // every run compiles its own kernel
+    std::string harness;            // cuda-harness binary (default: beside cuda-optimizer)
     double timeout_s = k_default_harness_timeout_s;  // wall-clock limit per harness run
     double profile_timeout_s =
         300;                 // wall-clock limit per ncu profile (it replays the kernel per pass)

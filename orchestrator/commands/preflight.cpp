@@ -13,6 +13,7 @@
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "orchestrator/contract/manifest.hpp"
 #include "orchestrator/contract/request_writer.hpp"
@@ -205,41 +206,49 @@ void check_holdout(const optimizer_options& o, const manifest& m, const add_chec
     }
 }
 
-// The driver and the device, through cuda-harness --device-info.
-void check_device(const optimizer_options& o, process_runner& runner, const add_check& add,
-                  preflight_report& r) {
+// The driver and one device, through cuda-harness --device-info; with several (--devices) each
+// device's check is named "GPU N".
+void check_device(const optimizer_options& o, int device, process_runner& runner,
+                  const add_check& add, preflight_report& r) {
     const process_result p =
-        runner.run({o.harness, "--device-info", "--measure", "--device", std::to_string(o.device)},
+        runner.run({o.harness, "--device-info", "--measure", "--device", std::to_string(device)},
                    timeout_of(o));
+    const bool several = devices_of(o).size() > 1;
+    const std::string gpu = several ? "GPU " + std::to_string(device) : "GPU";
+    const bool first = device == devices_of(o).front();
     std::string line = p.stderr_text.substr(0, p.stderr_text.find('\n'));
     if (line.rfind("cuda-harness: ", 0) == 0) line = line.substr(14);
     if (p.exit_code == to_int(exit_code::no_driver)) {
+        if (!first) return;  // said once
         add("CUDA driver", false, line,
             "install the NVIDIA driver (libcuda.so.1), or run on a machine with a GPU",
             exit_code::preflight_failed);
     } else if (p.exit_code == to_int(exit_code::no_device)) {
-        add("CUDA driver", true, "loaded", "", exit_code::ok);
-        add("GPU", false, line,
-            "pick an existing device with --device, or run on a machine with a GPU",
+        if (first) add("CUDA driver", true, "loaded", "", exit_code::ok);
+        add(gpu, false, line,
+            std::string("pick an existing device with --device") + (several ? "s" : "") +
+                ", or run on a machine with a GPU",
             exit_code::preflight_failed);
     } else if (p.exit_code != 0) {
-        add("CUDA driver", false, "cuda-harness --device-info: " + p.describe() + " " + line,
+        add(first ? "CUDA driver" : gpu, false,
+            "cuda-harness --device-info: " + p.describe() + " " + line,
             "run cuda-harness --device-info by hand to see why", exit_code::preflight_failed);
     } else {
-        add("CUDA driver", true, "loaded", "", exit_code::ok);
+        if (first) add("CUDA driver", true, "loaded", "", exit_code::ok);
         try {
             const rapidjson::Document d = parse_json(p.stdout_text, "device info");
             if (!d.IsObject() || !d.HasMember("name") || !d["name"].IsString() ||
                 !d.HasMember("arch") || !d["arch"].IsString() || !d.HasMember("sm_count") ||
                 !d["sm_count"].IsInt())
                 throw json_error("device info: expected an object with name, arch and sm_count");
-            add("GPU", true,
+            add(gpu, true,
                 std::string(d["name"].GetString()) + " (" + d["arch"].GetString() + ", " +
                     std::to_string(d["sm_count"].GetInt()) + " SMs)",
                 "", exit_code::ok);
-            r.device_json = p.stdout_text;
+            if (first) r.device_json = p.stdout_text;
+            r.devices_json.push_back(p.stdout_text);
         } catch (const std::exception& e) {
-            add("GPU", false, e.what(), "run cuda-harness --device-info by hand to see why",
+            add(gpu, false, e.what(), "run cuda-harness --device-info by hand to see why",
                 exit_code::preflight_failed);
         }
     }
@@ -322,7 +331,8 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
     add("harness", harness_ok, o.harness, "build it (tools/setup.sh) or pass --harness PATH",
         exit_code::preflight_failed);
     if (harness_ok && !entry.empty()) check_compiles(o, runner, entry, add);
-    if (harness_ok) check_device(o, runner, add, r);
+    if (harness_ok)
+        for (int device : devices_of(o)) check_device(o, device, runner, add, r);
     return r;
 }
 

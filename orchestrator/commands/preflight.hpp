@@ -25,7 +25,8 @@ struct preflight_check {
 
 struct preflight_report {
     std::vector<preflight_check> checks;
-    std::string device_json = "null";  // from cuda-harness --device-info
+    std::string device_json = "null";       // from cuda-harness --device-info
+    std::vector<std::string> devices_json;  // the same for every device of --devices, in order
     bool passed() const;
     const preflight_check* first_failure() const;
     std::string table() const;

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "orchestrator/search/device_baselines.hpp"
 
 namespace cuopt {
 
@@ -391,6 +393,7 @@ bool gate_runner::significance(const attempt_result& r, const fs::path& dir, can
     }
     rep->runs = static_cast<int>(warmups.size());
     rep->warmups = warmups;
+    rep->device = m_in.evaluator.settings().device;
     const ratio_estimate& g = rep->speedup.geomean;
     const std::string detail = fmt(g.ratio, 4) + "x [" + fmt(g.low, 4) + ", " + fmt(g.high, 4) +
                                "] " + to_string(g.verdict) + " over " + std::to_string(rep->runs) +
@@ -447,16 +450,19 @@ std::vector<std::size_t> ranking_order(const search_outcome& o, double min_gain,
                                        int max_candidates) {
     std::vector<std::size_t> order;
     if (!o.initial) return order;
+    // On the first device's scale: with several GPUs each against its own device's initial.
     const std::optional<double> initial_ms = o.history[*o.initial].geomean_ms;
     std::vector<std::size_t> faster;
+    std::map<std::size_t, double> scaled_ms;
     for (std::size_t i = 0; i < o.history.size(); ++i) {
         const attempt_result& r = o.history[i];
-        if (i == *o.initial || r.verdict != verdict::valid || !r.geomean_ms || !initial_ms)
-            continue;
-        if (*r.geomean_ms * (1 + min_gain) < *initial_ms) faster.push_back(i);
+        const std::optional<double> ms = normalised_geomean_ms(o, r);
+        if (i == *o.initial || r.verdict != verdict::valid || !ms || !initial_ms) continue;
+        scaled_ms[i] = *ms;
+        if (*ms * (1 + min_gain) < *initial_ms) faster.push_back(i);
     }
-    std::stable_sort(faster.begin(), faster.end(), [&o](std::size_t a, std::size_t b) {
-        return *o.history[a].geomean_ms < *o.history[b].geomean_ms;
+    std::stable_sort(faster.begin(), faster.end(), [&scaled_ms](std::size_t a, std::size_t b) {
+        return scaled_ms[a] < scaled_ms[b];
     });
     if (o.best && *o.best != *o.initial) order.push_back(*o.best);
     for (std::size_t i : faster)

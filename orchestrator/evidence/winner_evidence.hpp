@@ -89,6 +89,7 @@ struct significance_report {
     std::map<std::string, double> initial_median_ms, winner_median_ms;
     bool reliable = true;      // the A/A control showed no significant difference
     std::vector<int> warmups;  // each round's warm-up count
+    int device = 0;            // the one GPU that measured every round of both kernels
 };
 
 struct candidate_check {

@@ -1,6 +1,7 @@
 #include "orchestrator/search/search_loop.hpp"
 
 #include "orchestrator/evaluation/ranker.hpp"
+#include "orchestrator/search/device_baselines.hpp"
 
 namespace cuopt {
 
@@ -13,44 +14,103 @@ search_loop::search_loop(const manifest& m, const attempt_evaluator& evaluator, 
       m_settings(std::move(settings)),
       m_folders(std::move(folders)),
       m_on_attempt(std::move(on_attempt)),
-      m_interrupted(interrupted) {}
+      m_interrupted(interrupted),
+      m_devices(measuring_devices(evaluator, m_settings.parallel)) {}
+
+attempt_result search_loop::measure(const candidate& c, int iteration, int attempt,
+                                    const oracle_files& oracle, const attempt_evaluator& e) const {
+    attempt_result r;
+    const std::string refused = check_compile_options(c.compile_options, m_settings.run_folder);
+    if (!c.rejected.empty() || !refused.empty()) {
+        r.cand = c;
+        r.folder = m_folders(iteration, attempt);
+        r.device = e.settings().device;
+        r.verdict = c.rejected.empty() ? verdict::invalid_request : verdict::invalid_submission;
+        r.reason = c.rejected.empty() ? refused : c.rejected;
+    } else {
+        r = e.evaluate(c, m_folders(iteration, attempt), &oracle);
+    }
+    r.iteration = iteration;
+    r.attempt = attempt;
+    return r;
+}
+
+const attempt_result& search_loop::record(attempt_result r, search_outcome& out) {
+    if (r.verdict == verdict::valid && r.geomean_ms) {
+        if (const std::optional<double> initial_ms = initial_geomean_ms(out, r.device))
+            r.speedup_vs_initial = *initial_ms / *r.geomean_ms;
+        else if (r.iteration == 0)
+            r.speedup_vs_initial = 1.0;
+        const std::optional<double> best_ms =
+            out.best ? normalised_geomean_ms(out, out.history[*out.best]) : std::nullopt;
+        r.became_best = rank_candidate(best_ms, *normalised_geomean_ms(out, r), m_settings.min_gain)
+                            .becomes_best;
+    }
+    out.history.push_back(std::move(r));
+    if (out.history.back().became_best) out.best = out.history.size() - 1;
+    if (out.history.back().iteration == 0) out.initial = out.history.size() - 1;
+    if (m_on_attempt) m_on_attempt(out.history.back(), out);
+    return out.history.back();
+}
 
 attempt_result search_loop::evaluate(const candidate& c, int iteration, int attempt,
                                      const oracle_files& oracle, search_outcome& out,
                                      int repair_of) {
-    attempt_result r;
-    const std::string refused = check_compile_options(c.compile_options, m_settings.run_folder);
-    if (!c.rejected.empty()) {
-        r.cand = c;
-        r.folder = m_folders(iteration, attempt);
-        r.verdict = verdict::invalid_submission;
-        r.reason = c.rejected;
-    } else if (!refused.empty()) {
-        r.cand = c;
-        r.folder = m_folders(iteration, attempt);
-        r.verdict = verdict::invalid_request;
-        r.reason = refused;
-    } else {
-        r = m_evaluator.evaluate(c, m_folders(iteration, attempt), &oracle);
-    }
-    r.iteration = iteration;
-    r.attempt = attempt;
+    attempt_result r = measure(c, iteration, attempt, oracle, m_devices.front().evaluator);
     r.repair_of = repair_of;
-    if (r.verdict == verdict::valid && r.geomean_ms) {
-        const std::optional<double> best_ms =
-            out.best ? out.history[*out.best].geomean_ms : std::optional<double>();
-        if (out.initial && out.history[*out.initial].geomean_ms)
-            r.speedup_vs_initial = *out.history[*out.initial].geomean_ms / *r.geomean_ms;
-        else if (iteration == 0)
-            r.speedup_vs_initial = 1.0;
-        r.became_best = rank_candidate(best_ms, *r.geomean_ms, m_settings.min_gain).becomes_best;
-    }
-    out.history.push_back(r);
-    if (r.became_best) out.best = out.history.size() - 1;
-    if (iteration == 0) out.initial = out.history.size() - 1;
-    if (m_on_attempt) m_on_attempt(out.history.back(), out);
-    return out.history.back();
+    return record(std::move(r), out);
 }
+
+attempt_result search_loop::evaluate_initial(const candidate& initial, const oracle_files& oracle,
+                                             search_outcome& out) {
+    const std::filesystem::path iteration_folder = m_folders(0, 0).parent_path();
+    std::vector<attempt_result> runs = on_every_device(m_devices, [&](const measuring_device& d) {
+        if (&d == &m_devices.front()) return measure(initial, 0, 0, oracle, d.evaluator);
+        return d.evaluator.evaluate(
+            initial, iteration_folder / ("initial-device-" + std::to_string(d.index)), &oracle);
+    });
+    out.baselines.assign(std::make_move_iterator(runs.begin() + 1),
+                         std::make_move_iterator(runs.end()));
+    return record(std::move(runs.front()), out);
+}
+
+std::vector<attempt_result> search_loop::measure_batch(const std::vector<candidate>& batch,
+                                                       int iteration, const oracle_files& oracle,
+                                                       search_outcome& out) {
+    std::vector<batch_job> jobs;
+    for (const candidate& c : batch)
+        jobs.push_back(
+            {&c, static_cast<int>(jobs.size()),
+             c.rejected.empty() && cacheable_options(c.compile_options) &&
+                 check_compile_options(c.compile_options, m_settings.run_folder).empty()});
+    const compile_ahead_settings ahead{m_settings.parallel.compile_threads,
+                                       m_folders(iteration, 0).parent_path() / "compile-ahead"};
+    std::vector<attempt_result> compile_errors;
+    evaluate_batch(
+        jobs, m_devices, ahead,
+        [&](const batch_job& j, const measuring_device& d) {
+            return measure(*j.cand, iteration, j.attempt, oracle, d.evaluator);
+        },
+        [&](attempt_result r) {
+            if (record(std::move(r), out).verdict == verdict::compile_error)
+                compile_errors.push_back(out.history.back());
+        },
+        m_interrupted);
+    return compile_errors;
+}
+
+namespace {
+
+// "" when the initial kernel passed on every other device too, else which one it failed on.
+std::string baseline_failure(const search_outcome& out) {
+    for (const attempt_result& b : out.baselines)
+        if (b.verdict != verdict::valid)
+            return "the initial kernel fails on device " + std::to_string(b.device) + ": " +
+                   to_string(b.verdict) + (b.reason.empty() ? "" : ": " + b.reason);
+    return "";
+}
+
+}  // namespace
 
 bool search_loop::near_speed_of_light(const search_outcome& out) const {
     if (m_settings.stop_at_sol <= 0 || !out.best || m_settings.floors_ms.empty()) return false;
@@ -67,11 +127,13 @@ bool search_loop::near_speed_of_light(const search_outcome& out) const {
 
 search_outcome search_loop::run(const candidate& initial, const oracle_files& oracle) {
     search_outcome out;
-    const attempt_result first = evaluate(initial, 0, 0, oracle, out);
-    if (first.verdict != verdict::valid) {
+    const attempt_result first = evaluate_initial(initial, oracle, out);
+    if (first.verdict != verdict::valid || !baseline_failure(out).empty()) {
         out.stop = stop_reason::error;
-        out.error = "the initial kernel fails: " + std::string(to_string(first.verdict)) +
-                    (first.reason.empty() ? "" : ": " + first.reason);
+        out.error = first.verdict != verdict::valid
+                        ? "the initial kernel fails: " + std::string(to_string(first.verdict)) +
+                              (first.reason.empty() ? "" : ": " + first.reason)
+                        : baseline_failure(out);
         if (m_on_attempt) m_on_attempt(out.history.back(), out);
         return out;
     }
@@ -97,10 +159,9 @@ search_outcome search_loop::run(const candidate& initial, const oracle_files& or
             out.stop = stop_reason::proposer_exhausted;
             return out;
         }
-        int attempt = 0, repairs = 0;
-        for (const candidate& c : batch) {
+        int attempt = static_cast<int>(batch.size()), repairs = 0;
+        for (attempt_result r : measure_batch(batch, iteration, oracle, out)) {
             if (m_interrupted && *m_interrupted) break;
-            attempt_result r = evaluate(c, iteration, attempt++, oracle, out);
             while (r.verdict == verdict::compile_error && repairs < m_settings.max_repairs) {
                 const search_state now{m_manifest, initial, out.history, out.best, iteration};
                 std::optional<candidate> fixed;

@@ -1,7 +1,8 @@
 #pragma once
 /// The gated search: iteration 0 is the initial kernel (it must pass every case), then
-/// each iteration asks the proposer for a batch, evaluates every candidate, lets the
-/// proposer repair compile errors (bounded), and moves the best only for a real gain.
+/// each iteration asks the proposer for a batch, evaluates every candidate (on several GPUs
+/// at once where given, compiled ahead: batch_evaluation), lets the proposer repair compile
+/// errors (bounded, after the batch), and moves the best only for a real gain.
 /// After every attempt the caller's hook runs (history is written there), so nothing
 /// is lost if the run is interrupted or dies.
 
@@ -14,6 +15,7 @@
 
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/proposers/proposer.hpp"
+#include "orchestrator/search/batch_evaluation.hpp"
 #include "orchestrator/search/stop_reason.hpp"
 
 namespace cuopt {
@@ -27,11 +29,15 @@ struct search_settings {
     /// performance case; 0 = never.
     double stop_at_sol = 0;
     std::map<std::string, double> floors_ms;  // per performance case
+    parallel_settings parallel;               // the GPUs that measure, compile-ahead threads
 };
 
 struct search_outcome {
     std::vector<attempt_result> history;
     std::optional<std::size_t> initial;  // index of iteration 0
+    /// The initial kernel measured on every other device of a several-GPU run (not attempts):
+    /// each attempt is scored against the one of its own device (search/device_baselines.hpp).
+    std::vector<attempt_result> baselines;
     std::optional<std::size_t> best;
     stop_reason stop = stop_reason::max_iterations;
     std::string error;
@@ -78,6 +84,17 @@ class search_loop {
     bool near_speed_of_light(const search_outcome& out) const;
     attempt_result evaluate(const candidate& c, int iteration, int attempt,
                             const oracle_files& oracle, search_outcome& out, int repair_of = -1);
+    /// A candidate's run on one device (or its refusal), not yet recorded; thread-safe.
+    attempt_result measure(const candidate& c, int iteration, int attempt,
+                           const oracle_files& oracle, const attempt_evaluator& e) const;
+    /// Speedup and the min-gain rule against the attempt's own device, then history and the hook.
+    const attempt_result& record(attempt_result r, search_outcome& out);
+    /// Iteration 0 on the first device, and the initial kernel on every other device at once.
+    attempt_result evaluate_initial(const candidate& initial, const oracle_files& oracle,
+                                    search_outcome& out);
+    /// A batch on every device, recorded in order; its compile errors, for the repairs.
+    std::vector<attempt_result> measure_batch(const std::vector<candidate>& batch, int iteration,
+                                              const oracle_files& oracle, search_outcome& out);
 
     const manifest& m_manifest;
     const attempt_evaluator& m_evaluator;
@@ -86,6 +103,7 @@ class search_loop {
     folder_for m_folders;
     attempt_hook m_on_attempt;
     const std::atomic<bool>* m_interrupted;
+    std::vector<measuring_device> m_devices;  // the evaluator once per measuring GPU
 };
 
 }  // namespace cuopt

@@ -1,0 +1,25 @@
+#pragma once
+/// The per-device figures of a search on several GPUs, as run.json and summary.json give
+/// them: for each device, the initial kernel's measurement there (iteration 0 on the first,
+/// an extra baseline on the others), against which that device's attempts were scored.
+
+#include <rapidjson/document.h>
+
+#include <map>
+#include <string>
+
+#include "orchestrator/search/search_loop.hpp"
+
+namespace cuopt {
+
+/// [{"index", "initial": {...}}, ...]: the device of iteration 0, then every other one the
+/// search measured on; with `infos` (--device-info JSON by index) each also has "device".
+rapidjson::Value devices_json(const search_outcome& o, const std::map<int, std::string>* infos,
+                              rapidjson::Document::AllocatorType& a);
+
+/// {"verdict", "reason", "geomean_ms", "median_ms": {case: ms}} of the initial kernel's run on
+/// a device (null for none).
+rapidjson::Value initial_figures_json(const attempt_result* r,
+                                      rapidjson::Document::AllocatorType& a);
+
+}  // namespace cuopt
