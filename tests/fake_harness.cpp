@@ -51,6 +51,7 @@
 //   FAKE_COMPILE_MS=x    NVRTC's time, once per kernel: a compile that succeeds leaves a marker in
 //                        the cubin cache folder; a later request for the kernel is a cache hit
 //   FAKE_DEVICE_SLOWDOWN="1:1.1"  GPU 1's kernels 10% slower (GPUs of one model differ a little)
+//   FAKE_BROKEN_DEVICE=N every run on GPU N (N > 0) fails: context_lost, before any case
 //   FAKE_TRACE=FILE      each request appends "compile|run device=N start_us=T end_us=T key=K
 //                        pid=P folder=DIR" (CLOCK_MONOTONIC; K: the kernel's cache key)
 // "timing_inputs" is otherwise accepted and honoured only where it changes values: an
@@ -493,6 +494,12 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
     dev.sm_count = 1;
     dev.nvrtc_version = "fake";
     report.device = dev;
+    if (!compile_only && env_ms("FAKE_BROKEN_DEVICE") == req.device &&
+        env_ms("FAKE_BROKEN_DEVICE")) {
+        report.fail(exit_code::context_lost, "fake: GPU " + std::to_string(req.device) +
+                                                 " is broken (CUDA_ERROR_ECC_UNCORRECTABLE)");
+        return finish();
+    }
     if (req.vendor) {  // no kernel: every case is a vendor_call, computed on the CPU
         if (compile_only) {
             report.mode = "compile_only";

@@ -74,6 +74,7 @@ std::string overlap_on_a_device(const std::vector<traced_request>& trace) {
 
 struct search_run {
     fs::path run;
+    std::string output;
     std::vector<traced_request> trace;
     rapidjson::Document history, summary, run_json;
 };
@@ -88,6 +89,7 @@ search_run run_search(const test::optimizer_fixture& f, const std::string& name,
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     s.run = f.dir / name / "run-001";
+    s.output = r.output;
     s.trace = read_trace(trace);
     s.history = test::read_checked_json(s.run / "history.json", "history");
     s.summary = test::read_checked_json(s.run / "summary.json", "summary");
@@ -160,6 +162,28 @@ TEST_CASE(
     CHECK(std::string(two.run_json["settings"]["devices"].GetString()) == "0,1");
     CHECK(one.summary["devices"].Size() == 1);
     CHECK(fs::exists(two.run / "candidates/iter-00/initial-device-1/response.json"));
+    CHECK_THAT(two.output, Catch::Contains("measuring on GPUs 0 (fake CPU device), 1 (fake CPU "
+                                           "device), one measurement per GPU at a time") &&
+                               Catch::Contains("  on GPU 1"));
+    CHECK_THAT(one.output, !Catch::Contains("on GPU"));
+}
+
+TEST_CASE("an initial kernel that fails on any GPU of --devices stops the run with exit 21",
+          "[parallel]") {
+    test::optimizer_fixture f;
+    const test::scoped_env broken("FAKE_BROKEN_DEVICE", "1");
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "autotune", "--max-iterations", "1", "--devices", "0,1"}));
+    INFO(r.output);
+    CHECK(r.exit_code == 21);
+    CHECK_THAT(r.output, Catch::Contains("the initial kernel fails on device 1: cuda_error: fake: "
+                                         "GPU 1 is broken"));
+    const auto history = test::read_checked_json(f.run() / "history.json", "history");
+    REQUIRE(history["attempts"].Size() == 1);  // iteration 0, valid on GPU 0
+    CHECK(std::string(history["attempts"][0]["verdict"].GetString()) == "valid");
+    const auto run = test::read_checked_json(f.run() / "run.json", "run");
+    CHECK(std::string(run["stop_reason"].GetString()) == "error");
+    CHECK(std::string(run["devices"][1]["initial"]["verdict"].GetString()) == "cuda_error");
 }
 
 TEST_CASE(

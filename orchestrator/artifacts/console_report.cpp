@@ -141,6 +141,7 @@ std::string progress_line(const attempt_result& r, const search_outcome& o, int 
         std::snprintf(s, sizeof s, "  (best %.2fx)", *o.history[*o.best].speedup_vs_initial);
         line += s;
     }
+    if (!o.baselines.empty()) line += "  on GPU " + std::to_string(r.device);  // --devices
     if (r.verdict != verdict::valid && !r.reason.empty())
         line += ":\n    " + wrap_text(r.reason, 96, "    ", 600);
     return line + timing_warnings(r);

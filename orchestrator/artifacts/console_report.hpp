@@ -15,7 +15,8 @@ namespace cuopt {
 std::string format_ms(std::optional<double> ms);
 
 /// "[iter 3/7 #1   12.4 s] autotune BLOCK=64  valid  geomean 0.0123 ms  1.20x  NEW BEST": the
-/// iteration of how many, the attempt within it, the time since the run began; a rejected
+/// iteration of how many, the attempt within it, the time since the run began (with several
+/// GPUs, "  on GPU 1" after the speedup: the one that measured it); a rejected
 /// attempt's reason follows on indented lines, wrapped at words, then a warning line per case
 /// timed while the GPU throttled ("  warning: case 'x' timed while throttled (sw_power_cap)")
 /// or whose two clocks (CUPTI, CUDA events) disagree.
