@@ -159,6 +159,10 @@ TEST_CASE(
           Approx(1.1 * figures[0]["initial"]["geomean_ms"].GetDouble()));
     CHECK(two.run_json["devices"].Size() == 2);
     CHECK(two.run_json["devices"][1]["device"].IsObject());  // its --device-info
+    std::size_t listed = 0;  // run.json says which GPU measured each attempt, too
+    for (const auto& d : two.run_json["devices"].GetArray()) listed += d["attempts"].Size();
+    CHECK(listed == two.history["attempts"].Size());
+    CHECK(two.run_json["devices"][1]["attempts"].Size() >= 2);
     CHECK(std::string(two.run_json["settings"]["devices"].GetString()) == "0,1");
     CHECK(one.summary["devices"].Size() == 1);
     CHECK(fs::exists(two.run / "candidates/iter-00/initial-device-1/response.json"));

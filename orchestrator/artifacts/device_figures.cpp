@@ -36,6 +36,13 @@ rapidjson::Value devices_json(const search_outcome& o, const std::map<int, std::
             const auto info = infos->find(index);
             if (info != infos->end()) try_parse_json(parsed, info->second);
             d.AddMember("device", parsed.IsObject() ? Value(parsed, a) : Value(), a);
+            Value measured(rapidjson::kArrayType);
+            for (const attempt_result& r : o.history)
+                if (r.device == index)
+                    measured.PushBack(
+                        json_text(std::to_string(r.iteration) + "." + std::to_string(r.attempt), a),
+                        a);
+            d.AddMember("attempts", measured, a);
         }
         d.AddMember("initial", initial_figures_json(initial_on(o, index), a), a);
         out.PushBack(d, a);

@@ -13,7 +13,8 @@
 namespace cuopt {
 
 /// [{"index", "initial": {...}}, ...]: the device of iteration 0, then every other one the
-/// search measured on; with `infos` (--device-info JSON by index) each also has "device".
+/// search measured on; with `infos` (--device-info JSON by index, for run.json) each also has
+/// "device" and "attempts" (the attempts it measured, "ITERATION.ATTEMPT").
 rapidjson::Value devices_json(const search_outcome& o, const std::map<int, std::string>* infos,
                               rapidjson::Document::AllocatorType& a);
 
