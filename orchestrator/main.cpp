@@ -4,6 +4,7 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
@@ -13,6 +14,8 @@
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/commands/gate_command.hpp"
 #include "orchestrator/commands/report_command.hpp"
+#include "orchestrator/commands/resume_options.hpp"
+#include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 
 namespace {
@@ -28,13 +31,15 @@ extern "C" void on_signal(int) {
 const char* k_optimize_footer = R"(
 Example:
   cuda-optimizer optimize --config examples/matmul/config.json
+  cuda-optimizer optimize --resume results/run-003    (a run that was interrupted or killed)
 
 Exit codes: 0 done (a winner that passed the evidence gates); 11 a manifest, config or
 input file is wrong (the message names the file and field); 20 preflight failed (no
 harness, toolkit, driver or GPU); 21 the initial kernel fails a case or does not compile;
 22 the reference fails; 23 interrupted; 25 the model API refused; 26 the run folder cannot
-be written; 27 no candidate passes the evidence gates; 64 bad command line; 70 internal
-error (a bug: please report it).
+be written; 27 no candidate passes the evidence gates; 28 --resume refused (not a run
+folder, a finished run, or its inputs, harness or settings changed: the message names
+which); 64 bad command line; 70 internal error (a bug: please report it).
 )";
 
 const char* k_check_footer = R"(
@@ -73,6 +78,32 @@ CLI::App* add_replay_command(CLI::App& app, optimizer_options& options, std::str
     return replay;
 }
 
+// After parsing: with --resume the run's own options (parsed again from its run.json), else
+// --config's and the timing options settled; an exit code where they cannot be had.
+std::optional<int> settle_options(CLI::App* optimize, CLI::App* check, optimizer_options& options,
+                                  const std::vector<std::string>& args) {
+    try {
+        if (optimize->parsed() && !options.resume.empty()) {
+            options = cuopt::resumed_options({args.begin() + 1, args.end()}, options.resume);
+            return std::nullopt;
+        }
+        if (optimize->parsed()) cuopt::apply_config(optimize, options);
+        if (check->parsed()) cuopt::apply_config(check, options, optimize);
+    } catch (const cuopt::run_failure& f) {  // --resume refused
+        std::cerr << "cuda-optimizer: " << f.what() << "\n";
+        return cuopt::to_int(f.code());
+    } catch (const std::exception& e) {  // the config file: named with its field
+        std::cerr << "cuda-optimizer: " << e.what() << "\n";
+        return cuopt::to_int(cuopt::exit_code::invalid_request);
+    }
+    if (optimize->parsed())
+        if (const std::string bad = cuopt::settle_timing_options(optimize, options); !bad.empty()) {
+            std::cerr << "cuda-optimizer: " << bad << "\n";
+            return cuopt::to_int(cuopt::exit_code::usage);
+        }
+    return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,6 +121,7 @@ int main(int argc, char** argv) {
         app.add_subcommand("optimize", "Run the gated search and write a run folder");
     cuopt::define_run_options(optimize, options);
     cuopt::define_cost_options(optimize, options.economics);
+    cuopt::define_resume_option(optimize, options);
     optimize->add_flag("--quiet", quiet, "No progress lines on stderr");
     optimize->add_flag("--json", json, "Print summary.json on stdout at the end");
     optimize->footer(k_optimize_footer);
@@ -117,18 +149,9 @@ int main(int argc, char** argv) {
         app.exit(e);
         return cuopt::to_int(cuopt::exit_code::usage);
     }
-    try {
-        if (optimize->parsed()) cuopt::apply_config(optimize, options);
-        if (check->parsed()) cuopt::apply_config(check, options, optimize);
-    } catch (const std::exception& e) {  // the config file: named with its field
-        std::cerr << "cuda-optimizer: " << e.what() << "\n";
-        return cuopt::to_int(cuopt::exit_code::invalid_request);
-    }
-    if (optimize->parsed())
-        if (const std::string bad = cuopt::settle_timing_options(optimize, options); !bad.empty()) {
-            std::cerr << "cuda-optimizer: " << bad << "\n";
-            return cuopt::to_int(cuopt::exit_code::usage);
-        }
+    if (const std::optional<int> code = settle_options(
+            optimize, check, options, std::vector<std::string>(argv + 1, argv + argc)))
+        return *code;
     options.quiet = quiet;
     options.json = json;
     if (options.harness.empty()) options.harness = cuopt::default_harness_path();

@@ -59,6 +59,12 @@ std::string string_of(const Value& v, const char* key) {
     return std::string(s.GetString(), s.GetStringLength());
 }
 
+// A JSON integer the schema let through that does not fit (a number past 2^63 is one to it).
+int int_of(const Value& v, const char* key) {
+    if (!v[key].IsInt()) throw candidates_file_error(std::string("field ") + key + ": too large");
+    return v[key].GetInt();
+}
+
 // The schema has been checked: every member is there, of its kind.
 candidate candidate_from(const Value& v, const manifest& m) {
     candidate c;
@@ -67,13 +73,15 @@ candidate candidate_from(const Value& v, const manifest& m) {
     c.proposer = *kind;
     c.label = string_of(v, "label");
     c.rationale = string_of(v, "rationale");
-    if (v["parent_iteration"].IsInt()) c.parent_iteration = v["parent_iteration"].GetInt();
+    if (!v["parent_iteration"].IsNull()) c.parent_iteration = int_of(v, "parent_iteration");
     c.entry = string_of(v, "entry");
     c.source = string_of(v, "source");
     for (const auto& d : v["defines"].GetObject())
         c.defines[d.name.GetString()] = d.value.GetString();
-    for (const auto& t : v["tunables"].GetObject())
+    for (const auto& t : v["tunables"].GetObject()) {
+        if (!t.value.IsInt64()) throw candidates_file_error("field tunables: too large");
         c.tunables[t.name.GetString()] = t.value.GetInt64();
+    }
     for (const Value& o : v["compile_options"].GetArray())
         c.compile_options.emplace_back(o.GetString());
     if (v["launch"].IsObject()) c.launch = read_launch_expressions(v["launch"], m.launch);
@@ -113,8 +121,8 @@ iteration_record iteration_record_from_json(const Value& doc, const manifest& m,
         for (const Value& c : doc["batch"].GetArray()) out.batch.push_back(candidate_from(c, m));
         for (const Value& r : doc["repairs"].GetArray()) {
             repair_record rr;
-            rr.repair_of = r["repair_of"].GetInt();
-            rr.attempt = r["attempt"].GetInt();
+            rr.repair_of = int_of(r, "repair_of");
+            rr.attempt = int_of(r, "attempt");
             if (r["candidate"].IsObject()) rr.fixed = candidate_from(r["candidate"], m);
             out.repairs.push_back(std::move(rr));
         }
@@ -151,6 +159,7 @@ std::map<int, iteration_record> read_candidates_files(const fs::path& run, const
             throw candidates_file_error(ex.what());
         }
         const iteration_record record = iteration_record_from_json(doc, m, name);
+        if (!doc["iteration"].IsInt()) throw candidates_file_error(name + ": field iteration");
         out[doc["iteration"].GetInt()] = record;
     }
     return out;

@@ -210,7 +210,30 @@ Value summary_case_json(const search_outcome& o, const manifest& m, std::size_t 
     return c;
 }
 
+Value resumes_json(const std::vector<resume_entry>& resumes, allocator& a) {
+    Value out(rapidjson::kArrayType);
+    for (const resume_entry& r : resumes) {
+        Value v(rapidjson::kObjectType);
+        v.AddMember("resumed", json_text(r.resumed_utc, a), a);
+        Value cmd(rapidjson::kArrayType);
+        for (const auto& c : r.command_line) cmd.PushBack(json_text(c, a), a);
+        v.AddMember("command_line", cmd, a);
+        v.AddMember("attempts_kept", r.attempts_kept, a);
+        Value in_flight(rapidjson::kArrayType);
+        for (const auto& f : r.in_flight) in_flight.PushBack(json_text(f, a), a);
+        v.AddMember("in_flight", in_flight, a);
+        out.PushBack(v, a);
+    }
+    return out;
+}
+
 }  // namespace
+
+std::string setting_text(const setting_value& v) {
+    rapidjson::Document doc;
+    const Value value = setting_json(v, doc.GetAllocator());
+    return to_compact_json(value);
+}
 
 fs::path create_run_folder(const fs::path& results_dir, const std::string& prefix) {
     fs::create_directories(results_dir);
@@ -300,6 +323,8 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     Value cmd(rapidjson::kArrayType);
     for (const auto& c : info.command_line) cmd.PushBack(json_text(c, a), a);
     doc.AddMember("command_line", cmd, a);
+    doc.AddMember("working_directory", json_text(info.working_directory, a), a);
+    doc.AddMember("resumes", resumes_json(info.resumes, a), a);
     doc.AddMember("proposer", rapidjson::StringRef(to_string(info.proposer)), a);
     Value settings(rapidjson::kObjectType);
     for (const auto& [k, v] : info.settings)
@@ -327,8 +352,10 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     doc.AddMember("timer", timer_json(summarize_timer(o.history), a), a);
     doc.AddMember("gpu_state", gpu_state_json(summarize_gpu_state(o.history), a), a);
     doc.AddMember("attempts", static_cast<int>(o.history.size()), a);
-    doc.AddMember("stop_reason", rapidjson::StringRef(to_string(o.stop)), a);
-    doc.AddMember("error", o.error.empty() ? Value() : json_text(o.error, a), a);
+    if (!info.finished_utc.empty()) {  // under way: no stop reason yet
+        doc.AddMember("stop_reason", rapidjson::StringRef(to_string(o.stop)), a);
+        doc.AddMember("error", o.error.empty() ? Value() : json_text(o.error, a), a);
+    }
     rapidjson::Document model;
     try_parse_json(model, info.model_json);
     doc.AddMember("model", model.IsNull() ? Value() : Value(model, a), a);

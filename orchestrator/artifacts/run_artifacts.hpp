@@ -25,8 +25,21 @@ std::filesystem::path attempt_folder(const std::filesystem::path& run, int itera
 /// A setting as run.json records it: a whole number, a real number, a flag or text.
 using setting_value = std::variant<std::int64_t, std::uint64_t, double, bool, std::string>;
 
-struct run_info {
+/// A setting as compact JSON, as run.json writes it ("7", "0.01", "true", "\"fixed\"").
+std::string setting_text(const setting_value& v);
+
+/// One `optimize --resume` of a run: when, its own command line, the attempts it kept from
+/// history.json and the attempt folders it found in flight (cleared, evaluated again).
+struct resume_entry {
+    std::string resumed_utc;
     std::vector<std::string> command_line;
+    int attempts_kept = 0;
+    std::vector<std::string> in_flight;  // candidates/iter-NN/attempt-M, relative to the run
+};
+
+struct run_info {
+    std::vector<std::string> command_line;  // the run's first; a resume's is in `resumes`
+    std::string working_directory;          // where it was given: --resume parses it there again
     proposer_kind proposer = proposer_kind::autotune;
     std::map<std::string, std::string>
         sha256;  // what went in: reference, initial, manifest, inputs, harness
@@ -38,6 +51,7 @@ struct run_info {
         settings;                          // max_iterations, min_gain, timeout_s, seed, ...
     int launches_per_measured_case = 111;  // 1 + warm-up + timed: for the GPU-busy estimate
     std::string model_json = "null";       // the model proposer's usage block, when one ran
+    std::vector<resume_entry> resumes;     // every --resume of the run, in order
 };
 
 std::string history_json(const search_outcome& outcome, const std::filesystem::path& run);
@@ -46,6 +60,8 @@ std::string summary_json(const search_outcome& outcome, const manifest& m,
                          const oracle_files& oracle, const std::filesystem::path& run,
                          const std::string& model_json = "null",
                          const evidence_report* evidence = nullptr);
+/// run.json. While the run is under way (info.finished_utc empty) it has no stop_reason and no
+/// error: a run folder whose run.json says so was stopped before it finished (--resume).
 std::string run_json(const run_info& info, const search_outcome& outcome);
 
 /// "2026-11-30T03:40:00Z".

@@ -209,7 +209,7 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
                     "GPUs that measure a batch at once, one measurement per GPU at a time (0,1); "
                     "the first becomes --device")
         ->type_name("LIST")
-        ->check(CLI::Validator([](std::string& v) { return device_list_problem(v); }, ""))
+        ->check(CLI::Validator([](std::string& v) { return device_list_problem(v); }, "LIST"))
         ->each([&o](const std::string& v) { o.device = parse_device_list(v).front(); });
     app->add_option("--harness", o.harness, "cuda-harness binary (default: beside cuda-optimizer)")
         ->type_name("FILE");
@@ -325,6 +325,8 @@ void apply_config_text(CLI::App* app, optimizer_options& o, const std::string& t
         if (!opt && elsewhere && elsewhere->get_option_no_throw(flag))
             continue;  // optimize's option in a config that check reads: not check's business
         if (!opt) throw json_error(source + ": field " + key + ": unknown option");
+        if (key == "resume")
+            throw json_error(source + ": field resume: --resume is a command-line flag only");
         if (opt->count() > 0 || key == "config") continue;  // the command line wins
         try {
             opt->add_result(option_text(source, key, member.value, file.parent_path()));

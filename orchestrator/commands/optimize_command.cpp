@@ -9,6 +9,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
+#include "orchestrator/artifacts/candidates_file.hpp"
 #include "orchestrator/artifacts/console_report.hpp"
 #include "orchestrator/artifacts/heatmap.hpp"
 #include "orchestrator/artifacts/report_html.hpp"
@@ -19,6 +20,7 @@
 #include "orchestrator/commands/model_settings.hpp"
 #include "orchestrator/commands/oracle.hpp"
 #include "orchestrator/commands/preflight.hpp"
+#include "orchestrator/commands/resume_run.hpp"
 #include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "orchestrator/evaluation/ncu_profile.hpp"
@@ -57,6 +59,8 @@ struct run_context {
     oracle_files holdout_oracle;
     std::optional<candidate> reference;
     std::optional<attempt_result> vendor;  // the vendor library on the declaring cases
+    std::optional<recorded_run> recorded;  // --resume: what run.json said
+    std::optional<search_record> record;   // --resume: the attempts and candidates so far
 };
 
 // The kernel's name: the signature's, else the first __global__ function in the source.
@@ -186,10 +190,49 @@ void record_economics(const report_economics& e, run_info& info) {
 }
 
 // The run folder, the evaluator, the manifest copy, the hashes and the settings of record.
+// run.json while the run is under way (no stop reason yet): what --resume reads back.
+void write_progress(run_context& c, const search_outcome& so_far) {
+    c.info.wall_s = seconds_since(c.started);
+    write_file_atomic(c.run / "run.json", run_json(c.info, so_far));
+}
+
+// --resume: the run's record against what goes in now (refused at the first difference, before
+// anything in the folder changes), then its attempts and candidates read back, the attempt
+// folders that were in flight and the evidence stage's partial work cleared.
+void reopen_run(run_context& c) {
+    c.recorded = read_recorded_run(c.run);
+    run_info now = c.info;
+    now.sha256 = hashes_before_oracle(c.o, *c.contract, c.initial);
+    check_unchanged(*c.recorded, now, c.o);
+    c.record = read_search_record(c.run, *c.contract, c.initial);
+    resume_entry entry{
+        utc_now(), c.info.command_line, static_cast<int>(c.record->history.size()), {}};
+    for (const fs::path& f : in_flight_folders(c.run, *c.record)) {
+        entry.in_flight.push_back(f.lexically_relative(c.run).generic_string());
+        fs::remove_all(f);
+    }
+    fs::remove_all(c.run / "evidence");
+    for (attempt_result& r : c.record->history)  // the evaluator notes each valid case's floor
+        for (case_evaluation& ce : r.cases)
+            if (const auto f = c.floors.find(ce.name);
+                f != c.floors.end() &&
+                (r.verdict == verdict::valid || r.verdict == verdict::impossible_time))
+                ce.floor_ms = f->second.floor_ms;
+    c.info.command_line = c.recorded->command_line;
+    c.info.started_utc = c.recorded->started_utc;
+    c.info.resumes = c.recorded->resumes;
+    c.info.resumes.push_back(entry);
+    c.started -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(c.recorded->wall_s));  // times count from the run's start
+    if (!c.o.quiet)
+        std::cerr << "cuda-optimizer: " << entry.attempts_kept
+                  << " attempt(s) kept from history.json, " << entry.in_flight.size()
+                  << " in flight evaluated again\n";
+}
+
 void open_run(run_context& c) {
     const optimizer_options& o = c.o;
-    c.run = create_run_folder(o.results_dir);
-    if (!o.quiet) std::cerr << "cuda-optimizer: run folder " << c.run.string() << "\n";
+    c.info.working_directory = fs::current_path().string();
     evaluator_settings es;
     es.harness = o.harness;
     es.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
@@ -202,7 +245,6 @@ void open_run(run_context& c) {
     for (const auto& [name, f] : c.floors) es.floors_ms[name] = f.floor_ms;
     c.evaluator = std::make_unique<attempt_evaluator>(*c.contract, es, *c.runner);
     c.info.launches_per_measured_case = 1 + o.timing.warmup + o.timing.iterations;
-    fs::copy_file(o.input_cases, c.run / "input_cases.json", fs::copy_options::overwrite_existing);
     c.info.sha256["manifest"] = sha256_file_hex(o.input_cases);
     c.info.sha256["initial"] = sha256_hex(c.initial.source);
     c.info.sha256["harness"] = sha256_file_hex(o.harness);
@@ -232,6 +274,16 @@ void open_run(run_context& c) {
                        {"significance_runs", std::int64_t{o.significance_runs}},
                        {"stop_at_sol", o.search.stop_at_sol}};
     record_economics(o.economics, c.info);
+    // The folder last, and run.json in it at once: a run killed from here on can be resumed.
+    c.run = o.resume.empty() ? create_run_folder(o.results_dir) : fs::path(o.resume);
+    if (!o.quiet)
+        std::cerr << "cuda-optimizer: " << (o.resume.empty() ? "run folder " : "resuming ")
+                  << c.run.string() << "\n";
+    if (!o.resume.empty()) reopen_run(c);
+    fs::copy_file(o.input_cases, c.run / "input_cases.json", fs::copy_options::overwrite_existing);
+    search_outcome so_far;
+    if (c.record) so_far.history = c.record->history;
+    write_progress(c, so_far);
 }
 
 std::optional<candidate> reference_candidate(const run_context& c) {
@@ -415,6 +467,15 @@ void make_model_proposer(run_context& c) {
     c.prop = make_llm_proposer(*c.contract, *c.client, *c.evaluator, ls, profile);
 }
 
+// --resume: the model calls, tokens and documentation fetches the run spent before count toward
+// its budgets, and its model-NNN.json records are numbered on after them.
+void restore_spending(run_context& c) {
+    if (!c.client) return;
+    const recorded_spending spent = read_recorded_spending(c.run);
+    c.client->restore(spent);
+    if (c.docs) c.docs->restore_fetches(spent.docs_fetches);
+}
+
 // The GPUs that measure (each with its arch, from its --device-info) and the compile-ahead
 // threads; with several GPUs, a line that names them.
 parallel_settings parallel_of(const run_context& c) {
@@ -439,9 +500,10 @@ search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
     ss.run_folder = c.run.string();
     ss.parallel = parallel_of(c);
     for (const auto& [name, f] : c.floors) ss.floors_ms[name] = f.floor_ms;
-    auto on_attempt = [&c, printed = std::size_t{0}](const attempt_result& r,
-                                                     const search_outcome& out) mutable {
+    auto on_attempt = [&c, printed = c.record ? c.record->history.size() : std::size_t{0}](
+                          const attempt_result& r, const search_outcome& out) mutable {
         write_file_atomic(c.run / "history.json", history_json(out, c.run));
+        write_progress(c, out);
         if (out.history.size() <= printed) return;  // the same attempt again: the stop changed
         printed = out.history.size();
         if (!c.o.quiet)
@@ -452,7 +514,9 @@ search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
     search_loop loop(
         *c.contract, *c.evaluator, *c.prop, ss,
         [run](int it, int at) { return attempt_folder(run, it, at); }, on_attempt, &interrupted);
-    return loop.run(c.initial, c.oracle);
+    loop.on_candidates(
+        [run](int it, const iteration_record& r) { write_candidates_file(run, it, r); });
+    return loop.run(c.initial, c.oracle, c.record ? &*c.record : nullptr);
 }
 
 // report.html from the folder's files, beside summary.json; a report that cannot be made is a
@@ -535,8 +599,7 @@ namespace {
 // A run that fails after its folder exists still says why in run.json (best effort: the
 // failure may be the folder itself).
 void record_failure(run_context& c, const std::string& why) {
-    std::error_code ec;
-    if (c.run.empty() || fs::exists(c.run / "run.json", ec)) return;
+    if (c.run.empty() || !c.info.finished_utc.empty()) return;  // none yet, or the final one
     search_outcome failed;
     failed.stop = stop_reason::error;
     failed.error = why;
@@ -565,9 +628,11 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         open_run(c);
         c.reference = reference_candidate(c);
         c.oracle = prepare_oracle({*c.contract, *c.evaluator, c.reference, c.run}, c.info.sha256);
+        if (c.recorded) check_unchanged(*c.recorded, c.info, o);  // the generated inputs too
         prepare_holdout(c);
         measure_vendor(c);
         make_model_proposer(c);
+        if (c.record) restore_spending(c);
         search_outcome outcome = search(c, interrupted);
         evidence_report ev;
         if (interrupted)
@@ -578,7 +643,7 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         return finish(c, outcome, ev);
     } catch (const run_failure& f) {
         std::cerr << "cuda-optimizer: " << f.what() << "\n";
-        record_failure(c, f.what());
+        if (f.code() != exit_code::resume_refused) record_failure(c, f.what());
         return to_int(f.code());
     } catch (const file_write_error& e) {
         std::cerr << "cuda-optimizer: cannot write the run folder (is the disk full or the folder "

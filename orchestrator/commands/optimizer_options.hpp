@@ -43,6 +43,7 @@ struct optimizer_options {
     bool quiet = false;      // no progress lines
     bool json = false;       // print summary.json on stdout at the end
     std::string config;      // JSON file with the same keys; flags win
+    std::string resume;      // --resume RUN_DIR: continue that run (its own settings, not these)
     // The model proposer (--proposer llm, or auto with a key or base URL configured):
     std::string provider = "openai";  // openai (and compatible servers) | anthropic
     std::string model;                // "" = default_model(provider)

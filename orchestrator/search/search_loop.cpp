@@ -1,5 +1,7 @@
 #include "orchestrator/search/search_loop.hpp"
 
+#include <stdexcept>
+
 #include "orchestrator/evaluation/ranker.hpp"
 #include "orchestrator/search/device_baselines.hpp"
 
@@ -36,6 +38,12 @@ attempt_result search_loop::measure(const candidate& c, int iteration, int attem
 }
 
 const attempt_result& search_loop::record(attempt_result r, search_outcome& out) {
+    if (m_resume && m_replayed < m_resume->history.size())  // they come first, in order
+        throw std::runtime_error(
+            "cannot resume: history.json holds attempts its candidates.json files do not lead "
+            "to (attempt " +
+            std::to_string(r.iteration) + "." + std::to_string(r.attempt) +
+            " is new, and not every recorded one came before it)");
     if (r.verdict == verdict::valid && r.geomean_ms) {
         if (const std::optional<double> initial_ms = initial_geomean_ms(out, r.device))
             r.speedup_vs_initial = *initial_ms / *r.geomean_ms;
@@ -53,9 +61,22 @@ const attempt_result& search_loop::record(attempt_result r, search_outcome& out)
     return out.history.back();
 }
 
+const attempt_result& search_loop::replay(const attempt_result& r, search_outcome& out) {
+    out.history.push_back(r);
+    ++m_replayed;
+    if (r.became_best) out.best = out.history.size() - 1;
+    if (r.iteration == 0) out.initial = out.history.size() - 1;
+    return out.history.back();
+}
+
+const attempt_result* search_loop::recorded(int iteration, int attempt) const {
+    return m_resume ? m_resume->attempt(iteration, attempt) : nullptr;
+}
+
 attempt_result search_loop::evaluate(const candidate& c, int iteration, int attempt,
                                      const oracle_files& oracle, search_outcome& out,
                                      int repair_of) {
+    if (const attempt_result* done = recorded(iteration, attempt)) return replay(*done, out);
     attempt_result r = measure(c, iteration, attempt, oracle, m_devices.front().evaluator);
     r.repair_of = repair_of;
     return record(std::move(r), out);
@@ -64,28 +85,37 @@ attempt_result search_loop::evaluate(const candidate& c, int iteration, int atte
 attempt_result search_loop::evaluate_initial(const candidate& initial, const oracle_files& oracle,
                                              search_outcome& out) {
     const std::filesystem::path iteration_folder = m_folders(0, 0).parent_path();
+    const attempt_result* zero = recorded(0, 0);  // resuming: only the baselines are measured
     std::vector<attempt_result> runs = on_every_device(m_devices, [&](const measuring_device& d) {
-        if (&d == &m_devices.front()) return measure(initial, 0, 0, oracle, d.evaluator);
+        if (&d == &m_devices.front())
+            return zero ? *zero : measure(initial, 0, 0, oracle, d.evaluator);
         return d.evaluator.evaluate(
             initial, iteration_folder / ("initial-device-" + std::to_string(d.index)), &oracle);
     });
     out.baselines.assign(std::make_move_iterator(runs.begin() + 1),
                          std::make_move_iterator(runs.end()));
-    return record(std::move(runs.front()), out);
+    return zero ? replay(*zero, out) : record(std::move(runs.front()), out);
 }
 
 std::vector<attempt_result> search_loop::measure_batch(const std::vector<candidate>& batch,
                                                        int iteration, const oracle_files& oracle,
                                                        search_outcome& out) {
     std::vector<batch_job> jobs;
-    for (const candidate& c : batch)
+    std::vector<attempt_result> compile_errors;
+    for (std::size_t j = 0; j < batch.size(); ++j) {
+        if (const attempt_result* done = recorded(iteration, static_cast<int>(j))) {
+            if (replay(*done, out).verdict == verdict::compile_error)
+                compile_errors.push_back(*done);
+            continue;  // resuming: evaluated before the run stopped
+        }
+        const candidate& c = batch[j];
         jobs.push_back(
-            {&c, static_cast<int>(jobs.size()),
+            {&c, static_cast<int>(j),
              c.rejected.empty() && cacheable_options(c.compile_options) &&
                  check_compile_options(c.compile_options, m_settings.run_folder).empty()});
+    }
     const compile_ahead_settings ahead{m_settings.parallel.compile_threads,
                                        m_folders(iteration, 0).parent_path() / "compile-ahead"};
-    std::vector<attempt_result> compile_errors;
     evaluate_batch(
         jobs, m_devices, ahead,
         [&](const batch_job& j, const measuring_device& d) {
@@ -125,8 +155,49 @@ bool search_loop::near_speed_of_light(const search_outcome& out) const {
     return true;
 }
 
-search_outcome search_loop::run(const candidate& initial, const oracle_files& oracle) {
-    search_outcome out;
+std::optional<std::vector<candidate>> search_loop::next_batch(int iteration,
+                                                              const candidate& initial,
+                                                              search_outcome& out) {
+    const iteration_record* written = m_resume ? m_resume->iteration(iteration) : nullptr;
+    if (!written && near_speed_of_light(out)) {
+        out.stop = stop_reason::near_speed_of_light;
+        return std::nullopt;
+    }
+    const search_state state{m_manifest, initial, out.history, out.best, iteration};
+    if (written) {  // resuming: the batch it gave then, its state rebuilt with it
+        m_current = *written;
+        m_proposer.restore(state, m_current.batch);
+        return m_current.batch;
+    }
+    std::vector<candidate> batch;
+    try {
+        batch = m_proposer.propose(state);
+    } catch (const proposer_stop& stop) {
+        out.stop = stop.reason();
+        out.error = stop.what();
+        return std::nullopt;
+    }
+    if (batch.empty()) {
+        out.stop = stop_reason::proposer_exhausted;
+        return std::nullopt;
+    }
+    m_current = {batch, {}};
+    if (m_on_candidates) m_on_candidates(iteration, m_current);
+    return batch;
+}
+
+std::optional<candidate> search_loop::fix(const attempt_result& failed, int attempt,
+                                          const candidate& initial, const search_outcome& out) {
+    if (const repair_record* written = m_current.repair_for(failed.attempt)) return written->fixed;
+    const search_state now{m_manifest, initial, out.history, out.best, failed.iteration};
+    std::optional<candidate> fixed = m_proposer.repair(now, failed);  // may throw proposer_stop
+    m_current.repairs.push_back({failed.attempt, attempt, fixed});
+    if (m_on_candidates) m_on_candidates(failed.iteration, m_current);
+    return fixed;
+}
+
+void search_loop::iterate(const candidate& initial, const oracle_files& oracle,
+                          search_outcome& out) {
     const attempt_result first = evaluate_initial(initial, oracle, out);
     if (first.verdict != verdict::valid || !baseline_failure(out).empty()) {
         out.stop = stop_reason::error;
@@ -135,42 +206,26 @@ search_outcome search_loop::run(const candidate& initial, const oracle_files& or
                               (first.reason.empty() ? "" : ": " + first.reason)
                         : baseline_failure(out);
         if (m_on_attempt) m_on_attempt(out.history.back(), out);
-        return out;
+        return;
     }
     for (int iteration = 1; iteration <= m_settings.max_iterations; ++iteration) {
         if (m_interrupted && *m_interrupted) {
             out.stop = stop_reason::interrupted;
-            return out;
+            return;
         }
-        if (near_speed_of_light(out)) {
-            out.stop = stop_reason::near_speed_of_light;
-            return out;
-        }
-        const search_state state{m_manifest, initial, out.history, out.best, iteration};
-        std::vector<candidate> batch;
-        try {
-            batch = m_proposer.propose(state);
-        } catch (const proposer_stop& stop) {
-            out.stop = stop.reason();
-            out.error = stop.what();
-            return out;
-        }
-        if (batch.empty()) {
-            out.stop = stop_reason::proposer_exhausted;
-            return out;
-        }
-        int attempt = static_cast<int>(batch.size()), repairs = 0;
-        for (attempt_result r : measure_batch(batch, iteration, oracle, out)) {
+        const std::optional<std::vector<candidate>> batch = next_batch(iteration, initial, out);
+        if (!batch) return;
+        int attempt = static_cast<int>(batch->size()), repairs = 0;
+        for (attempt_result r : measure_batch(*batch, iteration, oracle, out)) {
             if (m_interrupted && *m_interrupted) break;
             while (r.verdict == verdict::compile_error && repairs < m_settings.max_repairs) {
-                const search_state now{m_manifest, initial, out.history, out.best, iteration};
                 std::optional<candidate> fixed;
                 try {
-                    fixed = m_proposer.repair(now, r);
+                    fixed = fix(r, attempt, initial, out);
                 } catch (const proposer_stop& stop) {
                     out.stop = stop.reason();
                     out.error = stop.what();
-                    return out;
+                    return;
                 }
                 if (!fixed) break;
                 ++repairs;
@@ -180,6 +235,18 @@ search_outcome search_loop::run(const candidate& initial, const oracle_files& or
     }
     out.stop =
         m_interrupted && *m_interrupted ? stop_reason::interrupted : stop_reason::max_iterations;
+}
+
+search_outcome search_loop::run(const candidate& initial, const oracle_files& oracle,
+                                const search_record* resume) {
+    m_resume = resume;
+    m_replayed = 0;
+    search_outcome out;
+    iterate(initial, oracle, out);
+    // Stopped before every recorded attempt was gone over again (interrupted at once): the rest
+    // still belong to the run, in their order.
+    for (std::size_t i = m_replayed; m_resume && i < m_resume->history.size(); ++i)
+        replay(m_resume->history[i], out);
     return out;
 }
 

@@ -16,6 +16,7 @@
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/proposers/proposer.hpp"
 #include "orchestrator/search/batch_evaluation.hpp"
+#include "orchestrator/search/search_record.hpp"
 #include "orchestrator/search/stop_reason.hpp"
 
 namespace cuopt {
@@ -77,7 +78,17 @@ class search_loop {
                 search_settings settings, folder_for folders, attempt_hook on_attempt,
                 const std::atomic<bool>* interrupted);
 
-    search_outcome run(const candidate& initial, const oracle_files& oracle);
+    /// Called with an iteration's candidates before any of them is evaluated: the batch as
+    /// proposed, then again with each repair asked for (candidates/iter-NN/candidates.json).
+    using candidates_hook = std::function<void(int iteration, const iteration_record&)>;
+    void on_candidates(candidates_hook hook) { m_on_candidates = std::move(hook); }
+
+    /// With `resume` (optimize --resume: the run so far) the search goes over the same ground
+    /// again without redoing it: each recorded attempt is taken as it was (the hook is not
+    /// called for it), each recorded batch and repair is taken instead of asking the proposer
+    /// (which is restored with it), and what was recorded but not evaluated is evaluated now.
+    search_outcome run(const candidate& initial, const oracle_files& oracle,
+                       const search_record* resume = nullptr);
 
   private:
     /// Every performance case of the best within stop_at_sol of its floor.
@@ -95,6 +106,21 @@ class search_loop {
     /// A batch on every device, recorded in order; its compile errors, for the repairs.
     std::vector<attempt_result> measure_batch(const std::vector<candidate>& batch, int iteration,
                                               const oracle_files& oracle, search_outcome& out);
+    /// The iteration's batch: the one written down before the run stopped (the proposer
+    /// restored with it), else the proposer's, written down first; nullopt when the search
+    /// stops there (out.stop says why).
+    std::optional<std::vector<candidate>> next_batch(int iteration, const candidate& initial,
+                                                     search_outcome& out);
+    /// The fix for a compile error: the one written down, else the proposer's (written down
+    /// first, a declined one too). Throws proposer_stop.
+    std::optional<candidate> fix(const attempt_result& failed, int attempt,
+                                 const candidate& initial, const search_outcome& out);
+    /// Iteration 0, then each iteration until a stop; `out` holds where it stopped.
+    void iterate(const candidate& initial, const oracle_files& oracle, search_outcome& out);
+    /// Resuming: the recorded attempt (iteration, attempt), or nullptr.
+    const attempt_result* recorded(int iteration, int attempt) const;
+    /// A recorded attempt into history as it was (no ranking again, no hook).
+    const attempt_result& replay(const attempt_result& r, search_outcome& out);
 
     const manifest& m_manifest;
     const attempt_evaluator& m_evaluator;
@@ -104,6 +130,10 @@ class search_loop {
     attempt_hook m_on_attempt;
     const std::atomic<bool>* m_interrupted;
     std::vector<measuring_device> m_devices;  // the evaluator once per measuring GPU
+    candidates_hook m_on_candidates;
+    const search_record* m_resume = nullptr;
+    std::size_t m_replayed = 0;  // recorded attempts taken into history so far
+    iteration_record m_current;  // this iteration's candidates as written down
 };
 
 }  // namespace cuopt

@@ -1,0 +1,271 @@
+#include "orchestrator/commands/resume_run.hpp"
+
+#include <algorithm>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "common/sha256.hpp"
+#include "orchestrator/artifacts/candidates_file.hpp"
+#include "orchestrator/artifacts/history_reader.hpp"
+#include "orchestrator/artifacts/run_folder.hpp"
+#include "orchestrator/commands/run_failure.hpp"
+#include "orchestrator/evaluation/compile_log.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+using rapidjson::Value;
+
+const std::set<std::string> k_settings_free_on_resume = {"isolation", "devices", "device",
+                                                         "compile_threads"};
+
+namespace {
+
+[[noreturn]] void refuse(const fs::path& run, const std::string& why) {
+    throw run_failure(exit_code::resume_refused, "cannot resume " + run.string() + ": " + why);
+}
+
+rapidjson::Document read_run_json(const fs::path& run) {
+    std::error_code ec;
+    if (!fs::is_directory(run, ec)) refuse(run, "no such folder");
+    const fs::path file = run / "run.json";
+    if (!fs::is_regular_file(file, ec))
+        refuse(run,
+               "not a run folder (no run.json): give a results/run-NNN folder that optimize made "
+               "(one stopped before its folder was set up has nothing to resume)");
+    try {
+        rapidjson::Document d = parse_json(read_text_file(file), file.string());
+        validate_json(d, embedded_schema("run"), file.string());
+        return d;
+    } catch (const std::exception& e) {
+        refuse(run, std::string("its run.json cannot be read: ") + e.what());
+    }
+}
+
+std::vector<std::string> texts(const Value& v, const char* key) {
+    std::vector<std::string> out;
+    for (const Value& e : array_or_empty(v, key).GetArray())
+        if (e.IsString()) out.emplace_back(e.GetString(), e.GetStringLength());
+    return out;
+}
+
+std::vector<resume_entry> resumes_from(const Value& d) {
+    std::vector<resume_entry> out;
+    for (const Value& e : array_or_empty(d, "resumes").GetArray())
+        out.push_back({text_of(e, "resumed"), texts(e, "command_line"),
+                       static_cast<int>(integer_of(e, "attempts_kept").value_or(0)),
+                       texts(e, "in_flight")});
+    return out;
+}
+
+}  // namespace
+
+recorded_run read_recorded_run(const fs::path& run) {
+    const rapidjson::Document d = read_run_json(run);
+    if (member(d, "finished") && text_of(d, "stop_reason") != "interrupted")
+        refuse(run, "the run finished (" + text_of(d, "finished") + ", stop reason " +
+                        text_of(d, "stop_reason") +
+                        "): there is nothing to resume; start a new run");
+    recorded_run r;
+    r.run = run;
+    r.working_directory = text_of(d, "working_directory");
+    if (r.working_directory.empty())
+        refuse(run,
+               "its run.json records no working_directory (a run from a cuda-optimizer "
+               "without --resume)");
+    r.command_line = texts(d, "command_line");
+    if (r.command_line.size() < 2 || r.command_line[1] != "optimize")
+        refuse(run, "its run.json's command_line is not an optimize command");
+    r.started_utc = text_of(d, "started");
+    r.wall_s = number_of(d, "wall_s").value_or(0);
+    r.proposer = text_of(d, "proposer");
+    for (const auto& h : object_or_empty(d, "sha256").GetObject())
+        r.sha256[h.name.GetString()] = h.value.GetString();
+    for (const auto& s : object_or_empty(d, "settings").GetObject())
+        r.settings[s.name.GetString()] = to_compact_json(s.value);
+    r.resumes = resumes_from(d);
+    return r;
+}
+
+namespace {
+
+// What a sha256 key of run.json stands for, with its file.
+std::string hashed_thing(const std::string& key, const optimizer_options& o) {
+    if (key == "manifest") return "the manifest " + o.input_cases;
+    if (key == "initial") return "the initial kernel " + o.initial_kernel;
+    if (key == "reference") return "the reference kernel " + o.reference;
+    if (key == "harness") return "the harness " + o.harness;
+    if (key == "holdout") return "the holdout cases " + o.holdout_cases;
+    if (key.rfind("inputs/", 0) == 0) return "the input file " + key.substr(7);
+    return key;
+}
+
+void check_settings(const recorded_run& then, const run_info& now) {
+    for (const auto& [key, value] : now.settings) {
+        if (k_settings_free_on_resume.count(key)) continue;
+        const std::string text = setting_text(value);
+        const auto it = then.settings.find(key);
+        if (it == then.settings.end())
+            refuse(then.run, "settings." + key + " is " + text +
+                                 " now, and run.json has none (was its --config file edited?)");
+        if (it->second != text)
+            refuse(then.run, "settings." + key + " was " + it->second +
+                                 " when the run began and is " + text +
+                                 " now (was its --config file edited?)");
+    }
+    for (const auto& [key, text] : then.settings)
+        if (!k_settings_free_on_resume.count(key) && !now.settings.count(key))
+            refuse(then.run, "settings." + key + " was " + text +
+                                 " when the run began and is not given now (was its --config "
+                                 "file edited?)");
+}
+
+}  // namespace
+
+void check_unchanged(const recorded_run& then, const run_info& now, const optimizer_options& o) {
+    for (const auto& [key, hash] : now.sha256) {
+        const auto it = then.sha256.find(key);
+        if (it != then.sha256.end() && it->second != hash)
+            refuse(then.run,
+                   hashed_thing(key, o) + " changed since the run began (run.json sha256." + key +
+                       " " + it->second.substr(0, 12) + "..., now " + hash.substr(0, 12) + "...)");
+    }
+    if (then.proposer != to_string(now.proposer))
+        refuse(then.run, "its proposer was " + then.proposer + " and would be " +
+                             to_string(now.proposer) +
+                             " now (--proposer auto takes the model only where a key or base URL "
+                             "is configured: configure it as when the run began)");
+    check_settings(then, now);
+}
+
+std::map<std::string, std::string> hashes_before_oracle(const optimizer_options& o,
+                                                        const manifest& m,
+                                                        const candidate& initial) {
+    std::map<std::string, std::string> h;
+    h["manifest"] = sha256_file_hex(o.input_cases);
+    h["initial"] = sha256_hex(initial.source);
+    h["harness"] = sha256_file_hex(o.harness);
+    if (!o.reference.empty()) h["reference"] = sha256_hex(read_text_file(o.reference));
+    if (!o.holdout_cases.empty()) h["holdout"] = sha256_file_hex(o.holdout_cases);
+    for (const manifest_case& mc : m.cases)
+        for (const manifest_arg& a : m.args)
+            if (a.has_input())
+                if (const auto& init = m.init_for(mc, a); init.file)
+                    h["inputs/" + init.file->filename().string()] = sha256_file_hex(*init.file);
+    return h;
+}
+
+namespace {
+
+// The candidate an attempt ran: iteration 0's is the initial kernel; batch[j] is attempt j, a
+// repair's is the one recorded with its attempt number.
+const candidate* candidate_of(const search_record& s, const attempt_result& r,
+                              const candidate& initial) {
+    if (r.iteration == 0) return &initial;
+    const iteration_record* it = s.iteration(r.iteration);
+    if (!it) return nullptr;
+    if (r.attempt < static_cast<int>(it->batch.size())) return &it->batch[r.attempt];
+    for (const repair_record& rr : it->repairs)
+        if (rr.attempt == r.attempt && rr.fixed) return &*rr.fixed;
+    return nullptr;
+}
+
+// The compile block history.json holds is the response's (its log trimmed as written): then the
+// response is the one the attempt was judged on.
+bool same_compile(const compile_summary& recorded, const std::optional<compile_summary>& c) {
+    if (!c) return !recorded.ok && recorded.wall_ms == 0 && recorded.log.empty();
+    return recorded.ok == c->ok && recorded.cache_hit == c->cache_hit &&
+           recorded.wall_ms == c->wall_ms && recorded.registers == c->registers &&
+           recorded.static_shared_bytes == c->static_shared_bytes &&
+           recorded.local_bytes == c->local_bytes &&
+           recorded.spill_store_bytes == c->spill_store_bytes &&
+           recorded.log == trim_compile_log(c->log, 6000);
+}
+
+// What history.json leaves out, from the response the attempt was judged on: the whole compile
+// log, the timer and GPU monitor blocks, each case's samples and both clocks' figures.
+void add_response_details(attempt_result& r) {
+    std::error_code ec;
+    if (!fs::is_regular_file(r.folder / "response.json", ec)) return;
+    harness_response resp;
+    try {
+        resp = read_response(r.folder / "response.json");
+    } catch (const std::exception&) {
+        return;  // history.json is the record; the response only adds to it
+    }
+    if (!same_compile(r.compile, resp.compile)) return;
+    if (resp.compile) r.compile = *resp.compile;
+    r.timer = resp.timer;
+    r.gpu_monitor = resp.gpu_monitor;
+    for (case_evaluation& ce : r.cases)
+        for (const response_case& rc : resp.cases) {
+            if (rc.name != ce.name || !rc.timing || !ce.median_ms ||
+                rc.timing->median_ms != *ce.median_ms)
+                continue;
+            ce.samples_ms = rc.timing->samples_ms;
+            ce.timing.cupti = rc.timing->details.cupti;
+            ce.timing.events = rc.timing->details.events;
+            ce.timing.gpu_time_ms = rc.timing->details.gpu_time_ms;
+        }
+}
+
+// An attempt's whole candidate: history.json's fields, the source and launches recorded.
+void complete_candidate(attempt_result& r, const candidate& c, const std::string& sha256,
+                        const fs::path& run) {
+    std::error_code ec;
+    const fs::path kernel = r.folder / "kernel.cu";
+    r.cand.source = fs::is_regular_file(kernel, ec) ? read_text_file(kernel) : c.source;
+    if (sha256_hex(r.cand.source) != sha256)
+        refuse(run, "the source of attempt " + std::to_string(r.iteration) + "." +
+                        std::to_string(r.attempt) + " is not the one history.json names (sha256 " +
+                        sha256.substr(0, 12) + "...)");
+    r.cand.launch = c.launch;
+    r.cand.case_launch = c.case_launch;
+    r.cand.rejected = c.rejected;
+}
+
+}  // namespace
+
+search_record read_search_record(const fs::path& run, const manifest& m, const candidate& initial) {
+    search_record out;
+    std::vector<recorded_attempt> recorded;
+    std::error_code ec;
+    try {
+        if (fs::exists(run / "history.json", ec)) recorded = read_history(run);
+        out.iterations = read_candidates_files(run, m);
+    } catch (const std::exception& e) {  // history_read_error, candidates_file_error
+        refuse(run, e.what());
+    }
+    for (recorded_attempt& ra : recorded) {
+        attempt_result& r = ra.result;
+        if (!out.history.empty() && r.iteration < out.history.back().iteration)
+            refuse(run, "history.json's attempts are not in iteration order");
+        const candidate* c = candidate_of(out, r, initial);
+        if (!c)
+            refuse(run, "history.json has attempt " + std::to_string(r.iteration) + "." +
+                            std::to_string(r.attempt) + ", and " +
+                            candidates_file(run, r.iteration).lexically_relative(run).string() +
+                            " has no candidate for it");
+        complete_candidate(r, *c, ra.source_sha256, run);
+        add_response_details(r);
+        out.history.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::vector<fs::path> in_flight_folders(const fs::path& run, const search_record& record) {
+    std::set<fs::path> done;
+    for (const attempt_result& r : record.history) done.insert(r.folder.lexically_normal());
+    std::vector<fs::path> out;
+    std::error_code ec;
+    if (!fs::is_directory(run / "candidates", ec)) return out;
+    for (const auto& iteration : fs::directory_iterator(run / "candidates"))
+        for (const auto& e : fs::directory_iterator(iteration.path(), ec))
+            if (e.is_directory() && e.path().filename().string().rfind("attempt-", 0) == 0 &&
+                !done.count(e.path().lexically_normal()))
+                out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace cuopt

@@ -1,0 +1,64 @@
+#pragma once
+/// `optimize --resume RUN_DIR`, the run folder's side: what run.json recorded (a folder that
+/// holds no run, or a run that finished, is refused), whether what goes in now is what went in
+/// then (the sha256 of the manifest, the kernels, the inputs and the harness; the settings of
+/// record; the proposer), the attempts and candidates the run left (history.json,
+/// candidates/iter-NN/candidates.json, each attempt's kernel.cu and response.json), and the
+/// attempt folders that were in flight when it stopped. Every refusal is a run_failure with
+/// exit code resume_refused and one line that names what.
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "orchestrator/artifacts/run_artifacts.hpp"
+#include "orchestrator/commands/optimizer_options.hpp"
+#include "orchestrator/search/search_record.hpp"
+
+namespace cuopt {
+
+/// What run.json recorded that a resume needs.
+struct recorded_run {
+    std::filesystem::path run;  // the run folder
+    std::vector<std::string> command_line;
+    std::string working_directory;
+    std::string started_utc;
+    double wall_s = 0;  // the sessions before, up to their last attempt
+    std::string proposer;
+    std::map<std::string, std::string> sha256;
+    std::map<std::string, std::string> settings;  // each value as compact JSON
+    std::vector<resume_entry> resumes;
+};
+
+/// RUN/run.json. Refuses a folder without one (not a run folder), a malformed one, one from
+/// before --resume existed (no working_directory), and a run that finished (only one that was
+/// interrupted, or stopped before it could say why, goes on).
+recorded_run read_recorded_run(const std::filesystem::path& run);
+
+/// Settings that may differ on a resume: they change how the run is carried out, not what it
+/// finds (--isolation, --devices and the first of them, --compile-threads).
+extern const std::set<std::string> k_settings_free_on_resume;
+
+/// Refuses the resume when a hash in `now` differs from the recorded one (the file and the
+/// field named), a setting of record differs, or the proposer is another.
+void check_unchanged(const recorded_run& then, const run_info& now, const optimizer_options& o);
+
+/// The sha256 a run records before its oracle is made, computed now without touching the run
+/// folder: manifest, initial, harness, reference, holdout and every file input.
+std::map<std::string, std::string> hashes_before_oracle(const optimizer_options& o,
+                                                        const manifest& m,
+                                                        const candidate& initial);
+
+/// The attempts and candidates the run left, each attempt with its whole candidate (source and
+/// launches from its candidates.json, the source checked against history.json's sha256), its
+/// samples, timer and GPU monitor from its response.json. `initial` is iteration 0's.
+search_record read_search_record(const std::filesystem::path& run, const manifest& m,
+                                 const candidate& initial);
+
+/// The attempt folders without an entry in history.json: those under way when the run stopped.
+std::vector<std::filesystem::path> in_flight_folders(const std::filesystem::path& run,
+                                                     const search_record& record);
+
+}  // namespace cuopt
