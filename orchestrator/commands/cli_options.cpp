@@ -209,7 +209,7 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
                     "GPUs that measure a batch at once, one measurement per GPU at a time (0,1); "
                     "the first becomes --device")
         ->type_name("LIST")
-        ->check(CLI::Validator([](std::string& v) { return device_list_problem(v); }, "LIST"))
+        ->check(CLI::Validator([](std::string& v) { return device_list_problem(v); }, ""))
         ->each([&o](const std::string& v) { o.device = parse_device_list(v).front(); });
     app->add_option("--harness", o.harness, "cuda-harness binary (default: beside cuda-optimizer)")
         ->type_name("FILE");
