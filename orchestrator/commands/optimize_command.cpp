@@ -33,12 +33,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+std::unique_ptr<process_runner> make_runner(const optimizer_options& o) {
+    if (o.isolation == harness_isolation::process) return make_child_process_runner();
+    return harness_workers::make(o.harness, make_child_process_runner());
+}
+
 /// Everything the phases build, in the order they build it.
 struct run_context {
     explicit run_context(const optimizer_options& options) : o(options) {}
     const optimizer_options& o;
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-    std::unique_ptr<process_runner> runner = make_child_process_runner();
+    std::unique_ptr<process_runner> runner = make_runner(o);
     run_info info;
     model_config model;
     proposer_kind kind = proposer_kind::autotune;
@@ -252,6 +257,7 @@ void open_run(run_context& c) {
                        {"min_gain", o.search.min_gain},
                        {"max_repairs", std::int64_t{o.search.max_repairs}},
                        {"timeout_s", o.timeout_s},
+                       {"isolation", std::string(k_harness_isolations.name(o.isolation))},
                        {"seed", o.seed},
                        {"batch", std::int64_t{o.batch}},
                        {"device", std::int64_t{es.device}},
@@ -384,7 +390,12 @@ std::optional<oracle_files> oracle_for(const run_context& c, const attempt_evalu
 
 // The gates on the winner; it may move the best to a candidate that passes them.
 evidence_report evidence(run_context& c, search_outcome& outcome) {
-    evidence_inputs in(*c.evaluator, c.oracle);
+    // The winner's evidence runs each in a fresh harness process, whatever --isolation says:
+    // a few seconds more, and run-to-run differences (a race) come from separate processes.
+    evaluator_settings own = c.evaluator->settings();
+    own.own_process = true;
+    const attempt_evaluator evaluator = c.evaluator->with(own);
+    evidence_inputs in(evaluator, c.oracle);
     if (c.holdout) {
         in.holdout = &*c.holdout;
         in.holdout_oracle = &c.holdout_oracle;
@@ -531,6 +542,20 @@ bool write_run_report(const run_context& c) {
     return false;
 }
 
+// run.json's harness_processes: the isolation and what the workers did.
+std::string harness_processes_json(const run_context& c) {
+    std::string json =
+        std::string("{\"isolation\": \"") + k_harness_isolations.name(c.o.isolation) + "\"";
+    if (const auto* workers = dynamic_cast<const harness_workers*>(c.runner.get())) {
+        const worker_stats s = workers->stats();
+        json += ", \"workers_started\": " + std::to_string(s.started) +
+                ", \"worker_requests\": " + std::to_string(s.requests) +
+                ", \"workers_replaced\": " + std::to_string(s.replaced) +
+                ", \"one_shot_runs\": " + std::to_string(s.one_shot);
+    }
+    return json + "}";
+}
+
 // Summary, best, heatmap, run record and report; the exit code the outcome calls for.
 int finish(run_context& c, const search_outcome& outcome, const evidence_report& ev) {
     const manifest& m = *c.contract;
@@ -545,6 +570,7 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     }
     c.info.finished_utc = utc_now();
     c.info.wall_s = seconds_since(c.started);
+    c.info.harness_processes_json = harness_processes_json(c);
     write_file_atomic(c.run / "run.json", run_json(c.info, outcome));
     const bool reported = write_run_report(c);
     if (!c.o.quiet)

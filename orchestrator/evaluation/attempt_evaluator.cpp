@@ -273,8 +273,8 @@ std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& f
                              response.string(), "--quiet"});
     if (!m_settings.cache_dir.empty())
         argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});
-    const process_result p =
-        m_runner.run(argv, m_settings.timeout, run_purpose{m_settings.device, trusted});
+    const process_result p = m_runner.run(
+        argv, m_settings.timeout, run_purpose{m_settings.device, trusted, m_settings.own_process});
     r.harness_exit_code = p.exit_code;
     r.harness_signal = p.signal;
     r.harness_wall_ms = p.wall_ms;

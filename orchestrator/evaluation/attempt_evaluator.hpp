@@ -112,6 +112,8 @@ struct evaluator_settings {
     std::map<std::string, double> floors_ms;
     /// A prefix for the harness's command line (compute-sanitizer and its flags).
     std::vector<std::string> wrapper;
+    /// Every harness run in a process of its own, even where workers serve the search.
+    bool own_process = false;
 };
 
 class attempt_evaluator {

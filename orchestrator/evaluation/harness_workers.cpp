@@ -260,13 +260,14 @@ class workers_runner final : public harness_workers {
     }
 
     process_result run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                       const run_purpose& context) override {
-        const std::optional<harness_run> parsed = parse_run(argv, m_harness);
+                       const run_purpose& purpose) override {
+        const std::optional<harness_run> parsed =
+            purpose.own_process ? std::nullopt : parse_run(argv, m_harness);
         if (!parsed) {
             count(&worker_stats::one_shot);
-            return m_fallback->run(argv, timeout, context);
+            return m_fallback->run(argv, timeout, purpose);
         }
-        slot& s = slot_for(context, parsed->flags);
+        slot& s = slot_for(purpose, parsed->flags);
         std::lock_guard<std::mutex> hold(s.busy);  // one request per worker at a time
         if (!s.worker || s.worker->gone()) {
             std::vector<std::string> cmd = {m_harness, "--worker"};

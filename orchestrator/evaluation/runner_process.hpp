@@ -29,6 +29,9 @@ struct process_result {
 struct run_purpose {
     int device = 0;
     bool trusted = false;
+    /// A fresh process even where workers serve the rest (the winner's evidence: run-to-run
+    /// differences such as a race's must come from separate processes, as they would in use).
+    bool own_process = false;
 };
 
 class process_runner {
