@@ -16,7 +16,9 @@ run.json: preflight, the reference, the vendor library and the search). The targ
 search figure; the end-to-end figure is beside it. Each run also gives its best, its verdicts by
 label (the two sides of a comparison should agree), what compile-ahead did (attempts compiled
 ahead, the GPU's median wait for one), the devices that measured and run.json's
-harness_processes. --dry-run prints every command and runs nothing (no GPU needed).
+harness_processes. The JSON is rewritten after every run (a run cut off loses only itself);
+--budget-s starts no run that would end past a time limit. --dry-run prints every command and
+runs nothing (no GPU needed).
 With --harness build/tests/fake-harness (and FAKE_SLEEP_MS set) it runs on a CPU, to try it.
 """
 import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
@@ -113,13 +115,34 @@ def run_once(a, label, cmd, work):
 
 # ---------------------------------------------------------------- a comparison of two settings
 
-def compare(a, name, sides, work, target):
-    """sides: [(label, command), (label, command)], the first the faster one expected; alternating."""
+def out_of_time(a, longest_s):
+    """True when the next run (as long as the longest so far, and a tenth) would pass --budget-s."""
+    return bool(a.budget_s) and time.perf_counter() - a.started + 1.1 * longest_s > a.budget_s
+
+
+def compare(a, name, sides, work, target, save):
+    """sides: [(label, command), (label, command)], the first the faster one expected; alternating.
+    save(partial) is called after every run, so a run cut off leaves what came before it."""
     runs = {label: [] for label, _ in sides}
+    longest, stopped = 0.0, None
     for i in range(a.runs):
         order = sides if i % 2 == 0 else list(reversed(sides))
         for label, cmd in order:
+            if out_of_time(a, longest):
+                stopped = f"--budget-s {a.budget_s}: stopped before run {i + 1} of {label}"
+                break
             runs[label].append(run_once(a, label, cmd, work))
+            longest = max(longest, runs[label][-1]["process_wall_s"])
+            save({"partial": True, "runs": runs})
+        if stopped:
+            log(f"  {stopped}")
+            break
+    result = summarise(sides, runs, target)
+    result["stopped"] = stopped
+    return result
+
+
+def summarise(sides, runs, target):
     (fast, _), (slow, _) = sides
     per_side = {label: {"search_attempts_per_minute": median([r["search_attempts_per_minute"] for r in rs]),
                         "end_to_end_attempts_per_minute": median([r["end_to_end_attempts_per_minute"] for r in rs]),
@@ -129,11 +152,11 @@ def compare(a, name, sides, work, target):
              if f["search_attempts_per_minute"] and s["search_attempts_per_minute"] else None)
     e2e = (f["end_to_end_attempts_per_minute"] / s["end_to_end_attempts_per_minute"]
            if f["end_to_end_attempts_per_minute"] and s["end_to_end_attempts_per_minute"] else None)
-    same = [runs[fast][i]["verdicts"] == runs[slow][i]["verdicts"] for i in range(a.runs)]
+    pairs = range(min(len(runs[fast]), len(runs[slow])))
     return {"sides": per_side, "ratio": ratio, "end_to_end_ratio": e2e, "target": target,
             "meets_target": None if ratio is None else ratio >= target,
-            "same_verdicts_by_run": same,
-            "same_best_by_run": [runs[fast][i]["best"] == runs[slow][i]["best"] for i in range(a.runs)]}
+            "same_verdicts_by_run": [runs[fast][i]["verdicts"] == runs[slow][i]["verdicts"] for i in pairs],
+            "same_best_by_run": [runs[fast][i]["best"] == runs[slow][i]["best"] for i in pairs]}
 
 
 def pilot_plan(a):
@@ -215,6 +238,9 @@ def main():
     ap.add_argument("--extra", action="append", default=[],
                     help="one more optimize argument for every run (repeat: --extra=--compile-threads --extra=4)")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per optimize run (default 1800)")
+    ap.add_argument("--budget-s", type=float, default=0,
+                    help="start no run that would end past this many seconds from the start, judged by "
+                         "the longest run so far (a device lease's limit); 0: no limit")
     ap.add_argument("--keep", action="store_true", help="keep the run folders (printed) instead of removing them")
     ap.add_argument("--dry-run", action="store_true", help="print every command; run nothing (no GPU)")
     a = ap.parse_args()
@@ -237,6 +263,7 @@ def main():
 
     if not os.path.exists(a.optimizer):
         subprocess.run([os.path.join(ROOT, "tools", "setup.sh")], check=True)
+    a.started = time.perf_counter()
     work = tempfile.mkdtemp(prefix="throughput-bench-")
     result = {"schema_version": 1, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "config": {"runs": a.runs, "optimizer": a.optimizer, "harness": a.harness, "extra": a.extra,
@@ -245,11 +272,18 @@ def main():
     if smi:
         result["gpus"] = subprocess.run([smi, "-L"], capture_output=True, text=True).stdout.strip().splitlines()
     t_start = time.perf_counter()
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+
+    def save(name, partial):  # the JSON so far, after every run: a run cut off loses only itself
+        result[name] = partial
+        with open(a.out, "w") as f:
+            json.dump(result, f, indent=2)
+
     for name, sides, target in plans:
         log(f"== {name}: {sides[0][0]} vs {sides[1][0]}, {a.runs} runs each")
         try:
             problem = second_gpu_problem(a) if name == "sweep" else ""
-            result[name] = problem or compare(a, name, sides, work, target)
+            result[name] = problem or compare(a, name, sides, work, target, lambda p, n=name: save(n, p))
             if problem:
                 log(f"  skipped: {problem}")
         except Exception as e:  # one broken comparison must not lose the other
@@ -257,7 +291,6 @@ def main():
             log(f"  ERROR {result[name]}")
     result["summary"] = summary_rows(result)
     result["elapsed_s"] = round(time.perf_counter() - t_start, 1)
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump(result, f, indent=2)
     print_table(result)
