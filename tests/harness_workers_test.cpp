@@ -248,9 +248,10 @@ TEST_CASE(
         << tried << ")");
 }
 
-TEST_CASE("on a GPU the pilot gives the same verdicts with workers as with a process per run, "
-          "and the same label's medians within a few percent",
-          "[gpu][worker]") {
+TEST_CASE(
+    "on a GPU the pilot gives the same verdicts with workers as with a process per run, "
+    "and the same label's medians within a few percent",
+    "[gpu][worker]") {
     REQUIRE_GPU_OR_SKIP();
     std::map<std::string, std::pair<std::string, double>> by_mode[2];
     const char* modes[] = {"worker", "process"};

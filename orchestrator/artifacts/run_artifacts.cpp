@@ -359,6 +359,9 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     rapidjson::Document model;
     try_parse_json(model, info.model_json);
     doc.AddMember("model", model.IsNull() ? Value() : Value(model, a), a);
+    rapidjson::Document processes;
+    try_parse_json(processes, info.harness_processes_json);
+    doc.AddMember("harness_processes", processes.IsNull() ? Value() : Value(processes, a), a);
     return to_pretty_json(doc);
 }
 

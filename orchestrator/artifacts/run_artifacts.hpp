@@ -52,6 +52,8 @@ struct run_info {
     int launches_per_measured_case = 111;  // 1 + warm-up + timed: for the GPU-busy estimate
     std::string model_json = "null";       // the model proposer's usage block, when one ran
     std::vector<resume_entry> resumes;     // every --resume of the run, in order
+    /// How the harness ran: {"isolation": "worker"|"process", workers started, requests, ...}.
+    std::string harness_processes_json = "null";
 };
 
 std::string history_json(const search_outcome& outcome, const std::filesystem::path& run);

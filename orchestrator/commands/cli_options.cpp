@@ -140,6 +140,10 @@ static void define_timing_options(CLI::App* app, optimizer_options& o) {
                         std::to_string(k_adaptive_iterations_cap) + " unless given)")
         ->capture_default_str()
         ->check(CLI::Range(1, 100000));
+    add_choice(app, "--isolation", o.isolation, k_harness_isolations,
+               "worker: persistent cuda-harness --worker processes (one per device, the "
+               "reference apart from candidates, replaced after a crash, hang or sticky error); "
+               "process: a fresh harness process per run");
     add_choice(app, "--timing-mode", o.timing.mode, k_timing_modes,
                "fixed: --iterations timed launches; adaptive: stop once --min-samples, "
                "--min-time-ms and --target-rse are met");

@@ -9,6 +9,7 @@
 #include "common/request.hpp"
 #include "orchestrator/artifacts/cost_sheet.hpp"
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
+#include "orchestrator/evaluation/harness_workers.hpp"
 #include "orchestrator/model/docs_library.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 #include "orchestrator/search/search_loop.hpp"
@@ -35,6 +36,8 @@ struct optimizer_options {
     bool no_compile_ahead = false;  // every run compiles its own kernel
     std::string harness;            // cuda-harness binary (default: beside cuda-optimizer)
     double timeout_s = k_default_harness_timeout_s;  // wall-clock limit per harness run
+    /// worker: persistent cuda-harness --worker processes; process: one process per run
+    harness_isolation isolation = harness_isolation::worker;
     double profile_timeout_s =
         300;                 // wall-clock limit per ncu profile (it replays the kernel per pass)
     std::uint64_t seed = 1;  // autotune's sampling seed
