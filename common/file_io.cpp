@@ -1,5 +1,6 @@
 #include "file_io.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,7 +31,22 @@ std::vector<unsigned char> read_binary_file(const fs::path& path) {
     return {text.begin(), text.end()};
 }
 
-void write_file_atomic(const fs::path& path, const void* data, std::size_t size) {
+namespace {
+
+// fsyncs the folder `dir` so a rename in it is on disk.
+void sync_folder(const fs::path& dir, const fs::path& file) {
+    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        throw file_write_error(file.string() + ": cannot open its folder to sync (" +
+                               std::strerror(errno) + ")");
+    const bool ok = ::fsync(fd) == 0;
+    const int why = errno;
+    ::close(fd);
+    if (!ok)
+        throw file_write_error(file.string() + ": folder sync failed (" + std::strerror(why) + ")");
+}
+
+void write_file(const fs::path& path, const void* data, std::size_t size, bool durable) {
     if (path.has_parent_path()) {
         std::error_code ec;
         fs::create_directories(path.parent_path(), ec);
@@ -42,7 +58,8 @@ void write_file_atomic(const fs::path& path, const void* data, std::size_t size)
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
     if (!f)
         throw file_write_error(path.string() + ": cannot create (" + std::strerror(errno) + ")");
-    const bool ok = std::fwrite(data, 1, size, f) == size && std::fflush(f) == 0;
+    const bool ok = std::fwrite(data, 1, size, f) == size && std::fflush(f) == 0 &&
+                    (!durable || ::fsync(::fileno(f)) == 0);
     const int write_errno = errno;
     const bool closed = std::fclose(f) == 0;
     if (!ok || !closed) {
@@ -59,6 +76,17 @@ void write_file_atomic(const fs::path& path, const void* data, std::size_t size)
         fs::remove(tmp, ec);
         throw file_write_error(path.string() + ": cannot replace (" + why + ")");
     }
+    if (durable) sync_folder(path.parent_path(), path);
+}
+
+}  // namespace
+
+void write_file_atomic(const fs::path& path, const void* data, std::size_t size) {
+    write_file(path, data, size, false);
+}
+
+void write_file_durable(const fs::path& path, const void* data, std::size_t size) {
+    write_file(path, data, size, true);
 }
 
 fs::path resolve_inside(const fs::path& base, const std::string& relative) {

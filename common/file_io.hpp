@@ -28,6 +28,15 @@ inline void write_file_atomic(const std::filesystem::path& path, std::string_vie
     write_file_atomic(path, text.data(), text.size());
 }
 
+/// write_file_atomic that also survives a power loss: the temp file is fsynced before the
+/// rename and the folder after it, so the file is the old one or the new one, whole, once this
+/// returns. For the run's records (history.json, run.json, candidates.json, summary.json);
+/// slower, so not for the harness's large output files. Throws file_write_error.
+void write_file_durable(const std::filesystem::path& path, const void* data, std::size_t size);
+inline void write_file_durable(const std::filesystem::path& path, std::string_view text) {
+    write_file_durable(path, text.data(), text.size());
+}
+
 /// Hard-links `from` at `to` (replacing it), or copies it where a link cannot be made
 /// (another file system). Creates parent folders.
 void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to);

@@ -141,7 +141,7 @@ fs::path candidates_file(const fs::path& run, int iteration) {
 void write_candidates_file(const fs::path& run, int iteration, const iteration_record& record) {
     const fs::path file = candidates_file(run, iteration);
     fs::create_directories(file.parent_path());
-    write_file_atomic(file, candidates_json(iteration, record));
+    write_file_durable(file, candidates_json(iteration, record));
 }
 
 std::map<int, iteration_record> read_candidates_files(const fs::path& run, const manifest& m) {

@@ -198,7 +198,7 @@ void record_economics(const report_economics& e, run_info& info) {
 // run.json while the run is under way (no stop reason yet): what --resume reads back.
 void write_progress(run_context& c, const search_outcome& so_far) {
     c.info.wall_s = seconds_since(c.started);
-    write_file_atomic(c.run / "run.json", run_json(c.info, so_far));
+    write_file_durable(c.run / "run.json", run_json(c.info, so_far));
 }
 
 // --resume: the run's record against what goes in now (refused at the first difference, before
@@ -513,7 +513,7 @@ search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
     for (const auto& [name, f] : c.floors) ss.floors_ms[name] = f.floor_ms;
     auto on_attempt = [&c, printed = c.record ? c.record->history.size() : std::size_t{0}](
                           const attempt_result& r, const search_outcome& out) mutable {
-        write_file_atomic(c.run / "history.json", history_json(out, c.run));
+        write_file_durable(c.run / "history.json", history_json(out, c.run));
         write_progress(c, out);
         if (out.history.size() <= printed) return;  // the same attempt again: the stop changed
         printed = out.history.size();
@@ -561,8 +561,8 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     const manifest& m = *c.contract;
     write_best(c.run, outcome, m, *c.evaluator);
     if (c.client) c.info.model_json = model_usage_json(*c.client, c.model.prices);
-    write_file_atomic(c.run / "summary.json",
-                      summary_json(outcome, m, c.oracle, c.run, c.info.model_json, &ev));
+    write_file_durable(c.run / "summary.json",
+                       summary_json(outcome, m, c.oracle, c.run, c.info.model_json, &ev));
     try {
         write_heatmap(make_heatmap_data(outcome, m), c.run);
     } catch (const std::exception& e) {
@@ -571,7 +571,7 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     c.info.finished_utc = utc_now();
     c.info.wall_s = seconds_since(c.started);
     c.info.harness_processes_json = harness_processes_json(c);
-    write_file_atomic(c.run / "run.json", run_json(c.info, outcome));
+    write_file_durable(c.run / "run.json", run_json(c.info, outcome));
     const bool reported = write_run_report(c);
     if (!c.o.quiet)
         std::cerr << closing_table(outcome, m, ev.vendor.median_ms)
@@ -632,7 +632,7 @@ void record_failure(run_context& c, const std::string& why) {
     c.info.finished_utc = utc_now();
     c.info.wall_s = seconds_since(c.started);
     try {
-        write_file_atomic(c.run / "run.json", run_json(c.info, failed));
+        write_file_durable(c.run / "run.json", run_json(c.info, failed));
     } catch (const std::exception&) {
         return;
     }
