@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
                          "REQUEST.json and no --response on the command line\n";
             return to_int(exit_code::usage);
         }
-        const int code = cuopt::serve_worker(options, std::cin, std::cout);
+        const int code = cuopt::serve_worker_on_stdio(options);
         std::cout.flush();
         std::fflush(nullptr);
         std::_Exit(code);

@@ -1,10 +1,15 @@
 #include "harness/worker_loop.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <istream>
 #include <ostream>
 
@@ -68,8 +73,10 @@ std::string reply_line(const harness_options& o, const served_request& s, long l
 }  // namespace
 
 bool worker_must_exit(exit_code code) {
+    // A failed case may leave launches queued or the stream held: a fresh process is cheaper
+    // than proving the next request cannot meet them.
     return code == exit_code::context_lost || code == exit_code::internal_error ||
-           code == exit_code::no_driver;
+           code == exit_code::no_driver || code == exit_code::case_failed;
 }
 
 served_request serve_request(const harness_options& o) {
@@ -122,6 +129,25 @@ int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
         if (worker_must_exit(s.code)) return to_int(s.code);
     }
     return 0;
+}
+
+int serve_worker_on_stdio(const harness_options& o,
+                          const std::function<served_request(const harness_options&)>& serve) {
+    // Replies get stdout's pipe to themselves; fd 1 becomes stderr, so a kernel's printf or a
+    // library's chatter can never be read as (or glued onto) a reply.
+    std::cout.flush();
+    const int replies_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (replies_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        std::perror("cuda-harness --worker: cannot set up its reply channel");
+        return to_int(exit_code::internal_error);
+    }
+    std::ofstream replies("/proc/self/fd/" + std::to_string(replies_fd));
+    ::close(replies_fd);
+    if (!replies) {
+        std::perror("cuda-harness --worker: cannot open its reply channel");
+        return to_int(exit_code::internal_error);
+    }
+    return serve_worker(o, std::cin, replies, serve);
 }
 
 }  // namespace cuopt

@@ -4,7 +4,8 @@
 /// line names a request (a path, or {"request": PATH, "response": PATH}); the worker writes
 /// the response file exactly as a one-shot harness would and answers with one JSON line on
 /// stdout. Freed device memory is zeroed. After a reply whose exit code leaves the process
-/// untrustworthy (a sticky CUDA error, an internal error) the worker exits with that code,
+/// untrustworthy (a sticky CUDA error, a failed case, an internal error) the worker exits with
+/// that code,
 /// so its next request starts in a fresh process; end of input ends it with 0.
 
 #include <functional>
@@ -33,6 +34,12 @@ served_request serve_request(const harness_options& o);
 /// Returns the process's exit code.
 int serve_worker(
     const harness_options& o, std::istream& in, std::ostream& out,
+    const std::function<served_request(const harness_options&)>& serve = serve_request);
+
+/// serve_worker on stdin, its replies on what was stdout, with fd 1 pointed at stderr first:
+/// a kernel's printf (flushed to fd 1) can never be taken for a reply.
+int serve_worker_on_stdio(
+    const harness_options& o,
     const std::function<served_request(const harness_options&)>& serve = serve_request);
 
 /// Whether a worker must exit after answering a request that ended with `code`.

@@ -428,7 +428,7 @@ int serve_as_worker() {
     g_worker = true;
     harness_options o;
     o.quiet = true;
-    return serve_worker(o, std::cin, std::cout, [](const harness_options& one) {
+    return serve_worker_on_stdio(o, [](const harness_options& one) {
         served_request s;
         s.code = static_cast<exit_code>(serve_one(one.request, response_path(one).string(), false));
         s.status = "fake";

@@ -88,18 +88,22 @@ class worker_process {
         return m_gone;
     }
 
-    /// Sends one request and waits for its reply line, the worker's end or the deadline.
-    process_result serve(const std::string& line, std::chrono::milliseconds timeout) {
+    /// Sends one request and waits for its reply line, the worker's end or the deadline;
+    /// nullopt when the request could not even be written (the worker had already gone, so
+    /// its end is not this request's doing).
+    std::optional<process_result> serve(const harness_run& run, std::chrono::milliseconds timeout) {
         const auto start = clock_type::now();
         process_result r;
         boost::system::error_code ec;
-        boost::asio::write(m_in, boost::asio::buffer(line), ec);
-        std::optional<std::string> reply;
-        if (!ec) reply = read_reply(start + timeout);
-        if (reply) {
-            fill_from_reply(*reply, r);
+        boost::asio::write(m_in, boost::asio::buffer(request_line(run)), ec);
+        if (ec) {
+            end(std::chrono::milliseconds(0));
+            return std::nullopt;
+        }
+        if (const std::optional<std::string> reply = read_reply(start + timeout)) {
+            fill_from_reply(*reply, run.request, r);
         } else {
-            r.timed_out = !m_out_eof && !ec;
+            r.timed_out = !m_out_eof;
             end(std::chrono::milliseconds(0));  // killed on timeout; reaped after its crash
             fill_from_status(r);
         }
@@ -146,21 +150,29 @@ class worker_process {
         }
     }
 
-    void fill_from_reply(const std::string& line, process_result& r) {
+    // A reply must be readable and answer the request just sent; anything else ends the
+    // worker (its replies can no longer be matched to requests) and fails this run.
+    void fill_from_reply(const std::string& line, const std::string& request, process_result& r) {
         r.stdout_text = line;
         rapidjson::Document doc;
-        if (!try_parse_json(doc, line).empty() || !doc.IsObject() || !doc.HasMember("exit_code") ||
-            !doc["exit_code"].IsInt()) {
+        const bool readable = try_parse_json(doc, line).empty() && doc.IsObject() &&
+                              doc.HasMember("exit_code") && doc["exit_code"].IsInt() &&
+                              doc.HasMember("request") && doc["request"].IsString();
+        if (!readable || request != doc["request"].GetString()) {
             r.exit_code = 70;
             r.stderr_text =
-                "cuda-harness --worker answered with an unreadable line: " + line + "\n";
+                "cuda-harness --worker answered " +
+                std::string(readable ? "for another request" : "with an unreadable line") +
+                " (expected " + request + "): " + line + "\n";
+            end(std::chrono::milliseconds(0));
             return;
         }
         r.exit_code = doc["exit_code"].GetInt();
         if (doc.HasMember("messages") && doc["messages"].IsString())
             r.stderr_text = doc["messages"].GetString();
-        // A worker that must exit after this reply does so now; it is replaced next time.
-        if (r.exit_code == 13 || r.exit_code == 14 || r.exit_code == 70)
+        // A worker that must exit after this reply (harness/worker_loop: a failed case, a sticky
+        // error, no driver, an internal error) does so now; it is replaced next time.
+        if (r.exit_code == 12 || r.exit_code == 13 || r.exit_code == 14 || r.exit_code == 70)
             end(std::chrono::milliseconds(2000));
     }
 
@@ -269,26 +281,25 @@ class workers_runner final : public harness_workers {
         }
         slot& s = slot_for(purpose, parsed->flags);
         std::lock_guard<std::mutex> hold(s.busy);  // one request per worker at a time
-        if (!s.worker || s.worker->gone()) {
-            std::vector<std::string> cmd = {m_harness, "--worker"};
-            cmd.insert(cmd.end(), parsed->flags.begin(), parsed->flags.end());
-            try {
-                s.worker = m_spawner.spawn(cmd);
-            } catch (const std::exception& e) {
-                process_result r;
-                r.failed_to_start = true;
-                r.stderr_text = "cannot start " + m_harness + " --worker: " + e.what();
-                return r;
+        for (int tries = 0;; ++tries) {
+            if (!s.worker || s.worker->gone()) {
+                if (std::optional<process_result> failed = start_worker(s, parsed->flags))
+                    return *failed;
             }
-            count(&worker_stats::started);
+            std::optional<process_result> r = s.worker->serve(*parsed, timeout);
+            if (s.worker->gone()) {
+                s.worker.reset();
+                count(&worker_stats::replaced);
+            }
+            if (r || tries == 1) {
+                count(&worker_stats::requests);
+                if (r) return *r;
+                process_result lost;
+                lost.failed_to_start = true;
+                lost.stderr_text = "cuda-harness --worker ended before it read the request, twice";
+                return lost;
+            }
         }
-        process_result r = s.worker->serve(request_line(*parsed), timeout);
-        count(&worker_stats::requests);
-        if (s.worker->gone()) {
-            s.worker.reset();
-            count(&worker_stats::replaced);
-        }
-        return r;
     }
 
     worker_stats stats() const override {
@@ -301,6 +312,22 @@ class workers_runner final : public harness_workers {
         std::mutex busy;
         std::unique_ptr<worker_process> worker;
     };
+
+    // A fresh worker in the slot; nullopt, or the run's result when it cannot start.
+    std::optional<process_result> start_worker(slot& s, const std::vector<std::string>& flags) {
+        std::vector<std::string> cmd = {m_harness, "--worker"};
+        cmd.insert(cmd.end(), flags.begin(), flags.end());
+        try {
+            s.worker = m_spawner.spawn(cmd);
+        } catch (const std::exception& e) {
+            process_result r;
+            r.failed_to_start = true;
+            r.stderr_text = "cannot start " + m_harness + " --worker: " + e.what();
+            return r;
+        }
+        count(&worker_stats::started);
+        return std::nullopt;
+    }
     using key = std::tuple<int, bool, std::vector<std::string>>;
 
     slot& slot_for(const run_purpose& c, const std::vector<std::string>& flags) {
