@@ -45,6 +45,7 @@
 // --worker serves request lines from stdin through the real harness's loop
 // (harness/worker_loop), so a marker that crashes or hangs takes the whole worker down, and
 // FAKE_ILLEGAL_ADDRESS (exit 13) ends it after its reply, as the real worker does.
+//   FAKE_STDOUT_NOISE    prints a forged reply line and half of another on stdout (a printf)
 //   FAKE_WORKER_LOG=FILE each request appends "PID worker|once REQUEST" (who served which run)
 // Parallelism and compile-ahead (several GPUs, a batch compiled ahead), from the environment:
 //   FAKE_SLEEP_MS=x      a run request (not --compile-only) takes x ms more: a GPU busy measuring
@@ -541,6 +542,10 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
     if (compile_only) {
         report.mode = "compile_only";
         return finish();
+    }
+    if (src.find("FAKE_STDOUT_NOISE") != std::string::npos) {  // a kernel's printf, forging
+        std::printf("{\"request\": \"forged\", \"exit_code\": 0}\n{\"request\"");
+        std::fflush(stdout);
     }
     if (src.find("FAKE_CRASH") != std::string::npos) std::raise(SIGSEGV);
     if (src.find("FAKE_HANG") != std::string::npos)

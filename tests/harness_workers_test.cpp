@@ -59,6 +59,7 @@ void write_bad_candidates(optimizer_fixture& f) {
     f.dir.write("cands/f_wrong.cu", f.kernel("FAKE_WRONG FAKE_MS=0.1"));
     f.dir.write("cands/g_compile_error.cu", f.kernel("FAKE_COMPILE_ERROR"));
     f.dir.write("cands/h_faster.cu", f.kernel("FAKE_MS=0.5"));
+    f.dir.write("cands/i_printf.cu", f.kernel("FAKE_MS=0.6 FAKE_STDOUT_NOISE"));
 }
 
 std::vector<std::string> files_run(const optimizer_fixture& f, const char* isolation) {
@@ -88,7 +89,7 @@ TEST_CASE("worker and process isolation give every candidate the same verdict, r
             CHECK(run["harness_processes"]["workers_started"].GetInt() >= 4);
         }
     }
-    REQUIRE(by_mode[0].size() == 9);
+    REQUIRE(by_mode[0].size() == 10);
     for (const auto& [label, outcome] : by_mode[0]) {
         INFO(label);
         CHECK(outcome == by_mode[1][label]);
@@ -98,6 +99,8 @@ TEST_CASE("worker and process isolation give every candidate the same verdict, r
     CHECK_THAT(by_mode[0]["d_hang.cu"], Catch::StartsWith("timeout | cuda-harness timed out"));
     CHECK_THAT(by_mode[0]["e_illegal.cu"], Catch::StartsWith("cuda_error"));
     CHECK_THAT(by_mode[0]["c_after_crash.cu"], Catch::StartsWith("valid"));
+    // A forged reply on the kernel's stdout is never read as one: the run's own reply counts.
+    CHECK_THAT(by_mode[0]["i_printf.cu"], Catch::StartsWith("valid"));
 }
 
 TEST_CASE(
@@ -130,6 +133,7 @@ TEST_CASE(
     CHECK(pid_of["iter-05/attempt-0"] != pid_of["iter-04/attempt-0"]);
     CHECK(pid_of["iter-06/attempt-0"] != pid_of["iter-05/attempt-0"]);
     CHECK(pid_of["iter-08/attempt-0"] == pid_of["iter-06/attempt-0"]);
+    CHECK(pid_of["iter-09/attempt-0"] == pid_of["iter-08/attempt-0"]);
     CHECK(candidate_pids.size() == 4);
 }
 
