@@ -348,3 +348,52 @@ TEST_CASE("a resume is refused with the file and the field that changed", "[resu
     changed.proposer = proposer_kind::llm;
     CHECK_THAT(refusal(changed), Catch::Contains("its proposer was autotune and would be llm"));
 }
+
+TEST_CASE("a resume is refused when a hashed file was added to the run or taken out of it",
+          "[resume]") {
+    recorded_run then;
+    then.run = "/tmp/run-008";
+    then.proposer = "autotune";
+    then.sha256 = {{"manifest", std::string(64, 'a')},
+                   {"holdout", std::string(64, 'h')},
+                   {"inputs/gen.bin", std::string(64, 'g')}};
+    run_info now;
+    now.proposer = proposer_kind::autotune;
+    now.sha256 = then.sha256;
+    optimizer_options o;
+    o.reference = "ref.cu";
+    auto refusal = [&](const run_info& n, hash_stage stage) {
+        try {
+            check_unchanged(then, n, o, stage);
+        } catch (const run_failure& f) {
+            CHECK(f.code() == exit_code::resume_refused);
+            return std::string(f.what());
+        }
+        return std::string("not refused");
+    };
+    run_info changed = now;
+    changed.sha256["reference"] = std::string(64, 'r');  // a reference added to the config
+    for (hash_stage s : {hash_stage::before_oracle, hash_stage::after_oracle})
+        CHECK_THAT(refusal(changed, s),
+                   Catch::Contains("the reference kernel ref.cu is part of the run now and was "
+                                   "not when it began (run.json has no sha256.reference"));
+    changed = now;
+    changed.sha256.erase("holdout");  // the holdout taken out
+    CHECK_THAT(refusal(changed, hash_stage::before_oracle),
+               Catch::Contains("run.json sha256.holdout (hhhhhhhhhhhh...) names a file the run "
+                               "had when it began and does not have now"));
+    CHECK(refusal(changed, hash_stage::after_oracle) == "not refused");  // hashed after this
+    changed = now;
+    changed.sha256.erase("inputs/gen.bin");  // generated inputs are hashed with the oracle
+    CHECK(refusal(changed, hash_stage::before_oracle) == "not refused");
+    CHECK_THAT(refusal(changed, hash_stage::after_oracle),
+               Catch::Contains("run.json sha256.inputs/gen.bin"));
+    run_info more = now;
+    more.sha256["inputs/new.bin"] = std::string(64, 'n');  // an input the run never had
+    CHECK_THAT(refusal(more, hash_stage::after_oracle), Catch::Contains("sha256.inputs/new.bin"));
+    then.sha256.erase("inputs/gen.bin");  // stopped before its oracle: no input recorded yet
+    CHECK(refusal(more, hash_stage::after_oracle) == "not refused");
+    then.sha256["reference"] = std::string(64, 'r');  // the reference taken out
+    CHECK_THAT(refusal(now, hash_stage::before_oracle),
+               Catch::Contains("run.json sha256.reference (rrrrrrrrrrrr...) names a file"));
+}

@@ -208,7 +208,7 @@ void reopen_run(run_context& c) {
     c.recorded = read_recorded_run(c.run);
     run_info now = c.info;
     now.sha256 = hashes_before_oracle(c.o, *c.contract, c.initial);
-    check_unchanged(*c.recorded, now, c.o);
+    check_unchanged(*c.recorded, now, c.o, hash_stage::before_oracle);
     c.record = read_search_record(c.run, *c.contract, c.initial);
     resume_entry entry{
         utc_now(), c.info.command_line, static_cast<int>(c.record->history.size()), {}};
@@ -253,6 +253,10 @@ void open_run(run_context& c) {
     c.info.sha256["manifest"] = sha256_file_hex(o.input_cases);
     c.info.sha256["initial"] = sha256_hex(c.initial.source);
     c.info.sha256["harness"] = sha256_file_hex(o.harness);
+    // On record from the first run.json, so a run killed before its oracle or holdout still
+    // says it had them: --resume holds the hashes against run.json both ways.
+    if (!o.reference.empty()) c.info.sha256["reference"] = sha256_hex(read_text_file(o.reference));
+    if (!o.holdout_cases.empty()) c.info.sha256["holdout"] = sha256_file_hex(o.holdout_cases);
     c.info.settings = {{"max_iterations", std::int64_t{o.search.max_iterations}},
                        {"min_gain", o.search.min_gain},
                        {"max_repairs", std::int64_t{o.search.max_repairs}},

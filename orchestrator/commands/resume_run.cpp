@@ -122,14 +122,46 @@ void check_settings(const recorded_run& then, const run_info& now) {
 
 }  // namespace
 
-void check_unchanged(const recorded_run& then, const run_info& now, const optimizer_options& o) {
+namespace {
+
+// A hash run.json has that `stage` does not compute yet (so its absence from `now` says nothing).
+bool not_hashed_yet(const std::string& key, hash_stage stage) {
+    if (stage == hash_stage::before_oracle) return key.rfind("inputs/", 0) == 0;
+    return key == "holdout";
+}
+
+void check_hashes(const recorded_run& then, const run_info& now, const optimizer_options& o,
+                  hash_stage stage) {
+    // A run stopped before its oracle was made recorded no input yet: it makes them now.
+    const bool inputs_recorded = std::any_of(then.sha256.begin(), then.sha256.end(), [](auto& h) {
+        return h.first.rfind("inputs/", 0) == 0;
+    });
     for (const auto& [key, hash] : now.sha256) {
         const auto it = then.sha256.find(key);
-        if (it != then.sha256.end() && it->second != hash)
+        if (it == then.sha256.end() && !inputs_recorded && key.rfind("inputs/", 0) == 0) continue;
+        if (it == then.sha256.end())
+            refuse(then.run, hashed_thing(key, o) +
+                                 " is part of the run now and was not when it "
+                                 "began (run.json has no sha256." +
+                                 key + "; was it added to the config?)");
+        if (it->second != hash)
             refuse(then.run,
                    hashed_thing(key, o) + " changed since the run began (run.json sha256." + key +
                        " " + it->second.substr(0, 12) + "..., now " + hash.substr(0, 12) + "...)");
     }
+    for (const auto& [key, hash] : then.sha256)
+        if (!now.sha256.count(key) && !not_hashed_yet(key, stage))
+            refuse(then.run, "run.json sha256." + key + " (" + hash.substr(0, 12) +
+                                 "...) names a file the run had when it began and does not have "
+                                 "now (was " +
+                                 key + " removed from the config?)");
+}
+
+}  // namespace
+
+void check_unchanged(const recorded_run& then, const run_info& now, const optimizer_options& o,
+                     hash_stage stage) {
+    check_hashes(then, now, o, stage);
     if (then.proposer != to_string(now.proposer))
         refuse(then.run, "its proposer was " + then.proposer + " and would be " +
                              to_string(now.proposer) +

@@ -41,9 +41,16 @@ recorded_run read_recorded_run(const std::filesystem::path& run);
 /// finds (--isolation, --devices and the first of them, --compile-threads).
 extern const std::set<std::string> k_settings_free_on_resume;
 
+/// Which of run.json's hashes `now` holds: those computed before the oracle is made (the
+/// generated inputs not yet), or those after it (the holdout's not yet: checked before).
+enum class hash_stage { before_oracle, after_oracle };
+
 /// Refuses the resume when a hash in `now` differs from the recorded one (the file and the
-/// field named), a setting of record differs, or the proposer is another.
-void check_unchanged(const recorded_run& then, const run_info& now, const optimizer_options& o);
+/// field named), a file is hashed now that run.json has none for or the reverse (a reference or
+/// holdout added to the config or taken out), a setting of record differs, or the proposer is
+/// another.
+void check_unchanged(const recorded_run& then, const run_info& now, const optimizer_options& o,
+                     hash_stage stage = hash_stage::after_oracle);
 
 /// The sha256 a run records before its oracle is made, computed now without touching the run
 /// folder: manifest, initial, harness, reference, holdout and every file input.
