@@ -452,3 +452,22 @@ TEST_CASE(
     CHECK(test::verdict_of(history, "iteration 2") == "timeout");
     CHECK(std::string(summary["best"]["label"].GetString()) == "iteration 3");
 }
+
+TEST_CASE("a resume with the harness on another GPU is refused naming both (exit 28)", "[resume]") {
+    small_pilot p;
+    REQUIRE(test::run_optimizer(p.args({"--max-iterations", "1", "--no-evidence"})).exit_code == 0);
+    // As a run stopped by a signal leaves it.
+    std::string run_json = read_text_file(p.run() / "run.json");
+    const std::string stop = "\"stop_reason\": \"max_iterations\"";
+    REQUIRE(run_json.find(stop) != std::string::npos);
+    run_json.replace(run_json.find(stop), stop.size(), "\"stop_reason\": \"interrupted\"");
+    write_file_atomic(p.run() / "run.json", run_json);
+    const std::string before = read_text_file(p.run() / "run.json");
+    ::setenv("FAKE_DEVICE_NAME", "another fake GPU", 1);
+    const auto r = test::run_optimizer({"optimize", "--resume", p.run().string()});
+    ::unsetenv("FAKE_DEVICE_NAME");
+    CHECK(r.exit_code == 28);
+    CHECK_THAT(r.output, Catch::Contains("fake CPU device"));
+    CHECK_THAT(r.output, Catch::Contains("another fake GPU"));
+    CHECK(read_text_file(p.run() / "run.json") == before);
+}

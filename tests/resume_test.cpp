@@ -397,3 +397,31 @@ TEST_CASE("a resume is refused when a hashed file was added to the run or taken 
     CHECK_THAT(refusal(now, hash_stage::before_oracle),
                Catch::Contains("run.json sha256.reference (rrrrrrrrrrrr...) names a file"));
 }
+
+TEST_CASE("a resume on another GPU, or another first --devices index, is refused naming both",
+          "[resume]") {
+    recorded_run then;
+    then.run = "/tmp/run-009";
+    then.device = fingerprint_of(R"({"index": 0, "name": "NVIDIA H200", "uuid": "GPU-aaa"})");
+    REQUIRE(then.device);
+    auto refusal = [&](const char* now) {
+        try {
+            check_same_device(then, fingerprint_of(now));
+        } catch (const run_failure& f) {
+            CHECK(f.code() == exit_code::resume_refused);
+            return std::string(f.what());
+        }
+        return std::string("not refused");
+    };
+    CHECK(refusal(R"({"index": 0, "name": "NVIDIA H200", "uuid": "GPU-aaa"})") == "not refused");
+    CHECK(refusal(R"({"index": 0, "name": "NVIDIA H200"})") == "not refused");  // no uuid now
+    CHECK_THAT(refusal(R"({"index": 0, "name": "NVIDIA A100", "uuid": "GPU-aaa"})"),
+               Catch::Contains("the run began on device 0 NVIDIA H200 (GPU-aaa) and would go on "
+                               "on device 0 NVIDIA A100 (GPU-aaa)"));
+    CHECK_THAT(refusal(R"({"index": 0, "name": "NVIDIA H200", "uuid": "GPU-bbb"})"),
+               Catch::Contains("would go on on device 0 NVIDIA H200 (GPU-bbb)"));
+    CHECK_THAT(refusal(R"({"index": 1, "name": "NVIDIA H200", "uuid": "GPU-aaa"})"),
+               Catch::Contains("would go on on device 1 NVIDIA H200"));
+    then.device.reset();  // a run.json without a device block: nothing to hold against
+    CHECK(refusal(R"({"index": 1, "name": "x"})") == "not refused");
+}

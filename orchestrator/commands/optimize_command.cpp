@@ -206,6 +206,7 @@ void write_progress(run_context& c, const search_outcome& so_far) {
 // folders that were in flight and the evidence stage's partial work cleared.
 void reopen_run(run_context& c) {
     c.recorded = read_recorded_run(c.run);
+    check_same_device(*c.recorded, fingerprint_of(c.device_json));
     run_info now = c.info;
     now.sha256 = hashes_before_oracle(c.o, *c.contract, c.initial);
     check_unchanged(*c.recorded, now, c.o, hash_stage::before_oracle);

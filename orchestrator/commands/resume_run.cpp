@@ -84,7 +84,32 @@ recorded_run read_recorded_run(const fs::path& run) {
     for (const auto& s : object_or_empty(d, "settings").GetObject())
         r.settings[s.name.GetString()] = to_compact_json(s.value);
     r.resumes = resumes_from(d);
+    if (member(d, "device")) r.device = fingerprint_of(to_compact_json(d["device"]));
     return r;
+}
+
+std::optional<device_fingerprint> fingerprint_of(const std::string& device_json) {
+    rapidjson::Document d;
+    if (!try_parse_json(d, device_json).empty() || !d.IsObject()) return std::nullopt;
+    return device_fingerprint{integer_of(d, "index").value_or(-1), text_of(d, "name"),
+                              text_of(d, "uuid")};
+}
+
+void check_same_device(const recorded_run& then, const std::optional<device_fingerprint>& now) {
+    if (!then.device || !now) return;
+    const auto said = [](const device_fingerprint& f) {
+        return "device " + std::to_string(f.index) + " " + f.name +
+               (f.uuid.empty() ? "" : " (" + f.uuid + ")");
+    };
+    const bool same_gpu =
+        then.device->name == now->name &&
+        (then.device->uuid.empty() || now->uuid.empty() || then.device->uuid == now->uuid);
+    if (same_gpu && then.device->index == now->index) return;
+    refuse(then.run, "the run began on " + said(*then.device) + " and would go on on " +
+                         said(*now) +
+                         ": its initial kernel's figures were measured there, so another GPU's "
+                         "times cannot be held against them (resume it on that GPU, with the "
+                         "same first --devices index, or start a new run)");
 }
 
 namespace {

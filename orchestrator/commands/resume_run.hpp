@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +21,12 @@
 namespace cuopt {
 
 /// What run.json recorded that a resume needs.
+/// What tells one GPU from another: run.json device's index, name and uuid ("" where none).
+struct device_fingerprint {
+    long long index = -1;
+    std::string name, uuid;
+};
+
 struct recorded_run {
     std::filesystem::path run;  // the run folder
     std::vector<std::string> command_line;
@@ -30,12 +37,21 @@ struct recorded_run {
     std::map<std::string, std::string> sha256;
     std::map<std::string, std::string> settings;  // each value as compact JSON
     std::vector<resume_entry> resumes;
+    std::optional<device_fingerprint> device;  // run.json device (the first of --devices)
 };
 
 /// RUN/run.json. Refuses a folder without one (not a run folder), a malformed one, one from
 /// before --resume existed (no working_directory), and a run that finished (only one that was
 /// interrupted, or stopped before it could say why, goes on).
 recorded_run read_recorded_run(const std::filesystem::path& run);
+
+/// The fingerprint of a harness device block (--device-info's JSON); nothing when it is not one.
+std::optional<device_fingerprint> fingerprint_of(const std::string& device_json);
+
+/// Refuses the resume (exit 28) when the first device now is not the one the run began on
+/// (another name or uuid, or another index first in --devices): the recorded initial figures
+/// would be held against another GPU's times.
+void check_same_device(const recorded_run& then, const std::optional<device_fingerprint>& now);
 
 /// Settings that may differ on a resume: they change how the run is carried out, not what it
 /// finds (--isolation, --devices and the first of them, --compile-threads).
