@@ -2,7 +2,9 @@
 // moments and resumed each time until done, against the same run made in one go; and every
 // refusal (no run folder, a finished run, changed inputs, harness or config, flags that would
 // change the run), each leaving the run folder as it was.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -470,4 +472,34 @@ TEST_CASE("a resume with the harness on another GPU is refused naming both (exit
     CHECK_THAT(r.output, Catch::Contains("fake CPU device"));
     CHECK_THAT(r.output, Catch::Contains("another fake GPU"));
     CHECK(read_text_file(p.run() / "run.json") == before);
+}
+
+TEST_CASE(
+    "a resume of a run that is still going is refused (exit 28) naming the pid that holds "
+    "RUN/.lock, and no harness child inherits the lock",
+    "[resume]") {
+    small_pilot p;
+    p.dir.write("cands/a_faster.cu", p.kernel("FAKE_MS=1"));
+    p.dir.write("cands/b_hang.cu", p.kernel("FAKE_HANG"));
+    const fs::path run = p.dir / "results/run-001";
+    const pid_t pid =
+        start_optimizer(p.args({"--proposer", "files", "--candidates", (p.dir / "cands").string(),
+                                "--max-iterations", "3", "--timeout", "5", "--no-evidence"}),
+                        p.dir / "running.log");
+    for (int i = 0; i < 2000 && !fs::exists(run / "candidates/iter-02/attempt-0"); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    REQUIRE(fs::exists(run / "candidates/iter-02/attempt-0"));  // the hang is being evaluated
+    const std::string before = test::read_text(run / "run.json");
+    const auto r = test::run_optimizer({"optimize", "--resume", run.string()});
+    CHECK(r.exit_code == 28);
+    CHECK_THAT(r.output, Catch::Contains("the run is still going (pid " + std::to_string(pid) +
+                                         " holds " + (run / ".lock").string() + ")"));
+    kill(pid, SIGKILL);  // the hanging harness child lives on a while
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const int fd = ::open((run / ".lock").c_str(), O_RDWR | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    CHECK(::flock(fd, LOCK_EX | LOCK_NB) == 0);  // no harness child kept the lock
+    ::close(fd);
+    CHECK(test::read_text(run / "run.json") == before);  // the refusal changed nothing
 }

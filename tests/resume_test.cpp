@@ -1,10 +1,14 @@
 // optimize --resume's parts one by one: history.json and candidates.json read back exactly,
 // the autotuner and the files proposer restored mid-run, the model's spending counted from the
 // run's records, and the refusals of a run whose inputs or settings changed.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 
+#include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/artifacts/candidates_file.hpp"
@@ -424,4 +428,25 @@ TEST_CASE("a resume on another GPU, or another first --devices index, is refused
                Catch::Contains("would go on on device 1 NVIDIA H200"));
     then.device.reset();  // a run.json without a device block: nothing to hold against
     CHECK(refusal(R"({"index": 1, "name": "x"})") == "not refused");
+}
+
+TEST_CASE("RUN/.lock is held by one run_lock at a time, names its pid, and is not inherited",
+          "[resume]") {
+    test::scratch_folder dir;
+    {
+        run_lock held(dir.path());
+        REQUIRE(held.fd() >= 0);
+        CHECK((::fcntl(held.fd(), F_GETFD) & FD_CLOEXEC) != 0);  // no exec'd child keeps it
+        CHECK(read_text_file(dir / ".lock") == std::to_string(::getpid()) + "\n");
+        try {
+            run_lock second(dir.path());
+            FAIL("a second lock was taken");
+        } catch (const run_failure& f) {
+            CHECK(f.code() == exit_code::resume_refused);
+            CHECK_THAT(std::string(f.what()),
+                       Catch::Contains("the run is still going (pid " + std::to_string(::getpid()) +
+                                       " holds " + (dir / ".lock").string() + ")"));
+        }
+    }
+    CHECK_NOTHROW(run_lock(dir.path()));  // released with its holder
 }

@@ -52,6 +52,7 @@ struct run_context {
     std::optional<kernel_signature> signature;
     candidate initial;
     fs::path run;
+    run_lock lock;  // RUN/.lock, held until the run ends
     std::unique_ptr<attempt_evaluator> evaluator;
     oracle_files oracle;
     std::unique_ptr<http_transport> transport;
@@ -206,6 +207,7 @@ void write_progress(run_context& c, const search_outcome& so_far) {
 // folders that were in flight and the evidence stage's partial work cleared.
 void reopen_run(run_context& c) {
     c.recorded = read_recorded_run(c.run);
+    c.lock = run_lock(c.run);  // before anything in the folder changes
     check_same_device(*c.recorded, fingerprint_of(c.device_json));
     run_info now = c.info;
     now.sha256 = hashes_before_oracle(c.o, *c.contract, c.initial);
@@ -287,6 +289,7 @@ void open_run(run_context& c) {
     record_economics(o.economics, c.info);
     // The folder last, and run.json in it at once: a run killed from here on can be resumed.
     c.run = o.resume.empty() ? create_run_folder(o.results_dir) : fs::path(o.resume);
+    if (o.resume.empty()) c.lock = run_lock(c.run);
     if (!o.quiet)
         std::cerr << "cuda-optimizer: " << (o.resume.empty() ? "run folder " : "resuming ")
                   << c.run.string() << "\n";

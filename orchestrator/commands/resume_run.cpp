@@ -1,6 +1,13 @@
 #include "orchestrator/commands/resume_run.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
@@ -86,6 +93,43 @@ recorded_run read_recorded_run(const fs::path& run) {
     r.resumes = resumes_from(d);
     if (member(d, "device")) r.device = fingerprint_of(to_compact_json(d["device"]));
     return r;
+}
+
+run_lock::run_lock(const fs::path& run) {
+    const fs::path file = run / ".lock";
+    m_fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (m_fd < 0)
+        throw run_failure(exit_code::resume_refused,
+                          file.string() + ": cannot open (" + std::strerror(errno) + ")");
+    if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+        std::string pid;
+        try {
+            pid = read_text_file(file);
+        } catch (const std::exception&) {
+        }
+        while (!pid.empty() && std::isspace(static_cast<unsigned char>(pid.back()))) pid.pop_back();
+        ::close(m_fd);
+        m_fd = -1;
+        refuse(run, "the run is still going (pid " + (pid.empty() ? "?" : pid) + " holds " +
+                        file.string() + ")");
+    }
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(m_fd, 0) != 0 || ::pwrite(m_fd, pid.data(), pid.size(), 0) < 0) {
+        // the lock holds without the pid; a refusal then names "?"
+    }
+}
+
+run_lock& run_lock::operator=(run_lock&& o) noexcept {
+    if (this != &o) {
+        if (m_fd >= 0) ::close(m_fd);
+        m_fd = o.m_fd;
+        o.m_fd = -1;
+    }
+    return *this;
+}
+
+run_lock::~run_lock() {
+    if (m_fd >= 0) ::close(m_fd);
 }
 
 std::optional<device_fingerprint> fingerprint_of(const std::string& device_json) {

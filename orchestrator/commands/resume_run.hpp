@@ -45,6 +45,25 @@ struct recorded_run {
 /// interrupted, or stopped before it could say why, goes on).
 recorded_run read_recorded_run(const std::filesystem::path& run);
 
+/// An flock on RUN/.lock held for the run's lifetime (a fresh run and a resume both), its pid
+/// written in the file; the descriptor is O_CLOEXEC, so no harness child inherits it. Taking a
+/// lock another process holds refuses (exit 28): "the run is still going (pid N holds
+/// RUN/.lock)".
+class run_lock {
+  public:
+    run_lock() = default;
+    explicit run_lock(const std::filesystem::path& run);
+    run_lock(run_lock&& o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
+    run_lock& operator=(run_lock&& o) noexcept;
+    run_lock(const run_lock&) = delete;
+    run_lock& operator=(const run_lock&) = delete;
+    ~run_lock();
+    int fd() const { return m_fd; }
+
+  private:
+    int m_fd = -1;
+};
+
 /// The fingerprint of a harness device block (--device-info's JSON); nothing when it is not one.
 std::optional<device_fingerprint> fingerprint_of(const std::string& device_json);
 
