@@ -192,7 +192,7 @@ TEST_CASE("compile-ahead leaves out what it cannot help: taken jobs, uncacheable
     CHECK_FALSE(fs::exists(f.dir / "trace.txt"));  // two jobs, two GPUs: nothing to compile ahead
 }
 
-TEST_CASE("--devices is a list of distinct GPU indices; compile threads follow the flags",
+TEST_CASE("the --devices list holds distinct GPU indices, and compile threads follow the flags",
           "[batch]") {
     CHECK(device_list_problem("0,1").empty());
     CHECK(device_list_problem(" 2 , 0 ").empty());

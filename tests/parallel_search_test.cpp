@@ -269,7 +269,7 @@ TEST_CASE("with two GPUs the significance step measures winner and initial on th
           Approx(s.summary["best"]["speedup_vs_initial"].GetDouble()).epsilon(0.01));
 }
 
-TEST_CASE("--devices is refused by name when it is not a list of distinct GPU indices",
+TEST_CASE("a --devices value that is not a list of distinct GPU indices is refused by name",
           "[parallel]") {
     test::optimizer_fixture f;
     for (const char* bad : {"0,0", "0,x", "1,,2"}) {
