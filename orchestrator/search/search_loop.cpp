@@ -11,7 +11,6 @@ search_loop::search_loop(const manifest& m, const attempt_evaluator& evaluator, 
                          search_settings settings, folder_for folders, attempt_hook on_attempt,
                          const std::atomic<bool>* interrupted)
     : m_manifest(m),
-      m_evaluator(evaluator),
       m_proposer(p),
       m_settings(std::move(settings)),
       m_folders(std::move(folders)),

@@ -123,7 +123,6 @@ class search_loop {
     const attempt_result& replay(const attempt_result& r, search_outcome& out);
 
     const manifest& m_manifest;
-    const attempt_evaluator& m_evaluator;
     proposer& m_proposer;
     search_settings m_settings;
     folder_for m_folders;
