@@ -172,7 +172,7 @@ std::string check_shape(const rapidjson::Value& root) {
 // write again as it was). RapidJSON 1.1.0's own full-precision path reads past its table of powers
 // of ten and calls clz(0) on some inputs (found by the fuzzers under UBSan), so it is not used.
 class number_reader {
-public:
+  public:
     explicit number_reader(rapidjson::Document& doc) : m_doc(doc) {}
     bool Null() { return m_doc.Null(); }
     bool Bool(bool b) { return m_doc.Bool(b); }
@@ -181,7 +181,9 @@ public:
     bool Int64(std::int64_t i) { return m_doc.Int64(i); }
     bool Uint64(std::uint64_t u) { return m_doc.Uint64(u); }
     bool Double(double d) { return m_doc.Double(d); }
-    bool String(const char* s, rapidjson::SizeType n, bool copy) { return m_doc.String(s, n, copy); }
+    bool String(const char* s, rapidjson::SizeType n, bool copy) {
+        return m_doc.String(s, n, copy);
+    }
     bool StartObject() { return m_doc.StartObject(); }
     bool Key(const char* s, rapidjson::SizeType n, bool copy) { return m_doc.Key(s, n, copy); }
     bool EndObject(rapidjson::SizeType n) { return m_doc.EndObject(n); }
@@ -210,12 +212,13 @@ public:
     }
     bool too_big() const { return m_too_big; }
 
-private:
+  private:
     rapidjson::Document& m_doc;
     bool m_too_big = false;
 };
 
-// Parses text into doc with number_reader; returns the parse result (doc holds the value on success).
+// Parses text into doc with number_reader; returns the parse result (doc holds the value on
+// success).
 rapidjson::ParseResult parse_numbers_exactly(rapidjson::Document& doc, std::string_view text) {
     constexpr unsigned k_flags = rapidjson::kParseIterativeFlag |
                                  rapidjson::kParseValidateEncodingFlag |

@@ -81,13 +81,15 @@ TEST_CASE("every string the tools write is valid UTF-8, bad bytes replaced and g
     CHECK_NOTHROW(parse_json(to_pretty_json(d), "written"));
 }
 
-TEST_CASE("numbers read as strtod reads them, integers keep RapidJSON's types, overflow is an error") {
+TEST_CASE(
+    "numbers read as strtod reads them, integers keep RapidJSON's types, overflow is an error") {
     for (const char* text :
          {"4.9406564584124654e-324", "2.2250738585072011e-308", "2.2250738585072014e-308",
           "1.00000000000000011102230246251565404236316680908203125",
-          "123456789012345678901234567890", "0.1e-330", "1e-400", "-1e-400", "1.7976931348623157e308",
-          "9007199254740993", "18446744073709551616", "-9223372036854775809", "0.30000000000000004",
-          "1e-9999999999", "0.000000000000000000000000000000000000000000001e-300", "-0.0", "-0e0"}) {
+          "123456789012345678901234567890", "0.1e-330", "1e-400", "-1e-400",
+          "1.7976931348623157e308", "9007199254740993", "18446744073709551616",
+          "-9223372036854775809", "0.30000000000000004", "1e-9999999999",
+          "0.000000000000000000000000000000000000000000001e-300", "-0.0", "-0e0"}) {
         rapidjson::Document doc;
         const std::string json = std::string("[") + text + "]";
         INFO(text);
@@ -97,7 +99,8 @@ TEST_CASE("numbers read as strtod reads them, integers keep RapidJSON's types, o
         CHECK(std::memcmp(&want, &got, sizeof want) == 0);
     }
     rapidjson::Document doc;
-    REQUIRE(try_parse_json(doc, "[4294967295, -1, -2147483649, 18446744073709551615, -0, 2.0]").empty());
+    REQUIRE(try_parse_json(doc, "[4294967295, -1, -2147483649, 18446744073709551615, -0, 2.0]")
+                .empty());
     CHECK(doc[0].IsUint());
     CHECK_FALSE(doc[0].IsInt());
     CHECK(doc[1].IsInt());
@@ -107,7 +110,8 @@ TEST_CASE("numbers read as strtod reads them, integers keep RapidJSON's types, o
     CHECK(doc[3].GetUint64() == 18446744073709551615ull);
     CHECK(doc[4].IsInt());
     CHECK(doc[5].IsDouble());
-    CHECK(try_parse_json(doc, "{\"a\": 1.7976931348623159e308}").find("too big") != std::string::npos);
+    CHECK(try_parse_json(doc, "{\"a\": 1.7976931348623159e308}").find("too big") !=
+          std::string::npos);
     CHECK(try_parse_json(doc, "[1e309]").find("too big") != std::string::npos);
     CHECK(doc.IsNull());
 }
