@@ -7,10 +7,7 @@
 
 namespace cuopt {
 
-namespace {
-
-// The comma-separated items, spaces around each trimmed.
-std::vector<std::string> items_of(const std::string& text) {
+std::vector<std::string> comma_items(const std::string& text) {
     std::vector<std::string> out;
     std::size_t start = 0;
     for (std::size_t end; start <= text.size(); start = end + 1) {
@@ -23,11 +20,9 @@ std::vector<std::string> items_of(const std::string& text) {
     return out;
 }
 
-}  // namespace
-
 std::string device_list_problem(const std::string& text) {
     std::vector<std::string> seen;
-    for (const std::string& item : items_of(text)) {
+    for (const std::string& item : comma_items(text)) {
         const bool digits =
             !item.empty() && item.size() <= 4 && std::all_of(item.begin(), item.end(), [](char ch) {
                 return std::isdigit(static_cast<unsigned char>(ch));
@@ -42,7 +37,7 @@ std::string device_list_problem(const std::string& text) {
 
 std::vector<int> parse_device_list(const std::string& text) {
     std::vector<int> out;
-    for (const std::string& item : items_of(text)) out.push_back(std::stoi(item));
+    for (const std::string& item : comma_items(text)) out.push_back(std::stoi(item));
     return out;
 }
 

@@ -11,6 +11,9 @@
 
 namespace cuopt {
 
+/// The comma-separated items, spaces around each trimmed (an empty item kept as "").
+std::vector<std::string> comma_items(const std::string& text);
+
 /// "" when the text is a list of GPU indices, else what is wrong with it.
 std::string device_list_problem(const std::string& text);
 

@@ -2,6 +2,7 @@
 // run's context or throws run_failure with the exit code and a one-line reason.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <set>
@@ -419,15 +420,8 @@ evidence_report evidence(run_context& c, search_outcome& outcome) {
 }
 
 std::vector<std::string> comma_list(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (std::size_t end; start <= text.size(); start = end + 1) {
-        end = std::min(text.find(',', start), text.size());
-        std::string item = text.substr(start, end - start);
-        item.erase(0, item.find_first_not_of(' '));
-        item.erase(item.find_last_not_of(' ') + 1);
-        if (!item.empty()) out.push_back(item);
-    }
+    std::vector<std::string> out = comma_items(text);
+    out.erase(std::remove(out.begin(), out.end(), std::string()), out.end());
     return out;
 }
 
