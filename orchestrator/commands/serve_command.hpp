@@ -1,0 +1,39 @@
+#pragma once
+/// The daemon's commands: `serve` (the daemon), `submit` (queue a job into a spool), `status`
+/// (the queue or one job) and `cancel` (ask for a job's end). All four work through the spool
+/// folder alone, so submit/status/cancel need no running daemon and no network.
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/daemon/daemon.hpp"
+#include "orchestrator/daemon/job_intake.hpp"
+
+namespace cuopt {
+
+struct daemon_cli {
+    CLI::App *serve = nullptr, *submit = nullptr, *status = nullptr, *cancel = nullptr;
+    std::string spool;
+    // serve
+    daemon_settings settings;
+    std::string devices = "0", http, token_file;
+    double stop_when_idle_s = 0;
+    double max_upload_mb = 64, max_file_mb = 16;
+    // submit
+    submission sub;
+    bool gate = false;
+    // status / cancel
+    std::string job;
+    bool json = false;
+    std::string harness, sanitizer;
+};
+
+/// Adds serve, submit, status and cancel to the app.
+void add_daemon_commands(CLI::App& app, daemon_cli& d);
+
+/// Runs whichever of them was parsed; nullopt when none was.
+std::optional<int> run_daemon_command(daemon_cli& d);
+
+}  // namespace cuopt

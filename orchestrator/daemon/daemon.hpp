@@ -1,0 +1,43 @@
+#pragma once
+/// `cuda-optimizer serve`: the daemon. One Boost.Asio event loop runs the hardware queue (one
+/// job per GPU, or per Slurm slot; highest priority first, FIFO within), polls the running
+/// jobs, takes cancellations, stops cleanly on SIGINT/SIGTERM, and serves the dashboard
+/// (--http). On start it resumes the jobs a previous daemon left running (optimize --resume),
+/// re-attaches to Slurm jobs by id, and never starts a job that already ended.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/daemon/job_executor.hpp"
+
+namespace cuopt {
+
+struct dashboard_settings {
+    std::string address = "127.0.0.1";         // loopback unless told otherwise
+    unsigned short port = 0;                   // 0: any free port (printed)
+    std::string token;                         // every request needs it (header, cookie or ?token=)
+    std::size_t max_upload_bytes = 64u << 20;  // one intake request's body
+    std::size_t max_file_bytes = 16u << 20;    // one uploaded file
+};
+
+struct daemon_settings {
+    std::filesystem::path spool;
+    std::vector<int> devices{0};
+    std::string executor = "local";  // local | slurm
+    slurm_settings slurm;
+    std::optional<dashboard_settings> http;
+    std::filesystem::path optimizer;  // this cuda-optimizer (absolute)
+    std::filesystem::path harness;    // the cuda-harness every job uses (absolute)
+    std::filesystem::path sanitizer;  // compute-sanitizer for every job ("" = optimize's default)
+    double poll_s = 0.25;             // how often running jobs are polled (slurm: 2 s at least)
+    bool quiet = false;
+};
+
+/// Runs until SIGINT/SIGTERM (or `stop_after_idle_s` > 0 seconds with nothing queued or
+/// running, for tests); returns the exit code (0, or 26 when the spool cannot be used, 64
+/// when another daemon holds the spool).
+int run_daemon(const daemon_settings& settings, double stop_after_idle_s = 0);
+
+}  // namespace cuopt

@@ -1,0 +1,61 @@
+#pragma once
+/// Building a job: from a config on disk (`cuda-optimizer submit`) or from uploaded files (the
+/// dashboard's intake form), into a staging folder of the spool; then `check` on the staged
+/// copy; then spool::commit. What the job names and nothing else goes into its files/.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "orchestrator/daemon/spool.hpp"
+
+namespace cuopt {
+
+/// What a submission asks for.
+struct submission {
+    std::string kind = "optimize";   // optimize | gate
+    std::filesystem::path config;    // optimize: the config (gate: optional, for the gate's flags)
+    std::filesystem::path accepted;  // gate: the accepted run folder
+    std::vector<std::string> args;   // extra flags for optimize (or gate)
+    int priority = 0;
+    std::string submitted_by = "cli";
+};
+
+/// Thrown for a submission that cannot be queued; what() is one line naming the file and
+/// field, and `check_table` the check's table when check rejected it.
+struct intake_error : std::runtime_error {
+    intake_error(const std::string& what, std::string table = "")
+        : std::runtime_error(what), check_table(std::move(table)) {}
+    std::string check_table;
+};
+
+/// The outcome of `check` on a staged job.
+struct check_outcome {
+    int exit_code = 0;
+    std::string table;  // check's stdout and stderr
+    bool rejects()
+        const;  // 11, 21, 22, 64: the job's own fault (20/26: the machine's, queued anyway)
+};
+
+/// Copies every file `sub` names into a new staging folder's files/ (relative layout kept),
+/// refusing paths outside it, flags the daemon owns, and configs naming programs (harness,
+/// sanitizer). Returns the staging folder; job spec fields filled in `spec`.
+std::filesystem::path stage_submission(const spool& s, const submission& sub, job_spec& spec);
+
+/// Runs `OPTIMIZER check --config STAGE/files/CONFIG --harness HARNESS` (as the daemon would run
+/// the job) and returns its exit code and table.
+check_outcome check_staged(const std::filesystem::path& optimizer,
+                           const std::filesystem::path& harness, const std::filesystem::path& stage,
+                           const job_spec& spec);
+
+/// stage_submission + check_staged + spool::commit; throws intake_error (and removes the
+/// staging folder) when anything refuses. Returns the job id.
+std::string submit_job(const spool& s, const submission& sub,
+                       const std::filesystem::path& optimizer, const std::filesystem::path& harness,
+                       std::string* table = nullptr);
+
+/// A file name an upload may use: relative, '/'-separated, no empty, "." or ".." component, no
+/// backslash or control character, at most 200 bytes. "" when fine, else why not.
+std::string upload_name_problem(const std::string& name);
+
+}  // namespace cuopt

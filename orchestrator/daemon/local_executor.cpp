@@ -1,0 +1,95 @@
+// The local executor: each job is a child process of the daemon, in a process group of its own,
+// killed with the daemon (PR_SET_PDEATHSIG), so that a SIGKILLed daemon leaves no job running
+// that a restarted one could not see: it resumes them instead.
+#include <sys/wait.h>
+
+#include <boost/process.hpp>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include "orchestrator/daemon/job_executor.hpp"
+#include "orchestrator/evaluation/child_group.hpp"
+
+namespace cuopt {
+
+namespace {
+
+namespace bp = boost::process;
+using clock_type = std::chrono::steady_clock;
+
+constexpr std::chrono::seconds k_cancel_grace{10};  // SIGTERM, then SIGKILL after this
+
+struct running_child {
+    bp::child child;
+    std::optional<clock_type::time_point> cancelled;
+};
+
+class local_executor final : public job_executor {
+  public:
+    explicit local_executor(std::size_t slots) : m_slots(slots) {}
+    std::string name() const override { return "local"; }
+    std::size_t slots() const override { return m_slots; }
+
+    std::string start(const job_launch& launch) override {
+        std::FILE* log = std::fopen(launch.log.c_str(), "ae");
+        if (!log) throw std::runtime_error(launch.log.string() + ": cannot open the job's log");
+        std::error_code ec;
+        std::vector<std::string> args(launch.argv.begin() + 1, launch.argv.end());
+        bp::child c(launch.argv.front(), bp::args(args), bp::start_dir(launch.job_dir.string()),
+                    bp::std_out > log, bp::std_err > log, bp::std_in < bp::null,
+                    own_process_group{}, ec);
+        std::fclose(log);
+        if (ec) throw std::runtime_error(launch.argv.front() + ": cannot start: " + ec.message());
+        const std::string handle = std::to_string(c.id());
+        m_children.emplace(handle, running_child{std::move(c), std::nullopt});
+        return handle;
+    }
+
+    std::optional<job_exit> poll(const std::string& handle) override {
+        const auto it = m_children.find(handle);
+        if (it == m_children.end()) return job_exit{-1, 0, "", "the daemon lost the process"};
+        running_child& rc = it->second;
+        std::error_code ec;
+        if (rc.child.running(ec)) {
+            if (rc.cancelled && clock_type::now() - *rc.cancelled > k_cancel_grace)
+                kill_group(rc.child.id());
+            return std::nullopt;
+        }
+        job_exit out;
+        const int status = rc.child.native_exit_code();
+        if (WIFSIGNALED(status)) {
+            out.signal = WTERMSIG(status);
+            out.reason = std::string("killed by signal ") + std::to_string(out.signal);
+        } else {
+            out.exit_code = WEXITSTATUS(status);
+        }
+        kill_group(rc.child.id());  // anything the job left behind in its group
+        m_children.erase(it);
+        return out;
+    }
+
+    void cancel(const std::string& handle) override {
+        const auto it = m_children.find(handle);
+        if (it == m_children.end() || it->second.cancelled) return;
+        it->second.cancelled = clock_type::now();
+        ::kill(-it->second.child.id(), SIGTERM);  // the optimizer stops after its attempt
+    }
+
+    bool attach(const std::string&, const job_launch&) override {
+        return false;  // a local job died with the daemon that started it
+    }
+
+  private:
+    std::size_t m_slots;
+    std::map<std::string, running_child> m_children;
+};
+
+}  // namespace
+
+std::unique_ptr<job_executor> make_local_executor(const std::vector<int>& devices) {
+    return std::make_unique<local_executor>(devices.size());
+}
+
+}  // namespace cuopt

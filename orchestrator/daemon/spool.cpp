@@ -1,0 +1,391 @@
+#include "orchestrator/daemon/spool.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <random>
+#include <regex>
+#include <stdexcept>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "common/sha256.hpp"
+#include "orchestrator/artifacts/run_artifacts.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+using rapidjson::Value;
+
+namespace {
+
+const char* const k_states[] = {"queued", "running", "done", "failed", "cancelled"};
+
+bool valid_job_id(const std::string& id) {
+    static const std::regex k_id("job-[0-9]{6,}");
+    return std::regex_match(id, k_id);
+}
+
+std::string string_or(const Value& o, const char* key, const std::string& fallback = "") {
+    const auto it = o.FindMember(key);
+    return it != o.MemberEnd() && it->value.IsString() ? it->value.GetString() : fallback;
+}
+
+int int_or(const Value& o, const char* key, int fallback) {
+    const auto it = o.FindMember(key);
+    return it != o.MemberEnd() && it->value.IsInt() ? it->value.GetInt() : fallback;
+}
+
+double double_or(const Value& o, const char* key, double fallback) {
+    const auto it = o.FindMember(key);
+    return it != o.MemberEnd() && it->value.IsNumber() ? it->value.GetDouble() : fallback;
+}
+
+rapidjson::Document read_object(const fs::path& file) {
+    rapidjson::Document d = parse_json(read_text_file(file), file.string());
+    if (!d.IsObject()) throw json_error(file.string() + ": expected an object");
+    return d;
+}
+
+// The next job number, taken under an flock on SPOOL/.seq so that two submits never share one.
+unsigned long next_job_number(const fs::path& root) {
+    const fs::path seq = root / ".seq";
+    const int fd = ::open(seq.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error(seq.string() + ": cannot open the job counter");
+    ::flock(fd, LOCK_EX);
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    unsigned long last = n > 0 ? std::strtoul(buf, nullptr, 10) : 0;
+    // Never reuse a number a job folder already has (a counter lost with a copied spool).
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(root / "jobs", ec)) {
+        const std::string name = e.path().filename().string();
+        if (valid_job_id(name)) last = std::max(last, std::strtoul(name.c_str() + 4, nullptr, 10));
+    }
+    const std::string text = std::to_string(last + 1) + "\n";
+    const bool wrote =
+        ::pwrite(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()) &&
+        ::ftruncate(fd, static_cast<off_t>(text.size())) == 0 && ::fsync(fd) == 0;
+    ::close(fd);  // releases the lock
+    if (!wrote) throw std::runtime_error(seq.string() + ": cannot write the job counter");
+    return last + 1;
+}
+
+std::string job_id_of(unsigned long n) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "job-%06lu", n);
+    return buf;
+}
+
+// Every regular file under `folder`, '/'-separated relative paths, sorted.
+std::vector<std::string> files_under(const fs::path& folder) {
+    std::vector<std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(folder)) {
+        if (e.is_symlink())
+            throw std::runtime_error(e.path().string() + ": a job's files may not be symlinks");
+        if (e.is_regular_file()) out.push_back(fs::relative(e.path(), folder).generic_string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Read-only, files and folders, so that nothing the job runs can change what it was given.
+void make_read_only(const fs::path& folder) {
+    std::vector<fs::path> dirs{folder};
+    for (const auto& e : fs::recursive_directory_iterator(folder)) {
+        if (e.is_directory())
+            dirs.push_back(e.path());
+        else
+            fs::permissions(e.path(),
+                            fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    }
+    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it)
+        fs::permissions(*it, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                 fs::perms::group_exec | fs::perms::others_read |
+                                 fs::perms::others_exec);
+}
+
+std::string spec_json(const job_spec& s) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("schema_version", 1, a);
+    d.AddMember("id", json_text(s.id, a), a);
+    d.AddMember("kind", json_text(s.kind, a), a);
+    d.AddMember("priority", s.priority, a);
+    d.AddMember("submitted", json_text(s.submitted, a), a);
+    d.AddMember("submitted_by", json_text(s.submitted_by, a), a);
+    d.AddMember("config", json_text(s.config, a), a);
+    d.AddMember("accepted", json_text(s.accepted, a), a);
+    Value args(rapidjson::kArrayType);
+    for (const std::string& x : s.args) args.PushBack(json_text(x, a), a);
+    d.AddMember("args", args, a);
+    Value files(rapidjson::kArrayType);
+    for (const locked_file& f : s.files) {
+        Value o(rapidjson::kObjectType);
+        o.AddMember("path", json_text(f.path, a), a);
+        o.AddMember("sha256", json_text(f.sha256, a), a);
+        o.AddMember("bytes", static_cast<std::uint64_t>(f.bytes), a);
+        files.PushBack(o, a);
+    }
+    d.AddMember("files", files, a);
+    return to_pretty_json(d);
+}
+
+Value status_value(const job_status& s, rapidjson::Document::AllocatorType& a) {
+    Value o(rapidjson::kObjectType);
+    o.AddMember("id", json_text(s.id, a), a);
+    o.AddMember("state", json_text(to_string(s.state), a), a);
+    o.AddMember("reason", json_text(s.reason, a), a);
+    o.AddMember("updated", json_text(s.updated, a), a);
+    o.AddMember("started", json_text(s.started, a), a);
+    o.AddMember("finished", json_text(s.finished, a), a);
+    o.AddMember("starts", s.starts, a);
+    o.AddMember("exit_code", s.exit_code, a);
+    o.AddMember("device", s.device, a);
+    o.AddMember("executor", json_text(s.executor, a), a);
+    o.AddMember("handle", json_text(s.handle, a), a);
+    o.AddMember("slurm_state", json_text(s.slurm_state, a), a);
+    o.AddMember("iteration", s.iteration, a);
+    o.AddMember("attempts", s.attempts, a);
+    o.AddMember("best_speedup", s.best_speedup, a);
+    o.AddMember("run_dir", json_text(s.run_dir, a), a);
+    return o;
+}
+
+}  // namespace
+
+std::string to_string(job_state s) {
+    return k_states[static_cast<int>(s)];
+}
+
+std::optional<job_state> job_state_from(const std::string& s) {
+    for (int i = 0; i < 5; ++i)
+        if (s == k_states[i]) return static_cast<job_state>(i);
+    return std::nullopt;
+}
+
+spool::spool(fs::path root, bool create) : m_root(fs::absolute(std::move(root))) {
+    std::error_code ec;
+    const fs::path marker = m_root / "spool.json";
+    if (!fs::exists(marker, ec)) {
+        if (!create) throw std::runtime_error(m_root.string() + ": not a spool (no spool.json)");
+        fs::create_directories(m_root / "jobs", ec);
+        fs::create_directories(m_root / "staging", ec);
+        if (ec)
+            throw std::runtime_error(m_root.string() +
+                                     ": cannot create the spool: " + ec.message());
+        write_file_durable(marker, "{\"format\": \"cuda-optimizer-spool\", \"version\": 1}\n");
+    }
+    const rapidjson::Document d = read_object(marker);
+    if (string_or(d, "format") != "cuda-optimizer-spool" || int_or(d, "version", 0) != 1)
+        throw std::runtime_error(marker.string() +
+                                 ": field format: expected \"cuda-optimizer-spool\" version 1");
+    fs::create_directories(m_root / "jobs", ec);
+    fs::create_directories(m_root / "staging", ec);
+}
+
+fs::path spool::job_dir(const std::string& id) const {
+    if (!valid_job_id(id)) throw std::invalid_argument("'" + id + "' is not a job id (job-NNNNNN)");
+    return m_root / "jobs" / id;
+}
+
+std::vector<std::string> spool::job_ids() const {
+    std::vector<std::string> ids;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(m_root / "jobs", ec)) {
+        const std::string name = e.path().filename().string();
+        if (valid_job_id(name) && fs::is_regular_file(e.path() / "job.json", ec))
+            ids.push_back(name);
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+job_spec spool::read_spec(const std::string& id) const {
+    const fs::path file = job_dir(id) / "job.json";
+    const rapidjson::Document d = read_object(file);
+    job_spec s;
+    s.id = string_or(d, "id");
+    if (s.id != id) throw json_error(file.string() + ": field id: expected \"" + id + "\"");
+    s.kind = string_or(d, "kind", "optimize");
+    s.priority = int_or(d, "priority", 0);
+    s.submitted = string_or(d, "submitted");
+    s.submitted_by = string_or(d, "submitted_by");
+    s.config = string_or(d, "config");
+    s.accepted = string_or(d, "accepted");
+    if (d.HasMember("args") && d["args"].IsArray())
+        for (const auto& x : d["args"].GetArray())
+            if (x.IsString()) s.args.emplace_back(x.GetString());
+    if (d.HasMember("files") && d["files"].IsArray())
+        for (const auto& f : d["files"].GetArray())
+            if (f.IsObject())
+                s.files.push_back(
+                    {string_or(f, "path"), string_or(f, "sha256"),
+                     f.HasMember("bytes") && f["bytes"].IsUint64() ? f["bytes"].GetUint64() : 0});
+    return s;
+}
+
+job_status spool::read_status(const std::string& id) const {
+    const fs::path file = job_dir(id) / "state.json";
+    const rapidjson::Document d = read_object(file);
+    job_status s;
+    s.id = id;
+    const auto state = job_state_from(string_or(d, "state"));
+    if (!state)
+        throw json_error(file.string() +
+                         ": field state: expected queued, running, done, failed or cancelled");
+    s.state = *state;
+    s.reason = string_or(d, "reason");
+    s.updated = string_or(d, "updated");
+    s.started = string_or(d, "started");
+    s.finished = string_or(d, "finished");
+    s.starts = int_or(d, "starts", 0);
+    s.exit_code = int_or(d, "exit_code", -1);
+    s.device = int_or(d, "device", -1);
+    s.executor = string_or(d, "executor");
+    s.handle = string_or(d, "handle");
+    s.slurm_state = string_or(d, "slurm_state");
+    s.iteration = int_or(d, "iteration", -1);
+    s.attempts = int_or(d, "attempts", 0);
+    s.best_speedup = double_or(d, "best_speedup", 0);
+    s.run_dir = string_or(d, "run_dir");
+    return s;
+}
+
+void spool::write_status(const job_status& s) const {
+    job_status copy = s;
+    copy.updated = utc_now();
+    rapidjson::Document d;
+    const Value v = status_value(copy, d.GetAllocator());
+    write_file_durable(job_dir(s.id) / "state.json", to_pretty_json(v) + "\n");
+}
+
+fs::path spool::new_staging() const {
+    std::random_device rd;
+    for (int i = 0; i < 100; ++i) {
+        char name[32];
+        std::snprintf(name, sizeof name, "stage-%08x", static_cast<unsigned>(rd()));
+        const fs::path p = staging_dir() / name;
+        std::error_code ec;
+        if (fs::create_directory(p, ec)) {
+            fs::create_directories(p / "files");
+            return p;
+        }
+    }
+    throw std::runtime_error(staging_dir().string() + ": cannot make a staging folder");
+}
+
+std::string spool::commit(const fs::path& stage, job_spec spec) const {
+    const fs::path files = stage / "files";
+    spec.files.clear();
+    for (const std::string& rel : files_under(files)) {
+        const fs::path f = files / rel;
+        spec.files.push_back({rel, sha256_file_hex(f), fs::file_size(f)});
+    }
+    make_read_only(files);
+    spec.submitted = utc_now();
+    // Number, write, rename: a rename onto an existing folder fails, so a number taken twice
+    // (never, with the flock) could not overwrite a job.
+    spec.id = job_id_of(next_job_number(m_root));
+    write_file_durable(stage / "job.json", spec_json(spec) + "\n");
+    job_status st;
+    st.id = spec.id;
+    st.updated = utc_now();
+    rapidjson::Document d;
+    const Value v = status_value(st, d.GetAllocator());
+    write_file_durable(stage / "state.json", to_pretty_json(v) + "\n");
+    if (::rename(stage.c_str(), job_dir(spec.id).c_str()) != 0)
+        throw std::runtime_error(job_dir(spec.id).string() + ": cannot queue the job");
+    const int dir = ::open((m_root / "jobs").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
+    return spec.id;
+}
+
+bool spool::request_cancel(const std::string& id) const {
+    std::error_code ec;
+    const fs::path dir = job_dir(id);
+    if (!fs::is_regular_file(dir / "job.json", ec)) return false;
+    if (is_final(read_status(id).state)) return false;
+    write_file_durable(dir / "cancel", utc_now() + "\n");
+    return true;
+}
+
+bool spool::cancel_requested(const std::string& id) const {
+    std::error_code ec;
+    return fs::exists(job_dir(id) / "cancel", ec);
+}
+
+std::string spool::verify_locked(const std::string& id) const {
+    const job_spec spec = read_spec(id);
+    const fs::path files = job_dir(id) / "files";
+    std::error_code ec;
+    for (const locked_file& f : spec.files) {
+        const fs::path p = files / f.path;
+        if (!fs::is_regular_file(p, ec)) return "files/" + f.path + " is missing";
+        if (sha256_file_hex(p) != f.sha256)
+            return "files/" + f.path + " changed after it was submitted (sha256 differs)";
+    }
+    if (files_under(files).size() != spec.files.size())
+        return "files/ holds a file that was not submitted";
+    return "";
+}
+
+void read_progress(const fs::path& run_dir, job_status& st) {
+    std::error_code ec;
+    const fs::path history = run_dir / "history.json";
+    if (!fs::is_regular_file(history, ec)) return;
+    rapidjson::Document d;
+    if (!try_parse_json(d, read_text_file(history)).empty() || !d.IsObject()) return;
+    if (!d.HasMember("attempts") || !d["attempts"].IsArray()) return;
+    int attempts = 0, iteration = -1;
+    double best = st.best_speedup;
+    for (const auto& a : d["attempts"].GetArray()) {
+        if (!a.IsObject()) continue;
+        ++attempts;
+        iteration = std::max(iteration, int_or(a, "iteration", -1));
+        const auto b = a.FindMember("became_best");
+        if (b != a.MemberEnd() && b->value.IsBool() && b->value.GetBool())
+            best = std::max(best, double_or(a, "speedup_vs_initial", 0));
+    }
+    st.attempts = attempts;
+    st.iteration = iteration;
+    st.best_speedup = best;
+}
+
+std::string jobs_json(const spool& s) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    Value jobs(rapidjson::kArrayType);
+    for (const std::string& id : s.job_ids()) {
+        try {
+            const job_spec spec = s.read_spec(id);
+            Value o = status_value(s.read_status(id), a);
+            o.AddMember("kind", json_text(spec.kind, a), a);
+            o.AddMember("priority", spec.priority, a);
+            o.AddMember("submitted", json_text(spec.submitted, a), a);
+            o.AddMember("cancel_requested", s.cancel_requested(id), a);
+            jobs.PushBack(o, a);
+        } catch (const std::exception&) {
+            // a job being written or damaged: status shows the others
+        }
+    }
+    d.AddMember("jobs", jobs, a);
+    return to_compact_json(d);
+}
+
+std::string job_json(const spool& s, const std::string& id) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    rapidjson::Document spec = parse_json(read_text_file(s.job_dir(id) / "job.json"), "job.json");
+    d.AddMember("status", status_value(s.read_status(id), a), a);
+    d.AddMember("cancel_requested", s.cancel_requested(id), a);
+    d.AddMember("spec", Value(spec, a), a);
+    return to_compact_json(d);
+}
+
+}  // namespace cuopt

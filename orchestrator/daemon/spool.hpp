@@ -1,0 +1,116 @@
+#pragma once
+/// The job spool of `cuda-optimizer serve`: a folder that submit, status, cancel, the daemon and
+/// its web dashboard share, and that a Slurm cluster sees on its shared filesystem.
+///
+///   SPOOL/spool.json        {"format": "cuda-optimizer-spool", "version": 1}
+///   SPOOL/.daemon.lock      flock held by the one daemon serving the spool (pid written)
+///   SPOOL/.seq              the last job number (flock'ed while taken)
+///   SPOOL/staging/          a job being built (submit, the web intake); never read by the daemon
+///   SPOOL/jobs/JOB/         a queued job: it arrives here by one rename, complete
+///     job.json              what was submitted (never changes): kind, priority, args, files+sha256
+///     files/...             the locked manifest: read-only copies of every file the job names
+///     state.json            the job's state (written atomically, by the daemon only once queued)
+///     cancel                present once `cancel JOB` asked for it
+///     job.log               the optimizer's (or gate's) stdout and stderr, every start appended
+///     results/run-001/      the run folder (optimize); results/gate/ (gate jobs)
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuopt {
+
+enum class job_state { queued, running, done, failed, cancelled };
+std::string to_string(job_state s);
+std::optional<job_state> job_state_from(const std::string& s);
+inline bool is_final(job_state s) {
+    return s == job_state::done || s == job_state::failed || s == job_state::cancelled;
+}
+
+/// One file of the locked manifest: its path under files/, its sha256 and size.
+struct locked_file {
+    std::string path;  // relative to JOB/files, '/'-separated
+    std::string sha256;
+    std::uintmax_t bytes = 0;
+};
+
+/// job.json: what was submitted.
+struct job_spec {
+    std::string id;                 // job-000001
+    std::string kind = "optimize";  // optimize | gate
+    int priority = 0;               // higher runs first; FIFO (by id) within a priority
+    std::string submitted;          // UTC, ISO 8601
+    std::string submitted_by;       // cli | web
+    std::string config;             // relative to JOB/files: the config optimize reads
+    std::string accepted;           // gate: the accepted run folder, relative to JOB/files
+    std::vector<std::string> args;  // extra optimize (or gate) flags, checked at submit
+    std::vector<locked_file> files;
+};
+
+/// state.json: where the job stands.
+struct job_status {
+    std::string id;
+    job_state state = job_state::queued;
+    std::string reason;       // failed/cancelled: why, in one line; done: the outcome
+    std::string updated;      // UTC of the last write
+    std::string started;      // UTC of the first start ("" while queued)
+    std::string finished;     // UTC ("" until final)
+    int starts = 0;           // how many times it was started (a resume after a restart counts)
+    int exit_code = -1;       // the optimizer's (or gate's) exit code, once final
+    int device = -1;          // local executor: the GPU index it runs on
+    std::string executor;     // local | slurm
+    std::string handle;       // local: the pid; slurm: the Slurm job id
+    std::string slurm_state;  // slurm: the last state Slurm reported (RUNNING, TIMEOUT, ...)
+    // progress, from the run folder (running and final)
+    int iteration = -1;
+    int attempts = 0;
+    double best_speedup = 0;  // best speedup over the initial kernel so far (0: none yet)
+    std::string run_dir;      // relative to JOB: results/run-001 (or results/gate)
+};
+
+/// A spool folder. Every call reads the files afresh: several processes share the spool.
+class spool {
+  public:
+    /// Opens (creating when `create`) a spool; throws std::runtime_error naming the folder.
+    explicit spool(std::filesystem::path root, bool create = true);
+    const std::filesystem::path& root() const { return m_root; }
+    std::filesystem::path job_dir(const std::string& id) const;
+    std::filesystem::path staging_dir() const { return m_root / "staging"; }
+
+    /// Every job in the spool, in id order. Unreadable jobs are skipped (named on `problems`).
+    std::vector<std::string> job_ids() const;
+    job_spec read_spec(const std::string& id) const;
+    job_status read_status(const std::string& id) const;
+    /// Writes state.json atomically (temporary file, fsync, rename).
+    void write_status(const job_status& s) const;
+
+    /// A new, empty staging folder for building a job (removed by commit or by the caller).
+    std::filesystem::path new_staging() const;
+    /// Locks a staged job: hashes every file under STAGE/files, makes them read-only, writes
+    /// job.json (id assigned here) and state.json (queued), and renames STAGE to jobs/ID.
+    /// Returns the id.
+    std::string commit(const std::filesystem::path& stage, job_spec spec) const;
+
+    /// Asks for a job's cancellation (creates JOB/cancel); false when there is no such job or
+    /// it is already final.
+    bool request_cancel(const std::string& id) const;
+    bool cancel_requested(const std::string& id) const;
+
+    /// Checks every locked file's sha256 against job.json; "" or the first difference.
+    std::string verify_locked(const std::string& id) const;
+
+  private:
+    std::filesystem::path m_root;
+};
+
+/// The jobs' status as JSON ({"jobs": [...]}) and one job's (spec and status together): what
+/// `status --json` prints and the dashboard's /api/jobs serves.
+std::string jobs_json(const spool& s);
+std::string job_json(const spool& s, const std::string& id);
+
+/// Progress of a run folder (iteration, attempts, best speedup) read from its history.json,
+/// filled into `st`. Missing or partial files leave the fields as they were.
+void read_progress(const std::filesystem::path& run_dir, job_status& st);
+
+}  // namespace cuopt

@@ -1,0 +1,357 @@
+// The real daemon: `cuda-optimizer serve` over a spool with the fake harness, driven through
+// `submit`, `status` and `cancel`, killed with SIGKILL and started again.
+#include <signal.h>
+
+#include <boost/process.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/daemon/job_intake.hpp"
+#include "orchestrator/daemon/spool.hpp"
+#include "tests/test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+namespace bp = boost::process;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
+const std::string k_sanitizer = std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh";
+
+// The pilot (fake-harness markers) with a config naming its files.
+struct job_files {
+    test::optimizer_fixture pilot;
+    fs::path config;
+    explicit job_files(const std::string& settings = R"("max_iterations": 1, "batch": 2)") {
+        config = pilot.dir.write("config.json",
+                                 R"({"reference": "reference.cu", "initial_kernel": "initial.cu",
+               "input_cases": "input_cases.json", "timeout": 5, )" +
+                                     settings + "}");
+    }
+};
+
+// `serve` in the background, its stdout in a file; SIGKILLed or waited for.
+struct serve_process {
+    fs::path out;
+    bp::child child;
+    serve_process(const fs::path& spool, const fs::path& out_file, std::vector<std::string> extra)
+        : out(out_file) {
+        std::vector<std::string> args = {"serve",     "--spool", spool.string(),
+                                         "--harness", k_fake,    "--sanitizer",
+                                         k_sanitizer, "--poll",  "0.05"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        child = bp::child(CUOPT_OPTIMIZER_BINARY, bp::args(args), bp::std_out > out.string(),
+                          bp::std_err > (out.string() + ".err"), bp::std_in < bp::null);
+    }
+    void kill9() {
+        ::kill(child.id(), SIGKILL);
+        child.wait();
+    }
+    int wait(std::chrono::seconds limit) {
+        if (!child.wait_for(limit)) {
+            ::kill(child.id(), SIGKILL);
+            child.wait();
+            FAIL("serve did not stop within " << limit.count() << " s:\n" << test::read_text(out));
+        }
+        return child.exit_code();
+    }
+    ~serve_process() {
+        if (child.running()) kill9();
+    }
+};
+
+std::string submit(const fs::path& spool, const fs::path& config,
+                   std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"submit",        "--spool",   spool.string(), "--config",
+                                     config.string(), "--harness", k_fake};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const test::process_result r = test::run_optimizer(args);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    std::string id = r.output.substr(0, r.output.find('\n'));
+    REQUIRE(id.rfind("job-", 0) == 0);
+    return id;
+}
+
+// Waits until `ready` holds (polled every 50 ms), failing after `limit`.
+template <typename F>
+void wait_until(F ready, std::chrono::seconds limit, const std::string& what) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (!ready()) {
+        if (std::chrono::steady_clock::now() > end) FAIL("timed out waiting for " << what);
+        std::this_thread::sleep_for(50ms);
+    }
+}
+
+// A run folder that a finished run leaves: its records, report and one run only.
+void check_complete_run(const fs::path& job) {
+    INFO(job.string());
+    std::vector<fs::path> runs;
+    for (const auto& e : fs::directory_iterator(job / "results")) runs.push_back(e.path());
+    REQUIRE(runs.size() == 1);
+    const fs::path run = runs.front();
+    CHECK(run.filename() == "run-001");
+    for (const char* f : {"run.json", "history.json", "summary.json", "report.html"})
+        CHECK(fs::is_regular_file(run / f));
+    const rapidjson::Document r = parse_json(read_text_file(run / "run.json"), "run.json");
+    REQUIRE(r["finished"].IsString());
+    CHECK(std::string(r["stop_reason"].GetString()) != "error");
+    // Every attempt recorded once.
+    const rapidjson::Document h = parse_json(read_text_file(run / "history.json"), "history.json");
+    std::set<std::pair<int, int>> seen;
+    for (const auto& a : h["attempts"].GetArray())
+        CHECK(seen.insert({a["iteration"].GetInt(), a["attempt"].GetInt()}).second);
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+// "run device=N start_us=T end_us=T ... folder=DIR" lines of FAKE_TRACE, by device: for each
+// device, no two jobs' requests overlap in time.
+void check_one_job_per_device(const fs::path& trace) {
+    struct span {
+        long long start, end;
+        std::string job;
+    };
+    std::map<int, std::vector<span>> by_device;
+    std::istringstream lines(test::read_text(trace));
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("run ", 0) != 0) continue;
+        int device = -1;
+        long long start = 0, end = 0;
+        std::sscanf(line.c_str(), "run device=%d start_us=%lld end_us=%lld", &device, &start, &end);
+        const std::size_t j = line.find("/jobs/job-");
+        REQUIRE(j != std::string::npos);
+        by_device[device].push_back({start, end, line.substr(j + 6, 10)});
+    }
+    REQUIRE_FALSE(by_device.empty());
+    for (auto& [device, spans] : by_device) {
+        std::sort(spans.begin(), spans.end(), [](auto& a, auto& b) { return a.start < b.start; });
+        for (std::size_t i = 1; i < spans.size(); ++i)
+            if (spans[i].job != spans[i - 1].job) {
+                INFO("device " << device << ": " << spans[i - 1].job << " and " << spans[i].job);
+                CHECK(spans[i].start >= spans[i - 1].end);
+            }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("serve runs the queue one job per GPU, highest priority first, each to a complete run",
+          "[daemon]") {
+    test::scratch_folder dir;
+    job_files files;
+    const fs::path spool = dir / "spool";
+    const test::scoped_env trace("FAKE_TRACE", (dir / "trace.txt").c_str());
+    std::vector<std::string> ids;
+    for (int i = 0; i < 5; ++i)
+        ids.push_back(submit(
+            spool, files.config,
+            i == 3 ? std::vector<std::string>{"--priority", "5"} : std::vector<std::string>{}));
+    serve_process serve(spool, dir / "serve.out", {"--devices", "0,1", "--stop-when-idle", "0.5"});
+    CHECK(serve.wait(120s) == 0);
+    const std::string out = test::read_text(dir / "serve.out");
+    INFO(out);
+    // job-000004 (priority 5) starts with the first, before the queue's second and third.
+    const std::size_t first4 = out.find("job-000004 started");
+    REQUIRE(first4 != std::string::npos);
+    CHECK(first4 < out.find("job-000002 started"));
+    CHECK(out.find("job-000001 started") < out.find("job-000002 started"));
+    const cuopt::spool s(spool, false);
+    for (const std::string& id : ids) {
+        const job_status st = s.read_status(id);
+        INFO(id << ": " << st.reason);
+        CHECK(st.state == job_state::done);
+        CHECK(st.starts == 1);
+        CHECK(st.attempts > 1);
+        CHECK(st.run_dir == "results/run-001");
+        CHECK(count_of(out, id + " done:") == 1);
+        check_complete_run(s.job_dir(id));
+    }
+    check_one_job_per_device(dir / "trace.txt");
+    const test::process_result status = test::run_optimizer({"status", "--spool", spool.string()});
+    CHECK(count_of(status.output, " done ") == 5);
+}
+
+TEST_CASE("cancel ends a queued job before it starts and a running one mid-run; the queue goes on",
+          "[daemon]") {
+    test::scratch_folder dir;
+    job_files slow(R"("max_iterations": 40, "batch": 2)");
+    job_files quick;
+    const fs::path spool = dir / "spool";
+    const std::string long_job = submit(spool, slow.config);
+    const std::string next = submit(spool, quick.config);
+    const std::string never = submit(spool, quick.config);
+    CHECK(test::run_optimizer({"cancel", "--spool", spool.string(), never}).exit_code == 0);
+    const test::scoped_env sleep("FAKE_SLEEP_MS", "40");
+    serve_process serve(spool, dir / "serve.out", {"--devices", "0", "--stop-when-idle", "0.5"});
+    const cuopt::spool s(spool, false);
+    wait_until([&] { return s.read_status(long_job).attempts >= 3; }, 60s,
+               "the long job's attempts");
+    const test::process_result c =
+        test::run_optimizer({"cancel", "--spool", spool.string(), long_job});
+    CHECK(c.output == long_job + ": cancel requested\n");
+    CHECK(serve.wait(120s) == 0);
+    INFO(test::read_text(dir / "serve.out"));
+    CHECK(s.read_status(long_job).state == job_state::cancelled);
+    CHECK(s.read_status(long_job).reason == "cancelled while running");
+    CHECK(s.read_status(never).state == job_state::cancelled);
+    CHECK_FALSE(fs::exists(s.job_dir(never) / "results"));
+    CHECK(s.read_status(next).state == job_state::done);
+    const test::process_result again =
+        test::run_optimizer({"cancel", "--spool", spool.string(), next});
+    CHECK(again.exit_code == 11);
+    CHECK(again.output.find("already ended") != std::string::npos);
+}
+
+TEST_CASE("a SIGKILLed daemon's running job resumes where it stopped when serve starts again",
+          "[daemon]") {
+    test::scratch_folder dir;
+    job_files files(R"("max_iterations": 6, "batch": 2)");
+    const fs::path spool = dir / "spool";
+    const std::string id = submit(spool, files.config);
+    const cuopt::spool s(spool, false);
+    {
+        const test::scoped_env sleep("FAKE_SLEEP_MS", "40");
+        serve_process serve(spool, dir / "serve1.out", {"--devices", "0"});
+        wait_until([&] { return s.read_status(id).attempts >= 4; }, 60s, "four attempts");
+        serve.kill9();
+    }
+    CHECK(s.read_status(id).state == job_state::running);
+    // A second daemon while the first holds the spool is refused: here the first is gone.
+    serve_process serve(spool, dir / "serve2.out", {"--devices", "0", "--stop-when-idle", "0.5"});
+    CHECK(serve.wait(120s) == 0);
+    INFO(test::read_text(dir / "serve2.out"));
+    const job_status st = s.read_status(id);
+    CHECK(st.state == job_state::done);
+    CHECK(st.starts == 2);
+    check_complete_run(s.job_dir(id));
+    const rapidjson::Document run =
+        parse_json(read_text_file(s.job_dir(id) / "results/run-001/run.json"), "run.json");
+    CHECK(run["resumes"].Size() == 1);
+}
+
+TEST_CASE("a malformed job is refused at intake with check's table; a second serve is refused",
+          "[daemon]") {
+    test::scratch_folder dir;
+    job_files files;
+    const fs::path spool = dir / "spool";
+    files.pilot.dir.write("input_cases.json", "{\"schema_version\": 1, \"args\": [");
+    const test::process_result bad =
+        test::run_optimizer({"submit", "--spool", spool.string(), "--config", files.config.string(),
+                             "--harness", k_fake});
+    CHECK(bad.exit_code == 11);
+    CHECK(bad.output.find("input_cases.json") != std::string::npos);
+    const cuopt::spool s(spool);
+    CHECK(s.job_ids().empty());
+    CHECK(fs::is_empty(s.staging_dir()));
+
+    // The initial kernel does not compile: check's table says so, and nothing is queued.
+    job_files broken;
+    broken.pilot.dir.write("initial.cu", "this is not CUDA // FAKE_COMPILE_ERROR\n");
+    const test::process_result rejected =
+        test::run_optimizer({"submit", "--spool", spool.string(), "--config",
+                             broken.config.string(), "--harness", k_fake});
+    INFO(rejected.output);
+    CHECK(rejected.exit_code == 11);
+    CHECK(rejected.output.find("not ready") != std::string::npos);
+    CHECK(rejected.output.find("check rejected the job") != std::string::npos);
+    CHECK(s.job_ids().empty());
+
+    job_files good;
+    submit(spool, good.config);
+    serve_process first(spool, dir / "a.out", {"--devices", "0"});
+    wait_until([&] { return s.read_status("job-000001").state != job_state::queued; }, 60s,
+               "the first daemon to start the job");
+    serve_process second(spool, dir / "b.out", {"--devices", "1"});
+    CHECK(second.wait(30s) == 64);
+    CHECK(test::read_text(dir / "b.out.err").find("another daemon serves") != std::string::npos);
+}
+
+TEST_CASE("a gate job reruns an accepted run from the same queue", "[daemon]") {
+    test::scratch_folder dir;
+    test::optimizer_fixture accepted;
+    const test::process_result r = test::run_optimizer(accepted.args({"--max-iterations", "1"}));
+    REQUIRE(r.exit_code == 0);
+    const fs::path spool = dir / "spool";
+    const test::process_result sub = test::run_optimizer(
+        {"submit", "--spool", spool.string(), "--gate", "--accepted", accepted.run().string()});
+    INFO(sub.output);
+    REQUIRE(sub.exit_code == 0);
+    serve_process serve(spool, dir / "serve.out", {"--devices", "0", "--stop-when-idle", "0.5"});
+    CHECK(serve.wait(120s) == 0);
+    const cuopt::spool s(spool, false);
+    const job_status st = s.read_status("job-000001");
+    INFO(st.reason << "\n" << test::read_text(s.job_dir("job-000001") / "job.log"));
+    CHECK(st.state == job_state::done);
+    CHECK(st.reason == "the gate passed");
+    CHECK(fs::is_regular_file(s.job_dir("job-000001") / "results/gate/gate.json"));
+}
+
+TEST_CASE("200 jobs through one daemon SIGKILLed twice: each ends once with a complete run folder",
+          "[daemon][load]") {
+    const char* n_env = std::getenv("CUOPT_LOAD_JOBS");  // tools/sanitize.sh asks for fewer
+    const int n = n_env ? std::atoi(n_env) : 200;
+    test::scratch_folder dir;
+    job_files files(R"("max_iterations": 1, "batch": 1, "no_evidence": true)");
+    const fs::path spool_dir = dir / "spool";
+    const cuopt::spool s(spool_dir);
+    submission sub;
+    sub.config = files.config;
+    for (int i = 0; i < n; ++i) {
+        job_spec spec;
+        const fs::path stage = stage_submission(s, sub, spec);
+        s.commit(stage, spec);
+        if (i == n / 2) {  // a malformed job in the middle is refused; the queue goes on
+            job_files bad;
+            bad.pilot.dir.write("input_cases.json", "[");
+            CHECK(test::run_optimizer({"submit", "--spool", spool_dir.string(), "--config",
+                                       bad.config.string(), "--harness", k_fake})
+                      .exit_code == 11);
+        }
+    }
+    const auto finals = [&] {
+        int done = 0;
+        for (const std::string& id : s.job_ids()) done += is_final(s.read_status(id).state);
+        return done;
+    };
+    const std::vector<std::string> devices = {"--devices", "0,1,2,3"};
+    std::string outs;
+    for (int round = 0; round < 2; ++round) {
+        serve_process serve(spool_dir, dir / ("serve" + std::to_string(round) + ".out"), devices);
+        wait_until([&] { return finals() >= n * (round + 1) / 3; }, 240s, "a third of the jobs");
+        serve.kill9();
+        outs += test::read_text(serve.out);
+    }
+    std::vector<std::string> last = devices;
+    last.insert(last.end(), {"--stop-when-idle", "0.5"});
+    serve_process serve(spool_dir, dir / "serve2.out", last);
+    CHECK(serve.wait(280s) == 0);
+    outs += test::read_text(serve.out);
+    const std::vector<std::string> ids = s.job_ids();
+    REQUIRE(ids.size() == static_cast<std::size_t>(n));
+    int resumed = 0;
+    for (const std::string& id : ids) {
+        const job_status st = s.read_status(id);
+        INFO(id << ": " << st.reason);
+        CHECK(st.state == job_state::done);
+        // One final line per job (a daemon SIGKILLed between its state write and its log line
+        // could print none; never two).
+        CHECK(count_of(outs, id + " done:") <= 1);
+        resumed += st.starts > 1;
+        check_complete_run(s.job_dir(id));
+    }
+    WARN(n << " jobs, " << resumed << " started again after a SIGKILL");
+}

@@ -1,0 +1,191 @@
+// The daemon's spool and intake, in process: locking a job's files, ids, states, cancellation,
+// progress, and what a submission may not do. (The daemon itself: daemon_integration_test.)
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "common/file_io.hpp"
+#include "common/sha256.hpp"
+#include "orchestrator/daemon/job_intake.hpp"
+#include "orchestrator/daemon/spool.hpp"
+#include "tests/test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string k_example = std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/";
+
+// A copy of examples/matmul with `config` as its config.json.
+fs::path example_copy(const test::scratch_folder& dir, const std::string& config) {
+    for (const char* f : {"reference.cu", "initial.cu", "input_cases.json", "holdout_cases.json"})
+        dir.write(std::string("job/") + f, test::read_text(k_example + f));
+    return dir.write("job/config.json", config);
+}
+
+const char* k_config = R"({"reference": "reference.cu", "initial_kernel": "initial.cu",
+  "input_cases": "input_cases.json", "holdout_cases": "holdout_cases.json",
+  "results_dir": "../../results", "max_iterations": 2})";
+
+bool writable_by_anyone(const fs::path& p) {
+    const fs::perms x = fs::status(p).permissions();
+    return (x & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) !=
+           fs::perms::none;
+}
+
+}  // namespace
+
+TEST_CASE("a staged job holds exactly the files its config names, read-only, with their sha256",
+          "[daemon]") {
+    test::scratch_folder dir;
+    const fs::path config = example_copy(dir, k_config);
+    dir.write("job/unrelated.txt", "not named by the job");
+    const spool s(dir / "spool");
+    submission sub;
+    sub.config = config;
+    sub.args = {"--max-iterations", "1"};
+    job_spec spec;
+    const fs::path stage = stage_submission(s, sub, spec);
+    const std::string id = s.commit(stage, spec);
+    CHECK(id == "job-000001");
+    CHECK_FALSE(fs::exists(stage));
+    const fs::path job = s.job_dir(id);
+    const job_spec read = s.read_spec(id);
+    CHECK(read.config == "config.json");
+    CHECK(read.args == std::vector<std::string>{"--max-iterations", "1"});
+    std::vector<std::string> names;
+    for (const locked_file& f : read.files) {
+        names.push_back(f.path);
+        CHECK(f.sha256 == sha256_file_hex(dir / "job" / f.path));
+        CHECK_FALSE(writable_by_anyone(job / "files" / f.path));
+    }
+    CHECK(names == std::vector<std::string>{"config.json", "holdout_cases.json", "initial.cu",
+                                            "input_cases.json", "reference.cu"});
+    CHECK_FALSE(writable_by_anyone(job / "files"));
+    CHECK(s.read_status(id).state == job_state::queued);
+    CHECK(s.verify_locked(id).empty());
+    // The original changing after submit changes nothing; the locked copy changing is caught.
+    dir.write("job/initial.cu", "// changed\n");
+    CHECK(s.verify_locked(id).empty());
+    fs::permissions(job / "files" / "initial.cu", fs::perms::owner_write, fs::perm_options::add);
+    std::ofstream(job / "files" / "initial.cu", std::ios::app) << "// tampered\n";
+    CHECK(s.verify_locked(id) ==
+          "files/initial.cu changed after it was submitted (sha256 differs)");
+    // The next job gets the next number.
+    job_spec spec2;
+    const fs::path stage2 = stage_submission(s, sub, spec2);
+    CHECK(s.commit(stage2, spec2) == "job-000002");
+}
+
+TEST_CASE("files outside the config's folder keep their layout; an absolute path is refused",
+          "[daemon]") {
+    test::scratch_folder dir;
+    example_copy(dir, k_config);
+    const fs::path config =
+        dir.write("job/conf/config.json",
+                  R"({"reference": "../reference.cu", "initial_kernel": "../initial.cu",
+            "input_cases": "../input_cases.json"})");
+    const spool s(dir / "spool");
+    submission sub;
+    sub.config = config;
+    job_spec spec;
+    const fs::path stage = stage_submission(s, sub, spec);
+    CHECK(spec.config == "conf/config.json");
+    CHECK(fs::is_regular_file(stage / "files" / "reference.cu"));
+
+    const fs::path absolute =
+        dir.write("job/abs.json",
+                  std::string(R"({"reference": ")") + (dir / "job/reference.cu").string() +
+                      R"(", "initial_kernel": "initial.cu", "input_cases": "input_cases.json"})");
+    sub.config = absolute;
+    // Absolute paths inside the job's own folder are copied like any other; one the copy would
+    // still reach is refused (here: the config sits beside the files it names absolutely, so
+    // the copy's config would name the original).
+    try {
+        job_spec spec2;
+        stage_submission(s, sub, spec2);
+        FAIL("an absolute path was accepted");
+    } catch (const intake_error& e) {
+        CHECK(std::string(e.what()).find("by an absolute path") != std::string::npos);
+    }
+    // The first stage is still there (never committed); the refused one was removed.
+    std::size_t stages = 0;
+    for (const auto& e : fs::directory_iterator(s.staging_dir())) stages += e.is_directory();
+    CHECK(stages == 1);
+}
+
+TEST_CASE("a submission may not name programs, the daemon's flags, or unknown flags", "[daemon]") {
+    test::scratch_folder dir;
+    const spool s(dir / "spool");
+    const auto refusal = [&](const std::string& config, std::vector<std::string> args) {
+        submission sub;
+        sub.config = example_copy(dir, config);
+        sub.args = std::move(args);
+        try {
+            job_spec spec;
+            stage_submission(s, sub, spec);
+        } catch (const intake_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(refusal(R"({"harness": "/bin/sh", "reference": "reference.cu"})", {})
+              .find("field harness: a job may not name the programs that run it") !=
+          std::string::npos);
+    CHECK(refusal(R"({"sanitizer": "/bin/sh"})", {}).find("field sanitizer") != std::string::npos);
+    for (const char* flag : {"--results-dir", "--harness", "--devices", "--resume", "--reference"})
+        CHECK(refusal(k_config, {flag, "x"}).find(std::string(flag) + " is set by the daemon") !=
+              std::string::npos);
+    CHECK(refusal(k_config, {"--results-dir=x"}).find("--results-dir") != std::string::npos);
+    CHECK(refusal(k_config, {"--no-such-flag"}).find("the job's flags") != std::string::npos);
+    CHECK(refusal(k_config, {"--max-iterations", "1"}).empty());
+    submission none;
+    none.config = dir / "missing.json";
+    job_spec spec;
+    CHECK_THROWS_WITH(stage_submission(s, none, spec), Catch::Contains("no such file"));
+}
+
+TEST_CASE("upload names: relative paths inside the job only", "[daemon]") {
+    for (const char* ok : {"config.json", "kernels/initial.cu", "a.b/c-d_e.cu"})
+        CHECK(upload_name_problem(ok).empty());
+    for (const char* bad :
+         {"", "/etc/passwd", "../x", "a/../../b", "a//b", "./a", "a/", "a\\b", "c:x", "a\nb"})
+        CHECK_FALSE(upload_name_problem(bad).empty());
+    CHECK_FALSE(upload_name_problem(std::string(201, 'a')).empty());
+}
+
+TEST_CASE("states, cancellation and progress go through the spool's files", "[daemon]") {
+    test::scratch_folder dir;
+    const spool s(dir / "spool");
+    const fs::path stage = s.new_staging();
+    dir.write("spool/staging/" + stage.filename().string() + "/files/config.json", "{}");
+    job_spec spec;
+    spec.config = "config.json";
+    spec.priority = 3;
+    const std::string id = s.commit(stage, spec);
+    CHECK(s.read_spec(id).priority == 3);
+    CHECK(s.request_cancel(id));
+    CHECK(s.cancel_requested(id));
+    job_status st = s.read_status(id);
+    st.state = job_state::done;
+    s.write_status(st);
+    CHECK_FALSE(s.request_cancel(id));  // already final
+    CHECK_FALSE(s.request_cancel("job-999999"));
+    CHECK_THROWS_WITH(s.job_dir("../etc"), Catch::Contains("not a job id"));
+
+    dir.write("run/history.json", R"({"attempts": [
+        {"iteration": 0, "became_best": true, "speedup_vs_initial": 1.0},
+        {"iteration": 1, "became_best": true, "speedup_vs_initial": 1.8},
+        {"iteration": 2, "became_best": false, "speedup_vs_initial": 2.5}]})");
+    job_status p;
+    read_progress(dir / "run", p);
+    CHECK(p.attempts == 3);
+    CHECK(p.iteration == 2);
+    CHECK(p.best_speedup == Approx(1.8));
+    const std::string all = jobs_json(s);
+    CHECK(all.find("\"id\":\"" + id + "\"") != std::string::npos);
+    CHECK(all.find("\"state\":\"done\"") != std::string::npos);
+    CHECK_THROWS(spool(dir / "elsewhere", false));
+}
