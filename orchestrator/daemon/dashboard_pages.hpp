@@ -1,0 +1,43 @@
+#pragma once
+/// The dashboard's HTML, rendered on the server from the spool: the queue, a job page, the
+/// intake form, the check page and short message pages. Every string from the spool or a
+/// request goes through html_escape; the pages load only /static/dashboard.{css,js} (the CSP
+/// allows nothing else), whose script refreshes them from the JSON API.
+
+#include <string>
+#include <vector>
+
+#include "orchestrator/daemon/daemon.hpp"
+#include "orchestrator/daemon/dashboard_intake.hpp"
+#include "orchestrator/daemon/spool.hpp"
+
+namespace cuopt {
+
+/// One job as the pages show it.
+struct job_view {
+    job_spec spec;
+    job_status status;
+    bool has_report = false;             // the run folder holds report.html (or gate.html)
+    std::vector<std::string> run_files;  // the run folder's top-level files
+    std::string log_tail;                // the end of JOB/job.log
+};
+
+std::string queue_page(const std::vector<job_view>& jobs);
+std::string job_page(const job_view& job);
+std::string submit_page(const dashboard_settings& settings);
+/// After an upload: check's table and either "rejected" or the Queue button.
+std::string check_page(const intake_result& r);
+/// A page with a title and one paragraph (errors, "not found", ...).
+std::string message_page(const std::string& title, const std::string& text);
+/// The 401 page: where the token comes from.
+std::string unauthorized_page();
+
+/// "12 iterations, 34 attempts" or "-"; "2.31x" or "-".
+std::string progress_text(const job_status& s);
+std::string speedup_text(const job_status& s);
+
+/// The stylesheet and script every page loads (dashboard_assets.cpp).
+extern const char* const k_dashboard_css;
+extern const char* const k_dashboard_js;
+
+}  // namespace cuopt
