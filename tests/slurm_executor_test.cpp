@@ -2,11 +2,13 @@
 // it sends, the batch script it writes, how it reads Slurm's answers), then against a real
 // one-node Slurm that tools/slurm-cluster.sh starts once for this test binary (Debian's
 // slurm-wlm and munge; the tests skip with the reason where those are not installed or this is
-// not root). Tag [slurm].
+// not root), and last `cuda-optimizer serve --executor slurm` end to end on it. Tag [slurm].
 #include "orchestrator/daemon/slurm_executor.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <boost/process.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -14,10 +16,13 @@
 #include <thread>
 
 #include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/daemon/spool.hpp"
 #include "tests/test_support.hpp"
 
 using namespace cuopt;
 namespace fs = std::filesystem;
+namespace bp = boost::process;
 using namespace std::chrono_literals;
 
 namespace {
@@ -473,4 +478,143 @@ TEST_CASE(
                       Catch::Contains("sbatch failed (exit 1): sbatch: error: ") &&
                           Catch::Contains("Invalid partition name specified") &&
                           !Catch::Contains("\n"));
+}
+
+namespace {
+
+const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
+const std::string k_sanitizer = std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh";
+
+/// `serve --executor slurm` in the background, its output in files; SIGKILLed or waited for.
+struct slurm_serve {
+    fs::path out;
+    bp::child child;
+    slurm_serve(const fs::path& spool, const fs::path& out_file, std::vector<std::string> extra)
+        : out(out_file) {
+        std::vector<std::string> args = {
+            "serve",     "--spool", spool.string(), "--executor", "slurm",  "--slurm-gres", "gpu:1",
+            "--harness", k_fake,    "--sanitizer",  k_sanitizer,  "--poll", "0.2"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        child = bp::child(CUOPT_OPTIMIZER_BINARY, bp::args(args), bp::std_out > out.string(),
+                          bp::std_err > (out.string() + ".err"), bp::std_in < bp::null);
+    }
+    void kill9() {
+        ::kill(child.id(), SIGKILL);
+        child.wait();
+    }
+    int wait(std::chrono::seconds limit) {
+        if (!child.wait_for(limit)) {
+            kill9();
+            FAIL("serve did not stop within " << limit.count() << " s:\n" << test::read_text(out));
+        }
+        return child.exit_code();
+    }
+    ~slurm_serve() {
+        if (child.running()) kill9();
+    }
+};
+
+std::string submit_job(const fs::path& spool, const fs::path& config) {
+    const test::process_result r = test::run_optimizer(
+        {"submit", "--spool", spool.string(), "--config", config.string(), "--harness", k_fake});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    return r.output.substr(0, r.output.find('\n'));
+}
+
+template <typename F>
+void wait_until(F ready, std::chrono::seconds limit, const std::string& what) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (!ready()) {
+        if (std::chrono::steady_clock::now() > end) FAIL("timed out waiting for " << what);
+        std::this_thread::sleep_for(100ms);
+    }
+}
+
+/// The one run folder a finished optimize leaves, with its records and report.
+void check_complete_run(const fs::path& job) {
+    INFO(job.string());
+    const fs::path run = job / "results" / "run-001";
+    if (!fs::is_directory(job / "results")) FAIL_CHECK("no results folder");
+    if (!fs::is_directory(job / "results")) return;
+    CHECK(std::distance(fs::directory_iterator(job / "results"), fs::directory_iterator()) == 1);
+    for (const char* f : {"run.json", "history.json", "summary.json", "report.html"})
+        CHECK(fs::is_regular_file(run / f));
+    const rapidjson::Document r = parse_json(read_text_file(run / "run.json"), "run.json");
+    CHECK(r["finished"].IsString());
+}
+
+bool scancel(const std::string& slurm_id) {
+    return test::run_program("scancel", {slurm_id}).exit_code == 0;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "on a real Slurm, serve --executor slurm ends every job once through a SIGKILL and "
+    "restart of the daemon, and records the jobs scancelled from outside as cancelled",
+    "[slurm]") {
+    REQUIRE_SLURM_OR_SKIP();
+    test::scratch_folder dir;
+    test::optimizer_fixture pilot;
+    const auto config = [&](const std::string& name, int iterations) {
+        return pilot.dir.write(name, R"({"reference": "reference.cu", "initial_kernel":
+            "initial.cu", "input_cases": "input_cases.json", "timeout": 60, "batch": 2,
+            "max_iterations": )" + std::to_string(iterations) +
+                                         "}");
+    };
+    // (A harness run's limit of 60 s: a loaded 2-core machine must not fail a job by timing.)
+    const fs::path quick = config("quick.json", 2), slow = config("slow.json", 200);
+    const fs::path longer = config("longer.json", 4);  // still running when the daemon dies
+    const fs::path spool_dir = dir / "spool";
+    // Slurm runs two at once (two CPUs, two GPUs): 1 and 2 first, then 3, 4 (scancelled while
+    // no daemon runs) and 5.
+    const std::string cancelled_live = submit_job(spool_dir, slow);
+    const std::string resumed = submit_job(spool_dir, longer);
+    const std::string third = submit_job(spool_dir, quick);
+    const std::string cancelled_away = submit_job(spool_dir, slow);
+    const std::string fifth = submit_job(spool_dir, quick);
+    const cuopt::spool s(spool_dir, false);
+    const test::scoped_env sleep("FAKE_SLEEP_MS", "100");  // sbatch passes it on to the jobs
+    std::string resumed_slurm_id;
+    {
+        slurm_serve serve(spool_dir, dir / "serve1.out", {});
+        const auto handle = [&](const std::string& id) { return s.read_status(id).handle; };
+        wait_until([&] { return job_field(handle(cancelled_live), "JobState") == "RUNNING"; }, 60s,
+                   "the first job to run in Slurm");
+        REQUIRE(scancel(handle(cancelled_live)));
+        wait_until([&] { return s.read_status(cancelled_live).state == job_state::cancelled; }, 60s,
+                   "the daemon to record the scancel");
+        wait_until([&] { return s.read_status(resumed).attempts >= 2; }, 60s, "job 2 mid-run");
+        resumed_slurm_id = handle(resumed);
+        serve.kill9();
+    }
+    CHECK(s.read_status(resumed).state == job_state::running);
+    CHECK(job_field(resumed_slurm_id, "TresPerNode") == "gres:gpu:1");
+    // While no daemon watches: Slurm goes on, and someone scancels job 4.
+    const std::string away_slurm_id = s.read_status(cancelled_away).handle;
+    REQUIRE_FALSE(away_slurm_id.empty());
+    REQUIRE(scancel(away_slurm_id));
+    slurm_serve serve(spool_dir, dir / "serve2.out", {"--stop-when-idle", "1"});
+    CHECK(serve.wait(240s) == 0);
+    const std::string out = test::read_text(dir / "serve2.out");
+    INFO(test::read_text(dir / "serve1.out") << test::read_text(dir / "serve1.out.err") << "\n---\n"
+                                             << out << test::read_text(dir / "serve2.out.err"));
+    CHECK(out.find(resumed + " re-attached to Slurm job " + resumed_slurm_id) != std::string::npos);
+    for (const std::string& id : {resumed, third, fifth}) {
+        const job_status st = s.read_status(id);
+        INFO(id << ": " << st.reason << "\n" << test::read_text(s.job_dir(id) / "job.log"));
+        CHECK(st.state == job_state::done);
+        CHECK(st.starts == 1);  // never submitted twice: the restart re-attached
+        CHECK(st.slurm_state == "COMPLETED");
+        check_complete_run(s.job_dir(id));
+    }
+    for (const std::string& id : {cancelled_live, cancelled_away}) {
+        const job_status st = s.read_status(id);
+        INFO(id << ": " << st.reason);
+        CHECK(st.state == job_state::cancelled);
+        CHECK(st.slurm_state == "CANCELLED");
+        CHECK(st.reason.rfind("Slurm cancelled it (scancel): Slurm job ", 0) == 0);
+        CHECK(st.starts == 1);
+    }
 }
