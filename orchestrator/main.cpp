@@ -16,6 +16,7 @@
 #include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/commands/resume_options.hpp"
 #include "orchestrator/commands/run_failure.hpp"
+#include "orchestrator/commands/serve_command.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 
 namespace {
@@ -114,7 +115,8 @@ int main(int argc, char** argv) {
     app.footer(
         "\nCommands: optimize (the search), check (the preflight as a table), replay "
         "(re-run a winner's case), report (rebuild a run's report.html), gate (the regression "
-        "gate for CI).\nEach has --help; the README has the rest.");
+        "gate for CI), serve/submit/status/cancel (the daemon and its job spool).\nEach has "
+        "--help; the README has the rest.");
     optimizer_options options;
     bool quiet = false, json = false;
     CLI::App* optimize =
@@ -135,6 +137,8 @@ int main(int argc, char** argv) {
     CLI::App* report = cuopt::add_report_command(app, report_options);
     cuopt::gate_options gate_options;
     CLI::App* gate = cuopt::add_gate_command(app, gate_options);
+    cuopt::daemon_cli daemon;
+    cuopt::add_daemon_commands(app, daemon);
     if (const std::string bad =
             cuopt::unknown_word(app, std::vector<std::string>(argv + 1, argv + argc));
         !bad.empty()) {
@@ -152,6 +156,7 @@ int main(int argc, char** argv) {
     if (const std::optional<int> code = settle_options(
             optimize, check, options, std::vector<std::string>(argv + 1, argv + argc)))
         return *code;
+    if (const std::optional<int> code = cuopt::run_daemon_command(daemon)) return *code;
     options.quiet = quiet;
     options.json = json;
     if (options.harness.empty()) options.harness = cuopt::default_harness_path();

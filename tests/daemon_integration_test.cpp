@@ -355,3 +355,58 @@ TEST_CASE("200 jobs through one daemon SIGKILLed twice: each ends once with a co
     }
     WARN(n << " jobs, " << resumed << " started again after a SIGKILL");
 }
+
+TEST_CASE("serve reads its options from --config, flags winning; an unknown key is refused",
+          "[daemon]") {
+    test::scratch_folder dir;
+    job_files files;
+    const fs::path spool_dir = dir / "spool";
+    submit(spool_dir, files.config);
+    dir.write("serve.json", R"({"spool": "spool", "devices": "3", "stop_when_idle": 0.3,
+        "harness": ")" + k_fake +
+                                R"(", "sanitizer": ")" + k_sanitizer + R"("})");
+    const test::process_result r =
+        test::run_optimizer({"serve", "--config", (dir / "serve.json").string(), "--devices", "2"});
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("job-000001 started (local ") != std::string::npos);
+    CHECK(r.output.find(", GPU 2)") != std::string::npos);  // the flag, not the file's 3
+    const cuopt::spool s(spool_dir, false);
+    CHECK(s.read_status("job-000001").state == job_state::done);
+    dir.write("bad.json", R"({"spool": "spool", "slurm_partitoin": "gpu"})");
+    const test::process_result bad =
+        test::run_optimizer({"serve", "--config", (dir / "bad.json").string()});
+    CHECK(bad.exit_code == 64);
+    CHECK(bad.output.find("bad.json: field slurm_partitoin: unknown option") != std::string::npos);
+    const test::process_result none = test::run_optimizer({"serve"});
+    CHECK(none.exit_code == 64);
+    CHECK(none.output.find("--spool is required") != std::string::npos);
+}
+
+TEST_CASE("a job that cannot be started keeps its place, says why, and runs once it can",
+          "[daemon]") {
+    test::scratch_folder dir;
+    job_files files;
+    const fs::path spool_dir = dir / "spool";
+    const std::string id = submit(spool_dir, files.config);
+    const cuopt::spool s(spool_dir, false);
+    fs::create_directory(s.job_dir(id) / "job.log");  // the job's log cannot be opened
+    {
+        serve_process serve(spool_dir, dir / "a.out", {"--devices", "0"});
+        wait_until([&] { return !s.read_status(id).reason.empty(); }, 30s, "the reason");
+        ::kill(serve.child.id(), SIGTERM);
+        CHECK(serve.wait(30s) == 0);
+    }
+    const job_status st = s.read_status(id);
+    CHECK(st.state == job_state::queued);
+    CHECK(st.starts == 0);
+    CHECK(st.reason.find("could not start: ") == 0);
+    CHECK(st.reason.find("job.log: cannot open the job's log (tried again in 30 s)") !=
+          std::string::npos);
+    fs::remove(s.job_dir(id) / "job.log");
+    serve_process serve(spool_dir, dir / "b.out", {"--devices", "0", "--stop-when-idle", "0.3"});
+    CHECK(serve.wait(60s) == 0);
+    CHECK(s.read_status(id).state == job_state::done);
+    CHECK(s.read_status(id).starts == 1);
+    CHECK(s.read_status(id).reason == "a winner passed the evidence gates");
+}

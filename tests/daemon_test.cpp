@@ -147,6 +147,28 @@ TEST_CASE("a submission may not name programs, the daemon's flags, or unknown fl
     CHECK_THROWS_WITH(stage_submission(s, none, spec), Catch::Contains("no such file"));
 }
 
+TEST_CASE("confine_to refuses a file the config names outside the given folder, before copying",
+          "[daemon]") {
+    test::scratch_folder dir;
+    example_copy(dir, k_config);
+    dir.write("secret.cu", "host file");
+    const spool s(dir / "spool");
+    submission sub;
+    sub.config = dir.write("job/evil.json", R"({"reference": "../secret.cu",
+        "initial_kernel": "initial.cu", "input_cases": "input_cases.json"})");
+    sub.confine_to = dir / "job";
+    job_spec spec;
+    CHECK_THROWS_WITH(stage_submission(s, sub, spec),
+                      Catch::Contains("names ../secret.cu, outside the files it was given"));
+    CHECK(fs::is_empty(s.staging_dir()));
+    fs::create_symlink(dir / "secret.cu", dir / "job" / "link.cu");  // a symlink out, too
+    sub.config = dir.write("job/link.json", R"({"reference": "link.cu",
+        "initial_kernel": "initial.cu", "input_cases": "input_cases.json"})");
+    CHECK_THROWS_WITH(stage_submission(s, sub, spec), Catch::Contains("outside the files"));
+    sub.config = dir / "job" / "config.json";
+    CHECK_NOTHROW(stage_submission(s, sub, spec));
+}
+
 TEST_CASE("upload names: relative paths inside the job only", "[daemon]") {
     for (const char* ok : {"config.json", "kernels/initial.cu", "a.b/c-d_e.cu"})
         CHECK(upload_name_problem(ok).empty());

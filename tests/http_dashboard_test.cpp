@@ -174,7 +174,7 @@ TEST_CASE("a config naming files outside its upload is refused before anything r
         evil.file("files", name, read_text_file(example / name));
     const http_reply r = d.post("/submit", evil.headers(), evil.close());
     CHECK(r.status == 400);
-    CHECK_THAT(r.body, Catch::Contains("outside its upload"));
+    CHECK_THAT(r.body, Catch::Contains("outside the files it was given"));
     CHECK(staged_files(d.jobs()).empty());
     CHECK(d.jobs().job_ids().empty());
 }

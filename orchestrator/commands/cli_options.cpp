@@ -284,9 +284,10 @@ std::string option_text(const std::string& source, const std::string& key,
         value = json_scalar_text(v);
     else
         throw json_error(source + ": field " + key + ": expected a string, a number or a boolean");
-    static const char* k_paths[] = {"reference",     "initial_kernel", "input_cases",
-                                    "candidates",    "results_dir",    "harness",
-                                    "holdout_cases", "sanitizer",      "docs_cache"};
+    static const char*
+        k_paths[] = {"reference",   "initial_kernel", "input_cases",   "candidates",
+                     "results_dir", "harness",        "holdout_cases", "sanitizer",
+                     "docs_cache",  "spool",          "token_file"};  // the last two: serve's
     for (const char* p : k_paths)
         if (key == p && !value.empty() && fs::path(value).is_relative())
             value = (base / value).lexically_normal().string();
@@ -402,6 +403,7 @@ std::string unknown_word(const CLI::App& app, const std::vector<std::string>& ar
         return "unknown command '" + args[0] + "'" + did_you_mean(args[0], names) +
                " (commands: " + all + ")";
     }
+    if (command->get_allow_extras()) return "";  // submit: the flags after its own go to optimize
     std::vector<std::string> flags;
     for (const CLI::Option* opt : command->get_options())
         if (!opt->get_lnames().empty()) flags.push_back("--" + opt->get_lnames().front());

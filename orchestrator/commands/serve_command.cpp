@@ -12,6 +12,7 @@
 
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
+#include "orchestrator/commands/cli_options.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/daemon/spool.hpp"
@@ -41,16 +42,21 @@ fs::path self_path() {
     return n > 0 ? fs::path(std::string(buf, static_cast<std::size_t>(n))) : fs::path();
 }
 
-void add_spool_option(CLI::App* c, daemon_cli& d) {
-    c->add_option("--spool", d.spool, "The spool folder (made by serve or the first submit)")
-        ->type_name("DIR")
-        ->required();
+void add_spool_option(CLI::App* c, daemon_cli& d, bool required = true) {
+    CLI::Option* o =
+        c->add_option("--spool", d.spool, "The spool folder (made by serve or the first submit)")
+            ->type_name("DIR");
+    if (required) o->required();
 }
 
 void add_serve(CLI::App& app, daemon_cli& d) {
     CLI::App* s = d.serve = app.add_subcommand(
         "serve", "The daemon: runs the spool's jobs, one per GPU (or on Slurm), with a dashboard");
-    add_spool_option(s, d);
+    add_spool_option(s, d, false);  // or in --config
+    s->add_option("--config", d.serve_config,
+                  "serve's options as JSON: keys are the flags without -- (slurm_partition, "
+                  "devices, ...); relative paths are the file's; flags given win")
+        ->type_name("FILE");
     s->add_option("--devices", d.devices, "GPU indices, one job on each at a time")
         ->capture_default_str();
     s->add_option("--executor", d.settings.executor, "local | slurm")
@@ -144,6 +150,21 @@ std::string dashboard_token(const std::string& file) {
 }
 
 int run_serve(daemon_cli& d) {
+    if (!d.serve_config.empty()) {
+        try {
+            optimizer_options unused;  // the file is read as optimize reads its config
+            unused.config = d.serve_config;
+            apply_config(d.serve, unused);
+        } catch (const std::exception& e) {
+            std::cerr << "cuda-optimizer serve: " << e.what() << "\n";
+            return to_int(exit_code::usage);
+        }
+    }
+    if (d.spool.empty()) {
+        std::cerr << "cuda-optimizer serve: --spool is required (on the command line or in "
+                     "--config)\n";
+        return to_int(exit_code::usage);
+    }
     daemon_settings s = d.settings;
     s.spool = d.spool;
     if (const std::string bad = device_list_problem(d.devices); !bad.empty()) {

@@ -18,7 +18,7 @@ struct daemon_cli {
     std::string spool;
     // serve
     daemon_settings settings;
-    std::string devices = "0", http, token_file;
+    std::string devices = "0", http, token_file, serve_config;
     double stop_when_idle_s = 0;
     double max_upload_mb = 64, max_file_mb = 16;
     // submit

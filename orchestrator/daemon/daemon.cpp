@@ -305,6 +305,7 @@ class job_daemon {
     // Jobs that were running first (each on its own GPU: a run resumes where it began), then the
     // queue by priority, FIFO within a priority.
     void start_what_fits() {
+        if (clock_type::now() < m_retry_after) return;
         const bool slurm = m_executor->name() == "slurm";
         for (auto it = m_to_resume.begin(); it != m_to_resume.end();) {
             if (m_active.size() >= m_executor->slots()) return;
@@ -354,12 +355,12 @@ class job_daemon {
         } else if (const fs::path run = run_folder_of(job); !run.empty()) {
             resumed = true;
             argv.insert(argv.end(), {"optimize", "--resume", fs::relative(run, job).string(),
-                                     "--devices", device, "--quiet"});
+                                     "--devices", device});
             return argv;
         } else {
             argv.insert(argv.end(),
                         {"optimize", "--config", "files/" + spec.config, "--results-dir", "results",
-                         "--harness", m_settings.harness.string(), "--devices", device, "--quiet"});
+                         "--harness", m_settings.harness.string(), "--devices", device});
             if (!m_settings.sanitizer.empty())
                 argv.insert(argv.end(), {"--sanitizer", m_settings.sanitizer.string()});
         }
@@ -394,21 +395,35 @@ class job_daemon {
         st.state = job_state::running;
         st.executor = m_executor->name();
         st.handle.clear();
+        st.reason.clear();
         ++st.starts;
         if (st.started.empty()) st.started = utc_now();
         const job_launch launch = launch_of(id, st, true);
         const bool resumed = launch.argv.size() > 2 && launch.argv[2] == "--resume";
+        const job_state before = m_jobs[id].state;
         save(st);  // running before it starts: a restart finds it either way
         try {
             st.handle = m_executor->start(launch);
         } catch (const std::exception& e) {
-            return finalise(st, job_state::failed, e.what(), -1);
+            return start_failed(st, before, e.what());
         }
         save(st);
         m_active[id] = active_job{st.handle, device, false, resumed};
         log(id, std::string(resumed ? "resumed" : "started") + " (" + m_executor->name() + " " +
                     st.handle +
                     (m_executor->name() == "local" ? ", GPU " + std::to_string(device) : "") + ")");
+    }
+
+    // The machine's problem, not the job's (the optimizer cannot be started, sbatch refused):
+    // the job keeps its place and nothing starts for a while.
+    void start_failed(job_status st, job_state before, const std::string& why) {
+        --st.starts;
+        st.state = before;
+        st.reason = "could not start: " + why + " (tried again in 30 s)";
+        save(st);
+        if (before == job_state::running) m_to_resume.push_back(st.id);
+        m_retry_after = clock_type::now() + std::chrono::seconds(30);
+        log(st.id, st.reason);
     }
 
     void ended(const std::string& id, const active_job& a, const job_exit& ex) {
@@ -515,6 +530,7 @@ class job_daemon {
     };
     std::map<std::string, known_job> m_jobs;  // every job of the spool, as this daemon knows it
     clock_type::time_point m_last_scan{};
+    clock_type::time_point m_retry_after{};  // after a start failed
     std::map<std::string, active_job> m_active;
     std::vector<std::string> m_to_resume;
     bool m_stopping = false;

@@ -116,17 +116,6 @@ struct folder_guard {
     }
 };
 
-// stage_submission copies what the config names from below the folder that holds all of it,
-// and names the config relative to that folder. Uploads are all there is: when that folder
-// is the upload's files/ or inside it, the config's name there ends with the staged name;
-// a config naming "../../../etc/x" lifts the folder above files/, and its staged name grows.
-bool staged_from_upload(const std::string& uploaded_config, const std::string& staged_config) {
-    if (uploaded_config == staged_config) return true;
-    const std::string tail = "/" + staged_config;
-    return uploaded_config.size() > tail.size() &&
-           uploaded_config.compare(uploaded_config.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // Staging, as `submit` does it, from the uploaded copy; then check.
 void stage_and_check(const spool& s, const intake_form& form, const fs::path& upload,
                      const fs::path& optimizer, const fs::path& harness, intake_result& r) {
@@ -135,12 +124,9 @@ void stage_and_check(const spool& s, const intake_form& form, const fs::path& up
     sub.args = form.args;
     sub.priority = form.priority;
     sub.submitted_by = "web";
+    sub.confine_to = upload / "files";  // nothing the config names may come from elsewhere
     const fs::path stage = stage_submission(s, sub, r.spec);
     folder_guard stage_guard{stage};
-    if (!staged_from_upload(form.config, r.spec.config))
-        throw intake_refusal(400,
-                             "the job names files outside its upload (a path with '..' "
-                             "leading out of the uploaded folder); name only uploaded files");
     r.outcome = check_staged(optimizer, harness, stage, r.spec);
     r.checked = true;
     r.files = staged_files(stage);

@@ -128,6 +128,13 @@ void stage_optimize(const submission& sub, const fs::path& stage, job_spec& spec
         throw intake_error("submit: --config " + sub.config.string() + ": no such file");
     refuse_program_keys(config);
     const std::vector<fs::path> files = named_files(config, sub.args);
+    if (!sub.confine_to.empty()) {
+        const fs::path box = fs::weakly_canonical(sub.confine_to);
+        for (const fs::path& f : files)
+            if (!inside(box, fs::weakly_canonical(f)))
+                throw intake_error("submit: the job names " + f.lexically_relative(box).string() +
+                                   ", outside the files it was given; name only those");
+    }
     const fs::path root = common_folder(files);
     for (const fs::path& f : files) {
         if (!fs::is_regular_file(f, ec))
@@ -195,7 +202,9 @@ check_outcome check_staged(const fs::path& optimizer, const fs::path& harness,
     if (spec.kind != "optimize") return out;  // the gate checks its accepted run itself
     const std::vector<std::string> argv = {"check", "--config",
                                            (stage / "files" / spec.config).string(), "--harness",
-                                           harness.string()};
+                                           harness.string(),
+                                           // where the daemon puts it, never the config's own
+                                           "--results-dir", (stage / "results").string()};
     // The job's own flags were parsed at staging; check knows only the config's options.
     try {
         bp::ipstream output;

@@ -19,6 +19,10 @@ struct submission {
     std::vector<std::string> args;   // extra flags for optimize (or gate)
     int priority = 0;
     std::string submitted_by = "cli";
+    /// When set (the dashboard: the uploaded folder), every file the job names must lie inside
+    /// it, symlinks resolved: an uploaded config naming "../../etc/x" is refused before any
+    /// copy is made.
+    std::filesystem::path confine_to;
 };
 
 /// Thrown for a submission that cannot be queued; what() is one line naming the file and
