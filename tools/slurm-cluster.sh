@@ -35,7 +35,7 @@ die() {
 free_port_pair() {
   local listening port
   local _sl local_address _rem st _rest
-  listening=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+  listening=$({ cat /proc/net/tcp /proc/net/tcp6 2>/dev/null || true; } |
     while read -r _sl local_address _rem st _rest; do
       if [[ $st == 0A ]]; then echo $((16#${local_address##*:})); fi
     done | sort -u)
