@@ -230,6 +230,9 @@ TEST_CASE(
     CHECK(end->reason.empty());
     err = "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
     CHECK_THROWS_WITH(ex->poll("12"), Catch::Contains("Unable to contact slurm controller"));
+    // After a restart with slurmctld away, a recorded job stays attached (polled until it
+    // answers), not given up and submitted again.
+    CHECK(ex->attach("13", launch));
 }
 
 TEST_CASE("find_by_name asks squeue for the job's name and takes the newest id", "[slurm]") {

@@ -198,11 +198,16 @@ class slurm_executor final : public job_executor {
 
     /// True while Slurm still knows the job, final or not, or its exit file is there: the
     /// daemon's next poll then records how it ended (a job scancelled or timed out while no
-    /// daemon watched is recorded so, not started again).
+    /// daemon watched is recorded so, not started again). True as well while slurmctld does not
+    /// answer: the job is polled until it does, never submitted a second time meanwhile.
     bool attach(const std::string& handle, const job_launch& launch) override {
         if (!all_digits(handle)) return false;
         m_job_dirs[handle] = launch.job_dir;
-        if (show_job(handle)) return true;
+        try {
+            if (show_job(handle)) return true;
+        } catch (const std::runtime_error&) {
+            return true;
+        }
         return read_exit_file(launch.job_dir, handle).has_value();
     }
 
