@@ -6,6 +6,7 @@
 # two jobs ever shared a GPU (from the jobs' run.json devices and their state times), and that
 # every run folder is complete.
 #   tools/gpu-daemon-check.sh OUT [JOBS]
+# DEVICES (default 0,1) are the second daemon's GPUs; ONLY_SECOND=1 skips the first phase.
 # (CUOPT_HARNESS and CUOPT_SANITIZER name other programs: the fake ones, to try it without a GPU.)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +68,8 @@ EOF
 
 say "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -2 | tr '\n' ';')"
 
+devices=${DEVICES:-0,1}
+if [[ ${ONLY_SECOND:-0} != 1 ]]; then
 say "== phase 1: $jobs pilot jobs, serve --devices 0"
 submit_all "$root/one"
 t0=$(date +%s.%N)
@@ -74,11 +77,12 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 say "wall: $(python3 -c "print(round($t1 - $t0, 1))") s"
 summarise "$root/one"
+fi
 
-say "== phase 2: $jobs pilot jobs, serve --devices 0,1, SIGKILLed once when a job has 15 attempts"
+say "== phase 2: $jobs pilot jobs, serve --devices $devices, SIGKILLed once when a job has 15 attempts"
 submit_all "$root/two"
 t0=$(date +%s.%N)
-"$opt" serve "${serve_progs[@]}" --spool "$root/two" --devices 0,1 >"$out/serve-two-a.log" 2>&1 &
+"$opt" serve "${serve_progs[@]}" --spool "$root/two" --devices "$devices" >"$out/serve-two-a.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do
   sleep 0.1
@@ -88,7 +92,7 @@ done
 kill -9 "$pid"; wait "$pid" 2>/dev/null
 say "SIGKILLed serve at $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s; states then:"
 "$opt" status --spool "$root/two" | tee -a "$log"
-"$opt" serve "${serve_progs[@]}" --spool "$root/two" --devices 0,1 --stop-when-idle 1 >"$out/serve-two-b.log" 2>&1
+"$opt" serve "${serve_progs[@]}" --spool "$root/two" --devices "$devices" --stop-when-idle 1 >"$out/serve-two-b.log" 2>&1
 t1=$(date +%s.%N)
 say "wall (both daemons): $(python3 -c "print(round($t1 - $t0, 1))") s"
 summarise "$root/two"

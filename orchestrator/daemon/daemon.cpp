@@ -88,6 +88,30 @@ std::optional<run_end> finished_run(const fs::path& run) {
     return e;
 }
 
+// "a winner passed the evidence gates: LABEL, 1.23x over the initial kernel", from summary.json.
+std::string winner_line(const fs::path& run) {
+    std::string line = "a winner passed the evidence gates";
+    rapidjson::Document d;
+    try {
+        if (!try_parse_json(d, read_text_file(run / "summary.json")).empty() || !d.IsObject())
+            return line;
+    } catch (const std::exception&) {
+        return line;
+    }
+    const auto best = d.FindMember("best");
+    if (best == d.MemberEnd() || !best->value.IsObject()) return line;
+    const rapidjson::Value& b = best->value;
+    if (b.HasMember("label") && b["label"].IsString())
+        line += std::string(": ") + b["label"].GetString();
+    if (b.HasMember("speedup_vs_initial") && b["speedup_vs_initial"].IsNumber()) {
+        char x[64];
+        std::snprintf(x, sizeof x, ", %.2fx over the initial kernel",
+                      b["speedup_vs_initial"].GetDouble());
+        line += x;
+    }
+    return line;
+}
+
 // The last non-empty line of a job's log: the one-line reason optimize prints when it fails.
 std::string last_log_line(const fs::path& log) {
     std::string text;
@@ -461,8 +485,7 @@ class job_daemon {
                 return finalise(st, job_state::done, "the gate failed: a regression", code);
             return finalise(st, job_state::failed, why(code, ex, job), code);
         }
-        if (code == 0)
-            return finalise(st, job_state::done, "a winner passed the evidence gates", code);
+        if (code == 0) return finalise(st, job_state::done, winner_line(job / st.run_dir), code);
         if (code == to_int(exit_code::no_winner))
             return finalise(st, job_state::done, "no candidate passed the evidence gates", code);
         if (code == to_int(exit_code::resume_refused) && resumed &&
