@@ -33,7 +33,7 @@ struct job_files {
     explicit job_files(const std::string& settings = R"("max_iterations": 1, "batch": 2)") {
         config = pilot.dir.write("config.json",
                                  R"({"reference": "reference.cu", "initial_kernel": "initial.cu",
-               "input_cases": "input_cases.json", "timeout": 5, )" +
+               "input_cases": "input_cases.json", "timeout": 60, )" +
                                      settings + "}");
     }
 };
