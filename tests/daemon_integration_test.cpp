@@ -412,3 +412,53 @@ TEST_CASE("a job that cannot be started keeps its place, says why, and runs once
         s.read_status(id).reason,
         Catch::Matches("a winner passed the evidence gates: .+, [0-9.]+x over the initial kernel"));
 }
+
+TEST_CASE("a job that ended while no daemon recorded it is finalised from its folder, never rerun",
+          "[daemon]") {
+    test::scratch_folder dir;
+    job_files files;
+    const fs::path spool_dir = dir / "spool";
+    const std::string run_job = submit(spool_dir, files.config);
+    const std::string cancelled = submit(spool_dir, files.config);
+    const test::process_result first =
+        test::run_optimizer(files.pilot.args({"--max-iterations", "1"}));
+    REQUIRE(first.exit_code == 0);
+    const test::process_result gate_sub =
+        test::run_optimizer({"submit", "--spool", spool_dir.string(), "--gate", "--accepted",
+                             files.pilot.run().string()});
+    REQUIRE(gate_sub.exit_code == 0);
+    const std::string gate_job = gate_sub.output.substr(0, gate_sub.output.find('\n'));
+    {
+        serve_process serve(spool_dir, dir / "a.out",
+                            {"--devices", "0", "--stop-when-idle", "0.3"});
+        REQUIRE(serve.wait(120s) == 0);
+    }
+    const cuopt::spool s(spool_dir, false);
+    // As a daemon SIGKILLed after the processes ended but before their states were written
+    // leaves them (the report too, for the run: optimize writes it after run.json).
+    const fs::path report = s.job_dir(run_job) / "results/run-001/report.html";
+    fs::remove(report);
+    const auto gate_time = fs::last_write_time(s.job_dir(gate_job) / "results/gate/gate.json");
+    for (const std::string& id : {run_job, cancelled, gate_job}) {
+        job_status st = s.read_status(id);
+        REQUIRE(st.state == job_state::done);
+        st.state = job_state::running;
+        st.reason.clear();
+        s.write_status(st);
+    }
+    fs::remove_all(s.job_dir(cancelled) / "results");  // it had not begun
+    REQUIRE(s.request_cancel(cancelled));
+    serve_process serve(spool_dir, dir / "b.out", {"--devices", "0", "--stop-when-idle", "0.3"});
+    REQUIRE(serve.wait(60s) == 0);
+    INFO(test::read_text(dir / "b.out"));
+    CHECK(s.read_status(run_job).state == job_state::done);
+    CHECK(s.read_status(run_job).starts == 1);
+    CHECK(s.read_status(run_job).reason == "the run had finished (max_iterations)");
+    CHECK(fs::is_regular_file(report));  // made again from the run folder
+    CHECK(s.read_status(gate_job).state == job_state::done);
+    CHECK(s.read_status(gate_job).reason == "the gate passed");
+    CHECK(fs::last_write_time(s.job_dir(gate_job) / "results/gate/gate.json") == gate_time);
+    CHECK(s.read_status(cancelled).state == job_state::cancelled);
+    CHECK_FALSE(fs::exists(s.job_dir(cancelled) / "results"));
+    CHECK(test::read_text(dir / "b.out").find(" started") == std::string::npos);
+}

@@ -135,6 +135,11 @@ TEST_CASE("a submission may not name programs, the daemon's flags, or unknown fl
               .find("field harness: a job may not name the programs that run it") !=
           std::string::npos);
     CHECK(refusal(R"({"sanitizer": "/bin/sh"})", {}).find("field sanitizer") != std::string::npos);
+    CHECK(refusal(R"({"base_url": "https://elsewhere.example"})", {})
+              .find("field base_url: a job may not name the programs that run it or where the "
+                    "model's key is sent") != std::string::npos);
+    CHECK(refusal(k_config, {"--base-url", "https://elsewhere.example"}).find("--base-url") !=
+          std::string::npos);
     for (const char* flag : {"--results-dir", "--harness", "--devices", "--resume", "--reference"})
         CHECK(refusal(k_config, {flag, "x"}).find(std::string(flag) + " is set by the daemon") !=
               std::string::npos);
@@ -159,12 +164,21 @@ TEST_CASE("confine_to refuses a file the config names outside the given folder, 
     sub.confine_to = dir / "job";
     job_spec spec;
     CHECK_THROWS_WITH(stage_submission(s, sub, spec),
-                      Catch::Contains("names ../secret.cu, outside the files it was given"));
+                      Catch::Contains("names secret.cu outside the files it was given"));
     CHECK(fs::is_empty(s.staging_dir()));
     fs::create_symlink(dir / "secret.cu", dir / "job" / "link.cu");  // a symlink out, too
     sub.config = dir.write("job/link.json", R"({"reference": "link.cu",
         "initial_kernel": "initial.cu", "input_cases": "input_cases.json"})");
     CHECK_THROWS_WITH(stage_submission(s, sub, spec), Catch::Contains("outside the files"));
+    // Nothing outside is read first: /dev/zero as the manifest would never end.
+    sub.config = dir.write("job/zero.json", R"({"reference": "reference.cu",
+        "initial_kernel": "initial.cu", "input_cases": "/dev/zero"})");
+    CHECK_THROWS_WITH(stage_submission(s, sub, spec), Catch::Contains("outside the files"));
+    REQUIRE(::mkfifo((dir / "job" / "fifo.json").c_str(), 0600) == 0);
+    sub.config = dir.write("job/fifo-config.json", R"({"reference": "reference.cu",
+        "initial_kernel": "initial.cu", "input_cases": "fifo.json"})");
+    CHECK_THROWS_WITH(stage_submission(s, sub, spec),
+                      Catch::Contains("fifo.json is not a regular file"));
     sub.config = dir / "job" / "config.json";
     CHECK_NOTHROW(stage_submission(s, sub, spec));
 }

@@ -247,3 +247,14 @@ TEST_CASE("a malformed config is rejected with check's table and nothing is queu
     CHECK(staged_files(d.jobs()).empty());
     CHECK(d.jobs().job_ids().empty());
 }
+
+TEST_CASE("an address naming no job gets 404 and the dashboard goes on", "[http]") {
+    dashboard_under_test d;
+    for (const char* target : {"/jobs/foo", "/jobs/job-1", "/api/jobs/job-1", "/api/jobs/x/log",
+                               "/jobs/job-1/report", "/jobs/job-999999"}) {
+        INFO(target);
+        CHECK(d.get(target).status == 404);
+    }
+    CHECK(d.post("/jobs/job-1/cancel").status >= 400);
+    CHECK(d.get("/").status == 200);
+}

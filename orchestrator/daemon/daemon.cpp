@@ -8,6 +8,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/process.hpp>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -184,8 +185,29 @@ class job_daemon {
         scan_spool(true);
         for (const auto& [id, known] : m_jobs) {
             if (known.state != job_state::running) continue;
+            const job_status st = m_spool.read_status(id);
+            if (st.executor == "slurm" && m_executor->name() != "slurm") {
+                // It may still run in Slurm: running it here too could run it twice.
+                std::cerr << "serve: " << id << " was started in Slurm (job " << st.handle
+                          << "); left alone: serve this spool with --executor slurm\n";
+                continue;
+            }
+            if (st.executor == "slurm")
+                m_reattach.push_back(id);
+            else
+                m_to_resume.push_back(id);
+        }
+        reattach();
+    }
+
+    // Slurm jobs the last daemon started: re-attached by id (or by name when it was killed
+    // before recording the id); a job Slurm no longer has is resumed. Slurm not answering
+    // leaves them to the next try.
+    void reattach() {
+        for (auto it = m_reattach.begin(); it != m_reattach.end();) {
+            const std::string id = *it;
             job_status st = m_spool.read_status(id);
-            if (st.executor == "slurm" && m_executor->name() == "slurm") {
+            try {
                 std::string handle = st.handle;
                 if (handle.empty()) handle = m_executor->find_by_name(launch_of(id, st, false));
                 if (!handle.empty() && m_executor->attach(handle, launch_of(id, st, false))) {
@@ -193,10 +215,14 @@ class job_daemon {
                     save(st);
                     m_active[id] = active_job{handle, st.device, false, true};
                     log(id, "re-attached to Slurm job " + handle);
-                    continue;
+                } else {
+                    m_to_resume.push_back(id);
                 }
+                it = m_reattach.erase(it);
+            } catch (const std::exception& e) {
+                std::cerr << "serve: " << id << ": cannot ask Slurm yet (" << e.what() << ")\n";
+                return;
             }
-            m_to_resume.push_back(id);
         }
     }
 
@@ -215,7 +241,10 @@ class job_daemon {
     }
 
     void tick() {
-        if (scan_spool(false)) take_cancellations();
+        if (scan_spool(false)) {
+            take_cancellations();
+            if (!m_reattach.empty()) reattach();
+        }
         poll_running();
         if (m_stopping) {
             if (m_active.empty() || m_executor->name() == "slurm") m_io.stop();
@@ -268,8 +297,9 @@ class job_daemon {
                 m_jobs[id] =
                     known_job{m_spool.read_status(id).state, m_spool.read_spec(id).priority};
             } catch (const std::exception& e) {
-                std::cerr << "serve: " << id << ": " << e.what() << " (left alone)\n";
-                m_jobs[id] = known_job{job_state::failed, 0};  // never looked at again
+                if (m_unreadable.insert(id).second)  // said once; read again at the next scan
+                    std::cerr << "serve: " << id << ": " << e.what()
+                              << " (skipped until readable)\n";
             }
         }
         return true;
@@ -405,8 +435,23 @@ class job_daemon {
         return l;
     }
 
+    // start(), where anything it throws (a job folder damaged, unreadable files) fails that job
+    // alone, never the queue behind it.
     void start(const std::string& id, job_status st, int device) {
+        try {
+            start_job(id, st, device);
+        } catch (const std::exception& e) {
+            m_active.erase(id);
+            finalise(st, job_state::failed, std::string("cannot start: ") + e.what(), -1);
+        }
+    }
+
+    void start_job(const std::string& id, job_status st, int device) {
         const fs::path job = m_spool.job_dir(id);
+        if (m_spool.cancel_requested(id))
+            return finalise(st, job_state::cancelled, "cancelled before it ran to the end", -1);
+        if (fs::is_regular_file(job / "results" / "gate" / "gate.json"))
+            return finalise_gate(st, job / "results" / "gate" / "gate.json");
         // A job whose run ended while no daemon was watching is finalised, never run again.
         if (const fs::path run = run_folder_of(job); !run.empty())
             if (const auto end = finished_run(run)) return finalise_from_run(st, run, *end);
@@ -427,7 +472,9 @@ class job_daemon {
         const job_state before = m_jobs[id].state;
         save(st);  // running before it starts: a restart finds it either way
         try {
-            st.handle = m_executor->start(launch);
+            // An sbatch that timed out may still have queued the job: never a second one.
+            st.handle = m_executor->find_by_name(launch);
+            if (st.handle.empty()) st.handle = m_executor->start(launch);
         } catch (const std::exception& e) {
             return start_failed(st, before, e.what());
         }
@@ -441,6 +488,8 @@ class job_daemon {
     // The machine's problem, not the job's (the optimizer cannot be started, sbatch refused):
     // the job keeps its place and nothing starts for a while.
     void start_failed(job_status st, job_state before, const std::string& why) {
+        if (++m_start_failures[st.id] >= 5)
+            return finalise(st, job_state::failed, "could not start, 5 times: " + why, -1);
         --st.starts;
         st.state = before;
         st.reason = "could not start: " + why + " (tried again in 30 s)";
@@ -509,10 +558,30 @@ class job_daemon {
     }
 
     void finalise_from_run(job_status st, const fs::path& run, const run_end& end) {
+        std::error_code ec;
+        if (!fs::is_regular_file(run / "report.html", ec)) {  // killed between run.json and it
+            namespace bp = boost::process;
+            bp::system(m_settings.optimizer.string(), "report", run.string(),
+                       bp::std_out > bp::null, bp::std_err > bp::null, bp::std_in < bp::null, ec);
+        }
         st.run_dir = fs::relative(run, m_spool.job_dir(st.id)).string();
         read_progress(run, st);
         if (end.stop_reason == "error") return finalise(st, job_state::failed, end.error, -1);
         finalise(st, job_state::done, "the run had finished (" + end.stop_reason + ")", -1);
+    }
+
+    // A gate that ended while no daemon watched: its verdict, never a second gate.
+    void finalise_gate(job_status st, const fs::path& gate_json) {
+        st.run_dir = "results/gate";
+        rapidjson::Document d;
+        std::string verdict;
+        if (try_parse_json(d, read_text_file(gate_json)).empty() && d.IsObject() &&
+            d.HasMember("verdict") && d["verdict"].IsString())
+            verdict = d["verdict"].GetString();
+        if (verdict == "pass") return finalise(st, job_state::done, "the gate passed", 0);
+        if (verdict == "fail")
+            return finalise(st, job_state::done, "the gate failed: a regression", 1);
+        finalise(st, job_state::failed, "the gate could not judge (" + verdict + ")", 2);
     }
 
     void finalise(job_status st, job_state state, const std::string& reason, int code) {
@@ -556,6 +625,9 @@ class job_daemon {
     clock_type::time_point m_retry_after{};  // after a start failed
     std::map<std::string, active_job> m_active;
     std::vector<std::string> m_to_resume;
+    std::vector<std::string> m_reattach;  // Slurm jobs to find again (Slurm did not answer)
+    std::set<std::string> m_unreadable;   // jobs whose files could not be read (said once)
+    std::map<std::string, int> m_start_failures;
     bool m_stopping = false;
     double m_idle_stop_s = 0;
     std::optional<clock_type::time_point> m_idle_since;

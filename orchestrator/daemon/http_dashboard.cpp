@@ -7,8 +7,10 @@
 #include <array>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <chrono>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -57,7 +59,10 @@ struct server_state {
     std::shared_ptr<dashboard_context> context;
     dashboard_workers workers;
     bool stopped = false;
+    std::size_t sessions = 0;  // open connections (capped: a file descriptor each)
 };
+
+constexpr std::size_t k_max_sessions = 64;
 
 template <class Body>
 void set_headers(http::response<Body>& res, const dashboard_reply& r) {
@@ -75,7 +80,12 @@ void set_headers(http::response<Body>& res, const dashboard_reply& r) {
 class session : public std::enable_shared_from_this<session> {
   public:
     session(tcp::socket socket, std::shared_ptr<server_state> state)
-        : m_stream(std::move(socket)), m_state(std::move(state)) {}
+        : m_stream(std::move(socket)), m_state(std::move(state)) {
+        ++m_state->sessions;
+    }
+    ~session() { --m_state->sessions; }
+    session(const session&) = delete;
+    session& operator=(const session&) = delete;
     void start() { read_header(); }
 
   private:
@@ -181,9 +191,16 @@ void session::on_request(beast::error_code ec) {
     if (ec == http::error::body_limit) return refuse_upload_size();
     if (ec) return close();
     http::request<http::string_body> req = m_parser->release();
-    routed r =
-        route_request(m_state->context, std::string(req.method_string()), std::string(req.target()),
-                      std::string(req[http::field::content_type]), std::move(req.body()));
+    routed r;
+    try {  // nothing a request does may end the daemon (and with it every running job)
+        r = route_request(m_state->context, std::string(req.method_string()),
+                          std::string(req.target()), std::string(req[http::field::content_type]),
+                          std::move(req.body()));
+    } catch (const std::invalid_argument& e) {
+        r.now = message_reply(404, "Not found", e.what());
+    } catch (const std::exception& e) {
+        r.now = message_reply(500, "Error", e.what());
+    }
     if (r.now) return send(std::move(*r.now), !req.keep_alive());
     run_later(std::move(r.later), !req.keep_alive());
 }
@@ -282,8 +299,15 @@ class listener : public std::enable_shared_from_this<listener> {
     void accept() {
         m_acceptor.async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket s) {
             if (!self->m_acceptor.is_open()) return;
-            if (!ec) std::make_shared<session>(std::move(s), self->m_state)->start();
-            self->accept();
+            if (!ec && self->m_state->sessions < k_max_sessions)
+                std::make_shared<session>(std::move(s), self->m_state)->start();
+            // (over the cap the socket closes here.) After an error (no descriptors left) wait
+            // a little rather than spin on an accept that fails at once.
+            if (!ec) return self->accept();
+            self->m_retry.expires_after(std::chrono::milliseconds(100));
+            self->m_retry.async_wait([self](beast::error_code) {
+                if (self->m_acceptor.is_open()) self->accept();
+            });
         });
     }
     unsigned short port() const { return m_acceptor.local_endpoint().port(); }
@@ -294,6 +318,7 @@ class listener : public std::enable_shared_from_this<listener> {
 
   private:
     tcp::acceptor m_acceptor;
+    asio::steady_timer m_retry{m_acceptor.get_executor()};
     std::shared_ptr<server_state> m_state;
 };
 

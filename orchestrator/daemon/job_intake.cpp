@@ -24,10 +24,13 @@ const std::set<std::string> k_daemon_flags = {
     "--config",      "--results-dir",   "--devices",    "--device",     "--resume",
     "--harness",     "--sanitizer",     "--json",       "--reference",  "--initial-kernel",
     "--input-cases", "--holdout-cases", "--candidates", "--docs-cache", "--accepted",
-    "--out",         "--accept",        "--kernel"};
+    "--out",         "--accept",        "--kernel",     "--base-url",   "--docs-hosts"};
 
 // Config keys a job may not set: the programs that run it belong to whoever runs the daemon.
-const std::set<std::string> k_refused_keys = {"harness", "sanitizer", "docs_cache"};
+// And where the daemon's model API key goes (base_url) or what its documentation fetches may
+// reach (docs_hosts): set by whoever runs serve (OPENAI_BASE_URL / ANTHROPIC_BASE_URL).
+const std::set<std::string> k_refused_keys = {"harness", "sanitizer", "docs_cache", "base_url",
+                                              "docs_hosts"};
 
 void refuse_daemon_flags(const std::vector<std::string>& args) {
     for (const std::string& a : args) {
@@ -67,8 +70,8 @@ void refuse_program_keys(const fs::path& config) {
     for (const auto& m : d.GetObject())
         if (k_refused_keys.count(m.name.GetString()))
             throw intake_error(config.string() + ": field " + m.name.GetString() +
-                               ": a job may not name the programs that run it (the daemon's "
-                               "own are used); remove it");
+                               ": a job may not name the programs that run it or where the "
+                               "model's key is sent (the daemon's own are used); remove it");
 }
 
 void add_manifest_files(const manifest& m, std::vector<fs::path>& files) {
@@ -82,11 +85,35 @@ void add_manifest_files(const manifest& m, std::vector<fs::path>& files) {
 
 // Every file the job names: the config, kernels, manifest, holdout, file inputs, expected
 // outputs and --proposer files' candidates. Absolute, lexically normal.
-std::vector<fs::path> named_files(const fs::path& config, const std::vector<std::string>& args) {
+bool inside(const fs::path& folder, const fs::path& p) {
+    const std::string rel = fs::absolute(p).lexically_normal().lexically_relative(folder).string();
+    return !rel.empty() && rel.rfind("..", 0) != 0;
+}
+
+// With a box (the dashboard's upload), a path is refused before anything reads it: outside the
+// box (symlinks resolved), or not a regular file (a FIFO, /dev/zero) where a file is wanted.
+void confine(const fs::path& box, const fs::path& p, bool folder) {
+    if (box.empty()) return;
+    std::error_code ec;
+    const fs::path real = fs::weakly_canonical(p, ec);
+    if (ec || !inside(box, real))
+        throw intake_error("submit: the job names " + p.filename().string() +
+                           " outside the files it was given; name only those");
+    if (folder ? !fs::is_directory(real, ec) : !fs::is_regular_file(real, ec))
+        throw intake_error("submit: " + p.filename().string() + " is not a " +
+                           (folder ? "folder" : "regular file"));
+}
+
+std::vector<fs::path> named_files(const fs::path& config, const std::vector<std::string>& args,
+                                  const fs::path& box = {}) {
     const optimizer_options o = options_of(config, args);
     std::vector<fs::path> files = {config};
     for (const std::string* f : {&o.reference, &o.initial_kernel, &o.input_cases, &o.holdout_cases})
-        if (!f->empty()) files.emplace_back(*f);
+        if (!f->empty()) {
+            confine(box, *f, false);
+            files.emplace_back(*f);
+        }
+    if (!o.candidates.empty()) confine(box, o.candidates, true);
     try {
         if (!o.input_cases.empty()) {
             const manifest m = read_manifest(o.input_cases);
@@ -115,11 +142,6 @@ fs::path common_folder(const std::vector<fs::path>& files) {
     return root;
 }
 
-bool inside(const fs::path& folder, const fs::path& p) {
-    const std::string rel = fs::absolute(p).lexically_normal().lexically_relative(folder).string();
-    return !rel.empty() && rel.rfind("..", 0) != 0;
-}
-
 void stage_optimize(const submission& sub, const fs::path& stage, job_spec& spec) {
     if (sub.config.empty()) throw intake_error("submit: --config is required");
     const fs::path config = fs::absolute(sub.config).lexically_normal();
@@ -127,14 +149,9 @@ void stage_optimize(const submission& sub, const fs::path& stage, job_spec& spec
     if (!fs::is_regular_file(config, ec))
         throw intake_error("submit: --config " + sub.config.string() + ": no such file");
     refuse_program_keys(config);
-    const std::vector<fs::path> files = named_files(config, sub.args);
-    if (!sub.confine_to.empty()) {
-        const fs::path box = fs::weakly_canonical(sub.confine_to);
-        for (const fs::path& f : files)
-            if (!inside(box, fs::weakly_canonical(f)))
-                throw intake_error("submit: the job names " + f.lexically_relative(box).string() +
-                                   ", outside the files it was given; name only those");
-    }
+    const fs::path box = sub.confine_to.empty() ? fs::path() : fs::weakly_canonical(sub.confine_to);
+    const std::vector<fs::path> files = named_files(config, sub.args, box);
+    for (const fs::path& f : files) confine(box, f, false);  // the manifests' files too
     const fs::path root = common_folder(files);
     for (const fs::path& f : files) {
         if (!fs::is_regular_file(f, ec))
