@@ -462,3 +462,29 @@ TEST_CASE("a job that ended while no daemon recorded it is finalised from its fo
     CHECK_FALSE(fs::exists(s.job_dir(cancelled) / "results"));
     CHECK(test::read_text(dir / "b.out").find(" started") == std::string::npos);
 }
+
+TEST_CASE("serve and status refuse a bad address, token, GPU list or job id in one line",
+          "[daemon]") {
+    test::scratch_folder dir;
+    const std::string spool_dir = (dir / "spool").string();
+    const auto refused = [&](const std::vector<std::string>& args, int code,
+                             const std::string& message) {
+        const test::process_result r = test::run_optimizer(args);
+        INFO(r.output);
+        CHECK(r.exit_code == code);
+        CHECK(r.output.find(message) != std::string::npos);
+    };
+    refused({"serve", "--spool", spool_dir, "--http", "localhost"}, 64,
+            "--http localhost: expected ADDR:PORT, e.g. 127.0.0.1:8470");
+    refused({"serve", "--spool", spool_dir, "--http", "127.0.0.1:99999"}, 64, "expected ADDR:PORT");
+    dir.write("token", "short\n");
+    refused({"serve", "--spool", spool_dir, "--http", "127.0.0.1:0", "--token-file",
+             (dir / "token").string()},
+            64,
+            "--token-file: " + (dir / "token").string() + ": a token of 16 characters at least");
+    refused({"serve", "--spool", spool_dir, "--devices", "0,x"}, 64, "serve: --devices: ");
+    job_files files;
+    submit(dir / "spool", files.config);
+    refused({"status", "--spool", spool_dir, "job-1"}, 11, "'job-1' is not a job id (job-NNNNNN)");
+    refused({"status", "--spool", (dir / "nowhere").string()}, 11, "not a spool (no spool.json)");
+}
