@@ -16,9 +16,12 @@ class cubin_cache {
   public:
     explicit cubin_cache(std::filesystem::path folder) : m_folder(std::move(folder)) {}
 
-    /// $CUDA_HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/cuda-harness, else ~/.cache/cuda-harness.
+    /// $CUDA_HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/cuda-harness, else ~/.cache/cuda-harness,
+    /// else $TMPDIR/cuda-harness-cache-<uid> when it is a private folder of ours, else "" (no
+    /// cache, said once on stderr). A cache made from "" finds nothing and stores nothing.
     static std::filesystem::path default_folder();
-    static std::string key_for(const kernel_spec& kernel, const std::string& arch);
+    static std::string key_for(const kernel_spec& kernel, const std::string& arch,
+                               bool confined = false);
     /// False when the options make the source depend on files outside it (-I, --pre-include).
     static bool cacheable(const kernel_spec& kernel);
 
@@ -31,8 +34,12 @@ class cubin_cache {
     std::filesystem::path m_folder;
 };
 
-/// Compiles through the cache when one is given and the kernel is cacheable.
+/// Compiles through the cache when one is given and the kernel is cacheable; with
+/// `confined_to`, in a child confined to that folder (compile_confined), under keys of their
+/// own: a kernel compiled unconfined (whose #include may have read anything) is never served
+/// to a confined run.
 compile_result compile_cached(const kernel_spec& kernel, const std::string& arch,
-                              const cubin_cache* cache);
+                              const cubin_cache* cache,
+                              const std::filesystem::path* confined_to = nullptr);
 
 }  // namespace cuopt

@@ -22,6 +22,9 @@ struct harness_options {
     bool quiet = false;           // no summary line on stderr
     bool no_stream_hold = false;  // don't hold the stream while queueing timed launches (profilers)
     bool worker = false;          // serve request paths from stdin, one reply line each on stdout
+    std::string root;  // the folder tree the harness may read and write once confined (default:
+                       // the request's folder; a worker's: its current folder)
+    bool unconfined = false;  // do not confine (Landlock) this process: trusted kernels only
 };
 
 /// Where the response goes: --response, else response.json beside the request.

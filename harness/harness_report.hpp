@@ -3,6 +3,8 @@
 /// fill it in, response_writer turns it into response.json. Kept apart so the
 /// timing loop never touches JSON and the writer never touches the GPU.
 
+#include <rapidjson/document.h>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "common/exit_codes.hpp"
+#include "common/landlock.hpp"
 #include "common/request.hpp"
 #include "common/response_status.hpp"
 #include "harness/case_runner.hpp"
@@ -40,7 +43,8 @@ struct harness_report {
     exit_code code = exit_code::ok;
     response_status status = response_status::ok;
     std::string error;
-    std::string mode = "run";  // run | compile_only
+    std::string mode = "run";        // run | compile_only
+    cuopt::confinement confinement;  // how this process was confined (Landlock) when it ran
     std::filesystem::path request_file;
     std::filesystem::path request_folder;
     bool upstream_layout = false;
@@ -69,6 +73,9 @@ struct harness_report {
         error = message;
     }
 };
+
+/// The response's `confinement` block: {mode: landlock, abi, read, write} or {mode: none, reason}.
+rapidjson::Value confinement_json(const confinement& c, rapidjson::Document::AllocatorType& a);
 
 /// The response document (schemas/response.schema.json) as pretty JSON text.
 std::string write_response_json(const harness_report& report);

@@ -11,10 +11,12 @@
 #include "common/file_io.hpp"
 #include "common/process_life.hpp"
 #include "common/tool_version.hpp"
+#include "harness/confined_compile.hpp"
 #include "harness/cubin_cache.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/device_measurement.hpp"
 #include "harness/harness_options.hpp"
+#include "harness/harness_sandbox.hpp"
 #include "harness/nvrtc_compiler.hpp"
 #include "harness/request_runner.hpp"
 #include "harness/worker_loop.hpp"
@@ -59,6 +61,14 @@ void define_options(CLI::App& app, harness_options& o) {
                  "Serve many requests in one process: request paths (or {\"request\": PATH, "
                  "\"response\": PATH}) on stdin, one JSON reply line each on stdout; freed "
                  "device memory is zeroed; exits after a sticky CUDA error");
+    app.add_option("--root", o.root,
+                   "The folder tree this harness may read and write once it confines itself "
+                   "(default: the request's folder; with --worker, the current folder: requests "
+                   "outside it are refused)")
+        ->type_name("DIR");
+    app.add_flag("--unconfined", o.unconfined,
+                 "Do not confine this process with Landlock (an #include or a compile option can "
+                 "then read any file you can): for your own trusted kernels only");
     app.footer(R"(
 Example:
   cuda-harness examples/harness/matmul/request.json
@@ -123,6 +133,8 @@ int run(const harness_options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A confined compile (harness/confined_compile.hpp): this program started by itself.
+    if (argc == 2 && std::string(argv[1]) == "--compile-child") return cuopt::serve_compile_child();
     cuopt::die_with_parent_if_asked();
     CLI::App app{"cuda-harness: compile, launch, time and dump one CUDA kernel request"};
     harness_options options;
@@ -155,6 +167,7 @@ int main(int argc, char** argv) {
         std::cerr << "cuda-harness: " << bad << "\n";
         return to_int(exit_code::usage);
     }
+    if (!cuopt::confine_harness_or_say(options)) return to_int(exit_code::internal_error);
     const int code = run(options);
     // Skip static destructors and the driver's exit-time teardown: everything is written.
     std::cout.flush();

@@ -14,6 +14,7 @@
 #include "harness/cublas_launcher.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/device_session.hpp"
+#include "harness/harness_sandbox.hpp"
 #include "harness/request_reader.hpp"
 #include "harness/support_kernels.hpp"
 
@@ -60,7 +61,9 @@ bool compile_phase(const request& req, const std::string& arch, const harness_op
     if (!o.no_cache)
         cache = std::make_unique<cubin_cache>(o.cache_dir.empty() ? cubin_cache::default_folder()
                                                                   : fs::path(o.cache_dir));
-    report.compile = compile_cached(req.kernel, arch, cache.get());
+    const bool confined = process_confinement().confined();
+    report.compile =
+        compile_cached(req.kernel, arch, cache.get(), confined ? &report.request_folder : nullptr);
     const compile_result& c = *report.compile;
     if (c.entry_missing) {
         report.fail(exit_code::invalid_request,
@@ -247,6 +250,7 @@ harness_report run_request(const harness_options& o) {
     report.request_file = fs::absolute(o.request);
     report.request_folder = report.request_file.parent_path();
     report.mode = o.compile_only ? "compile_only" : "run";
+    report.confinement = process_confinement();
     auto phase_start = start;
     // Closes the current phase: its name and the milliseconds since the previous one.
     auto lap = [&](const char* name) {

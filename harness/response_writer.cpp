@@ -228,6 +228,25 @@ std::string write_device_json(const device_fingerprint& device, const device_mea
     return to_pretty_json(v);
 }
 
+static Value string_array(const std::vector<std::string>& items, allocator& a) {
+    Value v(rapidjson::kArrayType);
+    for (const auto& s : items) v.PushBack(json_text(s, a), a);
+    return v;
+}
+
+Value confinement_json(const confinement& c, allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("mode", json_text(c.mode, a), a);
+    if (c.confined()) {
+        v.AddMember("abi", c.abi, a);
+        v.AddMember("read", string_array(c.read, a), a);
+        v.AddMember("write", string_array(c.write, a), a);
+    } else {
+        v.AddMember("reason", json_text(c.reason, a), a);
+    }
+    return v;
+}
+
 std::string write_response_json(const harness_report& r) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
@@ -237,6 +256,7 @@ std::string write_response_json(const harness_report& r) {
     doc.AddMember("exit_name", json_text(exit_code_name(r.code), a), a);
     doc.AddMember("error", r.error.empty() ? Value() : json_text(r.error, a), a);
     doc.AddMember("mode", json_text(r.mode, a), a);
+    doc.AddMember("confinement", confinement_json(r.confinement, a), a);
     doc.AddMember("request_file", json_text(r.request_file.filename().string(), a), a);
     doc.AddMember("request_layout", json_text(r.upstream_layout ? "upstream-v0" : "native", a), a);
     doc.AddMember("device", r.device ? device_json(*r.device, a) : Value(), a);

@@ -17,6 +17,7 @@
 #include "common/json_document.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/harness_report.hpp"
+#include "harness/harness_sandbox.hpp"
 #include "harness/request_runner.hpp"
 
 namespace cuopt {
@@ -115,7 +116,10 @@ int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
         harness_options one = o;
         one.request.clear();
         one.response.clear();
-        if (const std::string bad = parse_line(line, one); !bad.empty()) {
+        std::string bad = parse_line(line, one);
+        if (bad.empty()) bad = outside_root_problem(one.request, "request");
+        if (bad.empty()) bad = outside_root_problem(response_path(one), "response");
+        if (!bad.empty()) {
             served_request refused;
             refused.code = exit_code::usage;
             refused.status = "usage";
@@ -141,12 +145,15 @@ int serve_worker_on_stdio(const harness_options& o,
         std::perror("cuda-harness --worker: cannot set up its reply channel");
         return to_int(exit_code::internal_error);
     }
+    // Our own pipe reopened by its /proc/self/fd name: no file is created or followed there.
     std::ofstream replies("/proc/self/fd/" + std::to_string(replies_fd));
     ::close(replies_fd);
     if (!replies) {
         std::perror("cuda-harness --worker: cannot open its reply channel");
         return to_int(exit_code::internal_error);
     }
+    // Confined before the first request is read (and after the channel, opened through /proc).
+    if (!confine_harness_or_say(o)) return to_int(exit_code::internal_error);
     return serve_worker(o, std::cin, replies, serve);
 }
 
