@@ -258,3 +258,39 @@ TEST_CASE("random includes compile exactly when they really lie inside the reque
               std::string::npos);
     }
 }
+
+// On the GPU: the confined harness still starts the driver, times with CUPTI, reads the GPU
+// through NVML and calls cuBLAS (what the driver needs was found on an H200, not guessed).
+TEST_CASE("on a GPU the confined harness times with CUPTI, reads NVML and calls cuBLAS", "[gpu]") {
+    if (const std::string why = test::gpu_unavailable_reason(); !why.empty()) {
+        WARN("skipped: " << why);
+        return;
+    }
+    if (const std::string why = landlock_missing(); !why.empty()) {
+        WARN("skipped: " << why);
+        return;
+    }
+    test::scratch_folder dir;
+    fs::copy(fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul", dir / "kernel");
+    test::process_result r = test::run_harness({(dir / "kernel/request.json").string()});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    rapidjson::Document doc = test::read_response(dir / "kernel/response.json");
+    CHECK(std::string(doc["confinement"]["mode"].GetString()) == "landlock");
+    CHECK(std::string(doc["timer"]["name"].GetString()) == "cupti");
+    CHECK(doc["gpu_monitor"]["source"].IsString());
+    for (const auto& c : doc["cases"].GetArray()) CHECK(std::string(c["status"].GetString()) == "ok");
+
+    dir.write("vendor/request.json", R"({ "schema_version": 1, "vendor": { "library": "cublas" },
+  "timing": { "warmup": 2, "iterations": 10 }, "cases": [ { "name": "g", "vendor_call": {
+  "op": "sgemm", "layout": "row_major", "m": 64, "n": 64, "k": 64, "a": "a", "b": "b", "c": "c" },
+  "args": [ { "name": "a", "dtype": "f32", "count": 4096, "generator": {"kind": "uniform"} },
+            { "name": "b", "dtype": "f32", "count": 4096, "generator": {"kind": "uniform"} },
+            { "name": "c", "dtype": "f32", "count": 4096, "output_file": "c.bin" } ] } ] })");
+    r = test::run_harness({(dir / "vendor/request.json").string()});
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    doc = test::read_response(dir / "vendor/response.json");
+    CHECK(std::string(doc["confinement"]["mode"].GetString()) == "landlock");
+    CHECK(doc["vendor"]["file"].IsString());
+}
