@@ -1,6 +1,8 @@
 #include "file_io.hpp"
 
 #include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,60 +35,186 @@ std::vector<unsigned char> read_binary_file(const fs::path& path) {
 
 namespace {
 
-// fsyncs the folder `dir` so a rename in it is on disk.
-void sync_folder(const fs::path& dir, const fs::path& file) {
-    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        throw file_write_error(file.string() + ": cannot open its folder to sync (" +
-                               std::strerror(errno) + ")");
-    const bool ok = ::fsync(fd) == 0;
-    const int why = errno;
-    ::close(fd);
-    if (!ok)
-        throw file_write_error(file.string() + ": folder sync failed (" + std::strerror(why) + ")");
+// Owns one file descriptor and closes it when it goes.
+class file_descriptor {
+  public:
+    explicit file_descriptor(int fd = -1) : m_fd(fd) {}
+    ~file_descriptor() {
+        if (m_fd >= 0) ::close(m_fd);
+    }
+    file_descriptor(file_descriptor&& o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
+    file_descriptor& operator=(file_descriptor&& o) noexcept {
+        std::swap(m_fd, o.m_fd);
+        return *this;
+    }
+    file_descriptor(const file_descriptor&) = delete;
+    file_descriptor& operator=(const file_descriptor&) = delete;
+    int get() const { return m_fd; }
+    /// Closes it now: a write's late error (NFS, a full disk) shows only here.
+    bool close() {
+        const int fd = m_fd;
+        m_fd = -1;
+        return fd < 0 || ::close(fd) == 0;
+    }
+
+  private:
+    int m_fd;
+};
+
+std::string error_text(int err) {
+    return std::strerror(err);
 }
 
-void write_file(const fs::path& path, const void* data, std::size_t size, bool durable) {
-    if (path.has_parent_path()) {
-        std::error_code ec;
-        fs::create_directories(path.parent_path(), ec);
-        if (ec)
-            throw file_write_error(path.parent_path().string() + ": cannot create (" +
-                                   ec.message() + ")");
+// Opens the folder `file` is written in, not following a symlink at its last component, so a
+// link another user planted where the folder should be ("/tmp/x" -> "/root/.ssh") is refused.
+// A link owned by us or by root is followed, as the kernel's fs.protected_symlinks does in sticky
+// folders: the user's own "results -> /scratch/results" keeps working, and another user can
+// neither make a link owned by us nor move ours. Earlier components of the path are followed:
+// they are the user's choice, and an attacker can change them only where the user writes into a
+// folder the attacker can rename things in.
+file_descriptor open_folder_of(const fs::path& file) {
+    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    file_descriptor fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (fd.get() >= 0) return fd;
+    int why = errno;
+    struct stat link {};
+    if ((why == ELOOP || why == ENOTDIR) && ::lstat(dir.c_str(), &link) == 0 &&
+        S_ISLNK(link.st_mode)) {
+        if (link.st_uid != ::geteuid() && link.st_uid != 0)
+            throw file_write_error(file.string() + ": its folder " + dir.string() +
+                                   " is a symlink owned by uid " + std::to_string(link.st_uid) +
+                                   ", not by us; refusing to write through it");
+        fd = file_descriptor(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (fd.get() >= 0) return fd;
+        why = errno;
     }
-    const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f)
-        throw file_write_error(path.string() + ": cannot create (" + std::strerror(errno) + ")");
-    const bool ok = std::fwrite(data, 1, size, f) == size && std::fflush(f) == 0 &&
-                    (!durable || ::fsync(::fileno(f)) == 0);
-    const int write_errno = errno;
-    const bool closed = std::fclose(f) == 0;
-    if (!ok || !closed) {
-        const int why = ok ? errno : write_errno;
-        std::error_code ec;
-        fs::remove(tmp, ec);
-        throw file_write_error(path.string() + ": write failed (" + std::strerror(why) + ")");
+    throw file_write_error(file.string() + ": cannot open its folder (" + error_text(why) + ")");
+}
+
+// "<name>.tmp-<16 random hex digits>": a name nobody can guess and plant beforehand.
+std::string temporary_name(const std::string& name) {
+    unsigned char bytes[8];
+    std::size_t got = 0;
+    while (got < sizeof bytes) {
+        const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+        if (n < 0 && errno != EINTR)
+            throw file_write_error(name + ": no random bytes (" + error_text(errno) + ")");
+        if (n > 0) got += static_cast<std::size_t>(n);
     }
+    static const char hex[] = "0123456789abcdef";
+    std::string out = name + ".tmp-";
+    for (const unsigned char b : bytes) {
+        out += hex[b >> 4];
+        out += hex[b & 15];
+    }
+    return out;
+}
+
+// Creates a fresh temporary file in `dir`: O_EXCL|O_NOFOLLOW, so it is never an existing file
+// nor a link someone planted; a name taken already (by chance or by anyone) is drawn again.
+file_descriptor create_temporary(const file_descriptor& dir, const fs::path& file, unsigned mode,
+                                 std::string& tmp) {
+    for (int tries = 0; tries < 100; ++tries) {
+        tmp = temporary_name(file.filename().string());
+        file_descriptor fd(::openat(dir.get(), tmp.c_str(),
+                                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+        if (fd.get() >= 0) return fd;
+        if (errno != EEXIST)
+            throw file_write_error(file.string() + ": cannot create (" + error_text(errno) + ")");
+    }
+    throw file_write_error(file.string() + ": cannot create (no free temporary name)");
+}
+
+bool write_all(int fd, const void* data, std::size_t size) {
+    const char* p = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t n = ::write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;
+        p += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+// Replaces `name` in `dir` by the temporary `tmp`. rename() replaces whatever the final name is,
+// a symlink included, and never writes through it: a link planted at the final name is gone
+// afterwards and its target is untouched.
+void replace_with(const file_descriptor& dir, const std::string& tmp, const fs::path& file) {
+    if (::renameat(dir.get(), tmp.c_str(), dir.get(), file.filename().c_str()) == 0) return;
+    const int why = errno;
+    struct stat st {};
+    const bool folder =
+        ::fstatat(dir.get(), file.filename().c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISDIR(st.st_mode);
+    ::unlinkat(dir.get(), tmp.c_str(), 0);
+    throw file_write_error(file.string() + ": cannot replace (" +
+                           (folder ? std::string("is a directory") : error_text(why)) + ")");
+}
+
+void create_parent_folders(const fs::path& path) {
+    if (!path.has_parent_path()) return;
     std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        std::error_code dir_ec;
-        const std::string why = fs::is_directory(path, dir_ec) ? "is a directory" : ec.message();
-        fs::remove(tmp, ec);
-        throw file_write_error(path.string() + ": cannot replace (" + why + ")");
-    }
-    if (durable) sync_folder(path.parent_path(), path);
+    fs::create_directories(path.parent_path(), ec);
+    if (ec)
+        throw file_write_error(path.parent_path().string() + ": cannot create (" + ec.message() +
+                               ")");
 }
 
 }  // namespace
 
+void write_file_with(const fs::path& path, const file_filler& fill, bool durable, unsigned mode) {
+    if (path.filename().empty() || path.filename() == "." || path.filename() == "..")
+        throw file_write_error(path.string() + ": not a file name");
+    create_parent_folders(path);
+    const file_descriptor dir = open_folder_of(path);
+    std::string tmp;
+    file_descriptor fd = create_temporary(dir, path, mode, tmp);
+    std::string failure;
+    try {
+        if (!fill(fd.get())) failure = "write failed (" + error_text(errno) + ")";
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    if (failure.empty() && durable && ::fsync(fd.get()) != 0)
+        failure = "write failed (" + error_text(errno) + ")";
+    if (!fd.close() && failure.empty()) failure = "write failed (" + error_text(errno) + ")";
+    if (!failure.empty()) {
+        ::unlinkat(dir.get(), tmp.c_str(), 0);
+        throw file_write_error(path.string() + ": " + failure);
+    }
+    replace_with(dir, tmp, path);
+    if (durable && ::fsync(dir.get()) != 0)
+        throw file_write_error(path.string() + ": folder sync failed (" + error_text(errno) + ")");
+}
+
 void write_file_atomic(const fs::path& path, const void* data, std::size_t size) {
-    write_file(path, data, size, false);
+    const file_filler bytes = [&](int fd) { return write_all(fd, data, size); };
+    write_file_with(path, bytes, false);
 }
 
 void write_file_durable(const fs::path& path, const void* data, std::size_t size) {
-    write_file(path, data, size, true);
+    const file_filler bytes = [&](int fd) { return write_all(fd, data, size); };
+    write_file_with(path, bytes, true);
+}
+
+void copy_file_atomic(const fs::path& from, const fs::path& to) {
+    const file_descriptor in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+    if (in.get() < 0)
+        throw file_write_error(from.string() + ": cannot open (" + error_text(errno) + ")");
+    const file_filler copy = [&](int out) {
+        std::vector<char> buffer(1 << 20);
+        for (;;) {
+            const ssize_t n = ::read(in.get(), buffer.data(), buffer.size());
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0)
+                throw file_write_error("reading " + from.string() + " failed (" +
+                                       error_text(errno) + ")");
+            if (n == 0) return true;
+            if (!write_all(out, buffer.data(), static_cast<std::size_t>(n))) return false;
+        }
+    };
+    write_file_with(to, copy, false);
 }
 
 fs::path resolve_inside(const fs::path& base, const std::string& relative) {
@@ -111,12 +239,13 @@ fs::path resolve_inside(const fs::path& base, const std::string& relative) {
     return full;
 }
 
-void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to) {
-    std::filesystem::create_directories(to.parent_path());
+void link_or_copy(const fs::path& from, const fs::path& to) {
+    fs::create_directories(to.parent_path());
     std::error_code ec;
-    std::filesystem::remove(to, ec);
-    std::filesystem::create_hard_link(from, to, ec);
-    if (ec) std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
+    fs::remove(to, ec);
+    // link() makes a new name and never follows one already there (EEXIST: then we copy).
+    fs::create_hard_link(from, to, ec);
+    if (ec) copy_file_atomic(from, to);
 }
 
 }  // namespace cuopt

@@ -1,9 +1,11 @@
 #pragma once
 /// Small, careful file helpers: whole-file reads, atomic writes (temp file +
 /// rename, so a reader never sees half a file) and resolution of a relative path
-/// against a base folder that refuses to escape it.
+/// against a base folder that refuses to escape it. Every file the tools write goes through
+/// write_file_with: no predictable name, no symlink followed, in any folder.
 
 #include <filesystem>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,8 +23,20 @@ class file_write_error : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// Writes to "<path>.tmp-<pid>" then renames over path, so a reader sees the old file or
-/// the new one, never half of one. Creates parent folders. Throws file_write_error.
+/// Writes a file's bytes into the open descriptor it is given; false (errno set) on failure.
+using file_filler = std::function<bool(int fd)>;
+
+/// The one way a file is written. Creates parent folders; opens the folder O_NOFOLLOW (a
+/// symlink there is followed only when owned by us or root); creates "<name>.tmp-<random>" in it
+/// with O_CREAT|O_EXCL|O_NOFOLLOW and `mode`; fills it; fsyncs it when `durable`; renames it
+/// over the name (a symlink there is replaced, never written through; its target is untouched);
+/// fsyncs the folder when `durable`. On failure the temporary is removed and file_write_error
+/// names the path and the system's reason.
+void write_file_with(const std::filesystem::path& path, const file_filler& fill, bool durable,
+                     unsigned mode = 0644);
+
+/// Writes through write_file_with, so a reader sees the old file or the new one, never half of
+/// one. Creates parent folders. Throws file_write_error.
 void write_file_atomic(const std::filesystem::path& path, const void* data, std::size_t size);
 inline void write_file_atomic(const std::filesystem::path& path, std::string_view text) {
     write_file_atomic(path, text.data(), text.size());
@@ -37,8 +51,11 @@ inline void write_file_durable(const std::filesystem::path& path, std::string_vi
     write_file_durable(path, text.data(), text.size());
 }
 
-/// Hard-links `from` at `to` (replacing it), or copies it where a link cannot be made
-/// (another file system). Creates parent folders.
+/// Copies `from` to `to` through write_file_with (mode 0644). Throws file_write_error.
+void copy_file_atomic(const std::filesystem::path& from, const std::filesystem::path& to);
+
+/// Hard-links `from` at `to` (replacing it), or copies it with copy_file_atomic where a link
+/// cannot be made (another file system). Creates parent folders.
 void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to);
 
 /// Resolves `relative` against `base`. Throws std::invalid_argument when it is

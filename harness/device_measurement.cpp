@@ -120,8 +120,9 @@ device_measurement measure_device(const device_fingerprint& device,
                                   const std::optional<fs::path>& cache_folder, bool remeasure) {
     device_measurement out;
     const std::optional<fs::path> file =
-        cache_folder ? std::optional<fs::path>(bandwidth_cache_file(*cache_folder, device))
-                     : std::nullopt;
+        cache_folder && !cache_folder->empty()  // "": no private cache folder
+            ? std::optional<fs::path>(bandwidth_cache_file(*cache_folder, device))
+            : std::nullopt;
     std::optional<copy_bandwidth> cached;
     if (file && !remeasure) cached = read_cached_bandwidth(*file, device);
     if (cached) {

@@ -1,5 +1,7 @@
 #include "harness/cubin_cache.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 
@@ -74,4 +76,41 @@ TEST_CASE("failed compiles and kernels with include-path options are never cache
     CHECK_FALSE(cubin_cache::cacheable(with_include));
     compile_cached(with_include, "sm_90", &cache);
     CHECK_FALSE(compile_cached(with_include, "sm_90", &cache).cache_hit);
+}
+
+TEST_CASE(
+    "with no cache folder configured the cache is a private folder of ours in TMPDIR, and "
+    "one another user could have planted is not used",
+    "[security]") {
+    test::scratch_folder dir;
+    const test::scoped_env no_dir("CUDA_HARNESS_CACHE_DIR", nullptr),
+        no_xdg("XDG_CACHE_HOME", nullptr), no_home("HOME", nullptr),
+        tmpdir("TMPDIR", dir.path().c_str());
+    const fs::path expected = dir / ("cuda-harness-cache-" + std::to_string(::geteuid()));
+    CHECK(cubin_cache::default_folder() == expected);  // made now, 0700
+    CHECK((fs::status(expected).permissions() & fs::perms::all) == fs::perms::owner_all);
+    CHECK(cubin_cache::default_folder() == expected);  // ours already: used again
+
+    fs::permissions(expected, fs::perms::all);  // anyone may write there: a cubin could be planted
+    CHECK(cubin_cache::default_folder().empty());
+    fs::remove(expected);
+    fs::create_directories(dir / "elsewhere");
+    fs::create_directory_symlink(dir / "elsewhere", expected);  // a link: refused
+    CHECK(cubin_cache::default_folder().empty());
+    fs::remove(expected);
+    if (::geteuid() == 0) {  // a folder of another user's, made before us
+        fs::create_directory(expected);
+        fs::permissions(expected, fs::perms::owner_all);
+        REQUIRE(::chown(expected.c_str(), 65534, 65534) == 0);
+        CHECK(cubin_cache::default_folder().empty());
+    }
+
+    const cubin_cache none{fs::path()};  // no folder: a cache that finds and stores nothing
+    compile_result r;
+    r.ok = true;
+    r.cache_key = "k";
+    none.store(r);
+    CHECK_FALSE(none.find("k"));
+    CHECK_FALSE(fs::exists("k.json"));
+    CHECK_FALSE(fs::exists("k.cubin"));
 }

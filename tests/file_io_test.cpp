@@ -1,5 +1,9 @@
 #include "common/file_io.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "test_support.hpp"
@@ -62,4 +66,98 @@ TEST_CASE("the run's records are written durably, the harness's outputs are not"
     CHECK(cands.find("write_file_durable(file, candidates_json") != std::string::npos);
     const std::string harness = read_text_file(src / "harness/case_runner.cpp");
     CHECK(harness.find("write_file_durable") == std::string::npos);
+}
+
+namespace {
+
+struct stat stat_of(const fs::path& p) {
+    struct stat st {};
+    REQUIRE(::lstat(p.c_str(), &st) == 0);
+    return st;
+}
+
+std::vector<std::string> names_in(const fs::path& dir) {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("an atomic write never writes through a link planted at its old pid-named temporary",
+          "[security]") {
+    test::scratch_folder dir;
+    const fs::path victim = dir.write("home/authorized_keys", "ssh-ed25519 AAAA victim\n");
+    fs::create_directories(dir / "shared");
+    const std::string pid = std::to_string(::getpid());
+    for (const char* writer : {"atomic", "durable"}) {
+        INFO(writer);
+        for (int p = ::getpid() - 2; p < ::getpid() + 64; ++p)
+            fs::create_symlink(victim, dir / ("shared/out.json.tmp-" + std::to_string(p)));
+        if (std::string(writer) == "atomic")
+            write_file_atomic(dir / "shared/out.json", std::string("kernel text"));
+        else
+            write_file_durable(dir / "shared/out.json", std::string("kernel text"));
+        CHECK(read_text_file(victim) == "ssh-ed25519 AAAA victim\n");
+        CHECK(read_text_file(dir / "shared/out.json") == "kernel text");
+        CHECK(fs::is_symlink(dir / ("shared/out.json.tmp-" + pid)));  // left as it was
+        for (int p = ::getpid() - 2; p < ::getpid() + 64; ++p)
+            fs::remove(dir / ("shared/out.json.tmp-" + std::to_string(p)));
+        CHECK(names_in(dir / "shared") == std::vector<std::string>{"out.json"});
+    }
+}
+
+TEST_CASE("a symlink at the final name is replaced by the new file and its target is untouched",
+          "[security]") {
+    test::scratch_folder dir;
+    const fs::path victim = dir.write("home/authorized_keys", "ssh-ed25519 AAAA victim\n");
+    fs::create_directories(dir / "shared");
+    fs::create_symlink(victim, dir / "shared/request.json");
+    write_file_atomic(dir / "shared/request.json", std::string("{}"));
+    CHECK(read_text_file(victim) == "ssh-ed25519 AAAA victim\n");
+    CHECK_FALSE(fs::is_symlink(dir / "shared/request.json"));
+    CHECK(read_text_file(dir / "shared/request.json") == "{}");
+    CHECK((stat_of(dir / "shared/request.json").st_mode & 0777) == 0644);
+
+    fs::create_symlink(victim, dir / "shared/copy.bin");  // a copy too
+    copy_file_atomic(dir / "shared/request.json", dir / "shared/copy.bin");
+    CHECK(read_text_file(victim) == "ssh-ed25519 AAAA victim\n");
+    CHECK_FALSE(fs::is_symlink(dir / "shared/copy.bin"));
+    CHECK(read_text_file(dir / "shared/copy.bin") == "{}");
+}
+
+TEST_CASE("a write into a folder that is our own symlink goes through it to the real folder") {
+    test::scratch_folder dir;
+    fs::create_directories(dir / "scratch-disk/results");
+    fs::create_directory_symlink(dir / "scratch-disk/results", dir / "results");
+    write_file_atomic(dir / "results/run.json", std::string("{}"));
+    CHECK(read_text_file(dir / "scratch-disk/results/run.json") == "{}");
+    CHECK(fs::is_symlink(dir / "results"));
+}
+
+TEST_CASE("a write into a folder that is a symlink another user planted is refused", "[security]") {
+    if (::geteuid() != 0) {
+        WARN("skipped: not root, so a symlink owned by another user cannot be made here");
+        return;
+    }
+    test::scratch_folder dir;
+    fs::create_directories(dir / "root-home/.ssh");
+    fs::create_directory_symlink(dir / "root-home/.ssh", dir / "planted");
+    REQUIRE(::lchown((dir / "planted").c_str(), 65534, 65534) == 0);
+    CHECK_THROWS_WITH(write_file_atomic(dir / "planted/authorized_keys", std::string("x")),
+                      Catch::Contains("planted/authorized_keys: its folder") &&
+                          Catch::Contains("is a symlink owned by uid 65534") &&
+                          Catch::Contains("refusing to write through it"));
+    CHECK(fs::is_empty(dir / "root-home/.ssh"));
+}
+
+TEST_CASE("a write that cannot replace its file removes its temporary and names the reason") {
+    test::scratch_folder dir;
+    fs::create_directories(dir / "sub/out.json/inside");
+    CHECK_THROWS_WITH(write_file_atomic(dir / "sub/out.json", std::string("x")),
+                      Catch::Contains("out.json: cannot replace (is a directory)"));
+    CHECK(names_in(dir / "sub") == std::vector<std::string>{"out.json"});
+    CHECK_THROWS_WITH(write_file_atomic(dir / "sub/", std::string("x")),
+                      Catch::Contains("not a file name"));
 }

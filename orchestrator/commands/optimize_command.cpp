@@ -295,7 +295,7 @@ void open_run(run_context& c) {
         std::cerr << "cuda-optimizer: " << (o.resume.empty() ? "run folder " : "resuming ")
                   << c.run.string() << "\n";
     if (!o.resume.empty()) reopen_run(c);
-    fs::copy_file(o.input_cases, c.run / "input_cases.json", fs::copy_options::overwrite_existing);
+    copy_file_atomic(o.input_cases, c.run / "input_cases.json");
     search_outcome so_far;
     if (c.record) so_far.history = c.record->history;
     write_progress(c, so_far);

@@ -15,7 +15,7 @@ namespace {
 
 void copy_input(const fs::path& from, const fs::path& run,
                 std::map<std::string, std::string>& sha256) {
-    fs::copy_file(from, run / "inputs" / from.filename(), fs::copy_options::overwrite_existing);
+    copy_file_atomic(from, run / "inputs" / from.filename());
     sha256["inputs/" + from.filename().string()] = sha256_file_hex(from);
 }
 
@@ -54,8 +54,7 @@ void add_expected_files(const oracle_setup& s, oracle_files& oracle) {
             if (it != mc.expected.end()) {
                 const fs::path copy =
                     s.run / s.folder / "expected" / (mc.name + "." + a.name + ".bin");
-                fs::create_directories(copy.parent_path());
-                fs::copy_file(it->second, copy, fs::copy_options::overwrite_existing);
+                copy_file_atomic(it->second, copy);
                 oracle[{mc.name, a.name}] = copy;
             } else if (!oracle.count({mc.name, a.name})) {
                 throw run_failure(exit_code::invalid_request,

@@ -1,7 +1,5 @@
 #include "orchestrator/commands/preflight.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -13,6 +11,7 @@
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/temporary_folder.hpp"
 #include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "orchestrator/contract/manifest.hpp"
@@ -46,9 +45,10 @@ struct compile_outcome {
 // so an error line points at it.
 compile_outcome compile_only(const optimizer_options& o, process_runner& runner,
                              const std::string& file, const std::string& entry) {
-    const fs::path tmp =
-        fs::temp_directory_path() / ("cuda-optimizer-preflight-" + std::to_string(::getpid()));
-    fs::create_directories(tmp);
+    // mkdtemp (0700, a name nobody can predict): $TMPDIR is shared, and a folder another user
+    // made there beforehand could hold links where our files go.
+    const temporary_folder scratch("cuda-optimizer-preflight");
+    const fs::path& tmp = scratch.path();
     const std::string name = fs::path(file).filename().string();
     write_file_atomic(tmp / name, read_text_file(file));
     request req;
@@ -70,8 +70,6 @@ compile_outcome compile_only(const optimizer_options& o, process_runner& runner,
     } catch (const std::exception&) {
         out.first_error = p.describe();
     }
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
     return out;
 }
 
@@ -179,9 +177,11 @@ void check_results_folder(const optimizer_options& o, const add_check& add) {
          p = p.parent_path())
         made.push_back(p);
     std::string why;
-    try {
-        write_file_atomic(dir / (".cuda-optimizer-write-test-" + std::to_string(::getpid())), "ok");
-        fs::remove(dir / (".cuda-optimizer-write-test-" + std::to_string(::getpid())), ec);
+    try {  // as a run would: a new folder in it (mkdtemp: no name to plant), a file in that
+        if (fs::create_directories(dir, ec); ec)
+            throw file_write_error(dir.string() + ": cannot create (" + ec.message() + ")");
+        const temporary_folder probe(".cuda-optimizer-write-test", dir);
+        write_file_atomic(probe / "probe.json", "ok");
     } catch (const std::exception& e) {
         why = e.what();
     }

@@ -97,7 +97,8 @@ recorded_run read_recorded_run(const fs::path& run) {
 
 run_lock::run_lock(const fs::path& run) {
     const fs::path file = run / ".lock";
-    m_fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    // O_NOFOLLOW: a link planted at the name is refused, never written through.
+    m_fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (m_fd < 0)
         throw run_failure(exit_code::resume_refused,
                           file.string() + ": cannot open (" + std::strerror(errno) + ")");

@@ -80,6 +80,8 @@ void write_one(const fs::path& root, const uploaded_file& f) {
         throw intake_refusal(400, "upload name '" + f.name + "' refused: " + why);
     const fs::path target = resolve_inside(root, f.name);  // throws for anything escaping
     fs::create_directories(target.parent_path());
+    // O_EXCL|O_NOFOLLOW in the upload's fresh folder: never an existing file, never through a
+    // link (not write_file_with: a second file of the same name must fail, not replace).
     const int fd =
         ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) throw file_write_error(target.string() + ": " + std::strerror(errno));

@@ -158,6 +158,8 @@ void stage_optimize(const submission& sub, const fs::path& stage, job_spec& spec
             throw intake_error("submit: " + f.string() + " (named by the job) is not a file");
         const fs::path to = stage / "files" / f.lexically_relative(root);
         fs::create_directories(to.parent_path());
+        // Into the fresh staging folder new_staging() made (the daemon's own, nobody else
+        // writes there), so no link can be waiting at `to`.
         fs::copy_file(f, to, fs::copy_options::overwrite_existing);
     }
     spec.config = config.lexically_relative(root).generic_string();
@@ -176,6 +178,7 @@ void stage_gate(const submission& sub, const fs::path& stage, job_spec& spec) {
     if (sub.accepted.empty() || !fs::is_regular_file(sub.accepted / "run.json", ec))
         throw intake_error("submit --gate: --accepted " + sub.accepted.string() +
                            ": not a run folder (no run.json)");
+    // Into the fresh staging folder (the daemon's own): nothing can be planted there first.
     fs::copy(sub.accepted, stage / "files" / "accepted", fs::copy_options::recursive);
     spec.accepted = "accepted";
 }

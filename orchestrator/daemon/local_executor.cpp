@@ -1,7 +1,9 @@
 // The local executor: each job is a child process of the daemon, in a process group of its own,
 // killed with the daemon (PR_SET_PDEATHSIG), so that a SIGKILLed daemon leaves no job running
 // that a restarted one could not see: it resumes them instead.
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <boost/process.hpp>
 #include <chrono>
@@ -33,8 +35,15 @@ class local_executor final : public job_executor {
     std::size_t slots() const override { return m_slots; }
 
     std::string start(const job_launch& launch) override {
-        std::FILE* log = std::fopen(launch.log.c_str(), "ae");
-        if (!log) throw std::runtime_error(launch.log.string() + ": cannot open the job's log");
+        // Appended to by the job (no temp + rename: the job's output streams into it), so it is
+        // opened O_NOFOLLOW: a link planted at JOB/job.log is refused, never written through.
+        const int fd = ::open(launch.log.c_str(),
+                              O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        std::FILE* log = fd < 0 ? nullptr : ::fdopen(fd, "a");
+        if (!log) {
+            if (fd >= 0) ::close(fd);
+            throw std::runtime_error(launch.log.string() + ": cannot open the job's log");
+        }
         std::error_code ec;
         std::vector<std::string> args(launch.argv.begin() + 1, launch.argv.end());
         bp::child c(launch.argv.front(), bp::args(args), bp::start_dir(launch.job_dir.string()),

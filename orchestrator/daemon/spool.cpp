@@ -52,7 +52,8 @@ rapidjson::Document read_object(const fs::path& file) {
 // The next job number, taken under an flock on SPOOL/.seq so that two submits never share one.
 unsigned long next_job_number(const fs::path& root) {
     const fs::path seq = root / ".seq";
-    const int fd = ::open(seq.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    // O_NOFOLLOW: a link planted at the name is refused, never written through.
+    const int fd = ::open(seq.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error(seq.string() + ": cannot open the job counter");
     ::flock(fd, LOCK_EX);
     char buf[32] = {};
