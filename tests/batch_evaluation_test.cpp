@@ -155,7 +155,7 @@ TEST_CASE(
     "its record",
     "[batch]") {
     batch_fixture f(6);
-    const test::scoped_env trace("FAKE_TRACE", (f.dir / "trace.txt").c_str());
+    const test::scoped_env trace("CUOPT_FAKE_TRACE", (f.dir / "trace.txt").c_str());
     std::vector<attempt_result> results;
     const compile_ahead_settings ahead{2, f.dir / "compile-ahead"};
     evaluate_batch(
@@ -186,7 +186,7 @@ TEST_CASE("compile-ahead leaves out what it cannot help: taken jobs, uncacheable
     CHECK(default_compile_threads(1) >= 1);
     CHECK(default_compile_threads(1000) == 1);
     batch_fixture f(2);
-    const test::scoped_env trace("FAKE_TRACE", (f.dir / "trace.txt").c_str());
+    const test::scoped_env trace("CUOPT_FAKE_TRACE", (f.dir / "trace.txt").c_str());
     const compile_ahead_settings ahead{4, f.dir / "compile-ahead"};
     evaluate_batch(f.jobs, f.devices({0, 1}), ahead, f.sleeping(50), f.recording(), nullptr);
     CHECK_FALSE(fs::exists(f.dir / "trace.txt"));  // two jobs, two GPUs: nothing to compile ahead

@@ -118,7 +118,7 @@ std::size_t count_of(const std::string& text, const std::string& what) {
     return n;
 }
 
-// "run device=N start_us=T end_us=T ... folder=DIR" lines of FAKE_TRACE, by device: for each
+// "run device=N start_us=T end_us=T ... folder=DIR" lines of CUOPT_FAKE_TRACE, by device: for each
 // device, no two jobs' requests overlap in time.
 void check_one_job_per_device(const fs::path& trace) {
     struct span {
@@ -154,7 +154,7 @@ TEST_CASE("serve runs the queue one job per GPU, highest priority first, each to
     test::scratch_folder dir;
     job_files files;
     const fs::path spool = dir / "spool";
-    const test::scoped_env trace("FAKE_TRACE", (dir / "trace.txt").c_str());
+    const test::scoped_env trace("CUOPT_FAKE_TRACE", (dir / "trace.txt").c_str());
     std::vector<std::string> ids;
     for (int i = 0; i < 5; ++i)
         ids.push_back(submit(
@@ -195,7 +195,7 @@ TEST_CASE("cancel ends a queued job before it starts and a running one mid-run; 
     const std::string next = submit(spool, quick.config);
     const std::string never = submit(spool, quick.config);
     CHECK(test::run_optimizer({"cancel", "--spool", spool.string(), never}).exit_code == 0);
-    const test::scoped_env sleep("FAKE_SLEEP_MS", "40");
+    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "40");
     serve_process serve(spool, dir / "serve.out", {"--devices", "0", "--stop-when-idle", "0.5"});
     const cuopt::spool s(spool, false);
     wait_until([&] { return s.read_status(long_job).attempts >= 3; }, 60s,
@@ -224,7 +224,7 @@ TEST_CASE("a SIGKILLed daemon's running job resumes where it stopped when serve 
     const std::string id = submit(spool, files.config);
     const cuopt::spool s(spool, false);
     {
-        const test::scoped_env sleep("FAKE_SLEEP_MS", "40");
+        const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "40");
         serve_process serve(spool, dir / "serve1.out", {"--devices", "0"});
         wait_until([&] { return s.read_status(id).attempts >= 4; }, 60s, "four attempts");
         serve.kill9();

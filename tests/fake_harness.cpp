@@ -37,23 +37,29 @@
 //   FAKE_NO_NVML         no GPU state, with a note
 // --device-info answers a fixed fingerprint; with --measure (or --remeasure) also fixed
 // "measured" (copy_bandwidth_gbps 4000) and "peak_tflops" (f32 60, f16 800, ...) blocks.
-// The environment changes the machine it claims to be, in --device-info and every response:
-//   FAKE_DEVICE_NAME     the GPU model (default "fake CPU device")
-//   FAKE_MACHINE_SLOWDOWN  every kernel's median times this (a machine that drifted; default 1)
-//   FAKE_DRIVER_VERSION  the driver's CUDA version as cuDriverGetVersion gives it (13010 reads
-//                        "13.1"; default 0, and --device-info names none)
+// The environment changes the machine it claims to be, in --device-info and every response
+// (CUOPT_FAKE_*: the optimizer passes CUOPT_* to its children and scrubs everything else):
+//   CUOPT_FAKE_DEVICE_NAME  the GPU model (default "fake CPU device")
+//   CUOPT_FAKE_MACHINE_SLOWDOWN  every kernel's median times this (a machine that drifted;
+//                        default 1)
+//   CUOPT_FAKE_DRIVER_VERSION  the driver's CUDA version as cuDriverGetVersion gives it (13010
+//                        reads "13.1"; default 0, and --device-info names none)
 // --worker serves request lines from stdin through the real harness's loop
 // (harness/worker_loop), so a marker that crashes or hangs takes the whole worker down, and
 // FAKE_ILLEGAL_ADDRESS (exit 13) ends it after its reply, as the real worker does.
 //   FAKE_STDOUT_NOISE    prints a forged reply line and half of another on stdout (a printf)
-//   FAKE_WORKER_LOG=FILE each request appends "PID worker|once REQUEST" (who served which run)
+//   CUOPT_FAKE_WORKER_LOG=FILE  each request appends "PID worker|once REQUEST" (who served
+//                        which run)
 // Parallelism and compile-ahead (several GPUs, a batch compiled ahead), from the environment:
-//   FAKE_SLEEP_MS=x      a run request (not --compile-only) takes x ms more: a GPU busy measuring
-//   FAKE_COMPILE_MS=x    NVRTC's time, once per kernel: a compile that succeeds leaves a marker in
-//                        the cubin cache folder; a later request for the kernel is a cache hit
-//   FAKE_DEVICE_SLOWDOWN="1:1.1"  GPU 1's kernels 10% slower (GPUs of one model differ a little)
-//   FAKE_BROKEN_DEVICE=N every run on GPU N (N > 0) fails: context_lost, before any case
-//   FAKE_TRACE=FILE      each request appends "compile|run device=N start_us=T end_us=T key=K
+//   CUOPT_FAKE_SLEEP_MS=x  a run request (not --compile-only) takes x ms more: a GPU busy
+//                        measuring
+//   CUOPT_FAKE_COMPILE_MS=x  NVRTC's time, once per kernel: a compile that succeeds leaves a
+//                        marker in the cubin cache folder; a later request for the kernel is a
+//                        cache hit
+//   CUOPT_FAKE_DEVICE_SLOWDOWN="1:1.1"  GPU 1's kernels 10% slower (GPUs of one model differ a
+//                        little)
+//   CUOPT_FAKE_BROKEN_DEVICE=N  every run on GPU N (N > 0) fails: context_lost, before any case
+//   CUOPT_FAKE_TRACE=FILE  each request appends "compile|run device=N start_us=T end_us=T key=K
 //                        pid=P folder=DIR" (CLOCK_MONOTONIC; K: the kernel's cache key)
 // "timing_inputs" is otherwise accepted and honoured only where it changes values: an
 // "as_given" generator keeps its launch_index_base values under fresh_inputs.
@@ -143,15 +149,15 @@ bool inputs_repeat(const request& req, const run_case& rc) {
 
 double fake_ms_per_unit(const std::string& source) {
     const auto pos = source.find("FAKE_MS=");
-    const char* drift = std::getenv("FAKE_MACHINE_SLOWDOWN");
+    const char* drift = std::getenv("CUOPT_FAKE_MACHINE_SLOWDOWN");
     return (pos == std::string::npos ? 1.0 : std::stod(source.substr(pos + 8))) *
            (drift && *drift ? std::atof(drift) : 1.0);
 }
 
-// FAKE_DEVICE_SLOWDOWN="1:1.1,2:0.95": GPU 1 times every kernel 10% slower, GPU 2 5% faster
+// CUOPT_FAKE_DEVICE_SLOWDOWN="1:1.1,2:0.95": GPU 1 times every kernel 10% slower, GPU 2 5% faster
 // (GPUs of one model differ by a few percent); 1 for a GPU it does not name.
 double device_slowdown(int device) {
-    const char* v = std::getenv("FAKE_DEVICE_SLOWDOWN");
+    const char* v = std::getenv("CUOPT_FAKE_DEVICE_SLOWDOWN");
     const std::string text = v ? v : "";
     const std::string key = std::to_string(device) + ":";
     for (std::size_t at = 0; at < text.size();) {
@@ -327,13 +333,14 @@ void start_sleeping_child(const std::filesystem::path& pid_file) {
     if (!pid_file.empty()) write_file_atomic(pid_file, std::to_string(pid));
 }
 
-// The GPU model and driver the fake claims to be (FAKE_DEVICE_NAME, FAKE_DRIVER_VERSION).
+// The GPU model and driver the fake claims to be (CUOPT_FAKE_DEVICE_NAME,
+// CUOPT_FAKE_DRIVER_VERSION).
 std::string fake_device_name() {
-    const char* v = std::getenv("FAKE_DEVICE_NAME");
+    const char* v = std::getenv("CUOPT_FAKE_DEVICE_NAME");
     return v && *v ? v : "fake CPU device";
 }
 int fake_driver_version() {
-    const char* v = std::getenv("FAKE_DRIVER_VERSION");
+    const char* v = std::getenv("CUOPT_FAKE_DRIVER_VERSION");
     return v && *v ? std::atoi(v) : 0;
 }
 
@@ -359,18 +366,18 @@ std::string kernel_key(const request& req) {
     return cubin_cache::key_for(req.kernel, "sm_90").substr(0, 16);
 }
 
-// FAKE_TRACE=FILE: every request appends one line when it ends, in one write() (lines of
+// CUOPT_FAKE_TRACE=FILE: every request appends one line when it ends, in one write() (lines of
 // concurrent requests never interleave): "compile|run device=N start_us=T end_us=T key=K pid=P
-// folder=DIR" (times on CLOCK_MONOTONIC, key: kernel_key). FAKE_SLEEP_MS=x: a run request
+// folder=DIR" (times on CLOCK_MONOTONIC, key: kernel_key). CUOPT_FAKE_SLEEP_MS=x: a run request
 // takes x ms more (the GPU busy measuring), so a test sees what ran in parallel.
 class fake_trace {
   public:
     fake_trace(const request& req, std::filesystem::path folder, bool compile_only)
         : m_req(req), m_folder(std::move(folder)), m_compile_only(compile_only) {
-        if (!compile_only) sleep_ms(env_ms("FAKE_SLEEP_MS"));
+        if (!compile_only) sleep_ms(env_ms("CUOPT_FAKE_SLEEP_MS"));
     }
     ~fake_trace() {
-        const char* file = std::getenv("FAKE_TRACE");
+        const char* file = std::getenv("CUOPT_FAKE_TRACE");
         if (!file || !*file) return;
         const std::string line =
             std::string(m_compile_only ? "compile" : "run") +
@@ -393,12 +400,12 @@ class fake_trace {
     long long m_start = monotonic_us();
 };
 
-// FAKE_COMPILE_MS=x: NVRTC's time, spent once per kernel: a compile that succeeds leaves a
+// CUOPT_FAKE_COMPILE_MS=x: NVRTC's time, spent once per kernel: a compile that succeeds leaves a
 // marker in the cubin cache folder ($CUDA_HARNESS_CACHE_DIR, ...), where a later request for
 // the same kernel (a compile ahead, then its run) finds it: compile.cache_hit, no wait.
 // Unset: no request waits, none is a hit, no marker is left.
 bool fake_compile(const request& req, bool ok) {
-    const double ms = env_ms("FAKE_COMPILE_MS");
+    const double ms = env_ms("CUOPT_FAKE_COMPILE_MS");
     if (ms <= 0) return false;
     const std::filesystem::path marker =
         cubin_cache::default_folder() / ("fake-" + kernel_key(req) + ".compiled");
@@ -415,10 +422,10 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
 
 bool g_worker = false;  // serving as --worker
 
-// FAKE_WORKER_LOG=FILE: each request appends "PID worker|once REQUEST" (which process served
+// CUOPT_FAKE_WORKER_LOG=FILE: each request appends "PID worker|once REQUEST" (which process served
 // which run, and whether it was a worker).
 void log_worker_request(const std::string& request_arg) {
-    const char* log = std::getenv("FAKE_WORKER_LOG");
+    const char* log = std::getenv("CUOPT_FAKE_WORKER_LOG");
     if (!log || !*log) return;
     std::ofstream(log, std::ios::app) << getpid() << (g_worker ? " worker " : " once ")
                                       << std::filesystem::absolute(request_arg).string() << "\n";
@@ -495,8 +502,8 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
     dev.sm_count = 1;
     dev.nvrtc_version = "fake";
     report.device = dev;
-    if (!compile_only && env_ms("FAKE_BROKEN_DEVICE") == req.device &&
-        env_ms("FAKE_BROKEN_DEVICE")) {
+    if (!compile_only && env_ms("CUOPT_FAKE_BROKEN_DEVICE") == req.device &&
+        env_ms("CUOPT_FAKE_BROKEN_DEVICE")) {
         report.fail(exit_code::context_lost, "fake: GPU " + std::to_string(req.device) +
                                                  " is broken (CUDA_ERROR_ECC_UNCORRECTABLE)");
         return finish();

@@ -128,7 +128,7 @@ TEST_CASE("a kernel that does not compile fails with exit 1 and the compiler's l
 
 TEST_CASE("another GPU model cannot be judged: exit 2, both models named") {
     accepted_run f;
-    test::scoped_env model("FAKE_DEVICE_NAME", "NVIDIA A100-SXM4-80GB");
+    test::scoped_env model("CUOPT_FAKE_DEVICE_NAME", "NVIDIA A100-SXM4-80GB");
     const auto r = f.gate();
     INFO(r.output);
     REQUIRE(r.exit_code == 2);
@@ -145,11 +145,11 @@ TEST_CASE(
     "a changed driver is named in the verdict, and a drifted machine is told from the kernel") {
     std::optional<accepted_run> f;
     {
-        test::scoped_env driver("FAKE_DRIVER_VERSION", "12080");  // the run: driver 12.8
+        test::scoped_env driver("CUOPT_FAKE_DRIVER_VERSION", "12080");  // the run: driver 12.8
         f.emplace();
     }
-    test::scoped_env driver("FAKE_DRIVER_VERSION", "13010");
-    test::scoped_env drift("FAKE_MACHINE_SLOWDOWN", "1.25");
+    test::scoped_env driver("CUOPT_FAKE_DRIVER_VERSION", "13010");
+    test::scoped_env drift("CUOPT_FAKE_MACHINE_SLOWDOWN", "1.25");
     const auto r = f->gate({"--kernel", f->version("same.cu", "FAKE_MS=1")});
     INFO(r.output);
     REQUIRE(r.exit_code == 1);

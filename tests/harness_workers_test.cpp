@@ -23,7 +23,7 @@ using test::optimizer_fixture;
 
 const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
 
-// The "PID worker REQUEST" lines of FAKE_WORKER_LOG, in order (one-shot runs left out).
+// The "PID worker REQUEST" lines of CUOPT_FAKE_WORKER_LOG, in order (one-shot runs left out).
 std::vector<std::pair<std::string, std::string>> served_log(const fs::path& log) {
     std::vector<std::pair<std::string, std::string>> out;
     std::istringstream in(test::read_text(log));
@@ -110,7 +110,7 @@ TEST_CASE(
     optimizer_fixture f;
     write_bad_candidates(f);
     const fs::path log = f.dir / "served.log";
-    const test::scoped_env env("FAKE_WORKER_LOG", log.c_str());
+    const test::scoped_env env("CUOPT_FAKE_WORKER_LOG", log.c_str());
     const auto r = test::run_optimizer(files_run(f, "worker"));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);

@@ -1,7 +1,7 @@
 // Several GPUs and compile-ahead through the real cuda-optimizer and fake-harness: every request
-// the fake serves is traced (FAKE_TRACE: which device, when it started and ended, the kernel's
-// cache key), runs take FAKE_SLEEP_MS and compiles FAKE_COMPILE_MS, and GPU 1 can be a little
-// slower than GPU 0 (FAKE_DEVICE_SLOWDOWN), as GPUs of one model are.
+// the fake serves is traced (CUOPT_FAKE_TRACE: which device, when it started and ended, the
+// kernel's cache key), runs take CUOPT_FAKE_SLEEP_MS and compiles CUOPT_FAKE_COMPILE_MS, and GPU 1
+// can be a little slower than GPU 0 (CUOPT_FAKE_DEVICE_SLOWDOWN), as GPUs of one model are.
 #include <catch2/catch.hpp>
 #include <map>
 #include <set>
@@ -83,7 +83,7 @@ search_run run_search(const test::optimizer_fixture& f, const std::string& name,
                       std::vector<std::string> extra) {
     search_run s;
     const fs::path trace = f.dir / (name + ".trace");
-    const test::scoped_env tracing("FAKE_TRACE", trace.c_str());
+    const test::scoped_env tracing("CUOPT_FAKE_TRACE", trace.c_str());
     extra.insert(extra.end(), {"--results-dir", (f.dir / name).string()});
     const auto r = test::run_optimizer(f.args(extra));
     INFO(r.output);
@@ -133,8 +133,8 @@ TEST_CASE(
     "[parallel]") {
     test::optimizer_fixture f;
     use_small_cases(f);
-    const test::scoped_env sleep("FAKE_SLEEP_MS", "300");
-    const test::scoped_env slower("FAKE_DEVICE_SLOWDOWN", "1:1.1");  // GPU 1 is 10% slower
+    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "300");
+    const test::scoped_env slower("CUOPT_FAKE_DEVICE_SLOWDOWN", "1:1.1");  // GPU 1 is 10% slower
     const search_run one = run_search(f, "one", k_batch);
     const search_run two = run_search(f, "two", test::joined(k_batch, {"--devices", "0,1"}));
 
@@ -190,7 +190,7 @@ TEST_CASE(
 TEST_CASE("an initial kernel that fails on any GPU of --devices stops the run with exit 21",
           "[parallel]") {
     test::optimizer_fixture f;
-    const test::scoped_env broken("FAKE_BROKEN_DEVICE", "1");
+    const test::scoped_env broken("CUOPT_FAKE_BROKEN_DEVICE", "1");
     const auto r = test::run_optimizer(
         f.args({"--proposer", "autotune", "--max-iterations", "1", "--devices", "0,1"}));
     INFO(r.output);
@@ -212,8 +212,8 @@ TEST_CASE(
     test::optimizer_fixture f;
     use_small_cases(f);
     const test::scoped_env cache("CUDA_HARNESS_CACHE_DIR", (f.dir / "cache").c_str());
-    const test::scoped_env sleep("FAKE_SLEEP_MS", "100");
-    const test::scoped_env compile("FAKE_COMPILE_MS", "200");
+    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "100");
+    const test::scoped_env compile("CUOPT_FAKE_COMPILE_MS", "200");
     const std::vector<std::string> batch = {"--proposer",       "autotune", "--batch",      "6",
                                             "--max-iterations", "1",        "--no-evidence"};
     const search_run ahead =
@@ -254,7 +254,7 @@ TEST_CASE(
 TEST_CASE("with two GPUs the significance step measures winner and initial on the first alone",
           "[parallel]") {
     test::optimizer_fixture f;
-    const test::scoped_env slower("FAKE_DEVICE_SLOWDOWN", "1:1.1");
+    const test::scoped_env slower("CUOPT_FAKE_DEVICE_SLOWDOWN", "1:1.1");
     const search_run s = run_search(f, "evidence",
                                     {"--proposer", "autotune", "--batch", "4", "--max-iterations",
                                      "1", "--devices", "0,1", "--significance-runs", "3"});

@@ -465,9 +465,9 @@ TEST_CASE("a resume with the harness on another GPU is refused naming both (exit
     run_json.replace(run_json.find(stop), stop.size(), "\"stop_reason\": \"interrupted\"");
     write_file_atomic(p.run() / "run.json", run_json);
     const std::string before = read_text_file(p.run() / "run.json");
-    ::setenv("FAKE_DEVICE_NAME", "another fake GPU", 1);
+    ::setenv("CUOPT_FAKE_DEVICE_NAME", "another fake GPU", 1);
     const auto r = test::run_optimizer({"optimize", "--resume", p.run().string()});
-    ::unsetenv("FAKE_DEVICE_NAME");
+    ::unsetenv("CUOPT_FAKE_DEVICE_NAME");
     CHECK(r.exit_code == 28);
     CHECK_THAT(r.output, Catch::Contains("fake CPU device"));
     CHECK_THAT(r.output, Catch::Contains("another fake GPU"));

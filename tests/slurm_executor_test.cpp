@@ -578,7 +578,7 @@ TEST_CASE(
     const std::string cancelled_away = submit_job(spool_dir, slow);
     const std::string fifth = submit_job(spool_dir, quick);
     const cuopt::spool s(spool_dir, false);
-    const test::scoped_env sleep("FAKE_SLEEP_MS", "100");  // sbatch passes it on to the jobs
+    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "100");  // sbatch passes it on to the jobs
     std::string resumed_slurm_id;
     {
         slurm_serve serve(spool_dir, dir / "serve1.out", {});

@@ -283,7 +283,9 @@ std::unique_ptr<job_executor> make_slurm_executor(const slurm_settings& settings
 }
 
 std::unique_ptr<job_executor> make_slurm_executor(const slurm_settings& settings) {
-    return make_slurm_executor(settings, make_child_process_runner());
+    // sbatch hands its environment to the job (cuda-optimizer, which needs the model's key).
+    return make_slurm_executor(settings,
+                               make_child_process_runner(child_environment_kind::inherited));
 }
 
 }  // namespace cuopt

@@ -3,7 +3,8 @@
 /// workers (the two files that use Boost.Process): each child leads a process group of its
 /// own, so a Ctrl-C aimed at the optimizer does not kill a harness mid-attempt, and dies
 /// with the optimizer (PR_SET_PDEATHSIG), so a SIGKILLed run leaves nothing behind writing
-/// into a folder its history does not list.
+/// into a folder its history does not list; and each gets the scrubbed environment
+/// (child_environment.hpp), never the optimizer's keys.
 
 #include <linux/close_range.h>
 #include <sys/prctl.h>
@@ -11,6 +12,9 @@
 
 #include <boost/process/extend.hpp>
 #include <csignal>
+#include <memory>
+
+#include "orchestrator/evaluation/child_environment.hpp"
 
 namespace cuopt {
 
@@ -25,6 +29,19 @@ struct own_process_group : boost::process::extend::handler {
         ::setpgid(0, 0);
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+    }
+};
+
+/// Hands execve the scrubbed environment, or leaves the child the optimizer's own (a Slurm
+/// command). Not bp::env, whose lookup in Boost 1.74 reads past its buffer: the executor's
+/// envp is set directly, in the parent before the fork.
+struct child_env : boost::process::extend::handler {
+    std::shared_ptr<scrubbed_environment> scrubbed;  // null: inherited
+    explicit child_env(bool scrub)
+        : scrubbed(scrub ? std::make_shared<scrubbed_environment>() : nullptr) {}
+    template <typename Executor>
+    void on_setup(Executor& exec) const {
+        if (scrubbed) exec.env = scrubbed->envp();
     }
 };
 

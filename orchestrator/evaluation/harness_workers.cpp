@@ -70,9 +70,10 @@ class worker_process {
   public:
     explicit worker_process(const std::vector<std::string>& argv)
         : m_in(m_io), m_out(m_io), m_err(m_io) {
-        m_child = bp::child(
-            bp::exe = argv.at(0), bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
-            bp::std_in<m_in, bp::std_out> m_out, bp::std_err > m_err, m_io, own_process_group{});
+        m_child = bp::child(bp::exe = argv.at(0),
+                            bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
+                            bp::std_in<m_in, bp::std_out> m_out, bp::std_err > m_err, m_io,
+                            own_process_group{}, child_env(true));
         read_stderr();
     }
     worker_process(const worker_process&) = delete;

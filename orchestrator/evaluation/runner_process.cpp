@@ -45,9 +45,13 @@ void wait_for_child(boost::asio::io_context& io, const bool& exited, pid_t group
 
 class child_process_runner final : public process_runner {
   public:
-    // Every child inherits it: a harness started through ncu dies with this process too.
-    // (Set here, not through bp::env, whose lookup in Boost 1.74 reads past its buffer.)
-    child_process_runner() { ::setenv("CUOPT_DIE_WITH_PARENT", "1", 1); }
+    // Every child inherits it (CUOPT_* passes the scrub): a harness started through ncu dies
+    // with this process too. (Set here, not through bp::env, whose lookup in Boost 1.74 reads
+    // past its buffer.)
+    explicit child_process_runner(child_environment_kind environment)
+        : m_scrub(environment == child_environment_kind::scrubbed) {
+        ::setenv("CUOPT_DIE_WITH_PARENT", "1", 1);
+    }
 
     process_result run(const std::vector<std::string>& argv,
                        std::chrono::milliseconds timeout) override {
@@ -67,6 +71,7 @@ class child_process_runner final : public process_runner {
                 bp::exe = program,
                 bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
                 bp::std_in.close(), bp::std_out > out, bp::std_err > err, io, own_process_group{},
+                child_env(m_scrub),
                 bp::on_exit = [&exited](int, const std::error_code&) { exited = true; });
         } catch (const std::exception& e) {
             r.failed_to_start = true;
@@ -92,6 +97,9 @@ class child_process_runner final : public process_runner {
                 .count();
         return r;
     }
+
+  private:
+    bool m_scrub;
 };
 
 }  // namespace
@@ -106,8 +114,8 @@ std::string process_result::describe() const {
     return "exit " + std::to_string(exit_code);
 }
 
-std::unique_ptr<process_runner> make_child_process_runner() {
-    return std::make_unique<child_process_runner>();
+std::unique_ptr<process_runner> make_child_process_runner(child_environment_kind environment) {
+    return std::make_unique<child_process_runner>(environment);
 }
 
 }  // namespace cuopt

@@ -47,7 +47,13 @@ class process_runner {
     }
 };
 
+/// What a child's environment holds: the allow-list of child_environment.hpp for the harness
+/// and the tools in front of it (compute-sanitizer, ncu); the optimizer's whole environment for
+/// Slurm's commands, whose sbatch hands it to a job that runs cuda-optimizer (model key and all).
+enum class child_environment_kind { scrubbed, inherited };
+
 /// The real runner: a child process, its pipes read asynchronously, SIGKILL on timeout.
-std::unique_ptr<process_runner> make_child_process_runner();
+std::unique_ptr<process_runner> make_child_process_runner(
+    child_environment_kind environment = child_environment_kind::scrubbed);
 
 }  // namespace cuopt

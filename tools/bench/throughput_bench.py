@@ -19,7 +19,7 @@ ahead, the GPU's median wait for one), the devices that measured and run.json's
 harness_processes. The JSON is rewritten after every run (a run cut off loses only itself);
 --budget-s starts no run that would end past a time limit. --dry-run prints every command and
 runs nothing (no GPU needed).
-With --harness build/tests/fake-harness (and FAKE_SLEEP_MS set) it runs on a CPU, to try it.
+With --harness build/tests/fake-harness (and CUOPT_FAKE_SLEEP_MS set) it runs on a CPU, to try it.
 """
 import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
