@@ -53,7 +53,7 @@ TEST_CASE("an HTML page becomes sections of readable text with their anchors", "
 }
 
 TEST_CASE("only http(s) pages on allow-listed hosts are read", "[docs]") {
-    const std::vector<std::string> hosts = {"docs.nvidia.com", "127.0.0.1"};
+    const std::vector<std::string> hosts = {"docs.nvidia.com", "http://127.0.0.1:8080"};
     std::string why;
     CHECK(url_allowed("https://docs.nvidia.com/cuda/index.html", hosts, why));
     CHECK(url_allowed("https://DOCS.nvidia.com/x", hosts, why));
@@ -66,6 +66,76 @@ TEST_CASE("only http(s) pages on allow-listed hosts are read", "[docs]") {
     CHECK_FALSE(url_allowed("file:///etc/passwd", hosts, why));
     CHECK_THAT(why, Catch::Contains("only http and https"));
     CHECK_FALSE(url_allowed("not a url", hosts, why));
+}
+
+TEST_CASE(
+    "a bare host is read over https on port 443 only; an entry with a scheme and port "
+    "allows exactly that origin",
+    "[docs]") {
+    const std::vector<std::string> hosts = {"docs.nvidia.com", "http://127.0.0.1:8080",
+                                            "https://mirror.example:8443/"};
+    std::string why;
+    CHECK(url_allowed("https://docs.nvidia.com:443/cuda/", hosts, why));
+    CHECK_FALSE(url_allowed("http://docs.nvidia.com/cuda/", hosts, why));
+    CHECK(why ==
+          "docs.nvidia.com is read over https on port 443 only, not http on port 80 "
+          "(--docs-hosts http://docs.nvidia.com:80 would allow it)");
+    CHECK_FALSE(url_allowed("https://docs.nvidia.com:8443/cuda/", hosts, why));
+    CHECK_THAT(why, Catch::Contains("not https on port 8443"));
+    CHECK_FALSE(url_allowed("https://sub.docs.nvidia.com:444/", hosts, why));
+    CHECK(url_allowed("https://mirror.example:8443/guide", hosts, why));
+    CHECK_FALSE(url_allowed("https://mirror.example/guide", hosts, why));
+    CHECK_THAT(why, Catch::Contains("read over https on port 8443 only, not https on port 443"));
+    CHECK_FALSE(url_allowed("https://sub.mirror.example:8443/", hosts, why));  // exactly that host
+    CHECK_THAT(why, Catch::Contains("not on the documentation allow-list"));
+    CHECK_FALSE(url_allowed("http://127.0.0.1:8081/", hosts, why));
+    CHECK_THAT(why, Catch::Contains("read over http on port 8080 only, not http on port 8081"));
+    CHECK_FALSE(url_allowed("https://127.0.0.1:8080/", hosts, why));
+    CHECK_FALSE(url_allowed("http://127.0.0.1/", hosts, why));
+    // The same host twice: either origin.
+    CHECK(url_allowed("http://127.0.0.1:9000/", {"http://127.0.0.1:8080", "http://127.0.0.1:9000"},
+                      why));
+    CHECK(docs_host_problem("docs.nvidia.com").empty());
+    CHECK(docs_host_problem("http://127.0.0.1:8080").empty());
+    for (const char* bad : {"ftp://docs.nvidia.com", "http://user@127.0.0.1:8080",
+                            "http://127.0.0.1:8080/path", "127.0.0.1:8080", "docs.nvidia.com/x"}) {
+        INFO(bad);
+        CHECK_THAT(docs_host_problem(bad), Catch::Contains("neither a host nor http(s)://host"));
+    }
+}
+
+TEST_CASE(
+    "a loopback page is read only when --docs-hosts names its scheme, host and port, and a "
+    "redirect to another port is refused",
+    "[docs]") {
+    test::loopback_http_server other({{200, {{"Content-Type", "text/plain"}}, "other port"}});
+    test::loopback_http_server server({
+        {200, {{"Content-Type", "text/plain"}}, "loopback page"},
+        {302, {{"Location", other.url("/elsewhere")}}, ""},
+    });
+    const std::string origin = server.url("");
+    auto transport = make_curl_transport();
+    docs_settings s;
+    s.allowed_hosts = {"127.0.0.1"};  // a bare host: https on 443 only
+    docs_library bare(s, *transport);
+    CHECK_THROWS_WITH(bare.answer(args(R"({"url": ")" + server.url("/p") + "\"}")),
+                      server.url("/p") +
+                          " is refused: 127.0.0.1 is read over https on port 443 "
+                          "only, not http on port " +
+                          origin.substr(origin.rfind(':') + 1) + " (--docs-hosts " + origin +
+                          " would allow it)");
+    CHECK(server.requests().empty());
+
+    s.allowed_hosts = {origin};
+    docs_library named(s, *transport);
+    CHECK_THAT(named.answer(args(R"({"url": ")" + server.url("/p") + "\"}")),
+               Catch::Contains("loopback page"));
+    CHECK_THROWS_WITH(named.answer(args(R"({"url": ")" + server.url("/r") + "\"}")),
+                      Catch::StartsWith("a redirect to " + other.url("/elsewhere") +
+                                        " is refused: 127.0.0.1 is read over http on port " +
+                                        origin.substr(origin.rfind(':') + 1) + " only"));
+    CHECK(server.requests().size() == 2);
+    CHECK(other.requests().empty());
 }
 
 TEST_CASE("the guide pages follow the device's architecture", "[docs]") {
@@ -84,7 +154,7 @@ TEST_CASE("a page is fetched once, cached on disk, and answered by url or query"
     test::scratch_folder cache;
     auto transport = make_curl_transport();
     docs_settings s;
-    s.allowed_hosts = {"127.0.0.1"};
+    s.allowed_hosts = {server.url("")};
     s.guide_pages = {server.url("/guide.html")};
     s.cache_dir = cache.path();
     std::vector<docs_exchange> records;
@@ -124,7 +194,7 @@ TEST_CASE("refused hosts, redirects off the list, HTTP errors and the budget are
     });
     auto transport = make_curl_transport();
     docs_settings s;
-    s.allowed_hosts = {"127.0.0.1"};
+    s.allowed_hosts = {server.url("")};
     s.max_fetches = 4;
     docs_library lib(s, *transport);
     CHECK_THROWS_WITH(lib.answer(args(R"({"url": "http://localhost:1/x"})")),
@@ -152,7 +222,7 @@ TEST_CASE("an answer is capped without cutting a UTF-8 character", "[docs]") {
     test::loopback_http_server server({{200, {{"Content-Type", "text/html"}}, html}});
     auto transport = make_curl_transport();
     docs_settings s;
-    s.allowed_hosts = {"127.0.0.1"};
+    s.allowed_hosts = {server.url("")};
     s.max_result_chars = 1000;
     docs_library lib(s, *transport);
     const std::string out = lib.answer(args(R"({"url": ")" + server.url("/p") + "\"}"));

@@ -401,7 +401,7 @@ TEST_CASE("with --nvidia-research the model reads allow-listed documentation, no
         {200, {}, submit("FAKE_MS=1")},
     });
     const auto r = f.run(server, {"--max-iterations", "1", "--proposer", "llm", "--no-evidence",
-                                  "--nvidia-research", "--docs-hosts", "127.0.0.1", "--docs-pages",
+                                  "--nvidia-research", "--docs-hosts", docs.url(""), "--docs-pages",
                                   page, "--docs-cache", cache.path().string()});
     INFO(r.output);
     REQUIRE(r.exit_code == 0);

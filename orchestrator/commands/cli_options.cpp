@@ -9,11 +9,20 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/commands/device_list.hpp"
+#include "orchestrator/model/docs_library.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 
 namespace cuopt {
 
 namespace fs = std::filesystem;
+
+// What is wrong with the first bad entry of a --docs-hosts list; "" when none is.
+static std::string docs_hosts_problem(const std::string& list) {
+    for (const std::string& entry : comma_items(list))
+        if (std::string why = entry.empty() ? "" : docs_host_problem(entry); !why.empty())
+            return why;
+    return "";
+}
 
 // The model proposer's options (--proposer llm, or auto with a key or base URL).
 static void define_model_options(CLI::App* app, optimizer_options& o) {
@@ -67,8 +76,11 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
                   "Offer the model an nvidia_docs tool: NVIDIA's CUDA guides, PTX ISA and tuning "
                   "guide, from allow-listed hosts only (more model and retrieval work)");
     app->add_option("--docs-hosts", o.docs_hosts,
-                    "Comma-separated hosts nvidia_docs may read (and their subdomains)")
-        ->capture_default_str();
+                    "Comma-separated hosts nvidia_docs may read over https on port 443 (and their "
+                    "subdomains); an entry http(s)://host:port allows exactly that origin")
+        ->type_name("LIST")
+        ->capture_default_str()
+        ->check(CLI::Validator([](std::string& v) { return docs_hosts_problem(v); }, ""));
     app->add_option("--docs-pages", o.docs_pages,
                     "Comma-separated pages a query searches (default: the Programming Guide, the "
                     "Best Practices Guide, the PTX ISA and the device's tuning guide)");

@@ -63,7 +63,7 @@ struct optimizer_options {
         5000000;                   // prompt + completion per run; budget_exhausted when spent
     bool use_nsight = false;       // offer the model an ncu profile tool
     bool nvidia_research = false;  // offer the model the nvidia_docs tool
-    std::string docs_hosts = k_nvidia_docs_host;  // comma-separated allow-list (and subdomains)
+    std::string docs_hosts = k_nvidia_docs_host;  // comma-separated allow-list: see url_allowed
     std::string docs_pages;     // comma-separated pages a query searches ("" = guides)
     std::string docs_cache;     // "" = $XDG_CACHE_HOME or ~/.cache/cuda-optimizer/docs
     int docs_max_fetches = 20;  // documentation pages fetched per run

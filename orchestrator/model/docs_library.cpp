@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/file_io.hpp"
@@ -208,6 +209,54 @@ std::vector<doc_section> html_sections(const std::string& html) {
     return out;
 }
 
+namespace {
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+// One --docs-hosts entry: a bare host is https on 443 and its subdomains; "scheme://host:port"
+// is exactly that origin (the port the scheme implies when none is written).
+struct host_rule {
+    std::string scheme, host, port;
+    bool subdomains = false;
+};
+
+std::optional<host_rule> rule_of(const std::string& entry, std::string& why) {
+    const std::size_t authority = entry.find("://");
+    if (authority == std::string::npos) {
+        if (entry.empty() || entry.find_first_of("/:@?#") != std::string::npos) {
+            why = "'" + entry + "' is neither a host nor http(s)://host[:port]";
+            return std::nullopt;
+        }
+        return host_rule{"https", lower(entry), "443", true};
+    }
+    const std::size_t rest = entry.find_first_of("/?#", authority + 3);
+    const auto p = parse_url(entry);
+    if (!p || (p->scheme != "http" && p->scheme != "https") || !p->user.empty() ||
+        !p->password.empty() || p->host.empty() || p->port.empty() ||
+        (rest != std::string::npos && entry.substr(rest) != "/")) {
+        why = "'" + entry + "' is neither a host nor http(s)://host[:port] (no path, no user)";
+        return std::nullopt;
+    }
+    return host_rule{p->scheme, p->host, p->port, false};
+}
+
+bool host_matches(const host_rule& r, const std::string& h) {
+    const std::string& e = r.host;
+    return h == e ||
+           (r.subdomains && h.size() > e.size() &&
+            h.compare(h.size() - e.size(), e.size(), e) == 0 && h[h.size() - e.size() - 1] == '.');
+}
+
+}  // namespace
+
+std::string docs_host_problem(const std::string& entry) {
+    std::string why;
+    return rule_of(entry, why) ? "" : why;
+}
+
 bool url_allowed(const std::string& url, const std::vector<std::string>& allowed_hosts,
                  std::string& why) {
     const auto parts = parse_url(url);
@@ -223,14 +272,19 @@ bool url_allowed(const std::string& url, const std::vector<std::string>& allowed
         why = "a URL with a user name or password is refused";
         return false;
     }
+    std::string expected;  // the origins allowed for this host, when the host is known
     for (const std::string& entry : allowed_hosts) {
-        std::string e = entry;
-        std::transform(e.begin(), e.end(), e.begin(),
-                       [](unsigned char c) { return std::tolower(c); });
-        const std::string& h = parts->host;
-        if (h == e || (h.size() > e.size() && h.compare(h.size() - e.size(), e.size(), e) == 0 &&
-                       h[h.size() - e.size() - 1] == '.'))
-            return true;
+        std::string ignored;
+        const auto rule = rule_of(entry, ignored);
+        if (!rule || !host_matches(*rule, parts->host)) continue;
+        if (rule->scheme == parts->scheme && rule->port == parts->port) return true;
+        expected += (expected.empty() ? "" : " or ") + rule->scheme + " on port " + rule->port;
+    }
+    if (!expected.empty()) {
+        why = parts->host + " is read over " + expected + " only, not " + parts->scheme +
+              " on port " + parts->port + " (--docs-hosts " + parts->scheme + "://" + parts->host +
+              ":" + parts->port + " would allow it)";
+        return false;
     }
     why = "the host " + parts->host + " is not on the documentation allow-list (";
     for (std::size_t i = 0; i < allowed_hosts.size(); ++i)
@@ -314,7 +368,7 @@ docs_library::page docs_library::fetch(const std::string& url, std::vector<std::
     for (int hop = 0; hop <= 5; ++hop) {
         std::string why;
         if (!url_allowed(at, m_settings.allowed_hosts, why))
-            throw docs_error(hop == 0 ? why : "a redirect to " + at + " is refused: " + why);
+            throw docs_error((hop == 0 ? "" : "a redirect to ") + at + " is refused: " + why);
         if (m_fetches >= m_settings.max_fetches)
             throw docs_error("the run's budget of " + std::to_string(m_settings.max_fetches) +
                              " documentation fetches is spent (--docs-max-fetches); use what "
@@ -325,6 +379,7 @@ docs_library::page docs_library::fetch(const std::string& url, std::vector<std::
         req.get = true;
         req.timeout = m_settings.timeout;
         req.max_body_bytes = m_settings.max_page_bytes;
+        req.protocols = parse_url(at)->scheme;  // the one url_allowed checked, nothing else
         req.headers = {{"Accept", "text/html, text/plain"},
                        {"User-Agent", "cuda-optimizer (--nvidia-research)"}};
         const http_response r = m_transport.perform(req);
@@ -333,6 +388,11 @@ docs_library::page docs_library::fetch(const std::string& url, std::vector<std::
             (r.transport_error.empty() ? "HTTP " + std::to_string(r.status) : r.transport_error));
         if (!r.transport_error.empty())
             throw docs_error("could not read " + at + ": " + r.transport_error);
+        // What the exchange ended at, checked again (no redirect is followed by the transport).
+        if (!r.effective_url.empty() &&
+            !url_allowed(r.effective_url, m_settings.allowed_hosts, why))
+            throw docs_error("reading " + at + " ended at " + r.effective_url +
+                             ", which is refused: " + why);
         const auto location = r.headers.find("location");
         if (r.status >= 300 && r.status < 400 && location != r.headers.end()) {
             at = resolve_url(at, location->second);

@@ -1,7 +1,8 @@
 #pragma once
 /// --nvidia-research: the model may read NVIDIA's documentation through one tool,
-/// nvidia_docs({"url": ...} or {"query": ...}). Pages come only from an allow-list of hosts
-/// (every redirect is checked too), over http or https; each page is reduced once to its
+/// nvidia_docs({"url": ...} or {"query": ...}). Pages come only from an allow-list of hosts,
+/// over https on port 443 unless an entry names its scheme and port (every redirect and the
+/// URL the exchange ended at are checked too); each page is reduced once to its
 /// sections of readable text (gumbo's HTML5 parse: scripts, styles and navigation dropped,
 /// headings kept with their anchors) and cached on disk by URL. A url returns that page (or
 /// the section its #anchor names) and the page's table of contents; a query ranks the
@@ -25,7 +26,7 @@ namespace cuopt {
 inline constexpr const char* k_nvidia_docs_host = "docs.nvidia.com";
 
 struct docs_settings {
-    std::vector<std::string> allowed_hosts{k_nvidia_docs_host};  // and their subdomains
+    std::vector<std::string> allowed_hosts{k_nvidia_docs_host};  // see url_allowed
     std::vector<std::string> guide_pages;                        // what a query searches
     std::filesystem::path cache_dir;                             // "" = no disk cache
     std::size_t max_result_chars = 8000;                         // per tool answer
@@ -52,10 +53,16 @@ struct doc_section {
 /// An HTML page as sections of readable text, in document order.
 std::vector<doc_section> html_sections(const std::string& html);
 
-/// Whether `url` is http(s) on an allowed host (exact, or a subdomain of an entry); on false,
-/// `why` says what is wrong. User names, passwords and other schemes are refused.
+/// Whether `url` is allowed by the entries of --docs-hosts: a bare host ("docs.nvidia.com")
+/// allows https on port 443 of it and its subdomains; "scheme://host[:port]"
+/// ("http://127.0.0.1:8080") allows exactly that scheme, host and port. On false, `why` says
+/// in one line what is wrong and what was expected (the tool's error puts the URL before it).
+/// User names, passwords and other schemes are refused.
 bool url_allowed(const std::string& url, const std::vector<std::string>& allowed_hosts,
                  std::string& why);
+
+/// What is wrong with one --docs-hosts entry (a path, a user, another scheme); "" when fine.
+std::string docs_host_problem(const std::string& entry);
 
 /// A lookup the tool refuses or cannot do: the model gets it as a tool error.
 class docs_error : public std::runtime_error {

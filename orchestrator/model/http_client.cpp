@@ -71,6 +71,11 @@ class curl_transport final : public http_transport {
             headers.list = curl_slist_append(headers.list, (name + ": " + value).c_str());
         headers.list = curl_slist_append(headers.list, "Expect:");  // no 100-continue round trip
         curl_easy_setopt(c.h, CURLOPT_URL, req.url.c_str());
+        // Never another scheme, not even through a redirect (none is followed here: callers
+        // that follow one check each hop themselves).
+        curl_easy_setopt(c.h, CURLOPT_PROTOCOLS_STR, req.protocols.c_str());
+        curl_easy_setopt(c.h, CURLOPT_REDIR_PROTOCOLS_STR, req.protocols.c_str());
+        curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 0L);
         if (req.get) {
             curl_easy_setopt(c.h, CURLOPT_HTTPGET, 1L);
         } else {
@@ -97,6 +102,9 @@ class curl_transport final : public http_transport {
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
         curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &r.status);
+        const char* effective = nullptr;
+        if (curl_easy_getinfo(c.h, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective)
+            r.effective_url = effective;
         if (rc != CURLE_OK) {
             r.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
             r.transport_error =
@@ -131,8 +139,11 @@ std::string lower(std::string s) {
 std::optional<url_parts> parse_url(const std::string& url) {
     url_handle u;
     if (!u.h || curl_url_set(u.h, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return std::nullopt;
-    return url_parts{lower(u.part(CURLUPART_SCHEME)), lower(u.part(CURLUPART_HOST)),
-                     u.part(CURLUPART_USER), u.part(CURLUPART_PASSWORD),
+    return url_parts{lower(u.part(CURLUPART_SCHEME)),
+                     lower(u.part(CURLUPART_HOST)),
+                     u.part(CURLUPART_PORT, CURLU_DEFAULT_PORT),
+                     u.part(CURLUPART_USER),
+                     u.part(CURLUPART_PASSWORD),
                      u.part(CURLUPART_FRAGMENT)};
 }
 

@@ -18,8 +18,9 @@ struct http_request {
     std::map<std::string, std::string> headers;  // name -> value (may hold credentials: never log)
     std::string body;
     std::chrono::milliseconds timeout{120000};
-    bool get = false;                // GET (no body) instead of POST
-    std::size_t max_body_bytes = 0;  // 0: no limit; a longer body is a transport error
+    bool get = false;                      // GET (no body) instead of POST
+    std::size_t max_body_bytes = 0;        // 0: no limit; a longer body is a transport error
+    std::string protocols = "http,https";  // what libcurl may speak (CURLOPT_PROTOCOLS_STR)
 };
 
 struct http_response {
@@ -29,6 +30,7 @@ struct http_response {
     std::map<std::string, std::string> headers;  // lower-case names
     std::string body;
     double latency_ms = 0;
+    std::string effective_url;  // the URL the exchange was with (CURLINFO_EFFECTIVE_URL)
 };
 
 class http_transport {
@@ -38,9 +40,10 @@ class http_transport {
     virtual http_response perform(const http_request& request) = 0;
 };
 
-/// A URL's parts as libcurl parses it (lower-case scheme and host); nullopt when it does not.
+/// A URL's parts as libcurl parses it (lower-case scheme and host; the port the scheme
+/// implies when none is written: "443" for https); nullopt when it does not.
 struct url_parts {
-    std::string scheme, host, user, password, fragment;
+    std::string scheme, host, port, user, password, fragment;
 };
 std::optional<url_parts> parse_url(const std::string& url);
 
