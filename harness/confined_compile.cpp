@@ -180,9 +180,11 @@ pid_t start_child(child_pipes& p) {
     const std::string exe = harness_executable().string();
     char arg0[] = "cuda-harness", arg1[] = "--compile-child";
     char* argv[] = {arg0, arg1, nullptr};
-    // Only where the toolkit is (toolkit_include_dir reads these): nothing else crosses.
+    // Only where the toolkit is (toolkit_include_dir reads these) and a sanitized build's
+    // settings: nothing else crosses.
     std::vector<std::string> env;
-    for (const char* name : {"CUDA_HOME", "CUDA_PATH", "CUDAToolkit_ROOT"})
+    for (const char* name : {"CUDA_HOME", "CUDA_PATH", "CUDAToolkit_ROOT", "ASAN_OPTIONS",
+                             "UBSAN_OPTIONS", "LSAN_OPTIONS"})
         if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
     std::vector<char*> envp;
     for (std::string& e : env) envp.push_back(e.data());

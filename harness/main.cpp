@@ -134,7 +134,9 @@ int run(const harness_options& o) {
 
 int main(int argc, char** argv) {
     // A confined compile (harness/confined_compile.hpp): this program started by itself.
-    if (argc == 2 && std::string(argv[1]) == "--compile-child") return cuopt::serve_compile_child();
+    // Exits without exit-time handlers (a sanitizer's leak check would need /proc, denied here).
+    if (argc == 2 && std::string(argv[1]) == "--compile-child")
+        std::_Exit(cuopt::serve_compile_child());
     cuopt::die_with_parent_if_asked();
     CLI::App app{"cuda-harness: compile, launch, time and dump one CUDA kernel request"};
     harness_options options;

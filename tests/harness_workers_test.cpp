@@ -147,7 +147,8 @@ TEST_CASE(
                                request.string() + "\", \"response\": \"" +
                                (dir / "r.json").string() + "\"}\n" + request.string() + "\n");
     const auto r = test::run_program(
-        "/bin/sh", {"-c", std::string(CUOPT_HARNESS_BINARY) + " --worker --quiet < " +
+        "/bin/sh", {"-c", std::string(CUOPT_HARNESS_BINARY) + " --worker --quiet --root " +
+                              dir.path().string() + " < " +
                               (dir / "lines.txt").string() + "; echo exit=$?"});
     INFO(r.output);
     std::istringstream out(r.output);
@@ -207,7 +208,8 @@ std::optional<long> markers_found(const test::scratch_folder& dir, bool scrub) {
     const auto r = test::run_program(
         "/bin/sh", {"-c", "printf '%s\\n%s\\n' " + (dir / "p/req.json").string() + " " +
                               (dir / "s/req.json").string() + " | " + env + CUOPT_HARNESS_BINARY +
-                              " --worker --cache-dir " + test::test_cache_dir()});
+                              " --worker --root " + dir.path().string() + " --cache-dir " +
+                              test::test_cache_dir()});
     INFO(r.output);
     REQUIRE_THAT(r.output, Catch::Contains("\"served\":1") && Catch::Contains("\"exit_code\":0"));
     if (r.output.find("\"served\":2,") == std::string::npos ||

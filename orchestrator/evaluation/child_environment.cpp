@@ -18,6 +18,9 @@ constexpr std::string_view k_names[] = {
     "XDG_CACHE_HOME",    // the harness's cubin cache
     "LD_LIBRARY_PATH",   // where the CUDA libraries (NVRTC, CUPTI, cuBLAS) were installed
     "CUDAToolkit_ROOT",  // one of the roots the harness looks in for the toolkit's headers
+    "ASAN_OPTIONS",      // a sanitized build's settings (tools/sanitize.sh: no leak check, and a
+    "UBSAN_OPTIONS",     // SIGSEGV stays a signal, as the crash tests expect)
+    "LSAN_OPTIONS",
 };
 
 // Every name that starts with one of these.
