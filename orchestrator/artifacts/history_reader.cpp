@@ -176,6 +176,7 @@ recorded_attempt attempt_from(const Value& v, const fs::path& run) {
     r.harness_signal = int_of(h, "signal").value_or(0);
     r.harness_wall_ms = number_of(h, "wall_ms").value_or(0);
     r.harness_stderr = text_of(h, "stderr_tail");
+    r.confinement = text_of(v, "confinement");
     for (const Value& c : array_or_empty(v, "cases").GetArray())
         r.cases.push_back(case_from(c, run));
     return out;

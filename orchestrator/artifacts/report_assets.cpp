@@ -31,6 +31,7 @@ h3{margin:16px 0 8px;font-size:14.5px}
 .muted{color:var(--muted)}
 .small{font-size:11.5px}
 .note{background:var(--bg);border-left:3px solid #c6cfdb;padding:8px 12px;color:var(--muted);border-radius:0 6px 6px 0}
+.note.warn{background:var(--warn-bg);border-left-color:var(--warn);color:var(--warn)}
 code,pre{font-family:var(--mono);font-size:12.5px}
 .verdict{border-width:2px}
 .verdict.go{border-color:var(--good);background:linear-gradient(180deg,var(--good-bg),#fff 70%)}

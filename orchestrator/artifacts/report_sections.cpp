@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/json_document.hpp"
+#include "orchestrator/artifacts/confinement_record.hpp"
 #include "orchestrator/artifacts/html_text.hpp"
 
 namespace cuopt::report {
@@ -51,6 +52,25 @@ std::string counts_line(const report_context& c) {
     return o.str();
 }
 
+// How the attempts were confined, one line for the verdict's text (runs from before the
+// confinement block say nothing).
+std::string confinement_text(const report_context& c) {
+    const auto r = read_confinement_record(c.folder.run);
+    return r ? "<br><span id=\"confinement\">Confinement: " + html_escape(confinement_line(*r)) +
+                   "</span>"
+             : "";
+}
+
+// The warning under the verdict when a kernel ran unconfined or --allow-unconfined was given.
+std::string confinement_warning_html(const report_context& c) {
+    const auto r = read_confinement_record(c.folder.run);
+    const std::string w = r ? confinement_warning(*r) : "";
+    return w.empty() ? ""
+                     : "<p class=\"note warn\" id=\"confinement-warning\"><strong>Warning: "
+                       "unconfined kernels.</strong> " +
+                           html_escape(w) + "</p>\n";
+}
+
 std::string speedup_figure(const report_context& c) {
     const go_verdict& v = c.verdict;
     std::ostringstream o;
@@ -83,8 +103,9 @@ std::string verdict_section(const report_context& c) {
       << "<div class=\"verdict-word\">" << word << "</div><div class=\"verdict-text\"><h2>"
       << html_escape(headline) << "</h2><p>"
       << (v.winner.empty() ? "No declared winner." : "Declared winner: " + html_escape(v.winner))
-      << "<br>" << html_escape(counts_line(c)) << "</p></div>" << speedup_figure(c)
-      << "</div>\n<ul class=\"conditions\">\n";
+      << "<br>" << html_escape(counts_line(c)) << confinement_text(c) << "</p></div>"
+      << speedup_figure(c) << "</div>\n"
+      << confinement_warning_html(c) << "<ul class=\"conditions\">\n";
     for (const go_condition& k : v.conditions)
         o << "<li class=\"" << class_of(k.state) << "\"><span class=\"state\">"
           << to_string(k.state) << "</span><span class=\"name\">" << html_escape(k.name)

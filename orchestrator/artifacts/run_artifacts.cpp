@@ -150,6 +150,7 @@ Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
     h.AddMember("wall_ms", r.harness_wall_ms, a);
     h.AddMember("stderr_tail", json_text(r.harness_stderr, a), a);
     v.AddMember("harness", h, a);
+    v.AddMember("confinement", r.confinement.empty() ? Value() : json_text(r.confinement, a), a);
     Value cases(rapidjson::kArrayType);
     for (const case_evaluation& ce : r.cases) cases.PushBack(case_json(ce, run, a), a);
     v.AddMember("cases", cases, a);
@@ -362,6 +363,10 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     rapidjson::Document processes;
     try_parse_json(processes, info.harness_processes_json);
     doc.AddMember("harness_processes", processes.IsNull() ? Value() : Value(processes, a), a);
+    if (info.confinement)
+        doc.AddMember("confinement",
+                      confinement_record_json(count_confinement(*info.confinement, o.history), a),
+                      a);
     return to_pretty_json(doc);
 }
 

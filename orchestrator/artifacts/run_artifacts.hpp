@@ -6,10 +6,12 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "orchestrator/artifacts/confinement_record.hpp"
 #include "orchestrator/artifacts/evidence_json.hpp"
 #include "orchestrator/search/search_loop.hpp"
 
@@ -54,6 +56,9 @@ struct run_info {
     std::vector<resume_entry> resumes;     // every --resume of the run, in order
     /// How the harness ran: {"isolation": "worker"|"process", workers started, requests, ...}.
     std::string harness_processes_json = "null";
+    /// How the harness confined itself and whether --allow-unconfined was given (the attempts
+    /// are counted from the outcome when run.json is written); none before the preflight.
+    std::optional<confinement_record> confinement;
 };
 
 std::string history_json(const search_outcome& outcome, const std::filesystem::path& run);

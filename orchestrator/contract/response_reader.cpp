@@ -252,7 +252,28 @@ response_case read_case(const Value& jc, const fs::path& folder) {
     return out;
 }
 
+// The confinement block, already checked against the schema (landlock: abi, read, write;
+// none: reason).
+confinement read_confinement(const Value& v) {
+    confinement c;
+    c.mode = v["mode"].GetString();
+    if (!c.confined()) {
+        c.reason = v["reason"].GetString();
+        return c;
+    }
+    c.abi = v["abi"].GetInt();
+    for (const Value& p : v["read"].GetArray()) c.read.emplace_back(p.GetString());
+    for (const Value& p : v["write"].GetArray()) c.write.emplace_back(p.GetString());
+    return c;
+}
+
 }  // namespace
+
+confinement unreported_confinement() {
+    confinement c;
+    c.reason = "the harness did not report its confinement";
+    return c;
+}
 
 device_summary read_device_summary(const Value& device) {
     device_summary out;
@@ -301,6 +322,7 @@ harness_response read_response(const fs::path& file) {
         if (out.cases[i].timing && blocks.cases[i]) out.cases[i].timing->details = *blocks.cases[i];
     out.timer = std::move(blocks.timer);
     out.gpu_monitor = std::move(blocks.gpu_monitor);
+    if (doc.HasMember("confinement")) out.confinement = read_confinement(doc["confinement"]);
     return out;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/dtype.hpp"
+#include "common/landlock.hpp"
 #include "common/name_table.hpp"
 #include "common/response_status.hpp"
 
@@ -135,6 +136,10 @@ struct device_summary {
 /// as empty.
 device_summary read_device_summary(const rapidjson::Value& device);
 
+/// Mode "none", reason "the harness did not report its confinement": what a response from a
+/// harness that predates the confinement block says.
+cuopt::confinement unreported_confinement();
+
 struct harness_response {
     response_status status = response_status::internal_error;
     std::string error;
@@ -145,6 +150,9 @@ struct harness_response {
     std::vector<response_case> cases;
     std::optional<response_timer> timer;              // absent from an older harness
     std::optional<response_gpu_monitor> gpu_monitor;  // likewise
+    /// How the harness confined itself (Landlock) before it read the request; a response
+    /// without the block (a harness that predates it) reads as mode "none".
+    cuopt::confinement confinement = unreported_confinement();
 };
 
 /// Reads and schema-checks a response; throws json_error naming the file and field. The

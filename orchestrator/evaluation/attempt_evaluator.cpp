@@ -372,6 +372,7 @@ void attempt_evaluator::run_and_check(const request& req, const oracle_files* or
     const std::optional<harness_response> response =
         run_harness(r.folder, r, oracle == nullptr || req.vendor.has_value());
     if (!response) return;
+    r.confinement = response->confinement.mode;
     if (response->compile) r.compile = *response->compile;
     r.timer = response->timer;
     r.gpu_monitor = response->gpu_monitor;

@@ -67,9 +67,12 @@ struct attempt_result {
     int harness_exit_code = -1;
     int harness_signal = 0;
     double harness_wall_ms = 0;
-    std::string harness_stderr;                         // its tail
-    std::optional<response_timer> timer;                // the response's, where it names one
-    std::optional<response_gpu_monitor> gpu_monitor;    // likewise
+    std::string harness_stderr;                       // its tail
+    std::optional<response_timer> timer;              // the response's, where it names one
+    std::optional<response_gpu_monitor> gpu_monitor;  // likewise
+    /// How its harness was confined, as the response said: "landlock" or "none"; "" where no
+    /// response said (the harness crashed, hung or never started, or nothing ran).
+    std::string confinement;
     std::optional<compile_ahead_record> compile_ahead;  // none: the run compiled it itself
     // Filled in by the search loop:
     bool became_best = false;
