@@ -36,6 +36,8 @@ const char* exit_code_name(exit_code code) {
             return "no_winner";
         case exit_code::resume_refused:
             return "resume_refused";
+        case exit_code::unconfined_refused:
+            return "unconfined_refused";
         case exit_code::usage:
             return "usage";
         case exit_code::internal_error:

@@ -25,8 +25,9 @@ enum class exit_code : int {
     io_error = 26,        // the run folder could not be written (disk full, read-only, permissions)
     no_winner = 27,       // no candidate passes the evidence gates, the initial kernel included
     resume_refused = 28,  // --resume: not a run folder, a finished run, or its inputs changed
-    usage = 64,           // bad command line
-    internal_error = 70,  // a bug or an unexpected system failure
+    unconfined_refused = 29,  // the harness runs without Landlock and the run has untrusted kernels
+    usage = 64,               // bad command line
+    internal_error = 70,      // a bug or an unexpected system failure
 };
 
 constexpr int to_int(exit_code code) {

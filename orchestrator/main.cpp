@@ -40,7 +40,9 @@ harness, toolkit, driver or GPU); 21 the initial kernel fails a case or does not
 22 the reference fails; 23 interrupted; 25 the model API refused; 26 the run folder cannot
 be written; 27 no candidate passes the evidence gates; 28 --resume refused (not a run
 folder, a finished run, or its inputs, harness or settings changed: the message names
-which); 64 bad command line; 70 internal error (a bug: please report it).
+which); 29 the harness cannot confine itself (no Landlock) and the model's, --candidates' or
+a daemon job's kernels would run in it (--allow-unconfined runs them anyway); 64 bad command
+line; 70 internal error (a bug: please report it).
 )";
 
 const char* k_check_footer = R"(
@@ -50,7 +52,8 @@ Example:
 Exit codes: 0 ready; otherwise the code optimize would stop with: 11 a manifest, config,
 signature or input file is wrong; 20 no harness, toolkit, driver or GPU; 21 the initial
 kernel does not compile; 22 the reference does not compile; 26 the results folder cannot
-be written; 64 bad command line.
+be written; 29 the harness cannot confine itself and the run has kernels nobody reviewed;
+64 bad command line.
 )";
 
 const char* k_replay_footer = R"(

@@ -236,6 +236,12 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
                     "compute-sanitizer binary (default: PATH, then the CUDA toolkit)")
         ->type_name("FILE");
     app->add_flag("--no-sanitizer", o.no_sanitizer, "Do not run compute-sanitizer on the winner");
+    app->add_flag("--allow-unconfined", o.allow_unconfined,
+                  "Run the model's or --candidates' kernels even where the harness cannot confine "
+                  "itself (no Landlock): they can then read any file you can");
+    app->add_flag("--daemon-job", o.daemon_job,
+                  "Set by the daemon on its jobs: every kernel is untrusted")
+        ->group("");  // hidden: the daemon's, never a person's
 }
 
 // Everything else optimize takes, each defined once with its help; the defaults shown are the

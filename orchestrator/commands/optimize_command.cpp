@@ -17,6 +17,7 @@
 #include "orchestrator/artifacts/run_artifacts.hpp"
 #include "orchestrator/artifacts/winner_files.hpp"
 #include "orchestrator/commands/commands.hpp"
+#include "orchestrator/commands/confinement_policy.hpp"
 #include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/commands/model_settings.hpp"
 #include "orchestrator/commands/oracle.hpp"
@@ -136,11 +137,15 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 void check_inputs(run_context& c) {
     const preflight_report pre = run_preflight(c.o, *c.runner);
     if (const preflight_check* f = pre.first_failure()) {
-        const bool own_words = f->name == "manifest valid" || f->name == "holdout valid";
+        const bool own_words =
+            f->name == "manifest valid" || f->name == "holdout valid" || f->name == "confinement";
         throw run_failure(f->code, own_words ? f->detail
                                              : f->name + ": " + f->detail +
                                                    (f->fix.empty() ? "" : "; fix: " + f->fix));
     }
+    c.info.confinement = confinement_record{pre.harness_confinement, c.o.allow_unconfined};
+    if (const std::string w = unconfined_warning(pre.harness_confinement, c.o); !w.empty())
+        std::cerr << "cuda-optimizer: warning: " << w << "\n";
     c.device_json = c.info.device_json = pre.device_json;
     const std::vector<int> devices = devices_of(c.o);
     for (std::size_t i = 0; i < devices.size() && i < pre.devices_json.size(); ++i)
@@ -291,6 +296,8 @@ void open_run(run_context& c) {
     // The folder last, and run.json in it at once: a run killed from here on can be resumed.
     c.run = o.resume.empty() ? create_run_folder(o.results_dir) : fs::path(o.resume);
     if (o.resume.empty()) c.lock = run_lock(c.run);
+    // Every request of the run lies in its folder: the workers are confined to it.
+    if (auto* workers = dynamic_cast<harness_workers*>(c.runner.get())) workers->serve_under(c.run);
     if (!o.quiet)
         std::cerr << "cuda-optimizer: " << (o.resume.empty() ? "run folder " : "resuming ")
                   << c.run.string() << "\n";
@@ -507,6 +514,21 @@ parallel_settings parallel_of(const run_context& c) {
     return p;
 }
 
+// The backstop behind the preflight's probe: an attempt of kernels nobody reviewed whose
+// response says its harness ran unconfined, although the probe found Landlock (history.json
+// and run.json count it as such, and the report warns).
+void warn_if_unconfined(const run_context& c, const attempt_result& r) {
+    const bool untrusted = c.o.daemon_job || r.cand.proposer == proposer_kind::llm ||
+                           r.cand.proposer == proposer_kind::files;
+    if (r.confinement != "none" || !untrusted || !c.info.confinement ||
+        !c.info.confinement->harness.confined())
+        return;
+    std::cerr << "cuda-optimizer: warning: attempt " << r.iteration << "." << r.attempt << " ("
+              << r.cand.label
+              << ") ran unconfined: its response says so, though the harness confined itself "
+                 "at the start\n";
+}
+
 // The search, with history written after every attempt.
 search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
     search_settings ss = c.o.search;
@@ -519,6 +541,7 @@ search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
         write_progress(c, out);
         if (out.history.size() <= printed) return;  // the same attempt again: the stop changed
         printed = out.history.size();
+        warn_if_unconfined(c, r);
         if (!c.o.quiet)
             std::cerr << progress_line(r, out, c.o.search.max_iterations, seconds_since(c.started))
                       << "\n";
@@ -558,6 +581,15 @@ std::string harness_processes_json(const run_context& c) {
     return json + "}";
 }
 
+// How the attempts were confined, for the closing lines (the warning even when quiet).
+void say_confinement(const run_context& c, const search_outcome& outcome) {
+    if (!c.info.confinement) return;
+    const confinement_record r = count_confinement(*c.info.confinement, outcome.history);
+    if (!c.o.quiet) std::cerr << "confinement: " << confinement_line(r) << "\n";
+    if (const std::string w = confinement_warning(r); !w.empty())
+        std::cerr << "cuda-optimizer: warning: " << w << "\n";
+}
+
 // Summary, best, heatmap, run record and report; the exit code the outcome calls for.
 int finish(run_context& c, const search_outcome& outcome, const evidence_report& ev) {
     const manifest& m = *c.contract;
@@ -582,6 +614,7 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
                   << "stop: " << to_string(outcome.stop) << "; artifacts in " << c.run.string()
                   << "\n"
                   << (reported ? "report: " + (c.run / "report.html").string() + "\n" : "");
+    say_confinement(c, outcome);
     if (c.o.json) std::cout << read_text_file(c.run / "summary.json");
     if (outcome.stop == stop_reason::error) {
         const bool initial_failed =

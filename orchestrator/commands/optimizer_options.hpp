@@ -35,6 +35,12 @@ struct optimizer_options {
     int compile_threads = 0;        // NVRTC compile-ahead threads; 0 = hardware threads - devices
     bool no_compile_ahead = false;  // every run compiles its own kernel
     std::string harness;            // cuda-harness binary (default: beside cuda-optimizer)
+    /// Run kernels nobody reviewed (the model's, --candidates', a daemon job's) even where the
+    /// harness cannot confine itself (no Landlock); the user's own run unconfined regardless.
+    bool allow_unconfined = false;
+    /// Set by the daemon on the jobs it starts (never by a job): every kernel of the run is
+    /// untrusted, the initial and reference kernels too.
+    bool daemon_job = false;
     double timeout_s = k_default_harness_timeout_s;  // wall-clock limit per harness run
     /// worker: persistent cuda-harness --worker processes; process: one process per run
     harness_isolation isolation = harness_isolation::worker;

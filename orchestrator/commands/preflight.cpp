@@ -12,6 +12,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/temporary_folder.hpp"
+#include "orchestrator/commands/confinement_policy.hpp"
 #include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "orchestrator/contract/manifest.hpp"
@@ -39,6 +40,7 @@ std::chrono::milliseconds timeout_of(const optimizer_options& o) {
 struct compile_outcome {
     int exit = 0;
     std::string first_error;  // the log's first error line, or why the harness failed
+    confinement confined;     // how the harness that compiled it was confined
 };
 
 // One source through cuda-harness --compile-only (NVRTC; no GPU needed), named as the user's file
@@ -58,9 +60,10 @@ compile_outcome compile_only(const optimizer_options& o, process_runner& runner,
     write_file_atomic(tmp / "request.json", write_request_json(req));
     const process_result p = runner.run(
         {o.harness, (tmp / "request.json").string(), "--compile-only", "--quiet"}, timeout_of(o));
-    compile_outcome out{p.exit_code, ""};
+    compile_outcome out{p.exit_code, "", {}};
     try {
         const harness_response response = read_response(tmp / "response.json");
+        out.confined = response.confinement;
         out.first_error = response.error;
         const std::string log = response.compile ? response.compile->log : "";
         const auto pos = log.find("error");
@@ -69,8 +72,31 @@ compile_outcome compile_only(const optimizer_options& o, process_runner& runner,
                                          log.find('\n', pos) - log.rfind('\n', pos) - 1);
     } catch (const std::exception&) {
         out.first_error = p.describe();
+        out.confined.reason = "cuda-harness " + p.describe() + " and wrote no readable response";
     }
     return out;
+}
+
+// The harness's confinement, from its compile of an empty kernel of our own (so that it is
+// known before any kernel of the user's or a job's reaches the harness), and whether the run
+// may go on with it.
+bool check_confinement(const optimizer_options& o, process_runner& runner, const add_check& add,
+                       preflight_report& r) {
+    const temporary_folder probe("cuda-optimizer-probe");
+    write_file_atomic(probe / "confinement_probe.cu",
+                      "extern \"C\" __global__ void cuopt_confinement_probe() {}\n");
+    const confinement& c = r.harness_confinement =
+        compile_only(o, runner, (probe / "confinement_probe.cu").string(),
+                     "cuopt_confinement_probe")
+            .confined;
+    if (const std::string refused = unconfined_refusal(c, o); !refused.empty())
+        return add("confinement", false, refused, unconfined_fix(o), exit_code::unconfined_refused);
+    return add("confinement", true,
+               c.confined() ? "Landlock ABI " + std::to_string(c.abi) +
+                                  ": a kernel reaches only its request folder, the CUDA toolkit "
+                                  "and the driver"
+                            : "none: " + unconfined_warning(c, o),
+               "", exit_code::ok);
 }
 
 // NVRTC and the toolkit headers, proven by compiling the initial kernel; then the reference.
@@ -330,7 +356,9 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
     const bool harness_ok = fs::is_regular_file(o.harness);
     add("harness", harness_ok, o.harness, "build it (tools/setup.sh) or pass --harness PATH",
         exit_code::preflight_failed);
-    if (harness_ok && !entry.empty()) check_compiles(o, runner, entry, add);
+    // A daemon job's own kernels are untrusted too: none reaches a harness the run refuses.
+    const bool may_compile = harness_ok && (check_confinement(o, runner, add, r) || !o.daemon_job);
+    if (may_compile && !entry.empty()) check_compiles(o, runner, entry, add);
     if (harness_ok)
         for (int device : devices_of(o)) check_device(o, device, runner, add, r);
     return r;

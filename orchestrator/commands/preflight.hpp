@@ -2,14 +2,16 @@
 /// Preflight: everything optimize would reject before it creates anything: the files, the
 /// manifest and its holdout, the signature against the manifest and the kernel's entry, an
 /// oracle for every output, a writable results folder, the harness, the toolkit (the initial
-/// kernel and the reference compile), the driver and the device. Each check has a status,
-/// a one-line fix and the exit code it means. Shared by `cuda-optimizer check` (prints the
+/// kernel and the reference compile), whether the harness confines itself where the run has
+/// kernels nobody reviewed (confinement_policy), the driver and the device. Each check has a
+/// status, a one-line fix and the exit code it means. Shared by `cuda-optimizer check` (prints the
 /// table, exits with the first failure's code) and `optimize` (stops at the first failure).
 
 #include <string>
 #include <vector>
 
 #include "common/exit_codes.hpp"
+#include "common/landlock.hpp"
 #include "orchestrator/commands/optimizer_options.hpp"
 #include "orchestrator/evaluation/runner_process.hpp"
 
@@ -27,6 +29,14 @@ struct preflight_report {
     std::vector<preflight_check> checks;
     std::string device_json = "null";       // from cuda-harness --device-info
     std::vector<std::string> devices_json;  // the same for every device of --devices, in order
+    /// How the harness confines itself, from its answer to a compile of an empty kernel of our
+    /// own (sent before any of the user's or a job's kernels).
+    confinement harness_confinement = not_probed();
+    static confinement not_probed() {
+        confinement c;
+        c.reason = "the preflight did not reach the harness";
+        return c;
+    }
     bool passed() const;
     const preflight_check* first_failure() const;
     std::string table() const;

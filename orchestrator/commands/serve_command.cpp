@@ -78,6 +78,9 @@ void add_serve(CLI::App& app, daemon_cli& d) {
     s->add_option("--sanitizer", d.sanitizer,
                   "compute-sanitizer every job uses (default: optimize's: PATH, then the toolkit)")
         ->type_name("FILE");
+    s->add_flag("--allow-unconfined", d.settings.allow_unconfined,
+                "Run jobs even where the harness cannot confine itself (no Landlock): their "
+                "kernels can then read any file this user can");
     s->add_option("--slurm-partition", d.settings.slurm.partition, "sbatch --partition");
     s->add_option("--slurm-time", d.settings.slurm.time_limit, "sbatch --time (per job)");
     s->add_option("--slurm-account", d.settings.slurm.account, "sbatch --account");

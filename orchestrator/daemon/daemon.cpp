@@ -413,9 +413,13 @@ class job_daemon {
                                      "--devices", device});
             return argv;
         } else {
-            argv.insert(argv.end(),
-                        {"optimize", "--config", "files/" + spec.config, "--results-dir", "results",
-                         "--harness", m_settings.harness.string(), "--devices", device});
+            // --daemon-job: every kernel of the job is untrusted (recorded in run.json's command
+            // line, so a resume keeps it; a job cannot give it or take it away).
+            argv.insert(
+                argv.end(),
+                {"optimize", "--config", "files/" + spec.config, "--results-dir", "results",
+                 "--harness", m_settings.harness.string(), "--devices", device, "--daemon-job"});
+            if (m_settings.allow_unconfined) argv.push_back("--allow-unconfined");
             if (!m_settings.sanitizer.empty())
                 argv.insert(argv.end(), {"--sanitizer", m_settings.sanitizer.string()});
         }

@@ -31,6 +31,7 @@ struct daemon_settings {
     std::filesystem::path optimizer;  // this cuda-optimizer (absolute)
     std::filesystem::path harness;    // the cuda-harness every job uses (absolute)
     std::filesystem::path sanitizer;  // compute-sanitizer for every job ("" = optimize's default)
+    bool allow_unconfined = false;    // jobs may run where the harness cannot confine itself
     double poll_s = 0.25;             // how often running jobs are polled (slurm: 2 s at least)
     bool quiet = false;
 };

@@ -21,16 +21,20 @@ namespace {
 // Flags the daemon sets itself, or that name files outside the locked manifest: a job gives
 // its files through its config (relative paths), so that they are copied and hashed.
 const std::set<std::string> k_daemon_flags = {
-    "--config",      "--results-dir",   "--devices",    "--device",     "--resume",
-    "--harness",     "--sanitizer",     "--json",       "--reference",  "--initial-kernel",
-    "--input-cases", "--holdout-cases", "--candidates", "--docs-cache", "--accepted",
-    "--out",         "--accept",        "--kernel",     "--base-url",   "--docs-hosts"};
+    "--config",           "--results-dir",    "--devices",     "--device",
+    "--resume",           "--harness",        "--sanitizer",   "--json",
+    "--reference",        "--initial-kernel", "--input-cases", "--holdout-cases",
+    "--candidates",       "--docs-cache",     "--accepted",    "--out",
+    "--accept",           "--kernel",         "--base-url",    "--docs-hosts",
+    "--allow-unconfined", "--daemon-job"};
 
 // Config keys a job may not set: the programs that run it belong to whoever runs the daemon.
 // And where the daemon's model API key goes (base_url) or what its documentation fetches may
-// reach (docs_hosts): set by whoever runs serve (OPENAI_BASE_URL / ANTHROPIC_BASE_URL).
-const std::set<std::string> k_refused_keys = {"harness", "sanitizer", "docs_cache", "base_url",
-                                              "docs_hosts"};
+// reach (docs_hosts): set by whoever runs serve (OPENAI_BASE_URL / ANTHROPIC_BASE_URL). And
+// whether its kernels may run unconfined (serve --allow-unconfined), or count as a job's.
+const std::set<std::string> k_refused_keys = {"harness",   "sanitizer",  "docs_cache",
+                                              "base_url",  "docs_hosts", "allow_unconfined",
+                                              "daemon_job"};
 
 void refuse_daemon_flags(const std::vector<std::string>& args) {
     for (const std::string& a : args) {
@@ -70,8 +74,9 @@ void refuse_program_keys(const fs::path& config) {
     for (const auto& m : d.GetObject())
         if (k_refused_keys.count(m.name.GetString()))
             throw intake_error(config.string() + ": field " + m.name.GetString() +
-                               ": a job may not name the programs that run it or where the "
-                               "model's key is sent (the daemon's own are used); remove it");
+                               ": a job may not name the programs that run it, where the "
+                               "model's key is sent or whether its kernels run unconfined (the "
+                               "daemon decides); remove it");
 }
 
 void add_manifest_files(const manifest& m, std::vector<fs::path>& files) {
@@ -224,7 +229,10 @@ check_outcome check_staged(const fs::path& optimizer, const fs::path& harness,
                                            (stage / "files" / spec.config).string(), "--harness",
                                            harness.string(),
                                            // where the daemon puts it, never the config's own
-                                           "--results-dir", (stage / "results").string()};
+                                           "--results-dir", (stage / "results").string(),
+                                           // its kernels are untrusted: none is compiled
+                                           // where the harness cannot confine itself
+                                           "--daemon-job"};
     // The job's own flags were parsed at staging; check knows only the config's options.
     try {
         bp::ipstream output;

@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
@@ -55,6 +56,19 @@ std::optional<harness_run> parse_run(const std::vector<std::string>& argv,
             return std::nullopt;
     }
     return run;
+}
+
+// `path` made absolute with its links resolved (as the harness resolves its --root).
+std::filesystem::path resolved(const std::filesystem::path& path) {
+    std::error_code ec;
+    const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+    return ec ? std::filesystem::absolute(path).lexically_normal() : p;
+}
+
+// Whether `path` lies inside `root` (both resolved).
+bool lies_under(const std::filesystem::path& path, const std::filesystem::path& root) {
+    const std::filesystem::path p = resolved(path);
+    return std::mismatch(root.begin(), root.end(), p.begin(), p.end()).first == root.end();
 }
 
 std::string request_line(const harness_run& run) {
@@ -276,7 +290,7 @@ class workers_runner final : public harness_workers {
                        const run_purpose& purpose) override {
         const std::optional<harness_run> parsed =
             purpose.own_process ? std::nullopt : parse_run(argv, m_harness);
-        if (!parsed) {
+        if (!parsed || !inside_root(*parsed)) {
             count(&worker_stats::one_shot);
             return m_fallback->run(argv, timeout, purpose);
         }
@@ -308,15 +322,32 @@ class workers_runner final : public harness_workers {
         return m_stats;
     }
 
+    void serve_under(const std::filesystem::path& root) override {
+        std::lock_guard<std::mutex> hold(m_mutex);
+        m_root = resolved(root);
+    }
+
   private:
     struct slot {
         std::mutex busy;
         std::unique_ptr<worker_process> worker;
     };
 
+    // A worker may serve the run: its request and response lie inside the workers' root (a
+    // worker refuses any other).
+    bool inside_root(const harness_run& run) const {
+        const std::filesystem::path root = this->root();
+        if (root.empty() || !lies_under(run.request, root)) return false;
+        return run.response.empty() || lies_under(run.response, root);
+    }
+    std::filesystem::path root() const {
+        std::lock_guard<std::mutex> hold(m_mutex);
+        return m_root;
+    }
+
     // A fresh worker in the slot; nullopt, or the run's result when it cannot start.
     std::optional<process_result> start_worker(slot& s, const std::vector<std::string>& flags) {
-        std::vector<std::string> cmd = {m_harness, "--worker"};
+        std::vector<std::string> cmd = {m_harness, "--worker", "--root", root().string()};
         cmd.insert(cmd.end(), flags.begin(), flags.end());
         try {
             s.worker = m_spawner.spawn(cmd);
@@ -344,10 +375,11 @@ class workers_runner final : public harness_workers {
 
     std::string m_harness;
     std::unique_ptr<process_runner> m_fallback;
-    mutable std::mutex m_mutex;  // the slot map and the stats
+    mutable std::mutex m_mutex;  // the slot map, the stats and the root
     spawner m_spawner;           // outlives the workers it started: they are ended (EOF) first
     std::map<key, std::unique_ptr<slot>> m_slots;
     worker_stats m_stats;
+    std::filesystem::path m_root;  // resolved; empty: every run one-shot
 };
 
 }  // namespace

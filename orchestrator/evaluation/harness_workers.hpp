@@ -8,8 +8,10 @@
 /// or exits after a sticky CUDA error is gone, the run's result is what a one-shot harness
 /// would have given (signal, timeout, exit 13 with its response), and the next run on that
 /// key starts a fresh worker. Anything else (--compile-only, a wrapper such as
-/// compute-sanitizer, --device-info, other programs) runs one-shot through the fallback.
+/// compute-sanitizer, --device-info, other programs, a request outside the run folder the
+/// workers are confined to) runs one-shot through the fallback.
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -37,6 +39,10 @@ class harness_workers : public process_runner {
     static std::unique_ptr<harness_workers> make(std::string harness,
                                                  std::unique_ptr<process_runner> fallback);
     virtual worker_stats stats() const = 0;
+    /// The folder tree every worker is confined to (cuda-harness --worker --root): the run
+    /// folder, which holds every request the run makes. Only runs whose request and response
+    /// lie inside it go to a worker, any other one-shot; until it is set, every run is one-shot.
+    virtual void serve_under(const std::filesystem::path& root) = 0;
 };
 
 }  // namespace cuopt
