@@ -1,6 +1,7 @@
 #include "harness/confined_compile.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -144,6 +145,30 @@ std::string encode_job(const kernel_spec& k, const std::string& arch, const fs::
     return w.bytes();
 }
 
+// Reads two pipes to their ends at once, so neither child's write can block on a full pipe.
+void read_both(int out_fd, std::string& out, int err_fd, std::string& err) {
+    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    std::string* into[2] = {&out, &err};
+    int open = 2;
+    while (open > 0) {
+        if (::poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            return;
+        }
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+            char buf[65536];
+            const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+            if (n > 0) {
+                into[i]->append(buf, static_cast<std::size_t>(n));
+            } else if (n == 0 || errno != EINTR) {
+                fds[i].fd = -1;
+                --open;
+            }
+        }
+    }
+}
+
 std::string describe_end(int status) {
     if (WIFSIGNALED(status))
         return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
@@ -155,8 +180,9 @@ std::string describe_end(int status) {
 struct child_pipes {
     int to_child[2] = {-1, -1};
     int from_child[2] = {-1, -1};
+    int errors[2] = {-1, -1};  // the child's stderr
     ~child_pipes() {
-        for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]})
+        for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1], errors[0], errors[1]})
             if (fd >= 0) ::close(fd);
     }
     static void close_end(int& fd) {
@@ -170,13 +196,15 @@ struct child_pipes {
 // the pipes. A fresh process, not a fork: a fork of a process that started the CUDA driver may not
 // use it, and NVRTC calls into libcuda when it can load it (the child cannot: see compile_rules).
 pid_t start_child(child_pipes& p) {
-    if (::pipe2(p.to_child, O_CLOEXEC) != 0 || ::pipe2(p.from_child, O_CLOEXEC) != 0)
+    if (::pipe2(p.to_child, O_CLOEXEC) != 0 || ::pipe2(p.from_child, O_CLOEXEC) != 0 ||
+        ::pipe2(p.errors, O_CLOEXEC) != 0)
         throw std::runtime_error(std::string("cannot make pipes for the compile (") +
                                  std::strerror(errno) + ")");
     posix_spawn_file_actions_t actions;
     ::posix_spawn_file_actions_init(&actions);
     ::posix_spawn_file_actions_adddup2(&actions, p.to_child[0], STDIN_FILENO);
     ::posix_spawn_file_actions_adddup2(&actions, p.from_child[1], STDOUT_FILENO);
+    ::posix_spawn_file_actions_adddup2(&actions, p.errors[1], STDERR_FILENO);
     const std::string exe = harness_executable().string();
     char arg0[] = "cuda-harness", arg1[] = "--compile-child";
     char* argv[] = {arg0, arg1, nullptr};
@@ -197,6 +225,7 @@ pid_t start_child(child_pipes& p) {
                                  std::strerror(failed) + ")");
     child_pipes::close_end(p.to_child[0]);
     child_pipes::close_end(p.from_child[1]);
+    child_pipes::close_end(p.errors[1]);
     return pid;
 }
 
@@ -222,7 +251,10 @@ compile_result compile_confined(const kernel_spec& kernel, const std::string& ar
     // The child reads the whole job before it writes anything, so this cannot deadlock.
     write_all(pipes.to_child[1], encode_job(kernel, arch, request_folder));
     child_pipes::close_end(pipes.to_child[1]);
-    std::string bytes = read_all(pipes.from_child[0]);
+    // Its stderr is read beside its result (a sanitized build's warnings there; a dying NVRTC's
+    // last words), kept only to explain a death.
+    std::string bytes, errors;
+    read_both(pipes.from_child[0], bytes, pipes.errors[0], errors);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
@@ -240,6 +272,7 @@ compile_result compile_confined(const kernel_spec& kernel, const std::string& ar
     r.options = nvrtc_options(kernel, arch);
     r.problem = "NVRTC died compiling " + kernel.shown_name() + " for " + arch + " (" +
                 describe_end(status) + "); the source may be what crashes it";
+    if (!errors.empty()) r.problem += ": " + errors.substr(0, 2000);
     return r;
 }
 

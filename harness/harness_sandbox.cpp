@@ -148,6 +148,9 @@ std::vector<landlock_rule> profiler_rules() {
     std::error_code ec;
     const fs::path locks = fs::temp_directory_path(ec) / "nvidia";
     fs::create_directories(locks, ec);
+    // A fixed name in a shared folder, by the profilers' own design: allowed only as a real
+    // folder, never through a link another user planted there.
+    if (fs::is_symlink(locks, ec)) return {{injection, landlock_access::read}};
     return {{injection, landlock_access::read}, {locks, landlock_access::read_write}};
 }
 
