@@ -185,6 +185,42 @@ TEST_CASE("serve runs the queue one job per GPU, highest priority first, each to
     CHECK(count_of(status.output, " done ") == 5);
 }
 
+TEST_CASE(
+    "a job meets a harness without Landlock with the daemon's refusal, and runs once serve is "
+    "given --allow-unconfined",
+    "[daemon]") {
+    test::scratch_folder dir;
+    job_files files;
+    const fs::path spool = dir / "spool";
+    const std::string refused = submit(spool, files.config);
+    const cuopt::spool s(spool, false);
+    const auto serve_all = [&](std::vector<std::string> extra) {
+        const test::scoped_env bare("CUOPT_FAKE_UNCONFINED", "no Landlock in the test's kernel");
+        extra.insert(extra.end(), {"--stop-when-idle", "0.5"});
+        serve_process serve(spool, dir / "serve.out", extra);
+        CHECK(serve.wait(120s) == 0);
+    };
+    serve_all({});
+    const job_status st = s.read_status(refused);
+    INFO(st.reason);
+    CHECK(st.state == job_state::failed);
+    CHECK(st.exit_code == 29);
+    CHECK_THAT(st.reason, Catch::Contains("the harness runs unconfined (no Landlock in the test's "
+                                          "kernel): this daemon job's kernels") &&
+                              Catch::Contains("only when serve is given --allow-unconfined"));
+    CHECK_FALSE(fs::exists(s.job_dir(refused) / "results" / "run-001"));
+    const std::string allowed = submit(spool, files.config);
+    serve_all({"--allow-unconfined"});
+    CHECK(s.read_status(allowed).state == job_state::done);
+    const fs::path run = s.job_dir(allowed) / "results" / "run-001";
+    const auto r = test::read_checked_json(run / "run.json", "run");
+    CHECK(r["confinement"]["allow_unconfined"].GetBool());
+    CHECK(r["confinement"]["attempts"]["none"].GetInt() > 0);
+    std::string command;
+    for (const auto& w : r["command_line"].GetArray()) command += std::string(" ") + w.GetString();
+    CHECK_THAT(command, Catch::Contains(" --daemon-job") && Catch::Contains(" --allow-unconfined"));
+}
+
 TEST_CASE("cancel ends a queued job before it starts and a running one mid-run; the queue goes on",
           "[daemon]") {
     test::scratch_folder dir;

@@ -136,13 +136,19 @@ TEST_CASE("a submission may not name programs, the daemon's flags, or unknown fl
           std::string::npos);
     CHECK(refusal(R"({"sanitizer": "/bin/sh"})", {}).find("field sanitizer") != std::string::npos);
     CHECK(refusal(R"({"base_url": "https://elsewhere.example"})", {})
-              .find("field base_url: a job may not name the programs that run it or where the "
+              .find("field base_url: a job may not name the programs that run it, where the "
                     "model's key is sent") != std::string::npos);
     CHECK(refusal(k_config, {"--base-url", "https://elsewhere.example"}).find("--base-url") !=
           std::string::npos);
     for (const char* flag : {"--results-dir", "--harness", "--devices", "--resume", "--reference"})
         CHECK(refusal(k_config, {flag, "x"}).find(std::string(flag) + " is set by the daemon") !=
               std::string::npos);
+    // Whether a job's kernels may run unconfined, or count as a job's, is the daemon's to say.
+    for (const char* flag : {"--allow-unconfined", "--daemon-job", "--daemon-job=false"})
+        CHECK(refusal(k_config, {flag}).find(" is set by the daemon") != std::string::npos);
+    CHECK(refusal(R"({"allow_unconfined": true})", {})
+              .find("field allow_unconfined: a job may not name") != std::string::npos);
+    CHECK(refusal(R"({"daemon_job": false})", {}).find("field daemon_job") != std::string::npos);
     CHECK(refusal(k_config, {"--results-dir=x"}).find("--results-dir") != std::string::npos);
     CHECK(refusal(k_config, {"--no-such-flag"}).find("the job's flags") != std::string::npos);
     CHECK(refusal(k_config, {"--max-iterations", "1"}).empty());

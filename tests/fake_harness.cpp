@@ -63,6 +63,13 @@
 //                        pid=P folder=DIR" (CLOCK_MONOTONIC; K: the kernel's cache key)
 // "timing_inputs" is otherwise accepted and honoured only where it changes values: an
 // "as_given" generator keeps its launch_index_base values under fresh_inputs.
+// Confinement as the real harness's (harness/harness_sandbox): before it reads a request it
+// restricts itself with Landlock to its root (--root, else the request's folder, else for
+// --worker the current folder) read-write, the toolkit and library folders read-only, and
+// read-write the cubin cache and the folders of the files CUOPT_FAKE_TRACE and
+// CUOPT_FAKE_WORKER_LOG name; every response carries the `confinement` block, and a worker
+// refuses a request or response outside its root. --unconfined confines nothing, and so does
+//   CUOPT_FAKE_UNCONFINED=<reason>  (a kernel without Landlock): mode "none" with that reason
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +78,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -81,10 +89,12 @@
 #include "common/counter_rng.h"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/landlock.hpp"
 #include "common/process_life.hpp"
 #include "common/sha256.hpp"
 #include "harness/cubin_cache.hpp"
 #include "harness/harness_report.hpp"
+#include "harness/harness_sandbox.hpp"
 #include "harness/nvrtc_compiler.hpp"
 #include "harness/request_reader.hpp"
 #include "harness/worker_loop.hpp"
@@ -422,6 +432,108 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
 
 bool g_worker = false;  // serving as --worker
 
+// The command line, as the real harness reads it (what the fake needs of it).
+struct fake_options {
+    std::string request, response, root;
+    bool worker = false, device_info = false, measure = false, compile_only = false;
+    bool unconfined = false, version = false;
+};
+
+fake_options parse_fake_options(int argc, char** argv) {
+    fake_options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const bool has_value = i + 1 < argc;
+        if (a == "--response" && has_value)
+            o.response = argv[++i];
+        else if (a == "--root" && has_value)
+            o.root = argv[++i];
+        else if ((a == "--device" || a == "--arch" || a == "--cache-dir") && has_value)
+            ++i;
+        else if (a.rfind("--", 0) != 0 && o.request.empty())
+            o.request = a;
+        o.worker |= a == "--worker";
+        o.device_info |= a == "--device-info";
+        o.measure |= a == "--measure" || a == "--remeasure";
+        o.compile_only |= a == "--compile-only";
+        o.unconfined |= a == "--unconfined";
+        o.version |= a == "--version";
+    }
+    if (o.response.empty() && !o.request.empty())
+        o.response =
+            (std::filesystem::absolute(o.request).parent_path() / "response.json").string();
+    return o;
+}
+
+confinement g_confinement;     // how this process is confined, for every response
+std::filesystem::path g_root;  // the tree it is confined to; empty when it is not
+
+std::filesystem::path resolved(const std::filesystem::path& p) {
+    std::error_code ec;
+    const std::filesystem::path r = std::filesystem::weakly_canonical(p, ec);
+    return ec ? std::filesystem::absolute(p).lexically_normal() : r;
+}
+
+bool lies_inside(const std::filesystem::path& path, const std::filesystem::path& root) {
+    const std::filesystem::path p = resolved(path);
+    return std::mismatch(root.begin(), root.end(), p.begin(), p.end()).first == root.end();
+}
+
+// What the fake may touch once confined: its root, the response's folder where that lies
+// outside it, the cubin cache (compile markers), the folders of the files CUOPT_FAKE_TRACE and
+// CUOPT_FAKE_WORKER_LOG name (read-write); the toolkit and the library folders (read-only).
+std::vector<landlock_rule> fake_rules(const fake_options& o, const std::filesystem::path& root) {
+    std::vector<landlock_rule> rules{{root, landlock_access::read_write}};
+    if (!o.worker && !lies_inside(o.response, root))
+        rules.push_back({resolved(o.response).parent_path(), landlock_access::read_write});
+    for (const char* file : {"CUOPT_FAKE_TRACE", "CUOPT_FAKE_WORKER_LOG"})
+        if (const char* v = std::getenv(file); v && *v)
+            rules.push_back({resolved(v).parent_path(), landlock_access::read_write});
+    std::error_code ec;
+    const std::filesystem::path cache = cubin_cache::default_folder();
+    std::filesystem::create_directories(cache, ec);
+    rules.push_back({cache, landlock_access::read_write});
+    for (const auto& more : {toolkit_rules(), library_rules()})
+        rules.insert(rules.end(), more.begin(), more.end());
+    return rules;
+}
+
+// Confines this process before any request is read, as the real harness does; --unconfined
+// and CUOPT_FAKE_UNCONFINED=<reason> (a kernel without Landlock) leave it unconfined, said in
+// one line. False when the kernel refused the confinement itself.
+bool confine_fake(const fake_options& o) {
+    const char* pretend = std::getenv("CUOPT_FAKE_UNCONFINED");
+    if (o.unconfined || (pretend && *pretend)) {
+        g_confinement.reason = o.unconfined ? "--unconfined was given" : pretend;
+    } else {
+        const std::filesystem::path root =
+            resolved(!o.root.empty() ? std::filesystem::path(o.root)
+                     : o.worker      ? std::filesystem::current_path()
+                                     : std::filesystem::absolute(o.request).parent_path());
+        try {
+            g_confinement = restrict_self(fake_rules(o, root), true);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "fake-harness: cannot confine this process: %s\n", e.what());
+            return false;
+        }
+        if (g_confinement.confined()) g_root = root;
+    }
+    if (!g_confinement.confined())
+        std::fprintf(stderr,
+                     "fake-harness: warning: not confined (%s): a kernel's #include can read any "
+                     "file this user can\n",
+                     g_confinement.reason.c_str());
+    return true;
+}
+
+// A worker's request or response outside its root, in the real worker's words; "" when inside
+// (or the process is not confined).
+std::string outside_root(const std::string& path, const char* what) {
+    if (g_root.empty() || lies_inside(path, g_root)) return "";
+    return std::string(what) + " " + path + " is outside " + g_root.string() +
+           ", the folder this harness is confined to (--root)";
+}
+
 // CUOPT_FAKE_WORKER_LOG=FILE: each request appends "PID worker|once REQUEST" (which process served
 // which run, and whether it was a worker).
 void log_worker_request(const std::string& request_arg) {
@@ -431,13 +543,29 @@ void log_worker_request(const std::string& request_arg) {
                                       << std::filesystem::absolute(request_arg).string() << "\n";
 }
 
-// --worker: the real harness's loop (harness/worker_loop), each request served by the fake.
-int serve_as_worker() {
+// --worker: the real harness's loop (harness/worker_loop), each request served by the fake;
+// its replies on what was stdout (fd 1 pointed at stderr), confined as the real worker is.
+int serve_as_worker(const fake_options& fo) {
     g_worker = true;
     harness_options o;
     o.quiet = true;
-    return serve_worker_on_stdio(o, [](const harness_options& one) {
+    std::cout.flush();
+    const int replies_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (replies_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        return to_int(exit_code::internal_error);
+    std::ofstream replies("/proc/self/fd/" + std::to_string(replies_fd));
+    ::close(replies_fd);
+    if (!replies || !confine_fake(fo)) return to_int(exit_code::internal_error);
+    return serve_worker(o, std::cin, replies, [](const harness_options& one) {
         served_request s;
+        std::string bad = outside_root(one.request, "request");
+        if (bad.empty()) bad = outside_root(response_path(one).string(), "response");
+        if (!bad.empty()) {
+            s.code = exit_code::usage;
+            s.status = "usage";
+            s.messages = "fake-harness --worker: " + bad + "\n";
+            return s;
+        }
         s.code = static_cast<exit_code>(serve_one(one.request, response_path(one).string(), false));
         s.status = "fake";
         return s;
@@ -447,17 +575,14 @@ int serve_as_worker() {
 int main(int argc, char** argv) {
     die_with_parent_if_asked();
     if (argc < 2) return to_int(exit_code::usage);
-    if (std::string(argv[1]) == "--worker") return serve_as_worker();
-    if (std::string(argv[1]) == "--version") {
+    const fake_options o = parse_fake_options(argc, argv);
+    if (o.worker) return serve_as_worker(o);
+    if (o.version) {
         std::cout << "fake\n";
         return 0;
     }
-    bool compile_only = false;
-    for (int i = 2; i < argc; ++i) compile_only |= std::string(argv[i]) == "--compile-only";
-    if (std::string(argv[1]) == "--device-info") {
-        bool measure = false;
-        for (int i = 2; i < argc; ++i)
-            measure |= std::string(argv[i]) == "--measure" || std::string(argv[i]) == "--remeasure";
+    if (o.device_info) {
+        const bool measure = o.measure;
         const int driver = fake_driver_version();
         std::cout << "{ \"index\": 0, \"name\": \"" << fake_device_name()
                   << "\", \"arch\": \"sm_90\", \"sm_count\": 1, \"max_threads_per_block\": 1024"
@@ -467,11 +592,9 @@ int main(int argc, char** argv) {
                   << (measure ? k_fake_measured : "") << " }\n";
         return 0;
     }
-    std::string response_path =
-        (std::filesystem::absolute(argv[1]).parent_path() / "response.json").string();
-    for (int i = 2; i + 1 < argc; ++i)
-        if (std::string(argv[i]) == "--response") response_path = argv[i + 1];
-    return serve_one(argv[1], response_path, compile_only);
+    if (o.request.empty()) return to_int(exit_code::usage);
+    if (!confine_fake(o)) return to_int(exit_code::internal_error);
+    return serve_one(o.request, o.response, o.compile_only);
 }
 
 // One request, as a one-shot fake harness or a fake worker serves it: the response written,
@@ -479,6 +602,7 @@ int main(int argc, char** argv) {
 int serve_one(const std::string& request_arg, const std::string& response_path, bool compile_only) {
     log_worker_request(request_arg);
     harness_report report;
+    report.confinement = g_confinement;
     report.request_file = std::filesystem::absolute(request_arg);
     report.request_folder = report.request_file.parent_path();
     auto finish = [&] {
