@@ -142,7 +142,8 @@ TEST_CASE(
     "and goes on, and exits after a request it cannot trust the process for",
     "[worker]") {
     test::scratch_folder dir;
-    const fs::path request = fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul/request.json";
+    fs::copy(fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul", dir / "matmul");
+    const fs::path request = dir / "matmul/request.json";  // inside the worker's --root
     dir.write("lines.txt", "{\"request\": 5}\n\n" + std::string("{\"request\": \"") +
                                request.string() + "\", \"response\": \"" +
                                (dir / "r.json").string() + "\"}\n" + request.string() + "\n");

@@ -7,7 +7,8 @@
 # bad-candidate folder through --proposer files, and the event floor.
 # Logs go to $1 (default results/gpu-quick-check); compare them with docs/evidence/.
 # BENCH=1 adds tools/bench/harness_bench.py (about 5 minutes, most of it ncu); SKIP_TESTS=1
-# leaves out the test binaries.
+# leaves out the test binaries; RUNS_DIR=DIR keeps the run folders (tools/gpu-confinement-check.sh
+# counts how their responses were confined).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/gpu-quick-check}
@@ -15,7 +16,7 @@ iterations=${ITERATIONS:-2}
 mkdir -p "$out"
 [[ -x build/cuda-harness ]] || tools/setup.sh
 opt=build/cuda-optimizer
-runs=$(mktemp -d)
+runs=${RUNS_DIR:-$(mktemp -d)}  # RUNS_DIR=DIR keeps the run folders there
 log="$out/summary.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$log" 2>&1
 
@@ -76,4 +77,4 @@ if [[ ${BENCH:-0} == 1 ]]; then
   echo "== harness bench" | tee -a "$log"
   python3 tools/bench/harness_bench.py --out "$out/bench.json" 2>&1 | tee -a "$log"
 fi
-rm -rf "$runs"
+[[ -n ${RUNS_DIR:-} ]] || rm -rf "$runs"
