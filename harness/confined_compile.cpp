@@ -205,6 +205,9 @@ pid_t start_child(child_pipes& p) {
     ::posix_spawn_file_actions_adddup2(&actions, p.to_child[0], STDIN_FILENO);
     ::posix_spawn_file_actions_adddup2(&actions, p.from_child[1], STDOUT_FILENO);
     ::posix_spawn_file_actions_adddup2(&actions, p.errors[1], STDERR_FILENO);
+    // Nothing else crosses: an inherited descriptor (a memfd, a pipe) could be reopened through
+    // /proc/self/fd/N, which Landlock does not check for objects outside the file tree.
+    ::posix_spawn_file_actions_addclosefrom_np(&actions, 3);
     const std::string exe = harness_executable().string();
     char arg0[] = "cuda-harness", arg1[] = "--compile-child";
     char* argv[] = {arg0, arg1, nullptr};
@@ -290,7 +293,7 @@ int serve_compile_child() {
         const confinement c = restrict_self(compile_rules(folder), true);
         if (!c.confined()) throw std::runtime_error("cannot confine the compile: " + c.reason);
         r = compile_kernel(k, arch);
-        if (!r.ok && !r.entry_missing) r.log = explain_refused_includes(r.log, folder);
+        if (!r.ok && !r.entry_missing) r.log = explain_refused_includes(r.log);
     } catch (const std::exception& e) {
         failure = e.what();
     }
@@ -298,14 +301,10 @@ int serve_compile_child() {
     return 0;
 }
 
-std::string explain_refused_includes(const std::string& log, const fs::path& request_folder) {
-    static const std::regex missing(R"re(cannot open source file "([^"\n]*)")re");
-    const fs::path folder = request_folder.lexically_normal();
-    const fs::path toolkit = fs::path(toolkit_include_dir()).lexically_normal();
-    auto inside = [](const fs::path& p, const fs::path& base) {
-        const auto m = std::mismatch(base.begin(), base.end(), p.begin(), p.end());
-        return m.first == base.end() || (m.first->empty() && std::next(m.first) == base.end());
-    };
+std::string explain_refused_includes(const std::string& log) {
+    // Every include NVRTC could not open gets the same words, whether the file is missing or
+    // Landlock refused it: a kernel learns nothing about what exists outside its folder.
+    static const std::regex missing(R"re(cannot open source file "([^"\n]*)"[^\n]*)re");
     std::string out;
     std::size_t start = 0;
     while (start < log.size()) {
@@ -313,14 +312,12 @@ std::string explain_refused_includes(const std::string& log, const fs::path& req
         if (end == std::string::npos) end = log.size();
         const std::string line = log.substr(start, end - start);
         std::smatch m;
-        const fs::path named = std::regex_search(line, m, missing) ? fs::path(m[1].str()) : "";
-        const fs::path full = (named.is_absolute() ? named : folder / named).lexically_normal();
-        if (named.empty() || inside(full, folder) || inside(full, toolkit))
-            out += line;
-        else  // NVRTC's own words, the include refused for the reason that applies
+        if (std::regex_search(line, m, missing))
             out += m.prefix().str() + "cannot open source file \"" + m[1].str() +
-                   "\": outside the request's folder (cuda-harness compiles confined to it and "
-                   "the CUDA toolkit's headers)";
+                   "\": not in the request's folder or the CUDA toolkit's headers (cuda-harness "
+                   "compiles confined to them)" + m.suffix().str();
+        else
+            out += line;
         if (end < log.size()) out += "\n";
         start = end + 1;
     }

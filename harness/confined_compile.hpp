@@ -12,9 +12,10 @@
 
 namespace cuopt {
 
-/// Compiles `kernel` in a forked child restricted to `request_folder` (also its working
-/// folder, so `#include "header.h"` beside the kernel resolves there). A child that dies is a
-/// result with `problem` set; a child that cannot confine itself compiles nothing.
+/// Compiles `kernel` in a fresh `cuda-harness --compile-child` restricted to `request_folder`
+/// (also its working folder, so `#include "header.h"` beside the kernel resolves there). A
+/// child that dies is a result with `problem` set; one that cannot confine itself compiles
+/// nothing.
 compile_result compile_confined(const kernel_spec& kernel, const std::string& arch,
                                 const std::filesystem::path& request_folder);
 
@@ -22,9 +23,8 @@ compile_result compile_confined(const kernel_spec& kernel, const std::string& ar
 /// the job on stdin, confines itself to the job's folder, compiles, writes the result on stdout.
 int serve_compile_child();
 
-/// The log with a note under each `cannot open source file "X"` whose X lies outside
-/// `request_folder` and the toolkit: the include was refused by the confinement, not missing.
-std::string explain_refused_includes(const std::string& log,
-                                     const std::filesystem::path& request_folder);
+/// The log with every `cannot open source file "X"` line saying the same thing, whether X is
+/// missing or Landlock refused it (outside the folder and the toolkit): never which.
+std::string explain_refused_includes(const std::string& log);
 
 }  // namespace cuopt

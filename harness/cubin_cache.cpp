@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <regex>
+#include <sstream>
 #include <iostream>
 
 #include "common/file_io.hpp"
@@ -70,6 +72,14 @@ bool cubin_cache::cacheable(const kernel_spec& kernel) {
         if (o.rfind("-I", 0) == 0 || o.rfind("--include-path", 0) == 0 ||
             o.rfind("--pre-include", 0) == 0 || o.rfind("-include", 0) == 0)
             return false;
+    // `#include "x.h"` (or a macro) reads a file beside the kernel whose content the key lacks:
+    // two requests with one source and different headers would share a cubin. Only <...>
+    // (the toolkit's headers, fixed for an NVRTC version) keeps a source cacheable.
+    static const std::regex include(R"(^[ \t]*#[ \t]*include(_next)?[ \t]*([^ \t<]))");
+    std::istringstream lines(kernel.source);
+    std::string line;
+    while (std::getline(lines, line))
+        if (std::regex_search(line, include)) return false;
     return true;
 }
 

@@ -114,3 +114,16 @@ TEST_CASE(
     CHECK_FALSE(fs::exists("k.json"));
     CHECK_FALSE(fs::exists("k.cubin"));
 }
+
+TEST_CASE("a source that includes a header beside it is never cached; toolkit headers are") {
+    kernel_spec k = saxpy();
+    CHECK(cubin_cache::cacheable(k));
+    for (const char* line : {"#include \"params.h\"\n", "  #  include \"params.h\"\n",
+                             "#define P \"params.h\"\n#include P\n", "#include_next \"a.h\"\n"}) {
+        INFO(line);
+        k.source = std::string(line) + saxpy().source;
+        CHECK_FALSE(cubin_cache::cacheable(k));
+    }
+    k.source = "#include <cuda_fp16.h>\n" + saxpy().source;
+    CHECK(cubin_cache::cacheable(k));
+}
