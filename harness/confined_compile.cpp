@@ -182,7 +182,8 @@ struct child_pipes {
     int from_child[2] = {-1, -1};
     int errors[2] = {-1, -1};  // the child's stderr
     ~child_pipes() {
-        for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1], errors[0], errors[1]})
+        for (int fd :
+             {to_child[0], to_child[1], from_child[0], from_child[1], errors[0], errors[1]})
             if (fd >= 0) ::close(fd);
     }
     static void close_end(int& fd) {
@@ -315,7 +316,8 @@ std::string explain_refused_includes(const std::string& log) {
         if (std::regex_search(line, m, missing))
             out += m.prefix().str() + "cannot open source file \"" + m[1].str() +
                    "\": not in the request's folder or the CUDA toolkit's headers (cuda-harness "
-                   "compiles confined to them)" + m.suffix().str();
+                   "compiles confined to them)" +
+                   m.suffix().str();
         else
             out += line;
         if (end < log.size()) out += "\n";

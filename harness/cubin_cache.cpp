@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <regex>
 #include <sstream>
-#include <iostream>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"

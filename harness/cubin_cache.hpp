@@ -23,7 +23,7 @@ class cubin_cache {
     static std::string key_for(const kernel_spec& kernel, const std::string& arch,
                                bool confined = false);
     /// False when the source depends on files outside it: options (-I, --pre-include) or an
-/// `#include` other than <...> (a header beside the kernel, whose content the key lacks).
+    /// `#include` other than <...> (a header beside the kernel, whose content the key lacks).
     static bool cacheable(const kernel_spec& kernel);
 
     std::optional<compile_result> find(const std::string& key) const;

@@ -3,7 +3,6 @@
 // console, a worker stays inside its --root, and the response says how it was confined.
 // Needs no GPU: the compiles are --compile-only.
 #include <catch2/catch.hpp>
-
 #include <climits>
 #include <cstdlib>
 #include <optional>
@@ -42,8 +41,8 @@ struct confined_fixture {
     test::process_result compile(const std::string& first_line,
                                  std::vector<std::string> extra = {}) {
         top.write("request/k.cu", first_line + "\n" + k_body);
-        std::vector<std::string> args = {(request_folder / "req.json").string(),
-                                         "--compile-only", "--arch", "sm_90", "--no-cache"};
+        std::vector<std::string> args = {(request_folder / "req.json").string(), "--compile-only",
+                                         "--arch", "sm_90", "--no-cache"};
         args.insert(args.end(), extra.begin(), extra.end());
         return test::run_harness(args);
     }
@@ -65,8 +64,8 @@ TEST_CASE("a kernel including a secret outside its folder gets a compile error, 
     confined_fixture f;
     test::scoped_env key("SECRET_API_KEY", "sk-confinement-test-4242");
     const std::string abs = (f.top / "outside/secret.h").string();
-    for (const std::string& include : {std::string("/proc/self/environ"), abs,
-                                       std::string("../outside/secret.h")}) {
+    for (const std::string& include :
+         {std::string("/proc/self/environ"), abs, std::string("../outside/secret.h")}) {
         INFO(include);
         const test::process_result r = f.compile("#include \"" + include + "\"");
         CHECK(r.exit_code == 10);
@@ -134,9 +133,9 @@ TEST_CASE("a confined worker refuses a request outside its --root and serves the
     }
     confined_fixture f;
     f.top.write("request/k.cu", k_body);
-    const fs::path input = f.top.write("stdin.txt", (f.top / "outside/secret.h").string() + "\n" +
-                                                        (f.request_folder / "req.json").string() +
-                                                        "\n");
+    const fs::path input =
+        f.top.write("stdin.txt", (f.top / "outside/secret.h").string() + "\n" +
+                                     (f.request_folder / "req.json").string() + "\n");
     const std::string command = "'" + std::string(CUOPT_HARNESS_BINARY) +
                                 "' --worker --compile-only --arch sm_90 --no-cache --root '" +
                                 f.request_folder.string() + "' < '" + input.string() + "'";
@@ -155,8 +154,9 @@ TEST_CASE("every include NVRTC could not open reads the same, missing or refused
         "k.cu(2): catastrophic error: cannot open source file \".bashrc\": Permission denied\n"
         "  #include \".bashrc\"";
     const std::string out = explain_refused_includes(log);
-    const std::string words = "\": not in the request's folder or the CUDA toolkit's headers "
-                              "(cuda-harness compiles confined to them)";
+    const std::string words =
+        "\": not in the request's folder or the CUDA toolkit's headers "
+        "(cuda-harness compiles confined to them)";
     CHECK(out == "k.cu(1): catastrophic error: cannot open source file \"missing.h" + words +
                      "\nk.cu(2): catastrophic error: cannot open source file \".bashrc" + words +
                      "\n  #include \".bashrc\"");
@@ -277,7 +277,8 @@ TEST_CASE("on a GPU the confined harness times with CUPTI, reads NVML and calls 
     CHECK(std::string(doc["confinement"]["mode"].GetString()) == "landlock");
     CHECK(std::string(doc["timer"]["name"].GetString()) == "cupti");
     CHECK(doc["gpu_monitor"]["source"].IsString());
-    for (const auto& c : doc["cases"].GetArray()) CHECK(std::string(c["status"].GetString()) == "ok");
+    for (const auto& c : doc["cases"].GetArray())
+        CHECK(std::string(c["status"].GetString()) == "ok");
 
     dir.write("vendor/request.json", R"({ "schema_version": 1, "vendor": { "library": "cublas" },
   "timing": { "warmup": 2, "iterations": 10 }, "cases": [ { "name": "g", "vendor_call": {
@@ -301,19 +302,18 @@ TEST_CASE("a descriptor the harness inherited never reaches the compile through 
     confined_fixture f;
     f.top.write("request/k.cu", "#include \"/proc/self/fd/7\"\n" + std::string(k_body));
     // A memfd (no path Landlock could check) holding a secret, open on fd 7 in the harness.
-    const fs::path script = f.top.write(
-        "run.py",
-        "import os, subprocess, sys\n"
-        "fd = os.memfd_create('secret', 0)\n"
-        "os.write(fd, b'int MEMFD_SECRET_9911 = 1;\\n')\n"
-        "os.dup2(fd, 7, inheritable=True)\n"
-        "r = subprocess.run(sys.argv[1:], pass_fds=(7,), stdout=subprocess.PIPE, "
-        "stderr=subprocess.STDOUT)\n"
-        "sys.stdout.write(r.stdout.decode()); sys.exit(r.returncode)\n");
+    const fs::path script =
+        f.top.write("run.py",
+                    "import os, subprocess, sys\n"
+                    "fd = os.memfd_create('secret', 0)\n"
+                    "os.write(fd, b'int MEMFD_SECRET_9911 = 1;\\n')\n"
+                    "os.dup2(fd, 7, inheritable=True)\n"
+                    "r = subprocess.run(sys.argv[1:], pass_fds=(7,), stdout=subprocess.PIPE, "
+                    "stderr=subprocess.STDOUT)\n"
+                    "sys.stdout.write(r.stdout.decode()); sys.exit(r.returncode)\n");
     const test::process_result r = test::run_program(
-        "python3", {script.string(), CUOPT_HARNESS_BINARY,
-                    (f.request_folder / "req.json").string(), "--compile-only", "--arch", "sm_90",
-                    "--no-cache"});
+        "python3", {script.string(), CUOPT_HARNESS_BINARY, (f.request_folder / "req.json").string(),
+                    "--compile-only", "--arch", "sm_90", "--no-cache"});
     INFO(r.output);
     CHECK(r.exit_code == 10);
     CHECK(r.output.find("MEMFD_SECRET_9911") == std::string::npos);

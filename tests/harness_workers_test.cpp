@@ -148,9 +148,9 @@ TEST_CASE(
                                request.string() + "\", \"response\": \"" +
                                (dir / "r.json").string() + "\"}\n" + request.string() + "\n");
     const auto r = test::run_program(
-        "/bin/sh", {"-c", std::string(CUOPT_HARNESS_BINARY) + " --worker --quiet --root " +
-                              dir.path().string() + " < " +
-                              (dir / "lines.txt").string() + "; echo exit=$?"});
+        "/bin/sh",
+        {"-c", std::string(CUOPT_HARNESS_BINARY) + " --worker --quiet --root " +
+                   dir.path().string() + " < " + (dir / "lines.txt").string() + "; echo exit=$?"});
     INFO(r.output);
     std::istringstream out(r.output);
     std::string first, second;
