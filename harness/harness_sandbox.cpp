@@ -68,6 +68,11 @@ confinement& the_confinement() {
     return c;
 }
 
+bool& compiles_confined_flag() {
+    static bool confined = false;
+    return confined;
+}
+
 fs::path& the_root() {
     static fs::path root;
     return root;
@@ -142,18 +147,6 @@ std::vector<landlock_rule> driver_rules() {
     return rules;
 }
 
-std::vector<landlock_rule> profiler_rules() {
-    const char* injection = std::getenv("CUDA_INJECTION64_PATH");
-    if (!injection || !*injection) return {};
-    std::error_code ec;
-    const fs::path locks = fs::temp_directory_path(ec) / "nvidia";
-    fs::create_directories(locks, ec);
-    // A fixed name in a shared folder, by the profilers' own design: allowed only as a real
-    // folder, never through a link another user planted there.
-    if (fs::is_symlink(locks, ec)) return {{injection, landlock_access::read}};
-    return {{injection, landlock_access::read}, {locks, landlock_access::read_write}};
-}
-
 std::vector<landlock_rule> harness_rules(const fs::path& root,
                                          const std::vector<fs::path>& writable, bool compile_only) {
     std::vector<landlock_rule> rules{{root, landlock_access::read_write},
@@ -168,7 +161,6 @@ std::vector<landlock_rule> harness_rules(const fs::path& root,
     append(rules, toolkit_rules());
     append(rules, library_rules());
     if (!compile_only) append(rules, driver_rules());
-    append(rules, profiler_rules());
     return rules;
 }
 
@@ -207,6 +199,18 @@ const confinement& confine_harness(const harness_options& o) {
         c.reason = "--unconfined was given";
         return c;
     }
+    if (const char* injected = std::getenv("CUDA_INJECTION64_PATH"); injected && *injected) {
+        // ncu's injected library binds TCP ports, reads /etc/passwd and /proc/self/cmdline and
+        // makes pipes under /tmp (seen with strace on the H200): this process runs unconfined
+        // on purpose, and its compiles, the one place a kernel's source reads files, stay
+        // confined in their own process.
+        c.reason =
+            "a profiler is injected (CUDA_INJECTION64_PATH) and needs the network and "
+            "/tmp; compiles are still confined";
+        std::string why;
+        compiles_confined_flag() = landlock_abi(&why) > 0;
+        return c;
+    }
     const fs::path root = harness_root(o);
     std::vector<fs::path> writable;
     if (!o.worker && !o.request.empty()) {
@@ -222,17 +226,21 @@ const confinement& confine_harness(const harness_options& o) {
     }
     c = restrict_self(harness_rules(root, writable, o.compile_only), true);
     if (c.confined()) the_root() = root;
+    compiles_confined_flag() = c.confined();
     return c;
+}
+
+bool compiles_confined() {
+    return compiles_confined_flag();
 }
 
 bool confine_harness_or_say(const harness_options& o) {
     try {
         const confinement& c = confine_harness(o);
         if (!c.confined())
-            std::fprintf(stderr,
-                         "cuda-harness: warning: not confined (%s): a kernel's #include can read "
-                         "any file this user can\n",
-                         c.reason.c_str());
+            std::fprintf(
+                stderr, "cuda-harness: warning: not confined (%s)%s\n", c.reason.c_str(),
+                compiles_confined() ? "" : ": a kernel's #include can read any file this user can");
         return true;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "cuda-harness: cannot confine this process: %s\n", e.what());

@@ -3,7 +3,8 @@
 /// its requests come from (read and write), its cache, the CUDA toolkit, the folders shared
 /// libraries load from, and what the NVIDIA driver, CUPTI and NVML read (their /dev nodes,
 /// /proc/driver/nvidia, the GPU's /sys entries and a few of the process's own /proc files,
-/// found on an H200 with driver 580, not guessed). Compiles get less: see compile_rules.
+/// found on an H200 with driver 580, not guessed). Compiles get less: see compile_rules. Under
+/// ncu (an injected profiler) the process stays unconfined on purpose; its compiles do not.
 
 #include <filesystem>
 #include <optional>
@@ -24,10 +25,6 @@ std::vector<landlock_rule> library_rules();
 /// The NVIDIA driver's device nodes, /proc and /sys entries, and the process's own /proc
 /// files it reads.
 std::vector<landlock_rule> driver_rules();
-
-/// Under a profiler that injects itself (ncu, Nsight Systems: CUDA_INJECTION64_PATH), its
-/// library and the lock folder its processes share ($TMPDIR/nvidia); none otherwise.
-std::vector<landlock_rule> profiler_rules();
 
 /// A whole harness process: `root` and every folder of `writable` read-write, the toolkit
 /// and library folders read-only, and the driver's files unless `compile_only`.
@@ -55,6 +52,10 @@ const confinement& confine_harness(const harness_options& o);
 /// confine_harness, saying on stderr in one line where the process stays unconfined; false
 /// (after saying why) when the kernel refused the confinement itself.
 bool confine_harness_or_say(const harness_options& o);
+
+/// Whether compiles run in a confined child: where this process is confined, and also under
+/// a profiler that injects itself (ncu), which leaves the process itself unconfined on purpose.
+bool compiles_confined();
 
 /// How this process is confined (mode "none", reason "not confined" before confine_harness).
 const confinement& process_confinement();

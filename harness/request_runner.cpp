@@ -61,7 +61,7 @@ bool compile_phase(const request& req, const std::string& arch, const harness_op
     if (!o.no_cache)
         cache = std::make_unique<cubin_cache>(o.cache_dir.empty() ? cubin_cache::default_folder()
                                                                   : fs::path(o.cache_dir));
-    const bool confined = process_confinement().confined();
+    const bool confined = compiles_confined();
     report.compile =
         compile_cached(req.kernel, arch, cache.get(), confined ? &report.request_folder : nullptr);
     const compile_result& c = *report.compile;

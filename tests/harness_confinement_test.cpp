@@ -319,3 +319,21 @@ TEST_CASE("a descriptor the harness inherited never reaches the compile through 
     CHECK(r.output.find("MEMFD_SECRET_9911") == std::string::npos);
     CHECK(f.response_text().find("MEMFD_SECRET_9911") == std::string::npos);
 }
+
+TEST_CASE(
+    "under an injected profiler the process runs unconfined on purpose, its compiles do not") {
+    if (const std::string why = landlock_missing(); !why.empty()) {
+        WARN("skipped: " << why);
+        return;
+    }
+    confined_fixture f;
+    test::scoped_env injected("CUDA_INJECTION64_PATH", "/nonexistent/libInjection.so");
+    test::scoped_env key("SECRET_API_KEY", "sk-profiler-test-5150");
+    const test::process_result r = f.compile("#include \"/proc/self/environ\"");
+    CHECK(r.exit_code == 10);
+    CHECK_THAT(r.output, Catch::Contains("not confined (a profiler is injected"));
+    CHECK(r.output.find("sk-profiler-test-5150") == std::string::npos);
+    CHECK(f.response_text().find("sk-profiler-test-5150") == std::string::npos);
+    const rapidjson::Document doc = test::read_response(f.request_folder / "response.json");
+    CHECK(std::string(doc["confinement"]["mode"].GetString()) == "none");
+}
