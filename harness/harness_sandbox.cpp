@@ -68,6 +68,15 @@ confinement& the_confinement() {
     return c;
 }
 
+// ncu sets NV_TPS_LAUNCH_TOKEN and NV_NSIGHT_INJECTION_* for the process it launches (seen on
+// the H200, ncu 2025.3); CUDA_INJECTION64_PATH appears only once its preloaded library runs.
+bool under_profiler() {
+    for (const char* name :
+         {"CUDA_INJECTION64_PATH", "NV_TPS_LAUNCH_TOKEN", "NV_NSIGHT_INJECTION_PORT_BASE"})
+        if (const char* v = std::getenv(name); v && *v) return true;
+    return false;
+}
+
 bool& compiles_confined_flag() {
     static bool confined = false;
     return confined;
@@ -199,14 +208,14 @@ const confinement& confine_harness(const harness_options& o) {
         c.reason = "--unconfined was given";
         return c;
     }
-    if (const char* injected = std::getenv("CUDA_INJECTION64_PATH"); injected && *injected) {
+    if (under_profiler()) {
         // ncu's injected library binds TCP ports, reads /etc/passwd and /proc/self/cmdline and
         // makes pipes under /tmp (seen with strace on the H200): this process runs unconfined
         // on purpose, and its compiles, the one place a kernel's source reads files, stay
         // confined in their own process.
         c.reason =
-            "a profiler is injected (CUDA_INJECTION64_PATH) and needs the network and "
-            "/tmp; compiles are still confined";
+            "a profiler is injected (ncu) and needs the network and /tmp; compiles are still "
+            "confined";
         std::string why;
         compiles_confined_flag() = landlock_abi(&why) > 0;
         return c;
