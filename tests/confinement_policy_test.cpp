@@ -130,7 +130,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "--allow-unconfined runs the candidates in a harness without Landlock, recorded in run.json "
+    "with --allow-unconfined the candidates run in a harness without Landlock, recorded in "
+    "run.json "
     "and history.json and warned of on the report and the console",
     "[confinement]") {
     optimizer_fixture f;

@@ -115,7 +115,7 @@ TEST_CASE("a link beside the kernel to a file outside is refused like the file i
     CHECK(f.response_text().find("SECRET_LINE_7319") == std::string::npos);
 }
 
-TEST_CASE("--unconfined says in one line that nothing is confined, and the response says why") {
+TEST_CASE("a harness run with --unconfined says in one line that nothing is confined, and why") {
     confined_fixture f;
     const test::process_result r = f.compile("// trusted", {"--unconfined"});
     CHECK(r.exit_code == 0);
