@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -246,6 +247,18 @@ void link_or_copy(const fs::path& from, const fs::path& to) {
     // link() makes a new name and never follows one already there (EEXIST: then we copy).
     fs::create_hard_link(from, to, ec);
     if (ec) copy_file_atomic(from, to);
+}
+
+fs::path resolved_path(const fs::path& path) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec);
+    const fs::path canonical = fs::weakly_canonical(absolute, ec);
+    return ec ? absolute.lexically_normal() : canonical;
+}
+
+bool lies_within(const fs::path& path, const fs::path& root) {
+    const fs::path p = resolved_path(path);
+    return std::mismatch(root.begin(), root.end(), p.begin(), p.end()).first == root.end();
 }
 
 }  // namespace cuopt

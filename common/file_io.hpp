@@ -58,6 +58,14 @@ void copy_file_atomic(const std::filesystem::path& from, const std::filesystem::
 /// cannot be made (another file system). Creates parent folders.
 void link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to);
 
+/// `path` made absolute with its links resolved as far as it exists (weakly_canonical), or
+/// only normalised where that fails. How the harness's --root and the paths held against it
+/// are resolved, everywhere.
+std::filesystem::path resolved_path(const std::filesystem::path& path);
+
+/// Whether `path`, once resolved, lies in `root` (already resolved) or is `root` itself.
+bool lies_within(const std::filesystem::path& path, const std::filesystem::path& root);
+
 /// Resolves `relative` against `base`. Throws std::invalid_argument when it is
 /// absolute or, after normalisation (.., symlinks of existing parts), lies outside base.
 std::filesystem::path resolve_inside(const std::filesystem::path& base,

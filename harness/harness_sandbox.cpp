@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/file_io.hpp"
 #include "harness/cubin_cache.hpp"
 #include "harness/nvrtc_compiler.hpp"
 
@@ -85,11 +86,6 @@ bool& compiles_confined_flag() {
 fs::path& the_root() {
     static fs::path root;
     return root;
-}
-
-bool lies_inside(const fs::path& path, const fs::path& base) {
-    const auto m = std::mismatch(base.begin(), base.end(), path.begin(), path.end());
-    return m.first == base.end();
 }
 
 void append(std::vector<landlock_rule>& to, const std::vector<landlock_rule>& rules) {
@@ -194,12 +190,9 @@ const fs::path& harness_executable() {
 }
 
 fs::path harness_root(const harness_options& o) {
-    std::error_code ec;
-    const fs::path given = !o.root.empty() ? fs::path(o.root)
-                           : o.worker      ? fs::current_path()
-                                           : fs::absolute(o.request).parent_path();
-    const fs::path canonical = fs::weakly_canonical(given, ec);
-    return ec ? fs::absolute(given).lexically_normal() : canonical;
+    return resolved_path(!o.root.empty() ? fs::path(o.root)
+                         : o.worker      ? fs::current_path()
+                                         : fs::absolute(o.request).parent_path());
 }
 
 const confinement& confine_harness(const harness_options& o) {
@@ -223,8 +216,8 @@ const confinement& confine_harness(const harness_options& o) {
     const fs::path root = harness_root(o);
     std::vector<fs::path> writable;
     if (!o.worker && !o.request.empty()) {
-        const fs::path response = fs::weakly_canonical(fs::absolute(response_path(o)));
-        if (!lies_inside(response, root)) writable.push_back(response.parent_path());
+        const fs::path response = resolved_path(response_path(o));
+        if (!lies_within(response, root)) writable.push_back(response.parent_path());
     }
     if (!o.no_cache) {
         const fs::path cache =
@@ -262,11 +255,7 @@ const confinement& process_confinement() {
 }
 
 std::string outside_root_problem(const fs::path& path, const char* what) {
-    if (the_root().empty()) return "";
-    std::error_code ec;
-    fs::path full = fs::weakly_canonical(fs::absolute(path), ec);
-    if (ec) full = fs::absolute(path).lexically_normal();
-    if (lies_inside(full, the_root())) return "";
+    if (the_root().empty() || lies_within(path, the_root())) return "";
     return std::string(what) + " " + path.string() + " is outside " + the_root().string() +
            ", the folder this harness is confined to (--root)";
 }

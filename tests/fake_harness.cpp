@@ -468,27 +468,16 @@ fake_options parse_fake_options(int argc, char** argv) {
 confinement g_confinement;     // how this process is confined, for every response
 std::filesystem::path g_root;  // the tree it is confined to; empty when it is not
 
-std::filesystem::path resolved(const std::filesystem::path& p) {
-    std::error_code ec;
-    const std::filesystem::path r = std::filesystem::weakly_canonical(p, ec);
-    return ec ? std::filesystem::absolute(p).lexically_normal() : r;
-}
-
-bool lies_inside(const std::filesystem::path& path, const std::filesystem::path& root) {
-    const std::filesystem::path p = resolved(path);
-    return std::mismatch(root.begin(), root.end(), p.begin(), p.end()).first == root.end();
-}
-
 // What the fake may touch once confined: its root, the response's folder where that lies
 // outside it, the cubin cache (compile markers), the folders of the files CUOPT_FAKE_TRACE and
 // CUOPT_FAKE_WORKER_LOG name (read-write); the toolkit and the library folders (read-only).
 std::vector<landlock_rule> fake_rules(const fake_options& o, const std::filesystem::path& root) {
     std::vector<landlock_rule> rules{{root, landlock_access::read_write}};
-    if (!o.worker && !lies_inside(o.response, root))
-        rules.push_back({resolved(o.response).parent_path(), landlock_access::read_write});
+    if (!o.worker && !lies_within(o.response, root))
+        rules.push_back({resolved_path(o.response).parent_path(), landlock_access::read_write});
     for (const char* file : {"CUOPT_FAKE_TRACE", "CUOPT_FAKE_WORKER_LOG"})
         if (const char* v = std::getenv(file); v && *v)
-            rules.push_back({resolved(v).parent_path(), landlock_access::read_write});
+            rules.push_back({resolved_path(v).parent_path(), landlock_access::read_write});
     std::error_code ec;
     const std::filesystem::path cache = cubin_cache::default_folder();
     std::filesystem::create_directories(cache, ec);
@@ -507,9 +496,9 @@ bool confine_fake(const fake_options& o) {
         g_confinement.reason = o.unconfined ? "--unconfined was given" : pretend;
     } else {
         const std::filesystem::path root =
-            resolved(!o.root.empty() ? std::filesystem::path(o.root)
-                     : o.worker      ? std::filesystem::current_path()
-                                     : std::filesystem::absolute(o.request).parent_path());
+            resolved_path(!o.root.empty() ? std::filesystem::path(o.root)
+                          : o.worker      ? std::filesystem::current_path()
+                                          : std::filesystem::absolute(o.request).parent_path());
         try {
             g_confinement = restrict_self(fake_rules(o, root), true);
         } catch (const std::exception& e) {
@@ -529,7 +518,7 @@ bool confine_fake(const fake_options& o) {
 // A worker's request or response outside its root, in the real worker's words; "" when inside
 // (or the process is not confined).
 std::string outside_root(const std::string& path, const char* what) {
-    if (g_root.empty() || lies_inside(path, g_root)) return "";
+    if (g_root.empty() || lies_within(path, g_root)) return "";
     return std::string(what) + " " + path + " is outside " + g_root.string() +
            ", the folder this harness is confined to (--root)";
 }

@@ -18,6 +18,7 @@
 #include <thread>
 #include <tuple>
 
+#include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/evaluation/child_group.hpp"
 
@@ -56,19 +57,6 @@ std::optional<harness_run> parse_run(const std::vector<std::string>& argv,
             return std::nullopt;
     }
     return run;
-}
-
-// `path` made absolute with its links resolved (as the harness resolves its --root).
-std::filesystem::path resolved(const std::filesystem::path& path) {
-    std::error_code ec;
-    const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
-    return ec ? std::filesystem::absolute(path).lexically_normal() : p;
-}
-
-// Whether `path` lies inside `root` (both resolved).
-bool lies_under(const std::filesystem::path& path, const std::filesystem::path& root) {
-    const std::filesystem::path p = resolved(path);
-    return std::mismatch(root.begin(), root.end(), p.begin(), p.end()).first == root.end();
 }
 
 std::string request_line(const harness_run& run) {
@@ -324,7 +312,7 @@ class workers_runner final : public harness_workers {
 
     void serve_under(const std::filesystem::path& root) override {
         std::lock_guard<std::mutex> hold(m_mutex);
-        m_root = resolved(root);
+        m_root = resolved_path(root);
     }
 
   private:
@@ -337,8 +325,8 @@ class workers_runner final : public harness_workers {
     // worker refuses any other).
     bool inside_root(const harness_run& run) const {
         const std::filesystem::path root = this->root();
-        if (root.empty() || !lies_under(run.request, root)) return false;
-        return run.response.empty() || lies_under(run.response, root);
+        if (root.empty() || !lies_within(run.request, root)) return false;
+        return run.response.empty() || lies_within(run.response, root);
     }
     std::filesystem::path root() const {
         std::lock_guard<std::mutex> hold(m_mutex);
