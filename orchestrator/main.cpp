@@ -16,7 +16,7 @@
 #include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/commands/resume_options.hpp"
 #include "orchestrator/commands/run_failure.hpp"
-#include "orchestrator/commands/serve_command.hpp"
+#include "orchestrator/service/serve_command.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 
 namespace {

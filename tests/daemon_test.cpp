@@ -7,8 +7,8 @@
 
 #include "common/file_io.hpp"
 #include "common/sha256.hpp"
-#include "orchestrator/daemon/job_intake.hpp"
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/job_intake.hpp"
+#include "orchestrator/service/spool.hpp"
 #include "tests/test_support.hpp"
 
 using namespace cuopt;

@@ -1,6 +1,6 @@
 // The dashboard's token: where a request may carry it, the constant-time comparison, and the
 // URL handling around ?token=.
-#include "orchestrator/daemon/dashboard_auth.hpp"
+#include "orchestrator/service/dashboard_auth.hpp"
 
 #include <catch2/catch.hpp>
 

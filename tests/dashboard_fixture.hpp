@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "orchestrator/daemon/http_dashboard.hpp"
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/http_dashboard.hpp"
+#include "orchestrator/service/spool.hpp"
 #include "test_support.hpp"
 
 namespace cuopt::test {

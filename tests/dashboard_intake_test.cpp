@@ -1,6 +1,6 @@
 // The intake form read from its parts: upload names checked, sizes limited, nothing written
 // outside the staging folder.
-#include "orchestrator/daemon/dashboard_intake.hpp"
+#include "orchestrator/service/dashboard_intake.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // The intake form's multipart/form-data parser: well-formed bodies, binary files, and every
 // malformed shape refused with a message rather than a partial result.
-#include "orchestrator/daemon/multipart.hpp"
+#include "orchestrator/service/multipart.hpp"
 
 #include <catch2/catch.hpp>
 

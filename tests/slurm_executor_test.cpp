@@ -3,7 +3,7 @@
 // one-node Slurm that tools/slurm-cluster.sh starts once for this test binary (Debian's
 // slurm-wlm and munge; the tests skip with the reason where those are not installed or this is
 // not root), and last `cuda-optimizer serve --executor slurm` end to end on it. Tag [slurm].
-#include "orchestrator/daemon/slurm_executor.hpp"
+#include "orchestrator/service/slurm_executor.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/spool.hpp"
 #include "tests/test_support.hpp"
 
 using namespace cuopt;

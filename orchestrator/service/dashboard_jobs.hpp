@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/daemon/dashboard_pages.hpp"
-#include "orchestrator/daemon/dashboard_routes.hpp"
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/dashboard_pages.hpp"
+#include "orchestrator/service/dashboard_routes.hpp"
+#include "orchestrator/service/spool.hpp"
 
 namespace cuopt {
 

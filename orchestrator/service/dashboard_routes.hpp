@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "orchestrator/daemon/daemon.hpp"
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/daemon.hpp"
+#include "orchestrator/service/spool.hpp"
 
 namespace cuopt {
 

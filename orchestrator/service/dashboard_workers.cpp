@@ -1,4 +1,4 @@
-#include "orchestrator/daemon/dashboard_workers.hpp"
+#include "orchestrator/service/dashboard_workers.hpp"
 
 namespace cuopt {
 

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "orchestrator/daemon/job_executor.hpp"
+#include "orchestrator/service/job_executor.hpp"
 #include "orchestrator/evaluation/runner_process.hpp"
 
 namespace cuopt {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/daemon/daemon.hpp"
-#include "orchestrator/daemon/dashboard_intake.hpp"
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/daemon.hpp"
+#include "orchestrator/service/dashboard_intake.hpp"
+#include "orchestrator/service/spool.hpp"
 
 namespace cuopt {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/daemon/daemon.hpp"
-#include "orchestrator/daemon/job_intake.hpp"
-#include "orchestrator/daemon/multipart.hpp"
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/daemon.hpp"
+#include "orchestrator/service/job_intake.hpp"
+#include "orchestrator/service/multipart.hpp"
+#include "orchestrator/service/spool.hpp"
 
 namespace cuopt {
 

@@ -2,7 +2,7 @@
 // are read first and the token checked before any body is read; a body over the upload limit
 // is refused with 413 unread; slow work (intake, commit) runs on a few threads whose results
 // come back to the event loop by boost::asio::post.
-#include "orchestrator/daemon/http_dashboard.hpp"
+#include "orchestrator/service/http_dashboard.hpp"
 
 #include <array>
 #include <boost/asio/ip/tcp.hpp>
@@ -15,10 +15,10 @@
 #include <optional>
 #include <stdexcept>
 
-#include "orchestrator/daemon/dashboard_auth.hpp"
-#include "orchestrator/daemon/dashboard_pages.hpp"
-#include "orchestrator/daemon/dashboard_routes.hpp"
-#include "orchestrator/daemon/dashboard_workers.hpp"
+#include "orchestrator/service/dashboard_auth.hpp"
+#include "orchestrator/service/dashboard_pages.hpp"
+#include "orchestrator/service/dashboard_routes.hpp"
+#include "orchestrator/service/dashboard_workers.hpp"
 
 namespace cuopt {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/daemon/job_executor.hpp"
+#include "orchestrator/service/job_executor.hpp"
 
 namespace cuopt {
 

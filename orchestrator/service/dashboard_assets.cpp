@@ -1,6 +1,6 @@
 // The dashboard's stylesheet and script, served as /static/dashboard.css and .js (the pages'
 // Content-Security-Policy allows no inline code): system fonts, no network beyond the API.
-#include "orchestrator/daemon/dashboard_pages.hpp"
+#include "orchestrator/service/dashboard_pages.hpp"
 
 namespace cuopt {
 

@@ -1,4 +1,4 @@
-#include "orchestrator/daemon/daemon.hpp"
+#include "orchestrator/service/daemon.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -18,8 +18,8 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/artifacts/run_artifacts.hpp"
-#include "orchestrator/daemon/http_dashboard.hpp"
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/http_dashboard.hpp"
+#include "orchestrator/service/spool.hpp"
 
 namespace cuopt {
 

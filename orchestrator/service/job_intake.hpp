@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/spool.hpp"
 
 namespace cuopt {
 

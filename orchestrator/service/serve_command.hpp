@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/daemon/daemon.hpp"
-#include "orchestrator/daemon/job_intake.hpp"
+#include "orchestrator/service/daemon.hpp"
+#include "orchestrator/service/job_intake.hpp"
 
 namespace cuopt {
 

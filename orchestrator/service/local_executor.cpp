@@ -11,7 +11,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "orchestrator/daemon/job_executor.hpp"
+#include "orchestrator/service/job_executor.hpp"
 #include "orchestrator/evaluation/child_group.hpp"
 
 namespace cuopt {

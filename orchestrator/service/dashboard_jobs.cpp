@@ -1,4 +1,4 @@
-#include "orchestrator/daemon/dashboard_jobs.hpp"
+#include "orchestrator/service/dashboard_jobs.hpp"
 
 #include <algorithm>
 #include <fstream>

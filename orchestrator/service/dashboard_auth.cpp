@@ -1,4 +1,4 @@
-#include "orchestrator/daemon/dashboard_auth.hpp"
+#include "orchestrator/service/dashboard_auth.hpp"
 
 #include <cctype>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "orchestrator/daemon/dashboard_intake.hpp"
+#include "orchestrator/service/dashboard_intake.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

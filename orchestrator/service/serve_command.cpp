@@ -1,4 +1,4 @@
-#include "orchestrator/commands/serve_command.hpp"
+#include "orchestrator/service/serve_command.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
@@ -15,7 +15,7 @@
 #include "orchestrator/commands/cli_options.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/commands/device_list.hpp"
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/spool.hpp"
 
 namespace cuopt {
 

@@ -1,4 +1,4 @@
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/spool.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -3,7 +3,7 @@
 // daemon learns how the command ended even after Slurm forgot the job. sbatch, scontrol, scancel
 // and squeue run as child processes with a time limit: a hung slurmctld never blocks the daemon
 // for good.
-#include "orchestrator/daemon/slurm_executor.hpp"
+#include "orchestrator/service/slurm_executor.hpp"
 
 #include <cctype>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "orchestrator/daemon/job_intake.hpp"
+#include "orchestrator/service/job_intake.hpp"
 
 #include <CLI/CLI.hpp>
 #include <boost/process.hpp>

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <memory>
 
-#include "orchestrator/daemon/daemon.hpp"
-#include "orchestrator/daemon/spool.hpp"
+#include "orchestrator/service/daemon.hpp"
+#include "orchestrator/service/spool.hpp"
 
 namespace cuopt {
 

@@ -1,8 +1,8 @@
-#include "orchestrator/daemon/dashboard_routes.hpp"
+#include "orchestrator/service/dashboard_routes.hpp"
 
-#include "orchestrator/daemon/dashboard_auth.hpp"
-#include "orchestrator/daemon/dashboard_jobs.hpp"
-#include "orchestrator/daemon/dashboard_pages.hpp"
+#include "orchestrator/service/dashboard_auth.hpp"
+#include "orchestrator/service/dashboard_jobs.hpp"
+#include "orchestrator/service/dashboard_pages.hpp"
 
 namespace cuopt {
 

@@ -1,4 +1,4 @@
-#include "orchestrator/daemon/dashboard_pages.hpp"
+#include "orchestrator/service/dashboard_pages.hpp"
 
 #include <algorithm>
 #include <cctype>

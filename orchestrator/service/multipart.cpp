@@ -1,4 +1,4 @@
-#include "orchestrator/daemon/multipart.hpp"
+#include "orchestrator/service/multipart.hpp"
 
 #include <cctype>
 #include <map>
