@@ -16,8 +16,8 @@
 #include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/commands/resume_options.hpp"
 #include "orchestrator/commands/run_failure.hpp"
-#include "orchestrator/service/serve_command.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
+#include "orchestrator/service/serve_command.hpp"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "orchestrator/service/job_executor.hpp"
 #include "orchestrator/evaluation/child_group.hpp"
+#include "orchestrator/service/job_executor.hpp"
 
 namespace cuopt {
 

@@ -6,8 +6,8 @@
 
 #include <memory>
 
-#include "orchestrator/service/job_executor.hpp"
 #include "orchestrator/evaluation/runner_process.hpp"
+#include "orchestrator/service/job_executor.hpp"
 
 namespace cuopt {
 
