@@ -37,14 +37,8 @@ const std::set<std::string> k_refused_keys = {"harness",   "sanitizer",  "docs_c
                                               "daemon_job"};
 
 void refuse_daemon_flags(const std::vector<std::string>& args) {
-    for (const std::string& a : args) {
-        const std::string flag = a.substr(0, a.find('='));
-        if (k_daemon_flags.count(flag))
-            throw intake_error(
-                "submit: " + flag +
-                " is set by the daemon or names a file outside the job: give files in the "
-                "config, as paths relative to it");
-    }
+    if (const std::string why = daemon_flag_problem(args); !why.empty())
+        throw intake_error("submit: " + why);
 }
 
 // The options optimize would run with: the config, then the job's flags on top.
@@ -189,6 +183,17 @@ void stage_gate(const submission& sub, const fs::path& stage, job_spec& spec) {
 }
 
 }  // namespace
+
+std::string daemon_flag_problem(const std::vector<std::string>& args) {
+    for (const std::string& a : args) {
+        const std::string flag = a.substr(0, a.find('='));
+        if (k_daemon_flags.count(flag))
+            return flag +
+                   " is set by the daemon or names a file outside the job: give files in the "
+                   "config, as paths relative to it";
+    }
+    return "";
+}
 
 bool check_outcome::rejects() const {
     return exit_code == 11 || exit_code == 21 || exit_code == 22 || exit_code == 64 ||

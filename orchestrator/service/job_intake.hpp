@@ -58,6 +58,19 @@ std::string submit_job(const spool& s, const submission& sub,
                        const std::filesystem::path& optimizer, const std::filesystem::path& harness,
                        std::string* table = nullptr);
 
+/// "" when a job's extra flags are all ones a job may give; else why not (the first flag the
+/// daemon sets itself, or that names a file outside the job). Checked at submit and at every
+/// start.
+std::string daemon_flag_problem(const std::vector<std::string>& args);
+
+/// Every file a job's config (with its extra flags) names: the config, kernels, manifest,
+/// holdout, file inputs, expected outputs and --proposer files' candidates; absolute and
+/// lexically normal. Asked of the optimizer (`OPTIMIZER check --list-files`), run as the caller.
+/// Throws intake_error with the optimizer's one line when the config cannot be read.
+std::vector<std::filesystem::path> files_named_by(const std::filesystem::path& optimizer,
+                                                  const std::filesystem::path& config,
+                                                  const std::vector<std::string>& args);
+
 /// A file name an upload may use: relative, '/'-separated, no empty, "." or ".." component, no
 /// backslash or control character, at most 200 bytes. "" when fine, else why not.
 std::string upload_name_problem(const std::string& name);
