@@ -13,6 +13,7 @@
 #include "orchestrator/commands/cli_options.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/commands/gate_command.hpp"
+#include "orchestrator/commands/named_files.hpp"
 #include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/commands/resume_options.hpp"
 #include "orchestrator/commands/run_failure.hpp"
@@ -130,6 +131,11 @@ int main(int argc, char** argv) {
     optimize->add_flag("--quiet", quiet, "No progress lines on stderr");
     optimize->add_flag("--json", json, "Print summary.json on stdout at the end");
     optimize->footer(k_optimize_footer);
+    // For the service's submit: the files this run would read, as JSON (named_files.hpp).
+    bool list_files = false;
+    std::string files_within;
+    optimize->add_flag("--list-files", list_files)->group("");
+    optimize->add_option("--files-within", files_within)->group("");
     CLI::App* check = app.add_subcommand(
         "check", "Preflight as a table: what optimize would reject, with a fix for each");
     cuopt::define_check_options(check, options);
@@ -159,6 +165,7 @@ int main(int argc, char** argv) {
     if (const std::optional<int> code = settle_options(
             optimize, check, options, std::vector<std::string>(argv + 1, argv + argc)))
         return *code;
+    if (optimize->parsed() && list_files) return cuopt::run_list_files(options, files_within);
     if (const std::optional<int> code = cuopt::run_daemon_command(daemon)) return *code;
     options.quiet = quiet;
     options.json = json;

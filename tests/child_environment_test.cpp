@@ -1,6 +1,6 @@
 // The environment of the optimizer's children: the allow-list itself, and through the real
 // cuda-optimizer binary a harness and a compute-sanitizer that write down what they were given.
-#include "orchestrator/evaluation/child_environment.hpp"
+#include "common/child_environment.hpp"
 
 #include <sys/stat.h>
 

@@ -13,7 +13,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
-#include "orchestrator/evaluation/runner_process.hpp"
+#include "common/runner_process.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;

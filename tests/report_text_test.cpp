@@ -4,7 +4,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 #include "orchestrator/artifacts/model_conversation.hpp"
 
 using namespace cuopt;

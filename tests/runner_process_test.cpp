@@ -1,4 +1,4 @@
-#include "orchestrator/evaluation/runner_process.hpp"
+#include "common/runner_process.hpp"
 
 #include <catch2/catch.hpp>
 #include <csignal>

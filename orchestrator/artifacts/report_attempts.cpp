@@ -3,7 +3,7 @@
 #include <set>
 #include <sstream>
 
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 #include "orchestrator/artifacts/report_sections.hpp"
 
 namespace cuopt::report {

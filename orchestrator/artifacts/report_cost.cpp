@@ -3,7 +3,7 @@
 // saving and the payback, each saving marked as a kernel-only upper bound.
 #include <sstream>
 
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 #include "orchestrator/artifacts/report_sections.hpp"
 
 namespace cuopt::report {

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "common/json_document.hpp"
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 #include "orchestrator/artifacts/line_diff.hpp"
 #include "orchestrator/artifacts/report_sections.hpp"
 

@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 #include "orchestrator/artifacts/report_sections.hpp"
 
 namespace cuopt {

@@ -6,7 +6,7 @@
 
 #include "common/json_document.hpp"
 #include "orchestrator/artifacts/confinement_record.hpp"
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 
 namespace cuopt::report {
 

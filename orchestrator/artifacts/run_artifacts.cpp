@@ -255,15 +255,6 @@ fs::path attempt_folder(const fs::path& run, int iteration, int attempt) {
     return run / name;
 }
 
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
 std::string history_json(const search_outcome& o, const fs::path& run) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();

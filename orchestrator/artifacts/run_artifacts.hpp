@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/utc_time.hpp"
 #include "orchestrator/artifacts/confinement_record.hpp"
 #include "orchestrator/artifacts/evidence_json.hpp"
 #include "orchestrator/search/search_loop.hpp"
@@ -70,8 +71,5 @@ std::string summary_json(const search_outcome& outcome, const manifest& m,
 /// run.json. While the run is under way (info.finished_utc empty) it has no stop_reason and no
 /// error: a run folder whose run.json says so was stopped before it finished (--resume).
 std::string run_json(const run_info& info, const search_outcome& outcome);
-
-/// "2026-11-30T03:40:00Z".
-std::string utc_now();
 
 }  // namespace cuopt

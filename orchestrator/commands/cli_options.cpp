@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "common/cli_config.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/commands/device_list.hpp"
@@ -284,80 +285,25 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
     define_timing_options(app, o);
 }
 
-namespace {
-
-// A config value as CLI11 would read it from the command line; paths relative to `base`.
-std::string option_text(const std::string& source, const std::string& key,
-                        const rapidjson::Value& v, const fs::path& base) {
-    std::string value;
-    if (v.IsString())
-        value = v.GetString();
-    else if (v.IsBool())
-        value = v.GetBool() ? "true" : "false";
-    else if (v.IsInt64())
-        value = std::to_string(v.GetInt64());
-    else if (v.IsUint64())
-        value = std::to_string(v.GetUint64());
-    else if (v.IsNumber())
-        value = json_scalar_text(v);
-    else
-        throw json_error(source + ": field " + key + ": expected a string, a number or a boolean");
-    static const char*
-        k_paths[] = {"reference",   "initial_kernel", "input_cases",   "candidates",
-                     "results_dir", "harness",        "holdout_cases", "sanitizer",
-                     "docs_cache",  "spool",          "token_file"};  // the last two: serve's
-    for (const char* p : k_paths)
-        if (key == p && !value.empty() && fs::path(value).is_relative())
-            value = (base / value).lexically_normal().string();
-    return value;
-}
-
-}  // namespace
-
-namespace {
-
-// CLI11's "--max-iterations: Value abc not in range 0 to 10000" as "value abc not in range ...":
-// a config file's reader knows the key, not the flag.
-std::string without_flag(std::string message, const std::string& flag) {
-    if (message.rfind(flag + ": ", 0) == 0) message = message.substr(flag.size() + 2);
-    if (!message.empty()) message[0] = static_cast<char>(std::tolower(message[0]));
-    return message;
-}
-
-}  // namespace
-
 void apply_config_text(CLI::App* app, optimizer_options& o, const std::string& text,
                        const fs::path& file, const CLI::App* elsewhere) {
     const std::string source = file.string();
-    const rapidjson::Document d = parse_json(text, source);
-    if (!d.IsObject()) throw json_error(source + ": expected an object of option names");
-    for (const auto& member : d.GetObject()) {
-        const std::string key = member.name.GetString();
-        if (key == "prices") {
-            if (!member.value.IsObject())
-                throw json_error(source +
-                                 ": field prices: expected {\"model\": {\"input_per_mtok\": x, "
-                                 "\"output_per_mtok\": y}}");
-            o.prices_json = to_pretty_json(member.value);
-            continue;
-        }
-        std::string flag = "--" + key;
-        for (char& c : flag)
-            if (c == '_') c = '-';
-        CLI::Option* opt = app->get_option_no_throw(flag);
-        if (!opt && elsewhere && elsewhere->get_option_no_throw(flag))
-            continue;  // optimize's option in a config that check reads: not check's business
-        if (!opt) throw json_error(source + ": field " + key + ": unknown option");
+    json_options_rules rules;
+    rules.paths = {"reference", "initial_kernel", "input_cases", "candidates", "results_dir",
+                   "harness",   "holdout_cases",  "sanitizer",   "docs_cache"};
+    rules.elsewhere = elsewhere;
+    rules.special = [&](const std::string& key, const rapidjson::Value& v) {
         if (key == "resume")
             throw json_error(source + ": field resume: --resume is a command-line flag only");
-        if (opt->count() > 0 || key == "config") continue;  // the command line wins
-        try {
-            opt->add_result(option_text(source, key, member.value, file.parent_path()));
-            opt->run_callback();
-        } catch (const CLI::Error& e) {
-            throw json_error(source + ": field " + key + ": " + without_flag(e.what(), flag));
-        }
-    }
+        if (key != "prices") return false;
+        if (!v.IsObject())
+            throw json_error(source +
+                             ": field prices: expected {\"model\": {\"input_per_mtok\": x, "
+                             "\"output_per_mtok\": y}}");
+        o.prices_json = to_pretty_json(v);
+        return true;
+    };
+    apply_json_options(app, text, file, rules);
 }
 
 void apply_config(CLI::App* app, optimizer_options& o, const CLI::App* elsewhere) {

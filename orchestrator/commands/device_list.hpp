@@ -7,18 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "common/device_list.hpp"
 #include "orchestrator/commands/optimizer_options.hpp"
 
 namespace cuopt {
-
-/// The comma-separated items, spaces around each trimmed (an empty item kept as "").
-std::vector<std::string> comma_items(const std::string& text);
-
-/// "" when the text is a list of GPU indices, else what is wrong with it.
-std::string device_list_problem(const std::string& text);
-
-/// The indices of a valid list, in order.
-std::vector<int> parse_device_list(const std::string& text);
 
 /// o.devices when given, else o.device alone.
 std::vector<int> devices_of(const optimizer_options& o);

@@ -6,7 +6,7 @@
 
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 #include "orchestrator/artifacts/run_artifacts.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/gate/gate_html.hpp"

@@ -13,7 +13,7 @@
 #include "common/exit_codes.hpp"
 #include "common/landlock.hpp"
 #include "orchestrator/commands/optimizer_options.hpp"
-#include "orchestrator/evaluation/runner_process.hpp"
+#include "common/runner_process.hpp"
 
 namespace cuopt {
 

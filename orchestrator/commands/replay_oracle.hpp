@@ -12,7 +12,7 @@
 #include "common/dtype.hpp"
 #include "orchestrator/contract/response_reader.hpp"
 #include "orchestrator/evaluation/output_validator.hpp"
-#include "orchestrator/evaluation/runner_process.hpp"
+#include "common/runner_process.hpp"
 
 namespace cuopt {
 

@@ -16,7 +16,7 @@
 #include "orchestrator/contract/manifest.hpp"
 #include "orchestrator/contract/response_reader.hpp"
 #include "orchestrator/evaluation/output_validator.hpp"
-#include "orchestrator/evaluation/runner_process.hpp"
+#include "common/runner_process.hpp"
 #include "orchestrator/evaluation/verdict.hpp"
 
 namespace cuopt {

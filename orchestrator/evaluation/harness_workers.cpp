@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/process.hpp>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -18,13 +18,12 @@
 #include <thread>
 #include <tuple>
 
+#include "common/child_environment.hpp"
+#include "common/child_process.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
-#include "orchestrator/evaluation/child_group.hpp"
 
 namespace cuopt {
-
-namespace bp = boost::process;
 
 namespace {
 
@@ -72,10 +71,19 @@ class worker_process {
   public:
     explicit worker_process(const std::vector<std::string>& argv)
         : m_in(m_io), m_out(m_io), m_err(m_io) {
-        m_child = bp::child(bp::exe = argv.at(0),
-                            bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
-                            bp::std_in<m_in, bp::std_out> m_out, bp::std_err > m_err, m_io,
-                            own_process_group{}, child_env(true));
+        const std::array<int, 2> in = make_pipe(), out = make_pipe(), err = make_pipe();
+        try {
+            scrubbed_environment env;
+            m_child = std::make_unique<child_process>(argv, child_streams{in[0], out[1], err[1]},
+                                                      std::filesystem::path(), env.envp());
+        } catch (...) {
+            for (const int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
+            throw;
+        }
+        for (const int fd : {in[0], out[1], err[1]}) ::close(fd);
+        m_in.assign(in[1]);
+        m_out.assign(out[0]);
+        m_err.assign(err[0]);
         read_stderr();
     }
     worker_process(const worker_process&) = delete;
@@ -86,8 +94,7 @@ class worker_process {
 
     /// Whether it has ended (or must be replaced): checked before each request.
     bool gone() {
-        std::error_code ec;
-        if (!m_gone && !m_child.running(ec)) end(std::chrono::milliseconds(0));
+        if (!m_gone && m_child->poll()) end(std::chrono::milliseconds(0));
         return m_gone;
     }
 
@@ -180,7 +187,7 @@ class worker_process {
     }
 
     void fill_from_status(process_result& r) {
-        const int status = m_child.native_exit_code();
+        const int status = m_child->poll().value_or(0);
         if (WIFSIGNALED(status) && !r.timed_out)
             r.signal = WTERMSIG(status);
         else if (r.timed_out)
@@ -195,19 +202,18 @@ class worker_process {
         boost::system::error_code ec;
         m_in.close(ec);
         const auto until = clock_type::now() + grace;
-        std::error_code wait_ec;
-        while (m_child.running(wait_ec) && clock_type::now() < until)
+        while (!m_child->poll() && clock_type::now() < until)
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        const pid_t group = m_child.id();
-        if (m_child.running(wait_ec)) kill_group(group);
-        m_child.wait(wait_ec);
+        const pid_t group = m_child->pid();
+        if (!m_child->poll()) kill_group(group);
+        m_child->wait();
         kill_group(group);  // whatever the worker started and left behind in its group
         m_gone = true;
     }
 
     boost::asio::io_context m_io;
-    bp::async_pipe m_in, m_out, m_err;
-    bp::child m_child;
+    boost::asio::posix::stream_descriptor m_in, m_out, m_err;
+    std::unique_ptr<child_process> m_child;
     boost::asio::streambuf m_out_buf;
     char m_err_chunk[4096];
     std::string m_err_text;

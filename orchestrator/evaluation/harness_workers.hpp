@@ -16,7 +16,7 @@
 #include <string>
 
 #include "common/name_table.hpp"
-#include "orchestrator/evaluation/runner_process.hpp"
+#include "common/runner_process.hpp"
 
 namespace cuopt {
 

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 
 namespace cuopt {
 

@@ -1,6 +1,6 @@
 #include "orchestrator/gate/gate_verdict.hpp"
 
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 
 namespace cuopt {
 

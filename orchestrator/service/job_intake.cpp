@@ -1,22 +1,20 @@
 #include "orchestrator/service/job_intake.hpp"
 
-#include <CLI/CLI.hpp>
-#include <boost/process.hpp>
+#include <chrono>
 #include <set>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
-#include "orchestrator/commands/cli_options.hpp"
-#include "orchestrator/commands/optimizer_options.hpp"
-#include "orchestrator/contract/manifest.hpp"
-#include "orchestrator/evaluation/child_group.hpp"
+#include "common/runner_process.hpp"
 
 namespace cuopt {
 
 namespace fs = std::filesystem;
-namespace bp = boost::process;
 
 namespace {
+
+constexpr long k_list_timeout_ms = 60'000;    // optimize --list-files reads a few JSON files
+constexpr long k_check_timeout_ms = 600'000;  // check compiles the reference and initial kernels
 
 // Flags the daemon sets itself, or that name files outside the locked manifest: a job gives
 // its files through its config (relative paths), so that they are copied and hashed.
@@ -26,7 +24,7 @@ const std::set<std::string> k_daemon_flags = {
     "--reference",        "--initial-kernel", "--input-cases", "--holdout-cases",
     "--candidates",       "--docs-cache",     "--accepted",    "--out",
     "--accept",           "--kernel",         "--base-url",    "--docs-hosts",
-    "--allow-unconfined", "--daemon-job"};
+    "--allow-unconfined", "--daemon-job", "--provider", "--api", "--model"};
 
 // Config keys a job may not set: the programs that run it belong to whoever runs the daemon.
 // And where the daemon's model API key goes (base_url) or what its documentation fetches may
@@ -39,25 +37,6 @@ const std::set<std::string> k_refused_keys = {"harness",   "sanitizer",  "docs_c
 void refuse_daemon_flags(const std::vector<std::string>& args) {
     if (const std::string why = daemon_flag_problem(args); !why.empty())
         throw intake_error("submit: " + why);
-}
-
-// The options optimize would run with: the config, then the job's flags on top.
-optimizer_options options_of(const fs::path& config, const std::vector<std::string>& args) {
-    CLI::App app("submit");
-    optimizer_options o;
-    define_run_options(&app, o);
-    std::vector<std::string> argv = {"--config", config.string()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::reverse(argv.begin(), argv.end());  // CLI11 parses a reversed vector
-    try {
-        app.parse(argv);
-        apply_config(&app, o);
-    } catch (const CLI::Error& e) {
-        throw intake_error("submit: the job's flags: " + std::string(e.what()));
-    } catch (const json_error& e) {
-        throw intake_error(e.what());
-    }
-    return o;
 }
 
 void refuse_program_keys(const fs::path& config) {
@@ -73,62 +52,36 @@ void refuse_program_keys(const fs::path& config) {
                                "daemon decides); remove it");
 }
 
-void add_manifest_files(const manifest& m, std::vector<fs::path>& files) {
-    for (const manifest_case& mc : m.cases) {
-        for (const manifest_arg& a : m.args)
-            if (a.has_input())
-                if (const auto& init = m.init_for(mc, a); init.file) files.push_back(*init.file);
-        for (const auto& [name, path] : mc.expected) files.push_back(path);
-    }
-}
-
-// Every file the job names: the config, kernels, manifest, holdout, file inputs, expected
-// outputs and --proposer files' candidates. Absolute, lexically normal.
 bool inside(const fs::path& folder, const fs::path& p) {
     const std::string rel = fs::absolute(p).lexically_normal().lexically_relative(folder).string();
     return !rel.empty() && rel.rfind("..", 0) != 0;
 }
 
-// With a box (the dashboard's upload), a path is refused before anything reads it: outside the
-// box (symlinks resolved), or not a regular file (a FIFO, /dev/zero) where a file is wanted.
-void confine(const fs::path& box, const fs::path& p, bool folder) {
-    if (box.empty()) return;
-    std::error_code ec;
-    const fs::path real = fs::weakly_canonical(p, ec);
-    if (ec || !inside(box, real))
-        throw intake_error("submit: the job names " + p.filename().string() +
-                           " outside the files it was given; name only those");
-    if (folder ? !fs::is_directory(real, ec) : !fs::is_regular_file(real, ec))
-        throw intake_error("submit: " + p.filename().string() + " is not a " +
-                           (folder ? "folder" : "regular file"));
-}
-
-std::vector<fs::path> named_files(const fs::path& config, const std::vector<std::string>& args,
-                                  const fs::path& box = {}) {
-    const optimizer_options o = options_of(config, args);
-    std::vector<fs::path> files = {config};
-    for (const std::string* f : {&o.reference, &o.initial_kernel, &o.input_cases, &o.holdout_cases})
-        if (!f->empty()) {
-            confine(box, *f, false);
-            files.emplace_back(*f);
-        }
-    if (!o.candidates.empty()) confine(box, o.candidates, true);
-    try {
-        if (!o.input_cases.empty()) {
-            const manifest m = read_manifest(o.input_cases);
-            add_manifest_files(m, files);
-            if (!o.holdout_cases.empty())
-                add_manifest_files(read_holdout_manifest(o.holdout_cases, m), files);
-        }
-    } catch (const std::exception& e) {
-        throw intake_error(e.what());
-    }
-    if (!o.candidates.empty())
-        for (const auto& e : fs::recursive_directory_iterator(o.candidates))
-            if (e.is_regular_file()) files.push_back(e.path());
-    for (fs::path& f : files) f = fs::absolute(f).lexically_normal();
-    std::sort(files.begin(), files.end());
-    files.erase(std::unique(files.begin(), files.end()), files.end());
+// The files the optimizer says the job names (optimize --list-files), with a box confining them.
+std::vector<fs::path> listed_files(const fs::path& optimizer, const fs::path& config,
+                                   const std::vector<std::string>& args, const fs::path& box) {
+    std::vector<std::string> argv = {optimizer.string(), "optimize", "--config", config.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back("--list-files");
+    if (!box.empty()) argv.insert(argv.end(), {"--files-within", box.string()});
+    const process_result r =
+        make_child_process_runner()->run(argv, std::chrono::milliseconds(k_list_timeout_ms));
+    std::string why = r.stderr_text;
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    if (const std::size_t nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);
+    const std::string prefix = "cuda-optimizer: ";
+    if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+    if (r.failed_to_start || r.timed_out || r.signal || r.exit_code != 0)
+        throw intake_error(
+            why.empty() ? "submit: cannot list the job's files (" + r.describe() + ")" : why);
+    rapidjson::Document d;
+    if (!try_parse_json(d, r.stdout_text).empty() || !d.IsObject() || !d.HasMember("files") ||
+        !d["files"].IsArray())
+        throw intake_error("submit: cannot list the job's files (the optimizer's answer)");
+    std::vector<fs::path> files;
+    for (const auto& f : d["files"].GetArray())
+        if (f.IsString()) files.emplace_back(f.GetString());
+    if (files.empty()) throw intake_error("submit: the job names no file");
     return files;
 }
 
@@ -149,8 +102,7 @@ void stage_optimize(const submission& sub, const fs::path& stage, job_spec& spec
         throw intake_error("submit: --config " + sub.config.string() + ": no such file");
     refuse_program_keys(config);
     const fs::path box = sub.confine_to.empty() ? fs::path() : fs::weakly_canonical(sub.confine_to);
-    const std::vector<fs::path> files = named_files(config, sub.args, box);
-    for (const fs::path& f : files) confine(box, f, false);  // the manifests' files too
+    const std::vector<fs::path> files = listed_files(sub.optimizer, config, sub.args, box);
     const fs::path root = common_folder(files);
     for (const fs::path& f : files) {
         if (!fs::is_regular_file(f, ec))
@@ -165,7 +117,7 @@ void stage_optimize(const submission& sub, const fs::path& stage, job_spec& spec
     // The copy must be self-contained: a path the config gives absolutely would still name
     // the original, which could change after the job was locked.
     const fs::path staged_files = fs::absolute(stage / "files").lexically_normal();
-    for (const fs::path& f : named_files(staged_files / spec.config, sub.args))
+    for (const fs::path& f : listed_files(sub.optimizer, staged_files / spec.config, sub.args, {}))
         if (!inside(staged_files, f))
             throw intake_error("submit: the job names " + f.string() +
                                " by an absolute path; give it relative to the config so that "
@@ -205,6 +157,9 @@ fs::path stage_submission(const spool& s, const submission& sub, job_spec& spec)
     spec.kind = sub.kind;
     spec.priority = sub.priority;
     spec.submitted_by = sub.submitted_by;
+    spec.submitter_uid = sub.submitter_uid;
+    // The dashboard's intake names no user of its own: its jobs are the web's.
+    spec.submitter = sub.submitter.empty() && sub.submitted_by == "web" ? "web" : sub.submitter;
     spec.args = sub.args;
     const fs::path stage = s.new_staging();
     try {
@@ -239,26 +194,22 @@ check_outcome check_staged(const fs::path& optimizer, const fs::path& harness,
                                            // where the harness cannot confine itself
                                            "--daemon-job"};
     // The job's own flags were parsed at staging; check knows only the config's options.
-    try {
-        bp::ipstream output;
-        bp::child c(optimizer.string(), bp::args(argv), bp::start_dir(stage.string()),
-                    (bp::std_out & bp::std_err) > output, bp::std_in < bp::null,
-                    own_process_group{});
-        std::string line;
-        while (std::getline(output, line)) out.table += line + "\n";
-        c.wait();
-        out.exit_code = c.exit_code();
-    } catch (const std::exception& e) {
-        out.exit_code = -1;
-        out.table += std::string("check could not run: ") + e.what() + "\n";
-    }
+    std::vector<std::string> command = {optimizer.string()};
+    command.insert(command.end(), argv.begin(), argv.end());
+    const process_result r =
+        make_child_process_runner()->run(command, std::chrono::milliseconds(k_check_timeout_ms));
+    out.exit_code = r.failed_to_start || r.timed_out || r.signal ? -1 : r.exit_code;
+    out.table = r.stdout_text + r.stderr_text;
+    if (out.exit_code < 0) out.table += "check could not run: " + r.describe() + "\n";
     return out;
 }
 
 std::string submit_job(const spool& s, const submission& sub, const fs::path& optimizer,
                        const fs::path& harness, std::string* table) {
     job_spec spec;
-    const fs::path stage = stage_submission(s, sub, spec);
+    submission asked = sub;
+    if (asked.optimizer.empty()) asked.optimizer = optimizer;
+    const fs::path stage = stage_submission(s, asked, spec);
     const check_outcome check = check_staged(optimizer, harness, stage, spec);
     if (table) *table = check.table;
     if (check.rejects()) {
@@ -287,6 +238,15 @@ std::string upload_name_problem(const std::string& name) {
         start = end + 1;
     }
     return "";
+}
+
+}  // namespace cuopt
+
+namespace cuopt {
+
+std::vector<fs::path> files_named_by(const fs::path& optimizer, const fs::path& config,
+                                     const std::vector<std::string>& args) {
+    return listed_files(optimizer, config, args, {});
 }
 
 }  // namespace cuopt

@@ -19,10 +19,14 @@ struct submission {
     std::vector<std::string> args;   // extra flags for optimize (or gate)
     int priority = 0;
     std::string submitted_by = "cli";
+    int submitter_uid = -1;  // who asked: the socket peer's uid, or the operator's own
+    std::string submitter;   // that uid's user name, or "web"
     /// When set (the dashboard: the uploaded folder), every file the job names must lie inside
     /// it, symlinks resolved: an uploaded config naming "../../etc/x" is refused before any
     /// copy is made.
     std::filesystem::path confine_to;
+    /// The cuda-optimizer asked which files the job names (`optimize --list-files`).
+    std::filesystem::path optimizer;
 };
 
 /// Thrown for a submission that cannot be queued; what() is one line naming the file and

@@ -5,26 +5,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/process.hpp>
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
 
-#include "orchestrator/evaluation/child_group.hpp"
+#include "common/child_process.hpp"
 #include "orchestrator/service/job_executor.hpp"
 
 namespace cuopt {
 
 namespace {
 
-namespace bp = boost::process;
 using clock_type = std::chrono::steady_clock;
 
 constexpr std::chrono::seconds k_cancel_grace{10};  // SIGTERM, then SIGKILL after this
 
 struct running_child {
-    bp::child child;
+    std::unique_ptr<child_process> child;
     std::optional<clock_type::time_point> cancelled;
 };
 
@@ -38,20 +36,18 @@ class local_executor final : public job_executor {
         // Appended to by the job (no temp + rename: the job's output streams into it), so it is
         // opened O_NOFOLLOW: a link planted at JOB/job.log is refused, never written through.
         const int fd = ::open(launch.log.c_str(),
-                              O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-        std::FILE* log = fd < 0 ? nullptr : ::fdopen(fd, "a");
-        if (!log) {
-            if (fd >= 0) ::close(fd);
-            throw std::runtime_error(launch.log.string() + ": cannot open the job's log");
+                              O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) throw std::runtime_error(launch.log.string() + ": cannot open the job's log");
+        std::unique_ptr<child_process> c;
+        try {
+            c = std::make_unique<child_process>(launch.argv, child_streams{-1, fd, fd},
+                                                launch.job_dir);
+        } catch (...) {
+            ::close(fd);
+            throw;
         }
-        std::error_code ec;
-        std::vector<std::string> args(launch.argv.begin() + 1, launch.argv.end());
-        bp::child c(launch.argv.front(), bp::args(args), bp::start_dir(launch.job_dir.string()),
-                    bp::std_out > log, bp::std_err > log, bp::std_in < bp::null,
-                    own_process_group{}, ec);
-        std::fclose(log);
-        if (ec) throw std::runtime_error(launch.argv.front() + ": cannot start: " + ec.message());
-        const std::string handle = std::to_string(c.id());
+        ::close(fd);
+        const std::string handle = std::to_string(c->pid());
         m_children.emplace(handle, running_child{std::move(c), std::nullopt});
         return handle;
     }
@@ -60,21 +56,21 @@ class local_executor final : public job_executor {
         const auto it = m_children.find(handle);
         if (it == m_children.end()) return job_exit{-1, 0, "", "the daemon lost the process"};
         running_child& rc = it->second;
-        std::error_code ec;
-        if (rc.child.running(ec)) {
+        const std::optional<int> ended = rc.child->poll();
+        if (!ended) {
             if (rc.cancelled && clock_type::now() - *rc.cancelled > k_cancel_grace)
-                kill_group(rc.child.id());
+                kill_group(rc.child->pid());
             return std::nullopt;
         }
         job_exit out;
-        const int status = rc.child.native_exit_code();
+        const int status = *ended;
         if (WIFSIGNALED(status)) {
             out.signal = WTERMSIG(status);
             out.reason = std::string("killed by signal ") + std::to_string(out.signal);
         } else {
             out.exit_code = WEXITSTATUS(status);
         }
-        kill_group(rc.child.id());  // anything the job left behind in its group
+        kill_group(rc.child->pid());  // anything the job left behind in its group
         m_children.erase(it);
         return out;
     }
@@ -83,7 +79,7 @@ class local_executor final : public job_executor {
         const auto it = m_children.find(handle);
         if (it == m_children.end() || it->second.cancelled) return;
         it->second.cancelled = clock_type::now();
-        ::kill(-it->second.child.id(), SIGTERM);  // the optimizer stops after its attempt
+        kill_group(it->second.child->pid(), SIGTERM);  // the optimizer stops after its attempt
     }
 
     bool attach(const std::string&, const job_launch&) override {

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "orchestrator/evaluation/runner_process.hpp"
+#include "common/runner_process.hpp"
 #include "orchestrator/service/job_executor.hpp"
 
 namespace cuopt {

@@ -1,40 +1,58 @@
-#include "orchestrator/evaluation/runner_process.hpp"
+#include "common/runner_process.hpp"
 
-#include <sys/prctl.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
-#include <boost/process.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <csignal>
 #include <cstring>
-#include <future>
 #include <optional>
 
-#include "orchestrator/evaluation/child_group.hpp"
+#include "common/child_environment.hpp"
+#include "common/child_process.hpp"
 
 namespace cuopt {
-
-namespace bp = boost::process;
 
 namespace {
 
 constexpr auto k_drain = std::chrono::seconds(2);  // for pipes after the child has exited
 
+// Reads a pipe to its end into `text`, asynchronously.
+class pipe_reader {
+  public:
+    pipe_reader(boost::asio::io_context& io, int fd) : m_pipe(io, fd) { read(); }
+
+    std::string text;
+
+  private:
+    void read() {
+        m_pipe.async_read_some(boost::asio::buffer(m_chunk),
+                               [this](const boost::system::error_code& ec, std::size_t n) {
+                                   text.append(m_chunk, n);
+                                   if (!ec) read();
+                               });
+    }
+    boost::asio::posix::stream_descriptor m_pipe;
+    char m_chunk[8192];
+};
+
 // Runs the I/O until the child has exited and both pipes reached EOF. The wall-clock limit
 // kills the whole group; after the child's exit the pipes get k_drain, then whatever it
 // left behind holding them is killed too. Nothing here waits without a deadline.
-void wait_for_child(boost::asio::io_context& io, const bool& exited, pid_t group,
+void wait_for_child(boost::asio::io_context& io, child_process& child,
                     std::chrono::steady_clock::time_point deadline, process_result& r) {
     std::optional<std::chrono::steady_clock::time_point> exited_at;
     while (!io.stopped()) {
         io.run_for(std::chrono::milliseconds(20));
         const auto now = std::chrono::steady_clock::now();
+        const bool exited = child.poll().has_value();
         if (exited && !exited_at) exited_at = now;
         const bool late = !exited && now >= deadline;
         if (late || (exited_at && now - *exited_at > k_drain)) {
             r.timed_out |= late;
-            kill_group(group);
+            kill_group(child.pid());
             break;
         }
     }
@@ -46,8 +64,7 @@ void wait_for_child(boost::asio::io_context& io, const bool& exited, pid_t group
 class child_process_runner final : public process_runner {
   public:
     // Every child inherits it (CUOPT_* passes the scrub): a harness started through ncu dies
-    // with this process too. (Set here, not through bp::env, whose lookup in Boost 1.74 reads
-    // past its buffer.)
+    // with this process too.
     explicit child_process_runner(child_environment_kind environment)
         : m_scrub(environment == child_environment_kind::scrubbed) {
         ::setenv("CUOPT_DIE_WITH_PARENT", "1", 1);
@@ -57,41 +74,35 @@ class child_process_runner final : public process_runner {
                        std::chrono::milliseconds timeout) override {
         process_result r;
         const auto start = std::chrono::steady_clock::now();
-        boost::asio::io_context io;
-        std::future<std::string> out, err;
-        bool exited = false;
-        bp::child child;
+        std::array<int, 2> out{-1, -1}, err{-1, -1};
+        std::unique_ptr<child_process> child;
         try {
-            // A bare name ("ncu") is looked up on PATH, as a shell would.
-            const boost::filesystem::path program = argv.at(0).find('/') == std::string::npos
-                                                        ? bp::search_path(argv.at(0))
-                                                        : boost::filesystem::path(argv.at(0));
-            if (program.empty()) throw std::runtime_error("not found on PATH");
-            child = bp::child(
-                bp::exe = program,
-                bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
-                bp::std_in.close(), bp::std_out > out, bp::std_err > err, io, own_process_group{},
-                child_env(m_scrub),
-                bp::on_exit = [&exited](int, const std::error_code&) { exited = true; });
+            out = make_pipe();
+            err = make_pipe();
+            std::optional<scrubbed_environment> env;
+            if (m_scrub) env.emplace();
+            child = std::make_unique<child_process>(argv, child_streams{-1, out[1], err[1]},
+                                                    std::filesystem::path(),
+                                                    env ? env->envp() : nullptr);
         } catch (const std::exception& e) {
+            for (const int fd : {out[0], out[1], err[0], err[1]})
+                if (fd >= 0) ::close(fd);
             r.failed_to_start = true;
-            r.stderr_text = std::string("cannot start ") + argv.at(0) + ": " + e.what();
+            r.stderr_text = e.what();
             return r;
         }
-        const pid_t group = child.id();
-        wait_for_child(io, exited, group, start + timeout, r);
-        std::error_code ec;
-        child.wait(ec);
-        const int status = child.native_exit_code();
+        ::close(out[1]);
+        ::close(err[1]);
+        boost::asio::io_context io;
+        pipe_reader out_text(io, out[0]), err_text(io, err[0]);
+        wait_for_child(io, *child, start + timeout, r);
+        const int status = child->wait();
         if (WIFSIGNALED(status))
             r.signal = WTERMSIG(status);
         else if (WIFEXITED(status))
             r.exit_code = WEXITSTATUS(status);
-        auto ready = [](std::future<std::string>& f) {
-            return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-        };
-        r.stdout_text = ready(out) ? out.get() : "";
-        r.stderr_text = ready(err) ? err.get() : "";
+        r.stdout_text = std::move(out_text.text);
+        r.stderr_text = std::move(err_text.text);
         r.wall_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();

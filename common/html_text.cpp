@@ -1,4 +1,4 @@
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "orchestrator/evaluation/child_environment.hpp"
+#include "common/child_environment.hpp"
 
 #include <unistd.h>
 
