@@ -90,7 +90,9 @@ int retry_output_tokens(int flag, int max_output_tokens, bool other_server) {
 
 model_config read_model_config(const optimizer_options& o) {
     model_config c;
-    const auto dot_env = read_dot_env();
+    // A daemon job runs in its job folder: a .env there is the submitter's, never the daemon's
+    // model settings (it could send the daemon's key to the submitter's server).
+    const auto dot_env = o.daemon_job ? std::map<std::string, std::string>{} : read_dot_env();
     const bool anthropic = o.provider == "anthropic";
     c.settings.provider = anthropic ? llm_provider::anthropic : llm_provider::openai;
     c.key_name = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "orchestrator/service/job_executor.hpp"
+#include "orchestrator/service/submit_server.hpp"
 
 namespace cuopt {
 
@@ -33,7 +34,9 @@ struct daemon_settings {
     std::filesystem::path sanitizer;  // compute-sanitizer for every job ("" = optimize's default)
     bool allow_unconfined = false;    // jobs may run where the harness cannot confine itself
     double poll_s = 0.25;             // how often running jobs are polled (slurm: 2 s at least)
+    double job_time_limit_s = 86400;  // a job running longer is cancelled and failed (slurm: --time)
     bool quiet = false;
+    submit_settings submit;  // SPOOL/submit.sock: who may submit, see and cancel, and how much
 };
 
 /// Runs until SIGINT/SIGTERM (or `stop_after_idle_s` > 0 seconds with nothing queued or

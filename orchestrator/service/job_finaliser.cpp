@@ -1,0 +1,179 @@
+#include "orchestrator/service/job_finaliser.hpp"
+
+#include <cstdio>
+
+#include "common/exit_codes.hpp"
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "a winner passed the evidence gates: LABEL, 1.23x over the initial kernel", from summary.json.
+std::string winner_line(const fs::path& run) {
+    std::string line = "a winner passed the evidence gates";
+    rapidjson::Document d;
+    try {
+        if (!try_parse_json(d, read_text_file(run / "summary.json")).empty() || !d.IsObject())
+            return line;
+    } catch (const std::exception&) {
+        return line;
+    }
+    const auto best = d.FindMember("best");
+    if (best == d.MemberEnd() || !best->value.IsObject()) return line;
+    const rapidjson::Value& b = best->value;
+    if (b.HasMember("label") && b["label"].IsString())
+        line += std::string(": ") + b["label"].GetString();
+    if (b.HasMember("speedup_vs_initial") && b["speedup_vs_initial"].IsNumber()) {
+        char x[64];
+        std::snprintf(x, sizeof x, ", %.2fx over the initial kernel",
+                      b["speedup_vs_initial"].GetDouble());
+        line += x;
+    }
+    return line;
+}
+
+// The last non-empty line of a job's log: the one-line reason optimize prints when it fails.
+std::string last_log_line(const fs::path& log) {
+    std::string text;
+    try {
+        text = read_text_file(log);
+    } catch (const std::exception&) {
+        return "";
+    }
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    const std::size_t nl = text.rfind('\n');
+    std::string line = nl == std::string::npos ? text : text.substr(nl + 1);
+    if (line.size() > 300) line = line.substr(0, 300) + "...";
+    return line;
+}
+
+std::string why(int code, const job_exit& ex, const fs::path& job) {
+    std::string w = ex.reason.empty() ? "exit " + std::to_string(code) : ex.reason;
+    const std::string line = last_log_line(job / "job.log");
+    return line.empty() ? w : w + ": " + line;
+}
+
+}  // namespace
+
+fs::path run_folder_of(const fs::path& job) {
+    std::error_code ec;
+    fs::path found;
+    for (const auto& e : fs::directory_iterator(job / "results", ec))
+        if (e.is_directory() && e.path().filename().string().rfind("run-", 0) == 0)
+            found = std::max(found, e.path());
+    return found;
+}
+
+std::optional<run_end> finished_run(const fs::path& run) {
+    rapidjson::Document d;
+    std::error_code ec;
+    if (!fs::is_regular_file(run / "run.json", ec)) return std::nullopt;
+    if (!try_parse_json(d, read_text_file(run / "run.json")).empty() || !d.IsObject())
+        return std::nullopt;
+    if (!d.HasMember("finished") || !d["finished"].IsString()) return std::nullopt;
+    run_end e;
+    if (d.HasMember("stop_reason") && d["stop_reason"].IsString())
+        e.stop_reason = d["stop_reason"].GetString();
+    if (d.HasMember("error") && d["error"].IsString()) e.error = d["error"].GetString();
+    if (e.stop_reason == "interrupted") return std::nullopt;
+    return e;
+}
+
+job_finaliser::job_finaliser(job_queue& queue, double job_time_limit_s,
+                             std::function<void(const fs::path&)> write_report)
+    : m_queue(queue),
+      m_job_time_limit_s(job_time_limit_s),
+      m_write_report(std::move(write_report)) {}
+
+void job_finaliser::ended(const std::string& id, const active_job& a, const job_exit& ex,
+                          bool stopping) {
+    const spool& s = m_queue.jobs();
+    job_status st = s.read_status(id);
+    st.slurm_state = ex.slurm_state;
+    st.handle.clear();
+    const fs::path job = s.job_dir(id);
+    const fs::path run = run_folder_of(job);
+    if (!run.empty()) {
+        st.run_dir = fs::relative(run, job).string();
+        read_progress(run, st);
+    } else if (fs::is_directory(job / "results" / "gate")) {
+        st.run_dir = "results/gate";  // gate.json and gate.html
+    }
+    if (s.cancel_requested(id))
+        return m_queue.finalise(st, job_state::cancelled, "cancelled while running", ex.exit_code);
+    if (a.timed_out) {
+        char limit[64];
+        std::snprintf(limit, sizeof limit, "%g", m_job_time_limit_s);
+        return m_queue.finalise(st, job_state::failed,
+                                std::string("ran past serve's --job-time-limit (") + limit + " s)",
+                                ex.exit_code);
+    }
+    if (stopping && (ex.exit_code == to_int(exit_code::interrupted) || ex.signal != 0)) {
+        m_queue.save(st);  // still running: the next daemon resumes it
+        return;
+    }
+    if (ex.slurm_state == "CANCELLED")  // scancel from outside the daemon
+        return m_queue.finalise(st, job_state::cancelled, why(ex.exit_code, ex, job), ex.exit_code);
+    if (!ex.slurm_state.empty() && ex.slurm_state != "COMPLETED" && ex.slurm_state != "FAILED")
+        return m_queue.finalise(st, job_state::failed, why(ex.exit_code, ex, job), ex.exit_code);
+    classify(st, ex, a.resumed);
+}
+
+void job_finaliser::classify(job_status& st, const job_exit& ex, bool resumed) {
+    const spool& s = m_queue.jobs();
+    const job_spec spec = s.read_spec(st.id);
+    const int code = ex.exit_code;
+    const fs::path job = s.job_dir(st.id);
+    if (spec.kind == "gate") {
+        if (code == 0) return m_queue.finalise(st, job_state::done, "the gate passed", code);
+        if (code == 1)
+            return m_queue.finalise(st, job_state::done, "the gate failed: a regression", code);
+        return m_queue.finalise(st, job_state::failed, why(code, ex, job), code);
+    }
+    if (code == 0)
+        return m_queue.finalise(st, job_state::done, winner_line(job / st.run_dir), code);
+    if (code == to_int(exit_code::no_winner))
+        return m_queue.finalise(st, job_state::done, "no candidate passed the evidence gates",
+                                code);
+    if (code == to_int(exit_code::resume_refused) && resumed &&
+        !fs::exists(job / st.run_dir / "history.json")) {
+        // Killed before its first attempt was recorded: nothing to keep, so it starts over.
+        std::error_code ec;
+        fs::remove_all(job / "results", ec);
+        st.run_dir.clear();
+        m_queue.save(st);
+        m_queue.to_resume().push_back(st.id);
+        m_queue.log(st.id, "starts over (stopped before its first attempt was recorded)");
+        return;
+    }
+    m_queue.finalise(st, job_state::failed, why(code, ex, job), code);
+}
+
+void job_finaliser::from_run(job_status st, const fs::path& run, const run_end& end) {
+    std::error_code ec;
+    if (!fs::is_regular_file(run / "report.html", ec))  // killed between run.json and it
+        m_write_report(run);
+    st.run_dir = fs::relative(run, m_queue.jobs().job_dir(st.id)).string();
+    read_progress(run, st);
+    if (end.stop_reason == "error") return m_queue.finalise(st, job_state::failed, end.error, -1);
+    m_queue.finalise(st, job_state::done, "the run had finished (" + end.stop_reason + ")", -1);
+}
+
+void job_finaliser::from_gate(job_status st, const fs::path& gate_json) {
+    st.run_dir = "results/gate";
+    rapidjson::Document d;
+    std::string verdict;
+    if (try_parse_json(d, read_text_file(gate_json)).empty() && d.IsObject() &&
+        d.HasMember("verdict") && d["verdict"].IsString())
+        verdict = d["verdict"].GetString();
+    if (verdict == "pass") return m_queue.finalise(st, job_state::done, "the gate passed", 0);
+    if (verdict == "fail")
+        return m_queue.finalise(st, job_state::done, "the gate failed: a regression", 1);
+    m_queue.finalise(st, job_state::failed, "the gate could not judge (" + verdict + ")", 2);
+}
+
+}  // namespace cuopt

@@ -1,0 +1,49 @@
+#pragma once
+/// From a job's end to its final state: the process's exit (code, signal, Slurm state), the
+/// cancel request, serve's time limit and the run folder's records become done, failed or
+/// cancelled with a one-line reason, or a resume (stopped by serve's own signal, or killed
+/// before its first attempt was recorded). Also a run or gate that ended while no daemon
+/// watched: finalised from its folder, never run again.
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "orchestrator/service/job_executor.hpp"
+#include "orchestrator/service/job_queue.hpp"
+
+namespace cuopt {
+
+/// The run folder a job's optimizer made (JOB/results/run-NNN, the newest), or "" if none yet.
+std::filesystem::path run_folder_of(const std::filesystem::path& job);
+
+/// What run.json says of a run that ended; nullopt while under way or interrupted (resumable).
+struct run_end {
+    std::string stop_reason, error;
+};
+std::optional<run_end> finished_run(const std::filesystem::path& run);
+
+class job_finaliser {
+  public:
+    /// `write_report(run)` makes RUN/report.html where a run ended before writing it.
+    job_finaliser(job_queue& queue, double job_time_limit_s,
+                  std::function<void(const std::filesystem::path&)> write_report);
+
+    /// The process of active job `a` ended with `ex`; `stopping`: serve is stopping, so a run
+    /// it interrupted stays running for the next daemon to resume.
+    void ended(const std::string& id, const active_job& a, const job_exit& ex, bool stopping);
+    /// A run that had finished (run.json says so): done or failed from its record.
+    void from_run(job_status st, const std::filesystem::path& run, const run_end& end);
+    /// A gate that had finished: its verdict from gate.json.
+    void from_gate(job_status st, const std::filesystem::path& gate_json);
+
+  private:
+    void classify(job_status& st, const job_exit& ex, bool resumed);
+
+    job_queue& m_queue;
+    double m_job_time_limit_s;
+    std::function<void(const std::filesystem::path&)> m_write_report;
+};
+
+}  // namespace cuopt
