@@ -1,7 +1,9 @@
 #include "orchestrator/service/serve_command.hpp"
 
+#include <grp.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/service/spool.hpp"
+#include "orchestrator/service/submit_client.hpp"
 
 namespace cuopt {
 
@@ -67,10 +70,18 @@ void add_serve(CLI::App& app, daemon_cli& d) {
     s->add_option("--token-file", d.token_file,
                   "The dashboard's token: read from this file, or made and written there (0600)")
         ->type_name("FILE");
-    s->add_option("--max-upload-mb", d.max_upload_mb, "Largest intake upload, MiB")
+    s->add_option("--max-upload-mb", d.max_upload_mb,
+                  "Largest intake upload or socket submission, MiB")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     s->add_option("--max-file-mb", d.max_file_mb, "Largest uploaded file, MiB")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    s->add_option("--operators", d.operators,
+                  "A group whose members may see and cancel every user's jobs")
+        ->type_name("GROUP");
+    s->add_option("--max-jobs-per-user", d.max_jobs_per_user,
+                  "Queued and running jobs one user may have (socket submissions)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     s->add_option("--harness", d.harness, "cuda-harness every job uses (default: beside this)")
@@ -152,6 +163,27 @@ std::string dashboard_token(const std::string& file) {
     return hex.str();
 }
 
+// The spool is the daemon user's: all it makes is 0600/0700 (umask 077), a spool of another
+// user is refused, and one made before (or by an operator's umask) loses group and other bits.
+std::string secure_spool(const std::string& root) {
+    ::umask(077);
+    if (std::string why = spool_owner_problem(root); !why.empty()) return why;
+    secure_spool_modes(spool(root));
+    return "";
+}
+
+// What the submission socket allows; "" or why the flags cannot be used.
+std::string submit_settings_of(const daemon_cli& d, daemon_settings& s) {
+    s.submit.optimizer = s.optimizer;
+    s.submit.harness = s.harness;
+    s.submit.max_upload_bytes = static_cast<std::size_t>(d.max_upload_mb * (1 << 20));
+    s.submit.max_jobs_per_user = d.max_jobs_per_user;
+    s.submit.operators = d.operators;
+    if (!d.operators.empty() && ::getgrnam(d.operators.c_str()) == nullptr)
+        return "--operators " + d.operators + ": no such group";
+    return "";
+}
+
 int run_serve(daemon_cli& d) {
     if (!d.serve_config.empty()) {
         try {
@@ -167,6 +199,15 @@ int run_serve(daemon_cli& d) {
         std::cerr << "cuda-optimizer serve: --spool is required (on the command line or in "
                      "--config)\n";
         return to_int(exit_code::usage);
+    }
+    try {
+        if (const std::string why = secure_spool(d.spool); !why.empty()) {
+            std::cerr << "cuda-optimizer serve: " << why << "\n";
+            return to_int(exit_code::io_error);
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "cuda-optimizer serve: " << e.what() << "\n";
+        return to_int(exit_code::io_error);
     }
     daemon_settings s = d.settings;
     s.spool = d.spool;
@@ -200,6 +241,10 @@ int run_serve(daemon_cli& d) {
         h.max_file_bytes = static_cast<std::size_t>(d.max_file_mb * (1 << 20));
         s.http = h;
     }
+    if (const std::string bad = submit_settings_of(d, s); !bad.empty()) {
+        std::cerr << "cuda-optimizer serve: " << bad << "\n";
+        return to_int(exit_code::usage);
+    }
     return run_daemon(s, d.stop_when_idle_s);
 }
 
@@ -207,6 +252,11 @@ int run_submit(daemon_cli& d) {
     d.sub.kind = d.gate ? "gate" : "optimize";
     d.sub.args = d.submit->remaining();
     d.sub.submitted_by = "cli";
+    if (!owns_spool(d.spool)) return submit_through_daemon(d.spool, d.sub, self_path(), d.json);
+    // The operator, on its own spool: recorded like any submitter.
+    d.sub.submitter_uid = static_cast<int>(::geteuid());
+    const passwd* pw = ::getpwuid(::geteuid());
+    d.sub.submitter = pw ? std::string(pw->pw_name) : "uid-" + std::to_string(::geteuid());
     const fs::path harness = fs::absolute(d.harness.empty() ? default_harness_path() : d.harness);
     try {
         const spool s(d.spool);
@@ -238,6 +288,7 @@ void print_status_line(const job_spec& spec, const job_status& st) {
 }
 
 int run_status(daemon_cli& d) {
+    if (!owns_spool(d.spool)) return status_through_daemon(d.spool, d.job, d.json);
     try {
         const spool s(d.spool, false);
         if (!d.job.empty()) {
@@ -264,6 +315,7 @@ int run_status(daemon_cli& d) {
 }
 
 int run_cancel(daemon_cli& d) {
+    if (!owns_spool(d.spool)) return cancel_through_daemon(d.spool, d.job);
     try {
         const spool s(d.spool, false);
         if (!s.request_cancel(d.job)) {

@@ -1,7 +1,8 @@
 #pragma once
 /// The daemon's commands: `serve` (the daemon), `submit` (queue a job into a spool), `status`
-/// (the queue or one job) and `cancel` (ask for a job's end). All four work through the spool
-/// folder alone, so submit/status/cancel need no running daemon and no network.
+/// (the queue or one job) and `cancel` (ask for a job's end). The spool's owner (the operator)
+/// may submit, list and cancel through the spool folder alone, with no daemon running; every
+/// other user goes through the daemon's socket (SPOOL/submit.sock), which knows who asks.
 
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -21,6 +22,8 @@ struct daemon_cli {
     std::string devices = "0", http, token_file, serve_config;
     double stop_when_idle_s = 0;
     double max_upload_mb = 64, max_file_mb = 16;
+    std::string operators;       // a group whose members may see and cancel every job
+    int max_jobs_per_user = 16;  // queued + running jobs per submitting uid (the socket)
     // submit
     submission sub;
     bool gate = false;

@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <random>
 #include <regex>
 #include <stdexcept>
@@ -12,7 +14,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
-#include "orchestrator/artifacts/run_artifacts.hpp"
+#include "common/utc_time.hpp"
 
 namespace cuopt {
 
@@ -43,6 +45,31 @@ double double_or(const Value& o, const char* key, double fallback) {
     return it != o.MemberEnd() && it->value.IsNumber() ? it->value.GetDouble() : fallback;
 }
 
+// Every file of the spool is the daemon user's alone (0600), whatever the caller's umask.
+void write_private(const fs::path& file, const std::string& text) {
+    write_file_with(
+        file,
+        [&](int fd) {
+            std::size_t done = 0;
+            while (done < text.size()) {
+                const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) return false;
+                done += static_cast<std::size_t>(n);
+            }
+            return true;
+        },
+        true, 0600);
+}
+
+// A folder of the spool: created 0700 (or 0711 for the root), the mode set even when the
+// caller's umask would have added bits.
+void make_private_folder(const fs::path& dir, mode_t mode = 0700) {
+    std::error_code ec;
+    if (fs::create_directory(dir, ec)) ::chmod(dir.c_str(), mode);
+    if (ec) throw std::runtime_error(dir.string() + ": cannot create the spool: " + ec.message());
+}
+
 rapidjson::Document read_object(const fs::path& file) {
     rapidjson::Document d = parse_json(read_text_file(file), file.string());
     if (!d.IsObject()) throw json_error(file.string() + ": expected an object");
@@ -53,7 +80,7 @@ rapidjson::Document read_object(const fs::path& file) {
 unsigned long next_job_number(const fs::path& root) {
     const fs::path seq = root / ".seq";
     // O_NOFOLLOW: a link planted at the name is refused, never written through.
-    const int fd = ::open(seq.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    const int fd = ::open(seq.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) throw std::runtime_error(seq.string() + ": cannot open the job counter");
     ::flock(fd, LOCK_EX);
     char buf[32] = {};
@@ -92,20 +119,18 @@ std::vector<std::string> files_under(const fs::path& folder) {
     return out;
 }
 
-// Read-only, files and folders, so that nothing the job runs can change what it was given.
+// Read-only, files and folders, so that nothing the job runs can change what it was given;
+// readable by the daemon's user alone.
 void make_read_only(const fs::path& folder) {
     std::vector<fs::path> dirs{folder};
     for (const auto& e : fs::recursive_directory_iterator(folder)) {
         if (e.is_directory())
             dirs.push_back(e.path());
         else
-            fs::permissions(e.path(),
-                            fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+            fs::permissions(e.path(), fs::perms::owner_read);
     }
     for (auto it = dirs.rbegin(); it != dirs.rend(); ++it)
-        fs::permissions(*it, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
-                                 fs::perms::group_exec | fs::perms::others_read |
-                                 fs::perms::others_exec);
+        fs::permissions(*it, fs::perms::owner_read | fs::perms::owner_exec);
 }
 
 std::string spec_json(const job_spec& s) {
@@ -117,6 +142,8 @@ std::string spec_json(const job_spec& s) {
     d.AddMember("priority", s.priority, a);
     d.AddMember("submitted", json_text(s.submitted, a), a);
     d.AddMember("submitted_by", json_text(s.submitted_by, a), a);
+    d.AddMember("submitter_uid", s.submitter_uid, a);
+    d.AddMember("submitter", json_text(s.submitter, a), a);
     d.AddMember("config", json_text(s.config, a), a);
     d.AddMember("accepted", json_text(s.accepted, a), a);
     Value args(rapidjson::kArrayType);
@@ -172,19 +199,18 @@ spool::spool(fs::path root, bool create) : m_root(fs::absolute(std::move(root)))
     const fs::path marker = m_root / "spool.json";
     if (!fs::exists(marker, ec)) {
         if (!create) throw std::runtime_error(m_root.string() + ": not a spool (no spool.json)");
-        fs::create_directories(m_root / "jobs", ec);
-        fs::create_directories(m_root / "staging", ec);
-        if (ec)
-            throw std::runtime_error(m_root.string() +
-                                     ": cannot create the spool: " + ec.message());
-        write_file_durable(marker, "{\"format\": \"cuda-optimizer-spool\", \"version\": 1}\n");
+        fs::create_directories(m_root.parent_path(), ec);
+        make_private_folder(m_root, 0711);  // others reach submit.sock, nothing else
+        make_private_folder(m_root / "jobs");
+        make_private_folder(m_root / "staging");
+        write_private(marker, "{\"format\": \"cuda-optimizer-spool\", \"version\": 1}\n");
     }
     const rapidjson::Document d = read_object(marker);
     if (string_or(d, "format") != "cuda-optimizer-spool" || int_or(d, "version", 0) != 1)
         throw std::runtime_error(marker.string() +
                                  ": field format: expected \"cuda-optimizer-spool\" version 1");
-    fs::create_directories(m_root / "jobs", ec);
-    fs::create_directories(m_root / "staging", ec);
+    make_private_folder(m_root / "jobs");
+    make_private_folder(m_root / "staging");
 }
 
 fs::path spool::job_dir(const std::string& id) const {
@@ -214,6 +240,8 @@ job_spec spool::read_spec(const std::string& id) const {
     s.priority = int_or(d, "priority", 0);
     s.submitted = string_or(d, "submitted");
     s.submitted_by = string_or(d, "submitted_by");
+    s.submitter_uid = int_or(d, "submitter_uid", -1);
+    s.submitter = string_or(d, "submitter");
     s.config = string_or(d, "config");
     s.accepted = string_or(d, "accepted");
     if (d.HasMember("args") && d["args"].IsArray())
@@ -260,7 +288,7 @@ void spool::write_status(const job_status& s) const {
     copy.updated = utc_now();
     rapidjson::Document d;
     const Value v = status_value(copy, d.GetAllocator());
-    write_file_durable(job_dir(s.id) / "state.json", to_pretty_json(v) + "\n");
+    write_private(job_dir(s.id) / "state.json", to_pretty_json(v) + "\n");
 }
 
 fs::path spool::new_staging() const {
@@ -271,7 +299,9 @@ fs::path spool::new_staging() const {
         const fs::path p = staging_dir() / name;
         std::error_code ec;
         if (fs::create_directory(p, ec)) {
-            fs::create_directories(p / "files");
+            // 0700: the job folder it becomes is the daemon's alone, whatever the umask.
+            ::chmod(p.c_str(), 0700);
+            make_private_folder(p / "files");
             return p;
         }
     }
@@ -290,13 +320,13 @@ std::string spool::commit(const fs::path& stage, job_spec spec) const {
     // Number, write, rename: a rename onto an existing folder fails, so a number taken twice
     // (never, with the flock) could not overwrite a job.
     spec.id = job_id_of(next_job_number(m_root));
-    write_file_durable(stage / "job.json", spec_json(spec) + "\n");
+    write_private(stage / "job.json", spec_json(spec) + "\n");
     job_status st;
     st.id = spec.id;
     st.updated = utc_now();
     rapidjson::Document d;
     const Value v = status_value(st, d.GetAllocator());
-    write_file_durable(stage / "state.json", to_pretty_json(v) + "\n");
+    write_private(stage / "state.json", to_pretty_json(v) + "\n");
     if (::rename(stage.c_str(), job_dir(spec.id).c_str()) != 0)
         throw std::runtime_error(job_dir(spec.id).string() + ": cannot queue the job");
     const int dir = ::open((m_root / "jobs").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -312,7 +342,7 @@ bool spool::request_cancel(const std::string& id) const {
     const fs::path dir = job_dir(id);
     if (!fs::is_regular_file(dir / "job.json", ec)) return false;
     if (is_final(read_status(id).state)) return false;
-    write_file_durable(dir / "cancel", utc_now() + "\n");
+    write_private(dir / "cancel", utc_now() + "\n");
     return true;
 }
 
@@ -359,16 +389,22 @@ void read_progress(const fs::path& run_dir, job_status& st) {
 }
 
 std::string jobs_json(const spool& s) {
+    return jobs_json(s, [](const job_spec&) { return true; });
+}
+
+std::string jobs_json(const spool& s, const std::function<bool(const job_spec&)>& visible) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     Value jobs(rapidjson::kArrayType);
     for (const std::string& id : s.job_ids()) {
         try {
             const job_spec spec = s.read_spec(id);
+            if (!visible(spec)) continue;
             Value o = status_value(s.read_status(id), a);
             o.AddMember("kind", json_text(spec.kind, a), a);
             o.AddMember("priority", spec.priority, a);
             o.AddMember("submitted", json_text(spec.submitted, a), a);
+            o.AddMember("submitter", json_text(spec.submitter, a), a);
             o.AddMember("cancel_requested", s.cancel_requested(id), a);
             jobs.PushBack(o, a);
         } catch (const std::exception&) {
@@ -377,6 +413,62 @@ std::string jobs_json(const spool& s) {
     }
     d.AddMember("jobs", jobs, a);
     return to_compact_json(d);
+}
+
+std::string spool_owner_problem(const fs::path& root) {
+    struct stat st {};
+    fs::path p = fs::absolute(root);
+    if (::lstat(p.c_str(), &st) != 0) {
+        if (errno != ENOENT) return p.string() + ": cannot be read";
+        return "";  // made by this process, 0711, when opened
+    }
+    if (!S_ISDIR(st.st_mode)) return p.string() + ": not a folder";
+    if (st.st_uid != ::geteuid())
+        return p.string() + " belongs to uid " + std::to_string(st.st_uid) +
+               ", not to this user (uid " + std::to_string(::geteuid()) +
+               "): serve a spool only as its owner";
+    return "";
+}
+
+void secure_spool_modes(const spool& s) {
+    ::chmod(s.root().c_str(), 0711);
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(s.root(), ec), end; !ec && it != end;
+         it.increment(ec)) {
+        struct stat st {};
+        if (::lstat(it->path().c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+        // Owner bits kept (read-only job files stay read-only), group and others removed.
+        if ((st.st_mode & 077) != 0) ::chmod(it->path().c_str(), st.st_mode & 0700);
+    }
+}
+
+std::size_t empty_staging(const spool& s) {
+    std::size_t removed = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(s.staging_dir(), ec)) {
+        // A staged job's files are read-only: give the owner write back so they can go.
+        std::error_code ignored;
+        for (fs::recursive_directory_iterator it(e.path(), ignored), end; !ignored && it != end;
+             it.increment(ignored))
+            if (it->is_directory(ignored) && !it->is_symlink(ignored))
+                ::chmod(it->path().c_str(), 0700);
+        ::chmod(e.path().c_str(), 0700);
+        fs::remove_all(e.path(), ignored);
+        ++removed;
+    }
+    return removed;
+}
+
+int active_jobs_of(const spool& s, int uid) {
+    int n = 0;
+    for (const std::string& id : s.job_ids()) {
+        try {
+            if (s.read_spec(id).submitter_uid == uid && !is_final(s.read_status(id).state)) ++n;
+        } catch (const std::exception&) {
+            // a damaged job counts for nobody
+        }
+    }
+    return n;
 }
 
 std::string job_json(const spool& s, const std::string& id) {

@@ -5,6 +5,7 @@
 ///   SPOOL/spool.json        {"format": "cuda-optimizer-spool", "version": 1}
 ///   SPOOL/.daemon.lock      flock held by the one daemon serving the spool (pid written)
 ///   SPOOL/.seq              the last job number (flock'ed while taken)
+///   SPOOL/submit.sock       the daemon's submission socket (0666; every peer's uid checked)
 ///   SPOOL/staging/          a job being built (submit, the web intake); never read by the daemon
 ///   SPOOL/jobs/JOB/         a queued job: it arrives here by one rename, complete
 ///     job.json              what was submitted (never changes): kind, priority, args, files+sha256
@@ -15,6 +16,7 @@
 ///     results/run-001/      the run folder (optimize); results/gate/ (gate jobs)
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +44,8 @@ struct job_spec {
     int priority = 0;               // higher runs first; FIFO (by id) within a priority
     std::string submitted;          // UTC, ISO 8601
     std::string submitted_by;       // cli | web
+    int submitter_uid = -1;         // who submitted it: the socket peer's uid (SO_PEERCRED)
+    std::string submitter;          // that uid's user name, or "web" (the dashboard)
     std::string config;             // relative to JOB/files: the config optimize reads
     std::string accepted;           // gate: the accepted run folder, relative to JOB/files
     std::vector<std::string> args;  // extra optimize (or gate) flags, checked at submit
@@ -104,9 +108,27 @@ class spool {
     std::filesystem::path m_root;
 };
 
+/// Permissions: the spool is the daemon user's. The root is 0711 (others may only reach
+/// submit.sock), every folder inside 0700 and every file 0600 or read-only for the owner, so
+/// that no other user can read a job, change it after submit, or flock the lock files.
+
+/// "" when `root` (or, when it does not exist yet, its parent) is owned by this euid; else one
+/// line saying whose it is.
+std::string spool_owner_problem(const std::filesystem::path& root);
+/// Takes group and other permissions off everything in the spool (links are not followed) and
+/// sets the root to 0711: what serve does at start to a spool made with an older version.
+void secure_spool_modes(const spool& s);
+/// Removes everything under staging/ (uploads a crashed daemon or submit left there); returns
+/// how many entries were removed.
+std::size_t empty_staging(const spool& s);
+/// How many of the jobs `uid` submitted are queued or running.
+int active_jobs_of(const spool& s, int uid);
+
 /// The jobs' status as JSON ({"jobs": [...]}) and one job's (spec and status together): what
 /// `status --json` prints and the dashboard's /api/jobs serves.
 std::string jobs_json(const spool& s);
+/// jobs_json with only the jobs `visible` accepts (status through the socket: one's own).
+std::string jobs_json(const spool& s, const std::function<bool(const job_spec&)>& visible);
 std::string job_json(const spool& s, const std::string& id);
 
 /// Progress of a run folder (iteration, attempts, best speedup) read from its history.json,

@@ -1,0 +1,297 @@
+#include "orchestrator/service/submit_client.hpp"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <stdexcept>
+
+#include "common/exit_codes.hpp"
+#include "common/json_document.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+using rapidjson::Value;
+
+namespace {
+
+// A file as the caller may read it: a regular file, its last component not a link.
+std::string read_regular(const fs::path& file) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        throw intake_error("submit: " + file.string() + ": " + std::strerror(errno) +
+                           (errno == ELOOP ? " (a link: give the file itself)" : ""));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw intake_error("submit: " + file.string() + " is not a regular file");
+    }
+    std::string data;
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int e = errno;
+            ::close(fd);
+            throw intake_error("submit: " + file.string() + ": " + std::strerror(e));
+        }
+        if (n == 0) break;
+        data.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return data;
+}
+
+std::string encode_base64(const std::string& data) {
+    std::string out((data.size() + 2) / 3 * 4 + 1, '\0');
+    const int n = ::EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                    reinterpret_cast<const unsigned char*>(data.data()),
+                                    static_cast<int>(data.size()));
+    out.resize(static_cast<std::size_t>(n));
+    return out;
+}
+
+fs::path common_folder(const std::vector<fs::path>& files) {
+    fs::path root = files.front().parent_path();
+    for (const fs::path& f : files)
+        while (!root.empty() && root != root.root_path() &&
+               f.lexically_relative(root).string().rfind("..", 0) == 0)
+            root = root.parent_path();
+    return root;
+}
+
+// Every regular file of a gate's accepted run folder; links are refused, not followed.
+std::vector<fs::path> run_folder_files(const fs::path& accepted) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    if (!fs::is_regular_file(accepted / "run.json", ec))
+        throw intake_error("submit --gate: --accepted " + accepted.string() +
+                           ": not a run folder (no run.json)");
+    for (fs::recursive_directory_iterator it(accepted, ec), end; !ec && it != end;
+         it.increment(ec)) {
+        if (it->is_symlink(ec))
+            throw intake_error("submit --gate: " + it->path().string() +
+                               " is a link; a job's files may not be links");
+        if (it->is_regular_file(ec)) files.push_back(it->path());
+    }
+    if (ec) throw intake_error("submit --gate: " + accepted.string() + ": " + ec.message());
+    return files;
+}
+
+void write_all(int fd, const std::string& text) {
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            throw std::runtime_error(std::string("the daemon closed the connection: ") +
+                                     std::strerror(errno));
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+}  // namespace
+
+std::optional<std::string> ask_daemon(const fs::path& spool_root, const std::string& request) {
+    const std::string path = (spool_root / "submit.sock").string();
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (path.size() >= sizeof addr.sun_path) return std::nullopt;
+    std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return std::nullopt;  // no socket, nobody listening, or not ours to reach
+    }
+    std::string reply;
+    try {
+        write_all(fd, request.back() == '\n' ? request : request + "\n");
+        char buf[65536];
+        for (;;) {
+            const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            reply.append(buf, static_cast<std::size_t>(n));
+        }
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    ::close(fd);
+    if (reply.empty()) throw std::runtime_error("the daemon closed the connection unanswered");
+    return reply;
+}
+
+std::string submit_request(const submission& sub, const fs::path& optimizer) {
+    std::vector<fs::path> files;
+    fs::path config;
+    if (sub.kind == "gate") {
+        files = run_folder_files(fs::absolute(sub.accepted).lexically_normal());
+    } else {
+        if (sub.config.empty()) throw intake_error("submit: --config is required");
+        config = fs::absolute(sub.config).lexically_normal();
+        files = files_named_by(optimizer, config, sub.args);
+    }
+    // A gate's files keep their run folder's name: "run-001/run.json", accepted "run-001".
+    const fs::path root = sub.kind == "gate"
+                              ? fs::absolute(sub.accepted).lexically_normal().parent_path()
+                              : common_folder(files);
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("op", "submit", a);
+    d.AddMember("kind", json_text(sub.kind, a), a);
+    d.AddMember("priority", sub.priority, a);
+    if (!config.empty())
+        d.AddMember("config", json_text(config.lexically_relative(root).generic_string(), a), a);
+    if (sub.kind == "gate") {
+        const fs::path accepted = fs::absolute(sub.accepted).lexically_normal();
+        d.AddMember("accepted", json_text(accepted.filename().string(), a), a);
+    }
+    Value args(rapidjson::kArrayType);
+    for (const std::string& x : sub.args) args.PushBack(json_text(x, a), a);
+    d.AddMember("args", args, a);
+    Value list(rapidjson::kArrayType);
+    for (const fs::path& f : files) {
+        Value o(rapidjson::kObjectType);
+        o.AddMember("path", json_text(f.lexically_relative(root).generic_string(), a), a);
+        o.AddMember("base64", json_text(encode_base64(read_regular(f)), a), a);
+        list.PushBack(o, a);
+    }
+    d.AddMember("files", list, a);
+    return to_compact_json(d) + "\n";
+}
+
+std::string job_request(const std::string& op, const std::string& job) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    d.AddMember("op", json_text(op, d.GetAllocator()), d.GetAllocator());
+    d.AddMember("job", json_text(job, d.GetAllocator()), d.GetAllocator());
+    return to_compact_json(d) + "\n";
+}
+
+bool owns_spool(const fs::path& root) {
+    struct stat st {};
+    if (::lstat(root.c_str(), &st) != 0) return errno == ENOENT;
+    return st.st_uid == ::geteuid();
+}
+
+namespace {
+
+// One request to the daemon, its refusal printed; 0 with the reply in `reply`, else the exit
+// code. `build` runs first (it reads the caller's files), then the connection is made.
+int ask(const fs::path& spool_root, const std::string& command,
+        const std::function<std::string()>& build, rapidjson::Document& reply) {
+    const fs::path root = fs::absolute(spool_root);
+    std::optional<std::string> text;
+    try {
+        text = ask_daemon(root, build());
+    } catch (const intake_error& e) {
+        std::cerr << "cuda-optimizer " << e.what() << "\n";
+        return to_int(exit_code::invalid_request);
+    } catch (const std::exception& e) {
+        std::cerr << "cuda-optimizer " << command << ": " << e.what() << "\n";
+        return to_int(exit_code::io_error);
+    }
+    if (!text) {
+        std::cerr << "cuda-optimizer " << command << ": no daemon serves " << root.string() << " ("
+                  << (root / "submit.sock").string() << "): ask its operator\n";
+        return to_int(exit_code::io_error);
+    }
+    if (!try_parse_json(reply, *text).empty() || !reply.IsObject() || !reply.HasMember("ok")) {
+        std::cerr << "cuda-optimizer " << command << ": the daemon's reply is not understood\n";
+        return to_int(exit_code::io_error);
+    }
+    if (reply["ok"].IsTrue()) return 0;
+    const auto text_of = [&](const char* key) {
+        return reply.HasMember(key) && reply[key].IsString() ? std::string(reply[key].GetString())
+                                                             : std::string();
+    };
+    std::cerr << text_of("table");
+    std::string why = text_of("error");
+    if (why.rfind(command + ": ", 0) == 0) why = why.substr(command.size() + 2);
+    std::cerr << "cuda-optimizer " << command << ": " << why << "\n";
+    return reply.HasMember("exit") && reply["exit"].IsInt() ? reply["exit"].GetInt()
+                                                            : to_int(exit_code::io_error);
+}
+
+// One line of `status`, from the JSON the daemon sends (as print_status_line prints it).
+void print_row(const Value& st, const std::string& kind, int priority) {
+    const auto text = [&](const char* k) {
+        return st.HasMember(k) && st[k].IsString() ? std::string(st[k].GetString()) : "";
+    };
+    const auto number = [&](const char* k) {
+        return st.HasMember(k) && st[k].IsNumber() ? st[k].GetDouble() : 0.0;
+    };
+    std::string progress = "-";
+    if (number("attempts") > 0)
+        progress = "it " + std::to_string(static_cast<int>(number("iteration"))) + ", " +
+                   std::to_string(static_cast<int>(number("attempts"))) + " att";
+    char best[32] = "-";
+    if (number("best_speedup") > 0)
+        std::snprintf(best, sizeof best, "%.2fx", number("best_speedup"));
+    std::printf("%-11s %-9s %-8s %4d  %-18s %-7s %s\n", text("id").c_str(), text("state").c_str(),
+                kind.c_str(), priority, progress.c_str(), best, text("reason").c_str());
+}
+
+}  // namespace
+
+int submit_through_daemon(const fs::path& spool_root, const submission& sub,
+                          const fs::path& optimizer, bool json) {
+    rapidjson::Document reply;
+    if (const int code = ask(
+            spool_root, "submit", [&] { return submit_request(sub, optimizer); }, reply);
+        code != 0)
+        return code;
+    const std::string id =
+        reply.HasMember("job") && reply["job"].IsString() ? reply["job"].GetString() : "";
+    if (json)
+        std::cout << "{\"job\": \"" << id << "\"}\n";
+    else
+        std::cout << id << "\n";
+    return 0;
+}
+
+int status_through_daemon(const fs::path& spool_root, const std::string& job, bool json) {
+    rapidjson::Document reply;
+    if (const int code = ask(
+            spool_root, "status", [&] { return job_request("status", job); }, reply);
+        code != 0)
+        return code;
+    const Value& r = reply["result"];
+    if (json) {
+        std::cout << to_compact_json(r) << "\n";
+        return 0;
+    }
+    if (!job.empty()) {
+        const Value& spec = r["spec"];
+        print_row(r["status"], spec["kind"].GetString(), spec["priority"].GetInt());
+        return 0;
+    }
+    std::printf("%-11s %-9s %-8s %4s  %-18s %-7s %s\n", "JOB", "STATE", "KIND", "PRIO", "PROGRESS",
+                "BEST", "REASON");
+    for (const Value& j : r["jobs"].GetArray())
+        print_row(j, j["kind"].GetString(), j["priority"].GetInt());
+    return 0;
+}
+
+int cancel_through_daemon(const fs::path& spool_root, const std::string& job) {
+    rapidjson::Document reply;
+    if (const int code = ask(
+            spool_root, "cancel", [&] { return job_request("cancel", job); }, reply);
+        code != 0)
+        return code;
+    std::cout << job << ": cancel requested\n";
+    return 0;
+}
+
+}  // namespace cuopt

@@ -1,0 +1,378 @@
+#include "orchestrator/service/submit_server.hpp"
+
+#include <grp.h>
+#include <openssl/evp.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio.hpp>
+#include <iostream>
+#include <map>
+
+#include "common/exit_codes.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/service/dashboard_intake.hpp"
+#include "orchestrator/service/dashboard_workers.hpp"
+#include "orchestrator/service/job_intake.hpp"
+
+namespace cuopt {
+
+namespace fs = std::filesystem;
+namespace asio = boost::asio;
+using local = asio::local::stream_protocol;
+using rapidjson::Value;
+
+namespace {
+
+// Who is on the other end of the socket, as the kernel says (SO_PEERCRED), never as it says.
+struct peer {
+    unsigned uid = 0, gid = 0;
+    std::string name;
+    bool privileged = false;  // may see and cancel every job
+};
+
+// A request refused: one line, and the exit code the client then returns.
+struct refusal : std::runtime_error {
+    explicit refusal(const std::string& what, exit_code code = exit_code::invalid_request,
+                     std::string table = "")
+        : std::runtime_error(what), exit(code), check_table(std::move(table)) {}
+    exit_code exit;
+    std::string check_table;
+};
+
+std::string user_name(unsigned uid) {
+    std::vector<char> buf(16384);
+    passwd pw{};
+    passwd* found = nullptr;
+    if (::getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found) return pw.pw_name;
+    return "uid-" + std::to_string(uid);
+}
+
+std::string refusal_reply(const refusal& r) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("ok", false, a);
+    d.AddMember("error", json_text(r.what(), a), a);
+    d.AddMember("exit", to_int(r.exit), a);
+    d.AddMember("table", json_text(r.check_table, a), a);
+    return to_compact_json(d) + "\n";
+}
+
+std::string string_field(const Value& o, const char* key) {
+    const auto it = o.FindMember(key);
+    if (it == o.MemberEnd()) return "";
+    if (!it->value.IsString()) throw refusal(std::string("field ") + key + ": expected a string");
+    return it->value.GetString();
+}
+
+std::string decode_base64(const std::string& name, const std::string& text) {
+    if (text.size() % 4 != 0) throw refusal("file '" + name + "': its base64 is not whole");
+    std::string out(text.size() / 4 * 3, '\0');
+    const int n = ::EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                    reinterpret_cast<const unsigned char*>(text.data()),
+                                    static_cast<int>(text.size()));
+    if (n < 0) throw refusal("file '" + name + "': not base64");
+    std::size_t pad = 0;
+    for (std::size_t i = text.size(); i > 0 && text[i - 1] == '=' && pad < 2; --i) ++pad;
+    out.resize(static_cast<std::size_t>(n) - pad);
+    return out;
+}
+
+// The uploaded files, each name checked, their decoded total held to the limit.
+std::vector<uploaded_file> read_files(const Value& request, std::size_t max_bytes) {
+    const auto it = request.FindMember("files");
+    if (it == request.MemberEnd() || !it->value.IsArray())
+        throw refusal("field files: expected an array");
+    std::vector<uploaded_file> files;
+    std::size_t total = 0;
+    for (const Value& f : it->value.GetArray()) {
+        if (!f.IsObject()) throw refusal("field files: expected objects");
+        uploaded_file u{string_field(f, "path"), ""};
+        if (const std::string why = upload_name_problem(u.name); !why.empty())
+            throw refusal("file name '" + u.name + "' refused: " + why);
+        u.data = decode_base64(u.name, string_field(f, "base64"));
+        total += u.data.size();
+        if (total > max_bytes)
+            throw refusal("the job's files exceed the limit of " + std::to_string(max_bytes) +
+                          " bytes per submission (serve --max-upload-mb)");
+        files.push_back(std::move(u));
+    }
+    return files;
+}
+
+// Removes a folder when the scope ends.
+struct folder_guard {
+    fs::path path;
+    ~folder_guard() {
+        std::error_code ec;
+        if (!path.empty()) fs::remove_all(path, ec);
+    }
+};
+
+// The files into a fresh box in staging/, then what `submit` does with a config on disk,
+// confined to the box. Runs on a worker thread: check takes seconds.
+std::string submit_uploaded(const spool& s, const submit_settings& settings, const peer& p,
+                            const Value& request) {
+    submission sub;
+    sub.kind = string_field(request, "kind");
+    if (sub.kind.empty()) sub.kind = "optimize";
+    if (request.HasMember("priority")) {
+        if (!request["priority"].IsInt()) throw refusal("field priority: expected an integer");
+        sub.priority = request["priority"].GetInt();
+    }
+    if (request.HasMember("args") && request["args"].IsArray())
+        for (const Value& a : request["args"].GetArray())
+            if (a.IsString()) sub.args.emplace_back(a.GetString());
+    if (const std::string why = daemon_flag_problem(sub.args); !why.empty())
+        throw refusal("submit: " + why);
+    const std::vector<uploaded_file> files = read_files(request, settings.max_upload_bytes);
+    folder_guard box{s.new_staging()};
+    write_uploads(box.path, files);
+    const fs::path root = box.path / "files";
+    for (const char* key : {"config", "accepted"}) {
+        const std::string rel = string_field(request, key);
+        if (rel.empty()) continue;
+        if (const std::string why = upload_name_problem(rel); !why.empty())
+            throw refusal(std::string("field ") + key + " '" + rel + "' refused: " + why);
+        (key[0] == 'c' ? sub.config : sub.accepted) = root / rel;
+    }
+    sub.submitted_by = "cli";
+    sub.submitter_uid = static_cast<int>(p.uid);
+    sub.submitter = p.name;
+    sub.confine_to = root;  // nothing the config names may come from elsewhere
+    try {
+        std::string table;
+        const std::string id = submit_job(s, sub, settings.optimizer, settings.harness, &table);
+        rapidjson::Document d(rapidjson::kObjectType);
+        d.AddMember("ok", true, d.GetAllocator());
+        d.AddMember("job", json_text(id, d.GetAllocator()), d.GetAllocator());
+        return to_compact_json(d) + "\n";
+    } catch (const intake_error& e) {
+        throw refusal(e.what(), exit_code::invalid_request, e.check_table);
+    }
+}
+
+// A reply holding `result` (JSON text) as its "result".
+std::string result_reply(const std::string& result) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    rapidjson::Document r = parse_json(result, "result");
+    d.AddMember("ok", true, a);
+    d.AddMember("result", Value(r, a), a);
+    return to_compact_json(d) + "\n";
+}
+
+// The job `id`, when `p` may see it: its own, or any for an operator.
+job_spec visible_job(const spool& s, const peer& p, const std::string& id) {
+    job_spec spec;
+    try {
+        spec = s.read_spec(id);
+    } catch (const std::exception&) {
+        throw refusal(id + ": no such job");
+    }
+    if (!p.privileged && spec.submitter_uid != static_cast<int>(p.uid))
+        throw refusal(id + ": not your job (submitted by " +
+                      (spec.submitter.empty() ? std::string("another user") : spec.submitter) +
+                      "); only its submitter or an operator may see or cancel it");
+    return spec;
+}
+
+std::string answer_status(const spool& s, const peer& p, const std::string& id) {
+    if (!id.empty()) {
+        visible_job(s, p, id);
+        return result_reply(job_json(s, id));
+    }
+    return result_reply(jobs_json(s, [&](const job_spec& spec) {
+        return p.privileged || spec.submitter_uid == static_cast<int>(p.uid);
+    }));
+}
+
+std::string answer_cancel(const spool& s, const peer& p, const std::string& id) {
+    visible_job(s, p, id);
+    if (!s.request_cancel(id)) throw refusal(id + ": it has already ended");
+    return result_reply("{\"job\": \"" + id + "\"}");
+}
+
+}  // namespace
+
+bool is_operator(unsigned uid, unsigned gid, const std::string& operators) {
+    if (uid == 0 || uid == ::geteuid()) return true;
+    if (operators.empty()) return false;
+    std::vector<char> buf(65536);
+    group gr{};
+    group* found = nullptr;
+    if (::getgrnam_r(operators.c_str(), &gr, buf.data(), buf.size(), &found) != 0 || !found)
+        return false;
+    if (gr.gr_gid == gid) return true;
+    std::vector<char> pbuf(16384);
+    passwd pw{};
+    passwd* user = nullptr;
+    if (::getpwuid_r(uid, &pw, pbuf.data(), pbuf.size(), &user) != 0 || !user) return false;
+    int n = 256;
+    std::vector<gid_t> groups(static_cast<std::size_t>(n));
+    if (::getgrouplist(pw.pw_name, pw.pw_gid, groups.data(), &n) < 0) {
+        groups.resize(static_cast<std::size_t>(n));
+        if (::getgrouplist(pw.pw_name, pw.pw_gid, groups.data(), &n) < 0) return false;
+    }
+    for (int i = 0; i < n; ++i)
+        if (groups[static_cast<std::size_t>(i)] == gr.gr_gid) return true;
+    return false;
+}
+
+// The listening socket, the connections and the workers. Shared with every pending handler,
+// so that a reply arriving after the daemon began to stop finds it still alive.
+struct submit_server::impl : std::enable_shared_from_this<submit_server::impl> {
+    impl(asio::io_context& io, const spool& s, submit_settings settings)
+        : io(io), jobs(s), settings(std::move(settings)), acceptor(io) {}
+
+    asio::io_context& io;
+    spool jobs;
+    submit_settings settings;
+    local::acceptor acceptor;
+    dashboard_workers workers{2};
+    std::map<unsigned, int> in_flight;  // submissions being checked, per uid (event loop only)
+
+    void listen();
+    void accept();
+    void serve(std::shared_ptr<local::socket> sock);
+    void answer(std::shared_ptr<local::socket> sock, const peer& p, std::string request);
+    void submit(std::shared_ptr<local::socket> sock, const peer& p,
+                std::shared_ptr<rapidjson::Document> request);
+    void reply(std::shared_ptr<local::socket> sock, std::string text);
+};
+
+void submit_server::impl::listen() {
+    const fs::path path = socket_path(jobs);
+    ::unlink(path.c_str());  // one left by a daemon that died: we hold the spool's lock
+    acceptor.open();
+    acceptor.bind(local::endpoint(path.string()));
+    // Anyone may connect; every peer is identified by the kernel and checked per request.
+    ::chmod(path.c_str(), 0666);
+    acceptor.listen();
+    accept();
+}
+
+void submit_server::impl::accept() {
+    acceptor.async_accept(
+        [self = shared_from_this()](const boost::system::error_code& ec, local::socket sock) {
+            if (ec == asio::error::operation_aborted || !self->acceptor.is_open()) return;
+            if (!ec) self->serve(std::make_shared<local::socket>(std::move(sock)));
+            self->accept();
+        });
+}
+
+// One request: read within the timeout and the byte cap, then answered.
+void submit_server::impl::serve(std::shared_ptr<local::socket> sock) {
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(sock->native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return;
+    peer p{cred.uid, cred.gid, user_name(cred.uid),
+           is_operator(cred.uid, cred.gid, settings.operators)};
+    auto timer = std::make_shared<asio::steady_timer>(io);
+    timer->expires_after(
+        std::chrono::milliseconds(static_cast<long>(settings.read_timeout_s * 1e3)));
+    timer->async_wait([sock](const boost::system::error_code& ec) {
+        if (!ec) sock->close();  // a request not whole in time: no reply
+    });
+    // base64 is 4/3 of the bytes, plus the request's other fields.
+    const std::size_t cap = settings.max_upload_bytes / 3 * 4 + (1u << 20);
+    auto buffer = std::make_shared<std::string>();
+    asio::async_read_until(
+        *sock, asio::dynamic_buffer(*buffer, cap), '\n',
+        [self = shared_from_this(), sock, p, timer, buffer, cap](
+            const boost::system::error_code& ec, std::size_t n) {
+            timer->cancel();
+            if (ec == asio::error::not_found)
+                return self->reply(
+                    sock, refusal_reply(refusal("the request exceeds " + std::to_string(cap) +
+                                                " bytes (serve --max-upload-mb)")));
+            if (ec) return;
+            self->answer(sock, p, buffer->substr(0, n));
+        });
+}
+
+void submit_server::impl::answer(std::shared_ptr<local::socket> sock, const peer& p,
+                                 std::string request) {
+    try {
+        auto d = std::make_shared<rapidjson::Document>();
+        if (const std::string why = try_parse_json(*d, request); !why.empty() || !d->IsObject())
+            throw refusal("the request is not a JSON object");
+        request.clear();
+        const std::string op = string_field(*d, "op");
+        if (op == "submit") return submit(sock, p, d);
+        if (op == "status") return reply(sock, answer_status(jobs, p, string_field(*d, "job")));
+        if (op == "cancel") return reply(sock, answer_cancel(jobs, p, string_field(*d, "job")));
+        throw refusal("op '" + op + "': expected submit, status or cancel");
+    } catch (const refusal& r) {
+        reply(sock, refusal_reply(r));
+    } catch (const std::exception& e) {
+        reply(sock, refusal_reply(refusal(e.what(), exit_code::io_error)));
+    }
+}
+
+// Counted against the uid's limit from here (queued, running, or being checked), then checked
+// on a worker; the reply goes out from the event loop.
+void submit_server::impl::submit(std::shared_ptr<local::socket> sock, const peer& p,
+                                 std::shared_ptr<rapidjson::Document> request) {
+    const int active = active_jobs_of(jobs, static_cast<int>(p.uid)) + in_flight[p.uid];
+    if (active >= settings.max_jobs_per_user)
+        throw refusal(
+            p.name + " has " + std::to_string(active) + " jobs queued or running; the limit is " +
+            std::to_string(settings.max_jobs_per_user) + " per user (serve --max-jobs-per-user)");
+    if (workers.busy())
+        throw refusal("the daemon is checking other jobs; submit again shortly",
+                      exit_code::io_error);
+    ++in_flight[p.uid];
+    workers.start([self = shared_from_this(), sock, p, request]() {
+        std::string text;
+        try {
+            text = submit_uploaded(self->jobs, self->settings, p, *request);
+        } catch (const refusal& r) {
+            text = refusal_reply(r);
+        } catch (const std::exception& e) {
+            text = refusal_reply(refusal(std::string("submit: ") + e.what(), exit_code::io_error));
+        }
+        asio::post(self->io, [self, sock, p, text = std::move(text)]() mutable {
+            --self->in_flight[p.uid];
+            self->reply(sock, std::move(text));
+        });
+    });
+}
+
+void submit_server::impl::reply(std::shared_ptr<local::socket> sock, std::string text) {
+    auto body = std::make_shared<std::string>(std::move(text));
+    asio::async_write(*sock, asio::buffer(*body),
+                      [sock, body](const boost::system::error_code&, std::size_t) {
+                          boost::system::error_code ignored;
+                          sock->shutdown(local::socket::shutdown_both, ignored);
+                          sock->close(ignored);
+                      });
+}
+
+submit_server::submit_server(asio::io_context& io, const spool& s, submit_settings settings)
+    : m_impl(std::make_shared<impl>(io, s, std::move(settings))) {
+    if (const std::size_t n = empty_staging(s); n > 0)
+        std::cerr << "serve: removed " << n << " staged upload(s) left in " << s.staging_dir()
+                  << "\n";
+    try {
+        m_impl->listen();
+    } catch (const std::exception& e) {
+        std::cerr << "serve: " << socket_path(s).string() << ": no submission socket (" << e.what()
+                  << "); only the spool's owner can submit\n";
+    }
+}
+
+submit_server::~submit_server() {
+    boost::system::error_code ignored;
+    m_impl->acceptor.close(ignored);
+    ::unlink(socket_path(m_impl->jobs).c_str());
+    m_impl->workers.join();  // a check under way ends before the spool goes
+}
+
+fs::path submit_server::socket_path(const spool& s) {
+    return s.root() / "submit.sock";
+}
+
+}  // namespace cuopt

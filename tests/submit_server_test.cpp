@@ -1,0 +1,309 @@
+// The daemon's submission socket and the spool's permissions, attacked as a local user would:
+// the real `cuda-optimizer serve` (as root, the spool's owner) with the fake harness, and the
+// attacker's side run as uid 65534 through setpriv.
+#include <grp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/process.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "common/json_document.hpp"
+#include "orchestrator/service/spool.hpp"
+#include "tests/test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+namespace bp = boost::process;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
+const std::string k_sanitizer = std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh";
+
+// A job's files, owned by uid 65534 when `nobody` (it must read its own config).
+struct job_files {
+    test::optimizer_fixture pilot;
+    fs::path config;
+    job_files(bool nobody, const std::string& settings = R"("max_iterations": 1, "batch": 2)") {
+        config = pilot.dir.write("config.json",
+                                 R"({"reference": "reference.cu", "initial_kernel": "initial.cu",
+               "input_cases": "input_cases.json", "timeout": 60, )" +
+                                     settings + "}");
+        if (!nobody) return;
+        REQUIRE(::lchown(pilot.dir.path().c_str(), 65534, 65534) == 0);
+        for (const auto& e : fs::recursive_directory_iterator(pilot.dir.path()))
+            REQUIRE(::lchown(e.path().c_str(), 65534, 65534) == 0);
+    }
+};
+
+// Runs a command as uid/gid 65534 with no supplementary groups.
+test::process_result as_nobody(const std::vector<std::string>& command) {
+    std::vector<std::string> args = {"--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+    args.insert(args.end(), command.begin(), command.end());
+    return test::run_program("/usr/bin/setpriv", args);
+}
+
+test::process_result nobody_shell(const std::string& script) {
+    return as_nobody({"/bin/sh", "-c", script});
+}
+
+test::process_result nobody_optimizer(const std::vector<std::string>& args) {
+    std::vector<std::string> command = {CUOPT_OPTIMIZER_BINARY};
+    command.insert(command.end(), args.begin(), args.end());
+    return as_nobody(command);
+}
+
+std::string first_line(const std::string& text) {
+    return text.substr(0, text.find('\n'));
+}
+
+// `serve` (as root) in the background until the test ends; ready once its socket is there.
+struct serve_process {
+    fs::path out;
+    bp::child child;
+    serve_process(const fs::path& spool, const fs::path& out_file, std::vector<std::string> extra)
+        : out(out_file) {
+        fs::remove(spool / "submit.sock");  // one a SIGKILLed serve left: wait for the new one
+        std::vector<std::string> args = {"serve",     "--spool", spool.string(),
+                                         "--harness", k_fake,    "--sanitizer",
+                                         k_sanitizer, "--poll",  "0.05"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        child = bp::child(CUOPT_OPTIMIZER_BINARY, bp::args(args), bp::std_out > out.string(),
+                          bp::std_err > (out.string() + ".err"), bp::std_in < bp::null);
+        const auto end = std::chrono::steady_clock::now() + 30s;
+        while (!fs::exists(spool / "submit.sock")) {
+            INFO(test::read_text(out.string() + ".err"));
+            REQUIRE(child.running());
+            REQUIRE(std::chrono::steady_clock::now() < end);
+            std::this_thread::sleep_for(20ms);
+        }
+    }
+    void kill9() {
+        ::kill(child.id(), SIGKILL);
+        child.wait();
+    }
+    ~serve_process() {
+        if (child.running()) kill9();
+    }
+};
+
+// Queued by root, the spool's owner, straight into the spool (no daemon needed).
+std::string submit_as_owner(const fs::path& spool, const fs::path& config) {
+    const test::process_result r = test::run_optimizer(
+        {"submit", "--spool", spool.string(), "--config", config.string(), "--harness", k_fake});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    return first_line(r.output);
+}
+
+std::string submit_as_nobody(const fs::path& spool, const fs::path& config) {
+    const test::process_result r =
+        nobody_optimizer({"submit", "--spool", spool.string(), "--config", config.string()});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::string id = first_line(r.output);
+    REQUIRE(id.rfind("job-", 0) == 0);
+    return id;
+}
+
+unsigned mode_of(const fs::path& p) {
+    struct stat st {};
+    REQUIRE(::lstat(p.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+}
+
+// A shell command run as 65534 fails because it may not: "Permission denied".
+void denied(const std::string& script) {
+    const test::process_result r = nobody_shell(script);
+    INFO(script << "\n" << r.output);
+    CHECK(r.exit_code != 0);
+    CHECK(r.output.find("Permission denied") != std::string::npos);
+}
+
+// A group holding uid 65534 (in /etc/group), removed at the end; empty when none can be made.
+struct operator_group {
+    std::string name = "cuoptops" + std::to_string(::getpid() % 100000);
+    bool made = false;
+    operator_group() {
+        made = std::system(("groupadd " + name + " >/dev/null 2>&1 && gpasswd -a nobody " + name +
+                            " >/dev/null 2>&1")
+                               .c_str()) == 0;
+    }
+    ~operator_group() {
+        if (made) (void)std::system(("groupdel " + name + " >/dev/null 2>&1").c_str());
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a user who does not own the spool submits through the socket and cannot touch a job",
+          "[daemon]") {
+    test::scratch_folder dir;
+    const fs::path spool = dir / "spool";
+    job_files slow(false, R"("max_iterations": 40, "batch": 2)");
+    const std::string root_job = submit_as_owner(spool, slow.config);
+    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "40");
+    serve_process serve(spool, dir / "serve.out", {"--devices", "0"});
+    job_files mine(true);
+    const std::string id = submit_as_nobody(spool, mine.config);
+
+    const cuopt::spool s(spool, false);
+    const job_spec spec = s.read_spec(id);
+    CHECK(spec.submitter_uid == 65534);
+    CHECK(spec.submitter == "nobody");
+    CHECK(s.read_spec(root_job).submitter_uid == 0);
+    CHECK(mode_of(spool) == 0711);
+    CHECK(mode_of(spool / "submit.sock") == 0666);
+    for (const char* f : {".daemon.lock", ".seq", "spool.json"}) CHECK(mode_of(spool / f) == 0600);
+    for (const char* d : {"jobs", "staging"}) CHECK(mode_of(spool / d) == 0700);
+    CHECK(mode_of(s.job_dir(id)) == 0700);
+
+    const std::string job = s.job_dir(id).string();
+    denied("echo '{}' >> " + job + "/job.json");
+    denied("mkdir -p " + job + "/results/run-001 && echo '{}' > " + job +
+           "/results/run-001/run.json");
+    denied("echo OPENAI_BASE_URL=http://127.0.0.1:9 > " + job + "/.env");
+    denied("ln -s /etc/shadow " + job + "/state.json.tmp-" + std::to_string(serve.child.id()));
+    denied("ls " + spool.string() + "/jobs");
+    const auto log = s.job_dir(root_job) / "job.log";
+    const auto end = std::chrono::steady_clock::now() + 60s;
+    while (!fs::exists(log) && std::chrono::steady_clock::now() < end)
+        std::this_thread::sleep_for(50ms);
+    denied("cat " + log.string());
+    CHECK(s.read_spec(id).args.empty());  // nothing the attempts changed
+}
+
+TEST_CASE("nobody else can open the spool's lock files; serve and commits go on", "[daemon]") {
+    test::scratch_folder dir;
+    const fs::path spool = dir / "spool";
+    job_files quick(false);
+    submit_as_owner(spool, quick.config);
+    {
+        serve_process first(spool, dir / "first.out", {"--devices", "0"});
+        first.kill9();
+    }
+    for (const char* f : {".daemon.lock", ".seq"}) {
+        denied("flock -n " + (spool / f).string() + " true");
+        denied("exec 3<" + (spool / f).string());
+    }
+    serve_process second(spool, dir / "second.out", {"--devices", "0"});
+    CHECK(second.child.running());
+    job_files mine(true);
+    const std::string id = submit_as_nobody(spool, mine.config);  // takes .seq under flock
+    CHECK(id == "job-000002");
+}
+
+TEST_CASE(
+    "status shows a user only its own jobs, and cancel of another's is refused unless an "
+    "operator group allows it",
+    "[daemon]") {
+    test::scratch_folder dir;
+    const fs::path spool = dir / "spool";
+    job_files slow(false, R"("max_iterations": 40, "batch": 2)");
+    const std::string root_job = submit_as_owner(spool, slow.config);
+    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "40");
+    operator_group ops;
+    std::vector<std::string> flags = {"--devices", "0"};
+    {
+        serve_process serve(spool, dir / "serve.out", flags);
+        job_files mine(true);
+        const std::string id = submit_as_nobody(spool, mine.config);
+        const test::process_result list = nobody_optimizer({"status", "--spool", spool.string()});
+        INFO(list.output);
+        CHECK(list.exit_code == 0);
+        CHECK(list.output.find(id) != std::string::npos);
+        CHECK(list.output.find(root_job) == std::string::npos);
+        const test::process_result one =
+            nobody_optimizer({"status", "--spool", spool.string(), root_job});
+        CHECK(one.exit_code == 11);
+        CHECK(one.output.find("not your job") != std::string::npos);
+        const test::process_result c =
+            nobody_optimizer({"cancel", "--spool", spool.string(), root_job});
+        INFO(c.output);
+        CHECK(c.exit_code == 11);
+        CHECK(std::count(c.output.begin(), c.output.end(), '\n') == 1);
+        CHECK(c.output.find("not your job") != std::string::npos);
+        CHECK_FALSE(cuopt::spool(spool, false).cancel_requested(root_job));
+        CHECK(nobody_optimizer({"cancel", "--spool", spool.string(), id}).exit_code == 0);
+    }
+    if (!ops.made) {
+        WARN("groupadd/gpasswd unavailable: the --operators half is not tried");
+        return;
+    }
+    flags.insert(flags.end(), {"--operators", ops.name});
+    serve_process serve(spool, dir / "serve2.out", flags);
+    const test::process_result list = nobody_optimizer({"status", "--spool", spool.string()});
+    CHECK(list.output.find(root_job) != std::string::npos);
+    const test::process_result c =
+        nobody_optimizer({"cancel", "--spool", spool.string(), root_job});
+    INFO(c.output);
+    CHECK(c.exit_code == 0);
+    CHECK(cuopt::spool(spool, false).cancel_requested(root_job));
+}
+
+TEST_CASE(
+    "serve empties staging, fixes the spool's modes and holds each user to its job and "
+    "byte limits",
+    "[daemon]") {
+    test::scratch_folder dir;
+    const fs::path spool = dir / "spool";
+    job_files slow(false, R"("max_iterations": 40, "batch": 2)");
+    submit_as_owner(spool, slow.config);
+    const fs::path left = spool / "staging" / "stage-deadbeef";
+    fs::create_directories(left / "files");
+    std::ofstream(left / "files" / "config.json") << "{}";
+    fs::permissions(spool / "jobs", fs::perms::all);
+    ::chmod((spool / ".seq").c_str(), 0644);
+    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "40");
+    {
+        serve_process serve(spool, dir / "serve.out",
+                            {"--devices", "0", "--max-jobs-per-user", "1"});
+        CHECK_FALSE(fs::exists(left));
+        CHECK(mode_of(spool / "jobs") == 0700);
+        CHECK(mode_of(spool / ".seq") == 0600);
+        job_files mine(true);
+        submit_as_nobody(spool, mine.config);  // queued behind root's long job
+        const test::process_result r = nobody_optimizer(
+            {"submit", "--spool", spool.string(), "--config", mine.config.string()});
+        INFO(r.output);
+        CHECK(r.exit_code == 11);
+        CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+        CHECK(r.output.find("the limit is 1 per user (serve --max-jobs-per-user)") !=
+              std::string::npos);
+    }
+    serve_process serve(spool, dir / "serve2.out", {"--devices", "0", "--max-upload-mb", "0.001"});
+    job_files big(true);
+    const test::process_result r =
+        nobody_optimizer({"submit", "--spool", spool.string(), "--config", big.config.string()});
+    INFO(r.output);
+    CHECK(r.exit_code == 11);
+    CHECK(r.output.find("exceed the limit of 1048 bytes per submission") != std::string::npos);
+}
+
+TEST_CASE(
+    "serve refuses another user's spool; without a daemon a non-owner is sent to the "
+    "operator",
+    "[daemon]") {
+    test::scratch_folder dir;
+    const fs::path theirs = dir / "theirs";
+    fs::create_directories(theirs);
+    REQUIRE(::chown(theirs.c_str(), 65534, 65534) == 0);
+    const test::process_result r = test::run_optimizer(
+        {"serve", "--spool", theirs.string(), "--harness", k_fake, "--stop-when-idle", "0.1"});
+    CHECK(r.exit_code == 26);
+    CHECK(r.output.find("belongs to uid 65534") != std::string::npos);
+
+    const fs::path spool = dir / "spool";
+    job_files quick(false);
+    submit_as_owner(spool, quick.config);
+    const test::process_result s = nobody_optimizer({"status", "--spool", spool.string()});
+    CHECK(s.exit_code == 26);
+    CHECK(s.output == "cuda-optimizer status: no daemon serves " + spool.string() + " (" +
+                          (spool / "submit.sock").string() + "): ask its operator\n");
+}
