@@ -19,12 +19,12 @@ constexpr long k_check_timeout_ms = 600'000;  // check compiles the reference an
 // Flags the daemon sets itself, or that name files outside the locked manifest: a job gives
 // its files through its config (relative paths), so that they are copied and hashed.
 const std::set<std::string> k_daemon_flags = {
-    "--config",           "--results-dir",    "--devices",     "--device",
-    "--resume",           "--harness",        "--sanitizer",   "--json",
-    "--reference",        "--initial-kernel", "--input-cases", "--holdout-cases",
-    "--candidates",       "--docs-cache",     "--accepted",    "--out",
-    "--accept",           "--kernel",         "--base-url",    "--docs-hosts",
-    "--allow-unconfined", "--daemon-job", "--provider", "--api", "--model"};
+    "--config", "--results-dir", "--devices", "--device", "--resume", "--harness", "--sanitizer",
+    "--json", "--reference", "--initial-kernel", "--input-cases", "--holdout-cases", "--candidates",
+    "--docs-cache", "--accepted", "--out", "--accept", "--kernel", "--base-url", "--docs-hosts",
+    "--allow-unconfined", "--daemon-job",
+    // where the model's key goes and which model it pays for: serve's own settings
+    "--provider", "--api", "--model"};
 
 // Config keys a job may not set: the programs that run it belong to whoever runs the daemon.
 // And where the daemon's model API key goes (base_url) or what its documentation fetches may

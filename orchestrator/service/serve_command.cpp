@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -17,6 +19,7 @@
 #include "orchestrator/commands/cli_options.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/commands/device_list.hpp"
+#include "orchestrator/service/job_limits.hpp"
 #include "orchestrator/service/spool.hpp"
 #include "orchestrator/service/submit_client.hpp"
 
@@ -102,6 +105,18 @@ void add_serve(CLI::App& app, daemon_cli& d) {
         ->check(CLI::PositiveNumber);
     s->add_option("--slurm-arg", d.settings.slurm.extra, "One more sbatch argument (repeatable)")
         ->allow_extra_args(false);
+    s->add_option("--job-time-limit", d.settings.job_time_limit_s,
+                  "Seconds a job may run before it is cancelled and failed (Slurm: --time when "
+                  "--slurm-time is not given); a job's --timeout may not exceed it")
+        ->capture_default_str()
+        ->check(CLI::Validator(
+            [](std::string& text) {
+                char* end = nullptr;
+                const double x = std::strtod(text.c_str(), &end);
+                return end && *end == '\0' && !text.empty() ? job_time_limit_problem(x)
+                                                            : job_time_limit_problem(std::nan(""));
+            },
+            "SECONDS"));
     s->add_option("--poll", d.settings.poll_s, "Seconds between looks at running jobs")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);

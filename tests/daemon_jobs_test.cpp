@@ -1,0 +1,315 @@
+// What the daemon trusts of a job at every start: job.json's flags again, only the run folder
+// it started itself, no model settings from the job folder, one job's broken folder failing
+// that job alone, and serve's --job-time-limit. The real `serve` with the fake harness.
+#include <sys/stat.h>
+
+#include <boost/process.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/service/job_intake.hpp"
+#include "orchestrator/service/job_limits.hpp"
+#include "orchestrator/service/launch_record.hpp"
+#include "orchestrator/service/spool.hpp"
+#include "tests/loopback_http_server.hpp"
+#include "tests/test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+namespace bp = boost::process;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
+const std::string k_sanitizer = std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh";
+
+// The pilot with a config naming its files, queued straight into the spool (as the daemon's
+// own intake stores it).
+struct queued_jobs {
+    test::scratch_folder dir;
+    test::optimizer_fixture pilot;
+    fs::path config;
+    spool jobs{dir / "spool"};
+    explicit queued_jobs(const std::string& settings = R"("max_iterations": 1, "batch": 2)") {
+        config = pilot.dir.write("config.json",
+                                 R"({"reference": "reference.cu", "initial_kernel": "initial.cu",
+               "input_cases": "input_cases.json", "timeout": 60, )" +
+                                     settings + "}");
+    }
+    std::string queue(std::vector<std::string> args = {}) {
+        submission sub;
+        sub.config = config;
+        sub.optimizer = CUOPT_OPTIMIZER_BINARY;
+        sub.args = std::move(args);
+        job_spec spec;
+        const fs::path stage = stage_submission(jobs, sub, spec);
+        return jobs.commit(stage, spec);
+    }
+    // A program that leaves a marker file when it runs, then acts as the fake harness.
+    fs::path evil_program() const {
+        const fs::path evil =
+            dir.write("evil.sh", "#!/bin/sh\ntouch '" + (dir / "evil-ran").string() + "'\nexec '" +
+                                     k_fake + "' \"$@\"\n");
+        fs::permissions(evil, fs::perms::owner_all);
+        return evil;
+    }
+    bool evil_ran() const { return fs::exists(dir / "evil-ran"); }
+    // `serve ... --stop-when-idle 0.5`, its exit code; stdout and stderr in serve.out(.err).
+    int serve(std::vector<std::string> extra = {}) const {
+        std::vector<std::string> args = {"serve",     "--spool", (dir / "spool").string(),
+                                         "--harness", k_fake,    "--sanitizer",
+                                         k_sanitizer, "--poll",  "0.05",
+                                         "--devices", "0",       "--stop-when-idle",
+                                         "0.5"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        bp::child c(CUOPT_OPTIMIZER_BINARY, bp::args(args), bp::std_out > (dir / "serve.out"),
+                    bp::std_err > (dir / "serve.out.err"), bp::std_in < bp::null);
+        if (!c.wait_for(std::chrono::seconds(120))) {
+            c.terminate();
+            FAIL("serve did not stop within 120 s");
+        }
+        return c.exit_code();
+    }
+    std::string serve_err() const { return test::read_text(dir / "serve.out.err"); }
+};
+
+// job.json rewritten with `args` appended: what a submitter with write access could do.
+void append_args(const fs::path& job, const std::vector<std::string>& args) {
+    rapidjson::Document d = parse_json(read_text_file(job / "job.json"), "job.json");
+    for (const std::string& a : args)
+        d["args"].PushBack(json_text(a, d.GetAllocator()), d.GetAllocator());
+    fs::permissions(job / "job.json", fs::perms::owner_read | fs::perms::owner_write);
+    std::ofstream(job / "job.json", std::ios::trunc) << to_pretty_json(d);
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a job whose job.json gains --harness after submit fails at start with the deny-list "
+    "reason, and that program never runs",
+    "[daemon]") {
+    queued_jobs q;
+    const std::string id = q.queue();
+    append_args(q.jobs.job_dir(id), {"--harness", q.evil_program().string()});
+    CHECK(q.serve() == 0);
+    const job_status st = q.jobs.read_status(id);
+    INFO(st.reason);
+    CHECK(st.state == job_state::failed);
+    CHECK(st.reason == daemon_flag_problem({"--harness"}));
+    CHECK(st.starts == 0);
+    CHECK_FALSE(q.evil_ran());
+    CHECK_FALSE(fs::exists(q.jobs.job_dir(id) / "results"));
+}
+
+TEST_CASE(
+    "a run.json planted in a queued job is never resumed: the job fails with one line and "
+    "the harness it names never runs",
+    "[daemon]") {
+    queued_jobs q;
+    const std::string planted = q.queue();
+    const std::string honest = q.queue();
+    const fs::path job = q.jobs.job_dir(planted);
+    // The command line the daemon would give, but another harness: resume would run it.
+    rapidjson::Document run(rapidjson::kObjectType);
+    auto& a = run.GetAllocator();
+    rapidjson::Value cmd(rapidjson::kArrayType);
+    for (const std::string& w :
+         {std::string(CUOPT_OPTIMIZER_BINARY), std::string("optimize"), std::string("--config"),
+          std::string("files/config.json"), std::string("--results-dir"), std::string("results"),
+          std::string("--harness"), q.evil_program().string(), std::string("--devices"),
+          std::string("0"), std::string("--daemon-job")})
+        cmd.PushBack(json_text(w, a), a);
+    run.AddMember("command_line", cmd, a);
+    run.AddMember("working_directory", json_text(fs::canonical(job).string(), a), a);
+    q.dir.write("planted.json", to_pretty_json(run));
+    fs::create_directories(job / "results" / "run-001");
+    fs::copy_file(q.dir / "planted.json", job / "results" / "run-001" / "run.json");
+    CHECK(q.serve() == 0);
+    const job_status st = q.jobs.read_status(planted);
+    CHECK(st.state == job_state::failed);
+    CHECK(st.reason == "results/run-001/run.json is not the run this daemon started");
+    CHECK_FALSE(q.evil_ran());
+    // The queue went on: the next job ran, and its run.json is the command line recorded.
+    CHECK(q.jobs.read_status(honest).state == job_state::done);
+    const fs::path honest_run = q.jobs.job_dir(honest) / "results" / "run-001";
+    CHECK(run_trust_problem(q.jobs.job_dir(honest), honest_run, "results/run-001").empty());
+    CHECK_FALSE(run_trust_problem(q.jobs.job_dir(honest), honest_run, "results/run-002").empty());
+}
+
+TEST_CASE(
+    "a run folder is trusted only when run.json holds the command line and folder the "
+    "daemon recorded before starting",
+    "[daemon]") {
+    test::scratch_folder dir;
+    const fs::path job = dir / "job";
+    const fs::path run = job / "results" / "run-001";
+    fs::create_directories(run);
+    const std::vector<std::string> argv = {"/bin/cuda-optimizer", "optimize", "--config",
+                                           "files/config.json", "--daemon-job"};
+    const std::string refusal = "results/run-001/run.json is not the run this daemon started";
+    CHECK(run_trust_problem(job, run, "").empty());  // no run.json: nothing to resume from
+    const auto write_run = [&](const std::vector<std::string>& words, const fs::path& cwd) {
+        std::string json = "{\"command_line\": [";
+        for (std::size_t i = 0; i < words.size(); ++i)
+            json += (i ? ", \"" : "\"") + words[i] + "\"";
+        json += "], \"working_directory\": \"" + cwd.string() + "\"}";
+        fs::remove(run / "run.json");
+        write_file_durable(run / "run.json", json);
+    };
+    write_run(argv, fs::canonical(job));
+    CHECK(run_trust_problem(job, run, "") == refusal);  // never recorded
+    write_launch_record(job, "optimize", argv);
+    CHECK(run_trust_problem(job, run, "").empty());
+    CHECK(run_trust_problem(job, run, "results/run-001").empty());
+    CHECK(run_trust_problem(job, run, "results/run-002") == refusal);
+    std::vector<std::string> more = argv;
+    more.insert(more.end(), {"--harness", "evil.sh"});
+    write_run(more, fs::canonical(job));
+    CHECK(run_trust_problem(job, run, "") == refusal);
+    write_run(argv, dir.path());  // resume would read files/ from another folder
+    CHECK(run_trust_problem(job, run, "") == refusal);
+    write_run(argv, fs::canonical(job));
+    fs::rename(run / "run.json", dir / "elsewhere.json");
+    fs::create_symlink(dir / "elsewhere.json", run / "run.json");
+    CHECK(run_trust_problem(job, run, "") == refusal);
+    CHECK_FALSE(gate_started_by_daemon(job));
+    write_launch_record(job, "gate", argv);
+    CHECK(gate_started_by_daemon(job));
+}
+
+TEST_CASE("a daemon job never reads a .env in its folder: the model settings are serve's own",
+          "[daemon]") {
+    test::loopback_http_server server({{200, {}, "{}"}});
+    const test::scoped_env no_key("OPENAI_API_KEY", nullptr);
+    const test::scoped_env no_url("OPENAI_BASE_URL", nullptr);
+    const test::scoped_env no_anthropic("ANTHROPIC_API_KEY", nullptr);
+    const test::scoped_env no_anthropic_url("ANTHROPIC_BASE_URL", nullptr);
+    queued_jobs q;
+    const std::string id = q.queue();
+    q.dir.write("dot-env", "OPENAI_BASE_URL=" + server.url("/v1") +
+                               "\nOPENAI_API_KEY=sk-planted\nCUDA_OPTIMIZER_MODEL=planted\n");
+    fs::copy_file(q.dir / "dot-env", q.jobs.job_dir(id) / ".env");
+    CHECK(q.serve() == 0);
+    const job_status st = q.jobs.read_status(id);
+    INFO(st.reason);
+    CHECK(st.state == job_state::done);
+    CHECK(server.requests().empty());
+    const std::string run_json =
+        test::read_text(q.jobs.job_dir(id) / "results" / "run-001" / "run.json");
+    CHECK(run_json.find("planted") == std::string::npos);
+    CHECK(run_json.find("127.0.0.1") == std::string::npos);
+}
+
+TEST_CASE("a submission may not choose the model's provider, API or model", "[daemon]") {
+    for (const char* flag : {"--provider", "--api", "--model", "--base-url", "--model=x"})
+        CHECK_THAT(daemon_flag_problem({flag, "x"}), Catch::Contains("is set by the daemon"));
+}
+
+TEST_CASE(
+    "a queued job whose folder vanishes or whose state cannot be read fails alone; the "
+    "jobs around it complete and serve says so once",
+    "[daemon]") {
+    queued_jobs q(R"("max_iterations": 3, "batch": 2)");
+    const std::string first = q.queue();
+    const std::string vanishes = q.queue();
+    const std::string unreadable = q.queue();
+    const std::string last = q.queue();
+    fs::permissions(q.jobs.job_dir(unreadable) / "state.json", fs::perms::owner_all);
+    std::ofstream(q.jobs.job_dir(unreadable) / "state.json", std::ios::trunc) << "{\"state\": ";
+    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "40");
+    std::thread mover([&] {
+        // Once the first job runs (the second is queued behind it on the one GPU).
+        const auto end = std::chrono::steady_clock::now() + 60s;
+        while (std::chrono::steady_clock::now() < end) {
+            try {
+                if (q.jobs.read_status(first).state == job_state::running) break;
+            } catch (const std::exception&) {
+            }
+            std::this_thread::sleep_for(20ms);
+        }
+        fs::rename(q.jobs.job_dir(vanishes), q.dir / "spool" / "jobs" / "moved-away");
+    });
+    const int code = q.serve();
+    mover.join();
+    CHECK(code == 0);
+    const std::string err = q.serve_err();
+    INFO(err);
+    CHECK(q.jobs.read_status(first).state == job_state::done);
+    CHECK(q.jobs.read_status(last).state == job_state::done);
+    CHECK(count_of(err, "serve: " + vanishes + ":") == 1);
+    CHECK(count_of(err, "serve: " + unreadable + ":") == 1);
+    const job_status broken = q.jobs.read_status(unreadable);
+    CHECK(broken.state == job_state::failed);
+    CHECK_THAT(broken.reason,
+               Catch::Contains("cannot read the job's state") && Catch::Contains("state.json"));
+    CHECK_FALSE(fs::exists(q.jobs.job_dir(vanishes)));  // nothing written where it was
+}
+
+TEST_CASE(
+    "serve --job-time-limit fails a job that runs past it, and refuses a job whose "
+    "--timeout exceeds it",
+    "[daemon]") {
+    queued_jobs q;
+    const std::string hangs = q.queue();
+    const std::string too_long = q.queue({"--timeout", "5"});
+    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "30000");  // each harness run hangs
+    const auto started = std::chrono::steady_clock::now();
+    CHECK(q.serve({"--job-time-limit", "2"}) == 0);
+    CHECK(std::chrono::steady_clock::now() - started < 60s);
+    const job_status st = q.jobs.read_status(hangs);
+    CHECK(st.state == job_state::failed);
+    CHECK(st.reason == "ran past serve's --job-time-limit (2 s)");
+    const job_status refused = q.jobs.read_status(too_long);
+    CHECK(refused.state == job_state::failed);
+    CHECK(refused.starts == 0);
+    CHECK(refused.reason ==
+          "--timeout 5: expected seconds above 0 and at most serve's --job-time-limit (2 s)");
+}
+
+TEST_CASE(
+    "a job's --timeout must be a finite positive number within the job time limit; the "
+    "limit itself at most 30 days",
+    "[daemon]") {
+    CHECK(job_args_problem({"--timeout", "60"}, 86400).empty());
+    CHECK(job_args_problem({"--timeout=86400"}, 86400).empty());
+    CHECK(job_args_problem({"--max-iterations", "3"}, 86400).empty());
+    for (const std::vector<std::string>& bad :
+         std::vector<std::vector<std::string>>{{"--timeout", "1e9"},
+                                               {"--timeout=1e9"},
+                                               {"--timeout", "nan"},
+                                               {"--timeout", "inf"},
+                                               {"--timeout", "-1"},
+                                               {"--timeout", "0"},
+                                               {"--timeout", "60s"},
+                                               {"--timeout"}})
+        CHECK_THAT(job_args_problem(bad, 86400),
+                   Catch::Contains("at most serve's --job-time-limit (86400 s)"));
+    CHECK_THAT(job_args_problem({"--harness", "x"}, 86400), Catch::Contains("set by the daemon"));
+    CHECK(job_time_limit_problem(86400).empty());
+    CHECK(job_time_limit_problem(30 * 86400).empty());
+    for (const double bad : {0.0, -5.0, 30 * 86400 + 1.0, std::nan(""), HUGE_VAL})
+        CHECK_FALSE(job_time_limit_problem(bad).empty());
+    CHECK(slurm_time_of(86400) == "1-00:00:00");
+    CHECK(slurm_time_of(3661.5) == "0-01:01:02");
+    test::scratch_folder dir;
+    for (const char* bad : {"0", "1e9", "soon"}) {
+        const test::process_result r = test::run_optimizer(
+            {"serve", "--spool", (dir / "spool").string(), "--job-time-limit", bad});
+        INFO(r.output);
+        CHECK(r.exit_code == 64);
+        CHECK(r.output.find("--job-time-limit: expected seconds above 0 and at most") !=
+              std::string::npos);
+    }
+}
