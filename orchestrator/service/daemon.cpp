@@ -35,7 +35,7 @@ class spool_lock {
     explicit spool_lock(const fs::path& root) {
         const fs::path file = root / ".daemon.lock";
         // O_NOFOLLOW: a link planted at the name is refused, never written through.
-        m_fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        m_fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (m_fd < 0) throw std::runtime_error(file.string() + ": cannot open");
         if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
             char buf[32] = {};
