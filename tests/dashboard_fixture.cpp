@@ -51,6 +51,31 @@ header_list bearer() {
     return {{"Authorization", "Bearer " + k_dashboard_token}};
 }
 
+std::string sign_in(unsigned short port) {
+    const http_reply r = http_exchange(port, "GET", "/?token=" + k_dashboard_token);
+    REQUIRE(r.status == 302);
+    const std::string cookie = r.header("set-cookie");
+    return cookie.substr(0, cookie.find(';'));
+}
+
+std::string csrf_of(const std::string& page) {
+    const std::string meta = "<meta name=\"csrf-token\" content=\"";
+    const std::size_t at = page.find(meta);
+    if (at == std::string::npos) return "";
+    const std::size_t start = at + meta.size();
+    return page.substr(start, page.find('"', start) - start);
+}
+
+header_list browser_post(const std::string& cookie, const std::string& origin) {
+    header_list h = {{"Cookie", cookie}, {"Content-Type", "application/x-www-form-urlencoded"}};
+    if (!origin.empty()) h.emplace_back("Origin", origin);
+    return h;
+}
+
+std::string origin_of(unsigned short port) {
+    return "http://127.0.0.1:" + std::to_string(port);
+}
+
 form_body& form_body::field(const std::string& name, const std::string& value) {
     body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" +
             value + "\r\n";

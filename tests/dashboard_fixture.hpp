@@ -40,6 +40,20 @@ http_reply http_exchange(unsigned short port, const std::string& method, const s
 /// The Authorization header with the test token.
 header_list bearer();
 
+/// A browser's sign-in: GET /?token=... on the dashboard at `port`; the "NAME=VALUE" of the
+/// session cookie it sets.
+std::string sign_in(unsigned short port);
+
+/// The CSRF token in a page's <meta name="csrf-token"> ("" when none).
+std::string csrf_of(const std::string& page);
+
+/// What a browser sends with a form post: the session cookie and the page's Origin (none when
+/// ""), plus the form body's type.
+header_list browser_post(const std::string& cookie, const std::string& origin);
+
+/// "http://127.0.0.1:PORT", the dashboard's own origin.
+std::string origin_of(unsigned short port);
+
 /// A multipart/form-data body: fields, then files (field name, file name, bytes).
 struct form_body {
     std::string boundary = "----cuoptTestBoundary7MA4YWxkTrZu0gW";

@@ -8,6 +8,7 @@
 
 #include "common/file_io.hpp"
 #include "dashboard_fixture.hpp"
+#include "orchestrator/service/dashboard_auth.hpp"
 
 using namespace cuopt;
 using namespace cuopt::test;
@@ -30,7 +31,8 @@ TEST_CASE("requests without the token, or with a wrong one, get 401 saying where
     for (const auto& [target, headers] : std::vector<std::pair<std::string, header_list>>{
              {"/", {}},
              {"/api/jobs", {{"Authorization", "Bearer " + wrong}}},
-             {"/submit", {{"Cookie", "cuopt_token=" + wrong}}},
+             {"/submit", {{"Cookie", session_cookie_name(d.port()) + "=" + wrong}}},
+             {"/submit", {{"Cookie", "cuopt_token=" + k_dashboard_token}}},  // the old cookie
              {"/?token=" + wrong, {}},
              {"/static/dashboard.js", {{"Authorization", "Basic " + k_dashboard_token}}}}) {
         INFO(target);
@@ -38,6 +40,7 @@ TEST_CASE("requests without the token, or with a wrong one, get 401 saying where
         CHECK(r.status == 401);
         CHECK_THAT(r.body, Catch::Contains("--token-file"));
         CHECK(r.header("set-cookie").empty());
+        CHECK(r.header("connection") == "close");
     }
     form_body f = matmul_upload();
     const http_reply r = d.post("/submit", {f.headers()[1]}, f.close());
@@ -45,19 +48,24 @@ TEST_CASE("requests without the token, or with a wrong one, get 401 saying where
     CHECK(staged_files(d.jobs()).empty());
 }
 
-TEST_CASE("the token passes as a Bearer header, a cookie, or ?token= which sets the cookie",
+TEST_CASE("the token passes as a Bearer header, or as ?token= which opens a session cookie",
           "[http]") {
     dashboard_under_test d;
     CHECK(d.get("/").status == 200);
-    CHECK(d.get("/", {{"Cookie", "x=1; cuopt_token=" + k_dashboard_token}}).status == 200);
     const http_reply redirect = d.get("/submit?a=1&token=" + k_dashboard_token, {});
     CHECK(redirect.status == 302);
     CHECK(redirect.header("location") == "/submit?a=1");
     const std::string cookie = redirect.header("set-cookie");
-    CHECK(cookie == "cuopt_token=" + k_dashboard_token + "; HttpOnly; SameSite=Strict; Path=/");
-    const http_reply page = d.get("/submit?a=1", {{"Cookie", cookie.substr(0, cookie.find(';'))}});
+    const std::string name = "cuopt_session_" + std::to_string(d.port()) + "=";
+    CHECK(cookie.rfind(name, 0) == 0);
+    CHECK_THAT(cookie, Catch::EndsWith("; HttpOnly; SameSite=Strict; Path=/"));
+    CHECK_THAT(cookie, !Catch::Contains(k_dashboard_token));  // a session id, not the token
+    const http_reply page =
+        d.get("/submit?a=1", {{"Cookie", "x=1; " + cookie.substr(0, cookie.find(';'))}});
     CHECK(page.status == 200);
     CHECK_THAT(page.body, Catch::Contains("type=\"file\""));
+    CHECK(csrf_of(page.body).size() == 64);
+    CHECK(d.post("/?token=" + k_dashboard_token, {}).status == 401);  // a login link is a GET
 }
 
 TEST_CASE("every reply carries the security headers; the API is never cached", "[http]") {

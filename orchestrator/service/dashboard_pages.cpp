@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "orchestrator/artifacts/html_text.hpp"
+#include "common/html_text.hpp"
 
 namespace cuopt {
 
@@ -31,9 +31,17 @@ std::string url_path(const std::string& s) {
     return out;
 }
 
+// The session's CSRF token as a form's first field (first, so a multipart body shows it early).
+std::string csrf_input(const std::string& csrf) {
+    return csrf.empty() ? ""
+                        : "<input type=\"hidden\" name=\"csrf_token\" value=\"" + esc(csrf) + "\">";
+}
+
 std::string page(const std::string& kind, const std::string& title, const std::string& body,
-                 const std::string& data = "") {
-    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                 const std::string& data = "", const std::string& csrf = "") {
+    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" +
+           (csrf.empty() ? std::string()
+                         : "<meta name=\"csrf-token\" content=\"" + esc(csrf) + "\">\n") +
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
            esc(title) +
            " - cuda-optimizer</title>\n<link rel=\"icon\" href=\"data:,\">\n<link "
@@ -118,14 +126,14 @@ std::string job_facts(const job_view& j) {
     return o.str();
 }
 
-std::string job_links(const job_view& j) {
+std::string job_links(const job_view& j, const std::string& csrf) {
     const std::string base = "/jobs/" + esc(j.spec.id);
     std::ostringstream o;
     o << "<p id=\"job-report\"" << (j.has_report ? "" : " hidden") << "><a class=\"button\" href=\""
       << base << "/report\">Open the report</a></p>\n";
     o << "<form id=\"cancel-form\" method=\"post\" action=\"" << base << "/cancel\""
-      << (is_final(j.status.state) ? " hidden" : "")
-      << "><button type=\"submit\" class=\"danger\">Cancel this job</button></form>\n";
+      << (is_final(j.status.state) ? " hidden" : "") << ">" << csrf_input(csrf)
+      << "<button type=\"submit\" class=\"danger\">Cancel this job</button></form>\n";
     if (!j.run_files.empty()) {
         o << "<h2>Run folder</h2><ul class=\"files\">";
         for (const std::string& f : j.run_files)
@@ -151,7 +159,7 @@ std::string speedup_text(const job_status& s) {
     return buf;
 }
 
-std::string queue_page(const std::vector<job_view>& jobs) {
+std::string queue_page(const std::vector<job_view>& jobs, const std::string& csrf) {
     std::ostringstream o;
     o << "<h1>Queue</h1>\n<p class=\"muted\" id=\"queue-count\">" << jobs.size()
       << (jobs.size() == 1 ? " job" : " jobs") << "</p>\n<table class=\"jobs\"><thead><tr>"
@@ -161,27 +169,28 @@ std::string queue_page(const std::vector<job_view>& jobs) {
     o << "</tbody></table>\n";
     if (jobs.empty())
         o << "<p id=\"no-jobs\">No jobs yet: <a href=\"/submit\">submit one</a>.</p>\n";
-    return page("queue", "Queue", o.str());
+    return page("queue", "Queue", o.str(), "", csrf);
 }
 
-std::string job_page(const job_view& j) {
+std::string job_page(const job_view& j, const std::string& csrf) {
     std::ostringstream o;
     o << "<h1>" << esc(j.spec.id) << "</h1>\n"
-      << job_facts(j) << job_links(j)
+      << job_facts(j) << job_links(j, csrf)
       << "<h2>Log <span class=\"muted\">(the end of job.log)</span></h2>\n<pre id=\"job-log\" "
          "class=\"log\">"
       << esc(j.log_tail) << "</pre>\n";
-    return page("job", j.spec.id, o.str(), " data-job=\"" + esc(j.spec.id) + "\"");
+    return page("job", j.spec.id, o.str(), " data-job=\"" + esc(j.spec.id) + "\"", csrf);
 }
 
-std::string submit_page(const dashboard_settings& settings) {
+std::string submit_page(const dashboard_settings& settings, const std::string& csrf) {
     std::ostringstream o;
     o << "<h1>Submit a job</h1>\n<p>Upload the job's files: the config and everything it names "
          "(kernels, input_cases.json, holdout, input and expected files). <code>check</code> runs "
          "on them before anything is queued.</p>\n"
       << "<form id=\"intake\" method=\"post\" action=\"/submit\" "
          "enctype=\"multipart/form-data\">\n"
-      << "<label>Files <input type=\"file\" id=\"files\" name=\"files\" multiple></label>\n"
+      << csrf_input(csrf)
+      << "\n<label>Files <input type=\"file\" id=\"files\" name=\"files\" multiple></label>\n"
       << "<label>or a whole folder <input type=\"file\" id=\"folder\" name=\"folder\" "
          "webkitdirectory multiple></label>\n"
       << "<label>Config file (relative name) <input type=\"text\" id=\"config\" name=\"config\" "
@@ -195,10 +204,10 @@ std::string submit_page(const dashboard_settings& settings) {
       << "<p class=\"muted\">Limits: " << size_text(settings.max_upload_bytes) << " per upload, "
       << size_text(settings.max_file_bytes) << " per file. Names must be relative, without "
       << "<code>..</code> or backslashes.</p>\n";
-    return page("submit", "Submit a job", o.str());
+    return page("submit", "Submit a job", o.str(), "", csrf);
 }
 
-std::string check_page(const intake_result& r) {
+std::string check_page(const intake_result& r, const std::string& csrf) {
     std::ostringstream o;
     const bool queueable = !r.stage.empty();
     o << "<h1>" << (queueable ? "Checked: ready to queue" : "Rejected") << "</h1>\n";
@@ -220,13 +229,14 @@ std::string check_page(const intake_result& r) {
           << ", flags <code>"
           << esc(r.spec.args.empty() ? std::string("(none)") : joined(r.spec.args))
           << "</code>.</p>\n<form id=\"queue-form\" method=\"post\" action=\"/submit/"
-          << esc(r.stage)
-          << "/queue\"><button type=\"submit\" id=\"queue\">Queue this job</button></form>\n"
+          << esc(r.stage) << "/queue\">" << csrf_input(csrf)
+          << "<button type=\"submit\" id=\"queue\">Queue this job</button></form>\n"
           << "<form id=\"discard-form\" method=\"post\" action=\"/submit/" << esc(r.stage)
-          << "/discard\"><button type=\"submit\" class=\"secondary\">Discard</button></form>\n";
+          << "/discard\">" << csrf_input(csrf)
+          << "<button type=\"submit\" class=\"secondary\">Discard</button></form>\n";
     else
         o << "<p><a href=\"/submit\">Back to the form</a></p>\n";
-    return page("check", queueable ? "Checked" : "Rejected", o.str());
+    return page("check", queueable ? "Checked" : "Rejected", o.str(), "", csrf);
 }
 
 std::string message_page(const std::string& title, const std::string& text) {
@@ -236,10 +246,11 @@ std::string message_page(const std::string& title, const std::string& text) {
 std::string unauthorized_page() {
     return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>401 - "
            "cuda-optimizer</title></head>\n<body><h1>401: the dashboard needs its token</h1>\n"
-           "<p>Open the address <code>cuda-optimizer serve</code> printed when it started (it "
-           "ends in <code>?token=...</code>), or read the token from the file given to "
-           "<code>--token-file</code>. Scripts send it as <code>Authorization: Bearer "
-           "TOKEN</code>.</p></body></html>\n";
+           "<p>The token is in the file <code>cuda-optimizer serve</code> named when it started "
+           "(<code>--token-file</code>, or <code>SPOOL/dashboard.token</code>). Sign in once by "
+           "opening this address with <code>?token=TOKEN</code> added: the dashboard sets a "
+           "session cookie and takes the token out of the address. Scripts send it as "
+           "<code>Authorization: Bearer TOKEN</code>.</p></body></html>\n";
 }
 
 }  // namespace cuopt

@@ -22,11 +22,13 @@ struct job_view {
     std::string log_tail;                // the end of JOB/job.log
 };
 
-std::string queue_page(const std::vector<job_view>& jobs);
-std::string job_page(const job_view& job);
-std::string submit_page(const dashboard_settings& settings);
+/// `csrf`: the session's CSRF token, put in a <meta name="csrf-token"> (for the script) and in
+/// each form as the hidden field csrf_token ("" for none).
+std::string queue_page(const std::vector<job_view>& jobs, const std::string& csrf = "");
+std::string job_page(const job_view& job, const std::string& csrf = "");
+std::string submit_page(const dashboard_settings& settings, const std::string& csrf = "");
 /// After an upload: check's table and either "rejected" or the Queue button.
-std::string check_page(const intake_result& r);
+std::string check_page(const intake_result& r, const std::string& csrf = "");
 /// A page with a title and one paragraph (errors, "not found", ...).
 std::string message_page(const std::string& title, const std::string& text);
 /// The 401 page: where the token comes from.

@@ -1,7 +1,12 @@
 // The dashboard's HTTP: Boost.Beast sessions on the daemon's io_context. Each request's headers
-// are read first and the token checked before any body is read; a body over the upload limit
-// is refused with 413 unread; slow work (intake, commit) runs on a few threads whose results
-// come back to the event loop by boost::asio::post.
+// are read first and the credentials checked before any body is read; a body over the upload
+// limit is refused with 413 unread; slow work (intake, commit) runs on a few threads whose
+// results come back to the event loop by boost::asio::post.
+//
+// Lock-out: a connection that has not yet shown a credential has 5 s to send its headers, and
+// a 401 or 403 closes it. Connections are capped (connection_table); when full, the oldest
+// connection that never authenticated makes room, so idle or failing sockets from a local
+// user (all of loopback is one address) cannot keep the operator out.
 #include "orchestrator/service/http_dashboard.hpp"
 
 #include <array>
@@ -12,6 +17,7 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -29,7 +35,8 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-constexpr auto k_header_timeout = std::chrono::seconds(30);
+constexpr auto k_preauth_timeout = std::chrono::seconds(5);  // headers, until authenticated
+constexpr auto k_idle_timeout = std::chrono::seconds(30);    // between an owner's requests
 constexpr auto k_body_timeout = std::chrono::seconds(300);
 constexpr std::size_t k_max_header_bytes = 16 * 1024;
 // A refused upload's body is read and dropped (up to this much, for this long) after the 413
@@ -54,15 +61,41 @@ std::string_view sv(beast::string_view s) {
     return std::string_view(s.data(), s.size());
 }
 
-// What every connection shares: the routes' context and the worker threads.
-struct server_state {
-    std::shared_ptr<dashboard_context> context;
-    dashboard_workers workers;
-    bool stopped = false;
-    std::size_t sessions = 0;  // open connections (capped: a file descriptor each)
+class session;
+
+// Every open connection, oldest first, and whether it has authenticated. Over a cap, the
+// oldest unauthenticated connection (of that address, or of all) is closed to make room;
+// authenticated ones are never pushed out.
+class connection_table {
+  public:
+    static constexpr std::size_t k_max_total = 64;  // a file descriptor each
+    static constexpr std::size_t k_max_unproven_per_address = 8;
+    /// Makes room and registers; 0 when every slot holds an authenticated connection.
+    std::uint64_t admit(const std::string& address, std::weak_ptr<session> who);
+    void trust(std::uint64_t id);
+    void remove(std::uint64_t id) { m_open.erase(id); }
+    std::size_t size() const { return m_open.size(); }
+
+  private:
+    struct entry {
+        std::string address;
+        std::weak_ptr<session> who;
+        bool trusted = false;
+    };
+    bool evict_oldest_unproven(const std::string* address);
+    std::map<std::uint64_t, entry> m_open;  // ids grow: oldest first
+    std::uint64_t m_next = 1;
 };
 
-constexpr std::size_t k_max_sessions = 64;
+// What every connection shares: the routes' context, the keys and the worker threads.
+struct server_state {
+    std::shared_ptr<dashboard_context> context;
+    std::unique_ptr<dashboard_keys> keys;
+    unsigned short port = 0;
+    dashboard_workers workers;
+    bool stopped = false;
+    connection_table connections;
+};
 
 template <class Body>
 void set_headers(http::response<Body>& res, const dashboard_reply& r) {
@@ -80,18 +113,23 @@ void set_headers(http::response<Body>& res, const dashboard_reply& r) {
 class session : public std::enable_shared_from_this<session> {
   public:
     session(tcp::socket socket, std::shared_ptr<server_state> state)
-        : m_stream(std::move(socket)), m_state(std::move(state)) {
-        ++m_state->sessions;
-    }
-    ~session() { --m_state->sessions; }
+        : m_stream(std::move(socket)), m_state(std::move(state)) {}
+    ~session() { m_state->connections.remove(m_id); }
     session(const session&) = delete;
     session& operator=(const session&) = delete;
-    void start() { read_header(); }
+    void start(std::uint64_t id) {
+        m_id = id;
+        read_header();
+    }
+    void close();
 
   private:
     void read_header();
     void on_header(beast::error_code ec);
     bool refuse_before_body(const http::request<http::string_body>& req);
+    bool refuse_unauthenticated(const http::request<http::string_body>& req, bool has_body);
+    bool refuse_cross_site(const http::request<http::string_body>& req);
+    void refuse(int status, const std::string& line);
     void read_body();
     void on_request(beast::error_code ec);
     void run_later(std::function<std::function<dashboard_reply()>()> later, bool close);
@@ -100,14 +138,17 @@ class session : public std::enable_shared_from_this<session> {
     void write(std::shared_ptr<http::response<Body>> res, bool close);
     void refuse_upload_size();
     void drain();
-    void close();
 
     beast::tcp_stream m_stream;
     beast::flat_buffer m_buffer;
     std::shared_ptr<server_state> m_state;
     std::optional<http::request_parser<http::string_body>> m_parser;
-    std::string m_set_cookie;  // the token's cookie, for the reply to a ?token= request
-    bool m_drain = false;      // after the reply, read and drop the rest of the request
+    std::uint64_t m_id = 0;       // in m_state->connections
+    bool m_trusted = false;       // a request on this connection showed a valid credential
+    request_credentials m_auth;   // the current request's
+    bool m_csrf_in_body = false;  // the current request's CSRF token is a form field
+    std::string m_set_cookie;     // the session cookie, for the reply to a ?token= request
+    bool m_drain = false;         // after the reply, read and drop the rest of the request
     std::size_t m_drained = 0;
     std::array<char, 64 * 1024> m_sink;
 };
@@ -117,7 +158,7 @@ void session::read_header() {
     m_parser->header_limit(k_max_header_bytes);
     // Judged once the token is (refuse_before_body); Beast 1.74 would judge it first.
     m_parser->body_limit(std::numeric_limits<std::uint64_t>::max());
-    m_stream.expires_after(k_header_timeout);
+    m_stream.expires_after(m_trusted ? k_idle_timeout : k_preauth_timeout);
     http::async_read_header(
         m_stream, m_buffer, *m_parser,
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
@@ -139,36 +180,80 @@ void session::on_header(beast::error_code ec) {
     read_body();
 }
 
-// The token, and a body's declared size, are judged on the headers alone.
+// The credentials, the origin of a state-changing request, and a body's declared size are
+// judged on the headers alone.
 bool session::refuse_before_body(const http::request<http::string_body>& req) {
     const dashboard_settings& settings = m_state->context->settings;
     const bool has_body = m_parser->content_length().value_or(0) > 0 || m_parser->chunked();
-    const token_source source =
-        find_token(sv(req[http::field::authorization]), sv(req[http::field::cookie]),
-                   sv(req.target()), settings.token);
-    if (source == token_source::none) {
-        dashboard_reply r;
-        r.status = 401;
-        r.body = unauthorized_page();
-        r.headers.emplace_back("WWW-Authenticate", "Bearer");
-        send(std::move(r), has_body);
-        return true;
-    }
-    if (source == token_source::query) {
-        m_set_cookie = token_cookie(settings.token);
-        if (req.method() == http::verb::get) {  // the same address without the token in it
-            dashboard_reply r;
-            r.status = 302;
-            r.headers.emplace_back("Location", target_without_token(sv(req.target())));
-            send(std::move(r), has_body);
-            return true;
-        }
-    }
+    if (refuse_unauthenticated(req, has_body) || refuse_cross_site(req)) return true;
     if (m_parser->content_length().value_or(0) > settings.max_upload_bytes) {
         refuse_upload_size();
         return true;
     }
     return false;
+}
+
+bool session::refuse_unauthenticated(const http::request<http::string_body>& req, bool has_body) {
+    m_auth =
+        find_credentials(sv(req[http::field::authorization]), sv(req[http::field::cookie]),
+                         sv(req.target()), sv(req.method_string()), *m_state->keys, m_state->port);
+    if (m_auth.source == token_source::none) {
+        dashboard_reply r;
+        r.status = 401;
+        r.body = unauthorized_page();
+        r.headers.emplace_back("WWW-Authenticate", "Bearer");
+        // Closed, so that a client without the token cannot hold the connection open by
+        // sending request after request (each would restart the header timer).
+        send(std::move(r), true);
+        return true;
+    }
+    m_trusted = true;
+    m_state->connections.trust(m_id);
+    if (m_auth.source != token_source::query) return false;
+    // A login link: a new session, and the same address without the token in it.
+    m_auth.session = m_state->keys->new_session();
+    m_set_cookie = session_cookie(m_state->port, m_auth.session);
+    dashboard_reply r;
+    r.status = 302;
+    r.headers.emplace_back("Location", target_without_token(sv(req.target())));
+    send(std::move(r), has_body);
+    return true;
+}
+
+// A browser attaches the session cookie to any request for this host, from any page, so a
+// state-changing request with the cookie must come from our own origin and carry the
+// session's CSRF token (the X-CSRF-Token header, or a form's csrf_token field, checked once the
+// body is read). A request with `Authorization: Bearer` is exempt: no browser adds that
+// header by itself, and a page of another origin cannot add it without a CORS preflight, which
+// the dashboard never grants.
+bool session::refuse_cross_site(const http::request<http::string_body>& req) {
+    m_csrf_in_body = false;
+    const bool safe = req.method() == http::verb::get || req.method() == http::verb::head;
+    if (safe || m_auth.source != token_source::cookie) return false;
+    const std::string problem = cross_origin_problem(
+        sv(req[http::field::origin]), sv(req["Sec-Fetch-Site"]), sv(req[http::field::host]));
+    if (!problem.empty()) {
+        refuse(403, problem + ".");
+        return true;
+    }
+    const std::string_view header = sv(req["X-CSRF-Token"]);
+    if (header.empty()) {
+        m_csrf_in_body = true;
+        return false;
+    }
+    if (m_state->keys->valid_csrf(m_auth.session, header)) return false;
+    refuse(403, "the X-CSRF-Token header does not belong to this session; reload the page.");
+    return true;
+}
+
+// 403 in one line of text, and the connection closed (as after a 401).
+void session::refuse(int status, const std::string& line) {
+    dashboard_reply r;
+    r.status = status;
+    r.content_type = "text/plain; charset=utf-8";
+    r.kind = reply_kind::api;
+    r.body = std::to_string(status) + ": " + line + "\n";
+    send(std::move(r), true);
 }
 
 void session::refuse_upload_size() {
@@ -191,11 +276,19 @@ void session::on_request(beast::error_code ec) {
     if (ec == http::error::body_limit) return refuse_upload_size();
     if (ec) return close();
     http::request<http::string_body> req = m_parser->release();
+    const std::string content_type(req[http::field::content_type]);
+    if (m_csrf_in_body &&
+        !m_state->keys->valid_csrf(m_auth.session, csrf_field(content_type, req.body())))
+        return refuse(403,
+                      "the form's CSRF token is missing or not this session's; reload the "
+                      "page and try again.");
+    // Pages for a browser session carry its CSRF token (a <meta> and each form's field).
+    const std::string csrf =
+        m_auth.session.empty() ? "" : m_state->keys->csrf_token(m_auth.session);
     routed r;
     try {  // nothing a request does may end the daemon (and with it every running job)
         r = route_request(m_state->context, std::string(req.method_string()),
-                          std::string(req.target()), std::string(req[http::field::content_type]),
-                          std::move(req.body()));
+                          std::string(req.target()), content_type, std::move(req.body()), csrf);
     } catch (const std::invalid_argument& e) {
         r.now = message_reply(404, "Not found", e.what());
     } catch (const std::exception& e) {
@@ -271,6 +364,31 @@ void session::drain() {
                              });
 }
 
+std::uint64_t connection_table::admit(const std::string& address, std::weak_ptr<session> who) {
+    std::size_t unproven = 0;
+    for (const auto& [id, e] : m_open) unproven += !e.trusted && e.address == address;
+    if (unproven >= k_max_unproven_per_address) evict_oldest_unproven(&address);
+    if (m_open.size() >= k_max_total && !evict_oldest_unproven(nullptr)) return 0;
+    const std::uint64_t id = m_next++;
+    m_open[id] = entry{address, std::move(who), false};
+    return id;
+}
+
+void connection_table::trust(std::uint64_t id) {
+    if (const auto it = m_open.find(id); it != m_open.end()) it->second.trusted = true;
+}
+
+bool connection_table::evict_oldest_unproven(const std::string* address) {
+    for (auto it = m_open.begin(); it != m_open.end(); ++it) {
+        if (it->second.trusted || (address && it->second.address != *address)) continue;
+        const std::shared_ptr<session> victim = it->second.who.lock();
+        m_open.erase(it);
+        if (victim) victim->close();
+        return true;
+    }
+    return false;
+}
+
 void session::close() {
     beast::error_code ec;
     m_stream.socket().shutdown(tcp::socket::shutdown_send, ec);
@@ -299,10 +417,9 @@ class listener : public std::enable_shared_from_this<listener> {
     void accept() {
         m_acceptor.async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket s) {
             if (!self->m_acceptor.is_open()) return;
-            if (!ec && self->m_state->sessions < k_max_sessions)
-                std::make_shared<session>(std::move(s), self->m_state)->start();
-            // (over the cap the socket closes here.) After an error (no descriptors left) wait
-            // a little rather than spin on an accept that fails at once.
+            if (!ec) self->admit(std::move(s));
+            // After an error (no descriptors left) wait a little rather than spin on an accept
+            // that fails at once.
             if (!ec) return self->accept();
             self->m_retry.expires_after(std::chrono::milliseconds(100));
             self->m_retry.async_wait([self](beast::error_code) {
@@ -311,6 +428,15 @@ class listener : public std::enable_shared_from_this<listener> {
         });
     }
     unsigned short port() const { return m_acceptor.local_endpoint().port(); }
+    // Over the cap (every slot authenticated) the new socket closes here.
+    void admit(tcp::socket s) {
+        beast::error_code ec;
+        const auto peer = s.remote_endpoint(ec);
+        if (ec) return;
+        auto who = std::make_shared<session>(std::move(s), m_state);
+        const std::uint64_t id = m_state->connections.admit(peer.address().to_string(), who);
+        if (id != 0) who->start(id);
+    }
     void close() {
         beast::error_code ec;
         m_acceptor.close(ec);
@@ -338,8 +464,9 @@ http_dashboard::http_dashboard(asio::io_context& io, const spool& s,
     m_impl->state = std::make_shared<server_state>();
     m_impl->state->context = std::make_shared<dashboard_context>(
         dashboard_context{s, settings, std::move(optimizer), std::move(harness), {}});
+    m_impl->state->keys = std::make_unique<dashboard_keys>(settings.token);
     m_impl->accepting = std::make_shared<listener>(io, settings, m_impl->state);
-    m_impl->port = m_impl->accepting->port();
+    m_impl->port = m_impl->state->port = m_impl->accepting->port();
     m_impl->accepting->accept();
 }
 
