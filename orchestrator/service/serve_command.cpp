@@ -1,5 +1,6 @@
 #include "orchestrator/service/serve_command.hpp"
 
+#include <fcntl.h>
 #include <grp.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
@@ -7,9 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -37,7 +41,9 @@ Example:
 
 Submitted kernels run on the GPU machine: run serve as an unprivileged user on a machine
 without secrets. The dashboard listens on loopback unless --http names another address, and
-every request needs the token printed at start (or kept in --token-file).
+every request needs the token kept in --token-file (default SPOOL/dashboard.token, made 0600;
+refused unless owned by serve's user, mode 0600, 128 bits at least: 32 hex digits or 22
+base64url characters).
 Exit codes: 0 stopped by SIGINT/SIGTERM (running jobs resume at the next start); 26 the spool
 cannot be used; 64 bad command line, or another daemon serves the spool.
 )";
@@ -71,7 +77,7 @@ void add_serve(CLI::App& app, daemon_cli& d) {
     s->add_option("--http", d.http, "Serve the dashboard on ADDR:PORT (port 0: any free one)")
         ->type_name("ADDR:PORT");
     s->add_option("--token-file", d.token_file,
-                  "The dashboard's token: read from this file, or made and written there (0600)")
+                  "The dashboard's token (default SPOOL/dashboard.token): read, or made there 0600")
         ->type_name("FILE");
     s->add_option("--max-upload-mb", d.max_upload_mb,
                   "Largest intake upload or socket submission, MiB")
@@ -156,47 +162,98 @@ void add_status_and_cancel(CLI::App& app, daemon_cli& d) {
     d.cancel->add_option("job", d.job, "The job's id")->required();
 }
 
-// The token: from the file when it holds one, else 32 random bytes in hex (written there 0600).
-std::string dashboard_token(const std::string& file) {
-    if (!file.empty() && fs::is_regular_file(file)) {
-        std::string t = read_text_file(file);
-        while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-        if (t.size() < 16) throw std::runtime_error(file + ": a token of 16 characters at least");
-        return t;
+// The dashboard's token file, held to the rules OpenSSH holds a private key to: a regular file
+// (not a link), owned by serve's user, readable by nobody else, holding a token of 128 bits at
+// least: 32 or more hex digits, or 22 or more characters of base64url (or base64), nothing
+// else but a final newline. serve makes a missing file itself: 32 random bytes in hex, 0600.
+constexpr std::size_t k_min_hex_token_chars = 32;     // 4 bits a character
+constexpr std::size_t k_min_base64_token_chars = 22;  // 6 bits a character
+constexpr std::size_t k_max_token_file_bytes = 4096;
+
+std::string token_strength_problem(const std::string& t) {
+    bool all_hex = true;
+    for (const unsigned char c : t) {
+        if (!std::isalnum(c) && c != '-' && c != '_' && c != '+' && c != '/' && c != '=')
+            return "the token may hold only hex digits or base64url characters (one line)";
+        all_hex = all_hex && std::isxdigit(c);
     }
+    if (all_hex && t.size() < k_min_hex_token_chars)
+        return "the token has " + std::to_string(t.size()) +
+               " hex digits; 32 at least (128 bits), e.g. openssl rand -hex 32";
+    if (t.size() < k_min_base64_token_chars)
+        return "the token has " + std::to_string(t.size()) +
+               " characters; 22 base64url characters at least (128 bits)";
+    return "";
+}
+
+std::string make_token_file(const fs::path& file) {
     unsigned char bytes[32];
     if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("no random bytes");
     std::ostringstream hex;
     for (const unsigned char b : bytes)
         hex << std::hex << std::setw(2) << std::setfill('0') << int(b);
-    if (!file.empty()) {
-        const mode_t old = ::umask(077);
-        write_file_atomic(file, hex.str() + "\n");
-        ::umask(old);
-        ::chmod(file.c_str(), 0600);
-    }
+    const std::string text = hex.str() + "\n";
+    // O_EXCL|O_NOFOLLOW: never through a link or over a file someone placed there meanwhile.
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          S_IRUSR | S_IWUSR);
+    if (fd < 0)
+        throw std::runtime_error(file.string() + ": cannot be made: " + std::strerror(errno));
+    const bool ok = ::fchmod(fd, 0600) == 0 &&
+                    ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                    ::fsync(fd) == 0;
+    const int err = errno;
+    ::close(fd);
+    if (!ok) throw std::runtime_error(file.string() + ": cannot be written: " + std::strerror(err));
     return hex.str();
 }
 
-// The spool is the daemon user's: all it makes is 0600/0700 (umask 077), a spool of another
-// user is refused, and one made before (or by an operator's umask) loses group and other bits.
-std::string secure_spool(const std::string& root) {
-    ::umask(077);
-    if (std::string why = spool_owner_problem(root); !why.empty()) return why;
-    secure_spool_modes(spool(root));
+// What is wrong with the opened token file's owner, type or mode ("" when nothing). Judged on
+// the descriptor (fstat), so the file judged is the file read.
+std::string token_file_problem(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return std::string("cannot be examined: ") + std::strerror(errno);
+    if (!S_ISREG(st.st_mode)) return "is not a regular file";
+    if (st.st_uid != ::geteuid())
+        return "is owned by uid " + std::to_string(st.st_uid) + ", not by serve's user (uid " +
+               std::to_string(::geteuid()) + "); chown it or make a new one";
+    if ((st.st_mode & 077) != 0) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        return std::string("has mode ") + mode +
+               ": other users may read or change it (chmod 600, and make a new token)";
+    }
     return "";
 }
 
-// What the submission socket allows; "" or why the flags cannot be used.
-std::string submit_settings_of(const daemon_cli& d, daemon_settings& s) {
-    s.submit.optimizer = s.optimizer;
-    s.submit.harness = s.harness;
-    s.submit.max_upload_bytes = static_cast<std::size_t>(d.max_upload_mb * (1 << 20));
-    s.submit.max_jobs_per_user = d.max_jobs_per_user;
-    s.submit.operators = d.operators;
-    if (!d.operators.empty() && ::getgrnam(d.operators.c_str()) == nullptr)
-        return "--operators " + d.operators + ": no such group";
-    return "";
+// The token from `file` when it is there and passes the rules; else a new one written there.
+// Throws std::runtime_error("FILE: what is wrong").
+std::string dashboard_token(const fs::path& file) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 && errno == ENOENT) return make_token_file(file);
+    if (fd < 0 && errno == ELOOP)
+        throw std::runtime_error(file.string() + ": is a symbolic link; name the file itself");
+    if (fd < 0) throw std::runtime_error(file.string() + ": " + std::strerror(errno));
+    std::string problem = token_file_problem(fd), t;
+    if (problem.empty()) {
+        char buf[k_max_token_file_bytes + 1];
+        ssize_t n = 0, got = 0;
+        while ((n = ::read(fd, buf + got, sizeof buf - static_cast<std::size_t>(got))) > 0)
+            got += n;
+        t.assign(buf, static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
+        if (n < 0) problem = std::string("cannot be read: ") + std::strerror(errno);
+        if (t.size() > k_max_token_file_bytes) problem = "is over 4096 bytes: not a token file";
+    }
+    ::close(fd);
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+    if (problem.empty()) problem = token_strength_problem(t);
+    if (!problem.empty()) throw std::runtime_error(file.string() + ": " + problem);
+    return t;
+}
+
+// Without --token-file the token lives in the spool, which is serve's own (secure_spool made
+// it, or took group and other bits off it, before this is called).
+fs::path default_token_file(const fs::path& spool_dir) {
+    return spool_dir / "dashboard.token";
 }
 
 int run_serve(daemon_cli& d) {
@@ -237,14 +294,17 @@ int run_serve(daemon_cli& d) {
     if (!d.http.empty()) {
         const std::size_t colon = d.http.rfind(':');
         dashboard_settings h;
+        fs::path token_file;
         try {
             if (colon == std::string::npos) throw std::invalid_argument("no port");
             h.address = d.http.substr(0, colon);
             const int port = std::stoi(d.http.substr(colon + 1));
             if (port < 0 || port > 65535) throw std::out_of_range("port");
             h.port = static_cast<unsigned short>(port);
-            h.token = dashboard_token(d.token_file);
-        } catch (const std::runtime_error& e) {
+            token_file =
+                d.token_file.empty() ? default_token_file(s.spool) : fs::path(d.token_file);
+            h.token = dashboard_token(token_file);
+        } catch (const std::runtime_error& e) {  // one line, as OpenSSH refuses a bad key
             std::cerr << "cuda-optimizer serve: --token-file: " << e.what() << "\n";
             return to_int(exit_code::usage);
         } catch (const std::exception&) {
@@ -255,6 +315,10 @@ int run_serve(daemon_cli& d) {
         h.max_upload_bytes = static_cast<std::size_t>(d.max_upload_mb * (1 << 20));
         h.max_file_bytes = static_cast<std::size_t>(d.max_file_mb * (1 << 20));
         s.http = h;
+        // Where the token is, never the token: printed lines end up in journals and scrollback.
+        if (!s.quiet)
+            std::cout << "cuda-optimizer serve: the dashboard's token is in " << token_file.string()
+                      << " (sign in once with ?token=TOKEN; the address bar drops it)" << std::endl;
     }
     if (const std::string bad = submit_settings_of(d, s); !bad.empty()) {
         std::cerr << "cuda-optimizer serve: " << bad << "\n";
