@@ -307,3 +307,29 @@ TEST_CASE(
     CHECK(s.output == "cuda-optimizer status: no daemon serves " + spool.string() + " (" +
                           (spool / "submit.sock").string() + "): ask its operator\n");
 }
+
+TEST_CASE("a gate job submitted through the socket streams its run folder and runs", "[daemon]") {
+    test::scratch_folder dir;
+    test::optimizer_fixture accepted;
+    const test::process_result r = test::run_optimizer(accepted.args({"--max-iterations", "1"}));
+    REQUIRE(r.exit_code == 0);
+    for (const auto& e : fs::recursive_directory_iterator(accepted.dir.path()))
+        REQUIRE(::lchown(e.path().c_str(), 65534, 65534) == 0);
+    REQUIRE(::lchown(accepted.dir.path().c_str(), 65534, 65534) == 0);
+    const fs::path spool = dir / "spool";
+    serve_process serve(spool, dir / "serve.out", {"--devices", "0"});
+    const test::process_result sub = nobody_optimizer(
+        {"submit", "--spool", spool.string(), "--gate", "--accepted", accepted.run().string()});
+    INFO(sub.output);
+    REQUIRE(sub.exit_code == 0);
+    const std::string id = first_line(sub.output);
+    const cuopt::spool s(spool, false);
+    CHECK(s.read_spec(id).submitter_uid == 65534);
+    const auto end = std::chrono::steady_clock::now() + 120s;
+    while (!is_final(s.read_status(id).state) && std::chrono::steady_clock::now() < end)
+        std::this_thread::sleep_for(50ms);
+    const job_status st = s.read_status(id);
+    INFO(st.reason);
+    CHECK(st.state == job_state::done);
+    CHECK(st.reason == "the gate passed");
+}
