@@ -333,3 +333,42 @@ TEST_CASE("a gate job submitted through the socket streams its run folder and ru
     CHECK(st.state == job_state::done);
     CHECK(st.reason == "the gate passed");
 }
+
+TEST_CASE("a user holding idle connections is held to a few and times out; others still get in",
+          "[daemon]") {
+    test::scratch_folder dir;
+    const fs::path spool = dir / "spool";
+    job_files quick(false);
+    submit_as_owner(spool, quick.config);
+    serve_process serve(spool, dir / "serve.out", {"--devices", "0"});
+    // 65534 opens 8 connections and sends nothing; its 9th is refused at once.
+    const std::string holder =
+        "import socket,sys,time\n"
+        "s=[socket.socket(socket.AF_UNIX) for i in range(9)]\n"
+        "[x.connect(sys.argv[1]) for x in s[:8]]\n"
+        "time.sleep(0.5)\n"
+        "s[8].connect(sys.argv[1]); s[8].settimeout(5)\n"
+        "print(s[8].recv(4096).decode(), flush=True)\n"
+        "time.sleep(20)\n";
+    const std::vector<std::string> args = {"--reuid=65534",
+                                           "--regid=65534",
+                                           "--clear-groups",
+                                           "--",
+                                           "/usr/bin/python3",
+                                           "-c",
+                                           holder,
+                                           (spool / "submit.sock").string()};
+    bp::ipstream out;
+    bp::child c("/usr/bin/setpriv", bp::args(args), bp::std_out > out, bp::std_err > bp::null);
+    std::string line;
+    REQUIRE(std::getline(out, line));
+    CHECK(line.find("too many connections") != std::string::npos);
+    // Another user is not held up by them.
+    const test::process_result other = test::run_program(
+        "/usr/bin/setpriv", {"--reuid=65533", "--regid=65533", "--clear-groups", "--",
+                             CUOPT_OPTIMIZER_BINARY, "status", "--spool", spool.string()});
+    INFO(other.output);
+    CHECK(other.exit_code == 0);
+    ::kill(c.id(), SIGKILL);
+    c.wait();
+}

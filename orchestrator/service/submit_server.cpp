@@ -10,6 +10,7 @@
 #include <boost/asio.hpp>
 #include <iostream>
 #include <map>
+#include <mutex>
 
 #include "common/exit_codes.hpp"
 #include "common/json_document.hpp"
@@ -233,10 +234,17 @@ struct submit_server::impl : std::enable_shared_from_this<submit_server::impl> {
     local::acceptor acceptor;
     dashboard_workers workers{2};
     std::map<unsigned, int> in_flight;  // submissions being checked, per uid (event loop only)
+    // Open connections, per uid and in all: a user who opens many and sends nothing holds
+    // descriptors for the read timeout at most, and only this many.
+    static constexpr int k_max_open_per_uid = 8, k_max_open = 64;
+    std::mutex open_mutex;  // the last owner of a connection may be a worker thread
+    std::map<unsigned, int> open_per_uid;
+    int open_total = 0;
+    std::shared_ptr<local::socket> take_slot(local::socket sock, unsigned uid);
 
     void listen();
     void accept();
-    void serve(std::shared_ptr<local::socket> sock);
+    void serve(local::socket accepted);
     void answer(std::shared_ptr<local::socket> sock, const peer& p, std::string request);
     void submit(std::shared_ptr<local::socket> sock, const peer& p,
                 std::shared_ptr<rapidjson::Document> request);
@@ -258,16 +266,42 @@ void submit_server::impl::accept() {
     acceptor.async_accept(
         [self = shared_from_this()](const boost::system::error_code& ec, local::socket sock) {
             if (ec == asio::error::operation_aborted || !self->acceptor.is_open()) return;
-            if (!ec) self->serve(std::make_shared<local::socket>(std::move(sock)));
+            if (!ec) self->serve(std::move(sock));
             self->accept();
         });
 }
 
 // One request: read within the timeout and the byte cap, then answered.
-void submit_server::impl::serve(std::shared_ptr<local::socket> sock) {
+// The connection, counted against its uid until the last handler holding it lets it go; null
+// (closed with one line) when that uid, or everyone, has too many open.
+std::shared_ptr<local::socket> submit_server::impl::take_slot(local::socket sock, unsigned uid) {
+    {
+        std::lock_guard<std::mutex> lock(open_mutex);
+        if (open_per_uid[uid] < k_max_open_per_uid && open_total < k_max_open) {
+            ++open_per_uid[uid];
+            ++open_total;
+            return std::shared_ptr<local::socket>(
+                new local::socket(std::move(sock)),
+                [self = shared_from_this(), uid](local::socket* s) {
+                    delete s;
+                    std::lock_guard<std::mutex> lock(self->open_mutex);
+                    --self->open_per_uid[uid];
+                    --self->open_total;
+                });
+        }
+    }
+    const std::string busy = refusal_reply(
+        refusal("too many connections open to the daemon; try again", exit_code::io_error));
+    (void)::send(sock.native_handle(), busy.data(), busy.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    return nullptr;
+}
+
+void submit_server::impl::serve(local::socket accepted) {
     ucred cred{};
     socklen_t len = sizeof cred;
-    if (::getsockopt(sock->native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return;
+    if (::getsockopt(accepted.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return;
+    const std::shared_ptr<local::socket> sock = take_slot(std::move(accepted), cred.uid);
+    if (!sock) return;
     peer p{cred.uid, cred.gid, user_name(cred.uid),
            is_operator(cred.uid, cred.gid, settings.operators)};
     auto timer = std::make_shared<asio::steady_timer>(io);
