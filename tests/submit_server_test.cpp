@@ -318,8 +318,9 @@ TEST_CASE("a gate job submitted through the socket streams its run folder and ru
     REQUIRE(::lchown(accepted.dir.path().c_str(), 65534, 65534) == 0);
     const fs::path spool = dir / "spool";
     serve_process serve(spool, dir / "serve.out", {"--devices", "0"});
-    const test::process_result sub = nobody_optimizer(
-        {"submit", "--spool", spool.string(), "--gate", "--accepted", accepted.run().string()});
+    const test::process_result sub =
+        nobody_optimizer({"submit", "--spool", spool.string(), "--gate", "--accepted",
+                          accepted.run().string() + "/"});
     INFO(sub.output);
     REQUIRE(sub.exit_code == 0);
     const std::string id = first_line(sub.output);

@@ -88,6 +88,12 @@ std::vector<fs::path> run_folder_files(const fs::path& accepted) {
     return files;
 }
 
+// A folder's absolute path without a trailing '/' (so that its filename() is its name).
+fs::path folder_path(const fs::path& p) {
+    fs::path out = fs::absolute(p).lexically_normal();
+    return out.filename().empty() ? out.parent_path() : out;
+}
+
 void write_all(int fd, const std::string& text) {
     std::size_t done = 0;
     while (done < text.size()) {
@@ -137,16 +143,15 @@ std::string submit_request(const submission& sub, const fs::path& optimizer) {
     std::vector<fs::path> files;
     fs::path config;
     if (sub.kind == "gate") {
-        files = run_folder_files(fs::absolute(sub.accepted).lexically_normal());
+        files = run_folder_files(folder_path(sub.accepted));
     } else {
         if (sub.config.empty()) throw intake_error("submit: --config is required");
         config = fs::absolute(sub.config).lexically_normal();
         files = files_named_by(optimizer, config, sub.args);
     }
     // A gate's files keep their run folder's name: "run-001/run.json", accepted "run-001".
-    const fs::path root = sub.kind == "gate"
-                              ? fs::absolute(sub.accepted).lexically_normal().parent_path()
-                              : common_folder(files);
+    const fs::path root =
+        sub.kind == "gate" ? folder_path(sub.accepted).parent_path() : common_folder(files);
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     d.AddMember("op", "submit", a);
@@ -155,7 +160,7 @@ std::string submit_request(const submission& sub, const fs::path& optimizer) {
     if (!config.empty())
         d.AddMember("config", json_text(config.lexically_relative(root).generic_string(), a), a);
     if (sub.kind == "gate") {
-        const fs::path accepted = fs::absolute(sub.accepted).lexically_normal();
+        const fs::path accepted = folder_path(sub.accepted);
         d.AddMember("accepted", json_text(accepted.filename().string(), a), a);
     }
     Value args(rapidjson::kArrayType);
