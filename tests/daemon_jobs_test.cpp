@@ -148,6 +148,32 @@ TEST_CASE(
     CHECK_FALSE(run_trust_problem(q.jobs.job_dir(honest), honest_run, "results/run-002").empty());
 }
 
+TEST_CASE("a gate.json planted in a queued gate job is not trusted: the gate runs afresh",
+          "[daemon]") {
+    queued_jobs q;
+    const test::process_result accepted =
+        test::run_optimizer(q.pilot.args({"--max-iterations", "1"}));
+    REQUIRE(accepted.exit_code == 0);
+    submission sub;
+    sub.kind = "gate";
+    sub.accepted = q.pilot.run();
+    sub.optimizer = CUOPT_OPTIMIZER_BINARY;
+    job_spec spec;
+    const fs::path stage = stage_submission(q.jobs, sub, spec);
+    const std::string id = q.jobs.commit(stage, spec);
+    const fs::path gate = q.jobs.job_dir(id) / "results" / "gate";
+    q.dir.write("planted-gate.json", R"({"verdict": "fail"})");
+    fs::create_directories(gate);
+    fs::copy_file(q.dir / "planted-gate.json", gate / "gate.json");
+    CHECK(q.serve() == 0);
+    const job_status st = q.jobs.read_status(id);
+    INFO(st.reason);
+    CHECK(st.state == job_state::done);
+    CHECK(st.reason == "the gate passed");
+    CHECK(st.starts == 1);
+    CHECK(gate_started_by_daemon(q.jobs.job_dir(id)));
+}
+
 TEST_CASE(
     "a run folder is trusted only when run.json holds the command line and folder the "
     "daemon recorded before starting",
