@@ -1,6 +1,7 @@
 // The dashboard in headless chromium, used as a person would: open it with ?token=, upload the
 // matmul example through the intake form, read check's table, queue it, watch the job run to
-// done under the real `cuda-optimizer serve` with the fake harness, and open its report.
+// done under the real `cuda-optimizer serve` with the fake harness, and open its report; and
+// as an attacker would: a page on another loopback port posting to the dashboard.
 // Screenshots go to build/screenshots/ ($CUOPT_SCREENSHOTS overrides).
 #include <fcntl.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include "dashboard_fixture.hpp"
 #include "devtools_browser.hpp"
 #include "headless_chromium.hpp"
+#include "loopback_http_server.hpp"
 
 using namespace cuopt;
 using namespace cuopt::test;
@@ -127,6 +129,7 @@ void submit_matmul(devtools_browser& b, const std::string& base) {
     b.evaluate("document.getElementById('args').value = '--max-iterations 2'");
     b.evaluate("document.getElementById('priority').value = '2'");
     b.click_and_wait("#upload", 120s);
+    INFO(string_of(b, "document.body.innerText"));
     REQUIRE(b.wait_for("document.getElementById('check-table') !== null", 10s));
     CHECK_THAT(text_of(b, "#check-table"), Catch::Contains("initial compiles"));
     CHECK_THAT(text_of(b, "h1"), Catch::Contains("ready to queue"));
@@ -238,4 +241,44 @@ TEST_CASE(
     CHECK(string_of(b, "location.pathname") == first + "/report");
     b.screenshot(shots / "dashboard-report.png");
     check_console_clean(b);
+}
+
+TEST_CASE(
+    "in chromium, a page on another loopback port cannot cancel a job with the "
+    "dashboard's cookie, by form or by fetch",
+    "[http][chromium]") {
+    REQUIRE_CHROMIUM_OR_SKIP();
+    dashboard_under_test d;
+    const std::string by_form = place_job(d.jobs(), job_state::running);
+    const std::string by_fetch = place_job(d.jobs(), job_state::queued);
+    const std::string base = origin_of(d.port());
+    // The page any other local service could serve (an SSH-forwarded tool, a notebook): the
+    // browser sends the dashboard's cookie with both requests, since every port of 127.0.0.1
+    // is the same site.
+    scripted_reply page;
+    page.headers["Content-Type"] = "text/html; charset=utf-8";
+    page.body = "<!DOCTYPE html><html><body><form id=\"f\" method=\"post\" action=\"" + base +
+                "/jobs/" + by_form +
+                "/cancel\"><input name=\"x\" value=\"1\"></form><script>\n"
+                "fetch('" +
+                base + "/jobs/" + by_fetch +
+                "/cancel', {method: 'POST', mode: 'no-cors', credentials: 'include', "
+                "headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: 'x=1'})"
+                ".catch(function () {}).then(function () { document.getElementById('f')"
+                ".submit(); });\n</script></body></html>";
+    loopback_http_server attacker({page});
+    devtools_browser b(d.root() / "chromium");
+    b.navigate(base + "/?token=" + k_dashboard_token);  // the operator signed in
+    REQUIRE(b.evaluate("location.href") == json_quoted(base + "/"));
+    b.navigate(attacker.url("/"));
+    REQUIRE(b.wait_for("location.href.indexOf(" + json_quoted(base) + ") === 0", 15s));
+    REQUIRE(b.wait_for("document.readyState === 'complete'", 10s));
+    // The cookie went with it (else 401), and the Origin check refused it.
+    CHECK_THAT(string_of(b, "document.body.innerText"),
+               Catch::Contains("403: a request from " +
+                               attacker.url("/").substr(0, attacker.url("/").size() - 1)));
+    CHECK_FALSE(d.jobs().cancel_requested(by_form));
+    CHECK_FALSE(d.jobs().cancel_requested(by_fetch));
+    CHECK(d.jobs().read_status(by_form).state == job_state::running);
+    CHECK(d.jobs().read_status(by_fetch).state == job_state::queued);
 }

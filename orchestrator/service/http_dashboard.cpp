@@ -103,7 +103,9 @@ void set_headers(http::response<Body>& res, const dashboard_reply& r) {
     res.set(http::field::server, "cuda-optimizer");
     res.set("X-Content-Type-Options", "nosniff");
     res.set("X-Frame-Options", "DENY");
-    res.set("Referrer-Policy", "no-referrer");
+    // same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" with its
+    // POSTs, and the same-origin check (refuse_cross_site) could not tell our forms from others'.
+    res.set("Referrer-Policy", "same-origin");
     const bool report = r.kind == reply_kind::report, file = r.kind == reply_kind::file;
     res.set("Content-Security-Policy", report ? k_report_csp : file ? k_file_csp : k_page_csp);
     res.set(http::field::cache_control, r.kind == reply_kind::asset ? "no-cache" : "no-store");
