@@ -12,7 +12,7 @@ namespace {
 
 std::string seconds_text(double s) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", s);
+    std::snprintf(buf, sizeof buf, "%.10g", s);
     return buf;
 }
 
@@ -28,8 +28,8 @@ double number_of(const std::string& word) {
 
 std::string job_time_limit_problem(double seconds) {
     if (!std::isfinite(seconds) || seconds <= 0 || seconds > k_max_job_time_limit_s)
-        return "--job-time-limit: expected seconds above 0 and at most " +
-               seconds_text(k_max_job_time_limit_s) + " (30 days), got " + seconds_text(seconds);
+        return "expected seconds above 0 and at most " + seconds_text(k_max_job_time_limit_s) +
+               " (30 days), got " + seconds_text(seconds);
     return "";
 }
 

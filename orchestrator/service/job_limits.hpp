@@ -12,7 +12,7 @@ constexpr double k_default_job_time_limit_s = 86400;     // a day
 constexpr double k_max_job_time_limit_s = 30 * 86400.0;  // thirty days
 
 /// "" when `seconds` is a valid --job-time-limit (finite, positive, at most thirty days); else
-/// why not, in one line.
+/// why not, in one line ("expected ...": the caller names the flag).
 std::string job_time_limit_problem(double seconds);
 
 /// "" when a job's extra flags may run under this limit: none is one the daemon sets itself
