@@ -35,15 +35,19 @@ struct queued_jobs {
     test::optimizer_fixture pilot;
     fs::path config;
     spool jobs{dir / "spool"};
-    explicit queued_jobs(const std::string& settings = R"("max_iterations": 1, "batch": 2)") {
-        config = pilot.dir.write("config.json",
-                                 R"({"reference": "reference.cu", "initial_kernel": "initial.cu",
-               "input_cases": "input_cases.json", "timeout": 60, )" +
-                                     settings + "}");
+    explicit queued_jobs(const std::string& settings = R"("max_iterations": 1, "batch": 2)",
+                         int timeout_s = 60) {
+        config = write_config("config.json", settings, timeout_s);
     }
-    std::string queue(std::vector<std::string> args = {}) {
+    fs::path write_config(const std::string& name, const std::string& settings,
+                          int timeout_s) const {
+        return pilot.dir.write(name, R"({"reference": "reference.cu",
+            "initial_kernel": "initial.cu", "input_cases": "input_cases.json", "timeout": )" +
+                                         std::to_string(timeout_s) + ", " + settings + "}");
+    }
+    std::string queue(std::vector<std::string> args = {}, const fs::path& other_config = {}) {
         submission sub;
-        sub.config = config;
+        sub.config = other_config.empty() ? config : other_config;
         sub.optimizer = CUOPT_OPTIMIZER_BINARY;
         sub.args = std::move(args);
         job_spec spec;
@@ -284,24 +288,32 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "serve --job-time-limit fails a job that runs past it, and refuses a job whose "
-    "--timeout exceeds it",
+    "serve --job-time-limit fails a job that runs past it, and refuses a job whose --timeout "
+    "(flag or config) exceeds it",
     "[daemon]") {
-    queued_jobs q;
-    const std::string hangs = q.queue();
+    queued_jobs q(R"("max_iterations": 40, "batch": 2)", 2);
+    const std::string runs_long = q.queue();
     const std::string too_long = q.queue({"--timeout", "5"});
-    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "30000");  // each harness run hangs
+    const std::string config_too_long =
+        q.queue({}, q.write_config("long.json", R"("max_iterations": 1)", 60));
+    const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "500");  // 80 attempts: a minute or more
     const auto started = std::chrono::steady_clock::now();
-    CHECK(q.serve({"--job-time-limit", "2"}) == 0);
-    CHECK(std::chrono::steady_clock::now() - started < 60s);
-    const job_status st = q.jobs.read_status(hangs);
+    CHECK(q.serve({"--job-time-limit", "3"}) == 0);
+    CHECK(std::chrono::steady_clock::now() - started < 40s);
+    const job_status st = q.jobs.read_status(runs_long);
     CHECK(st.state == job_state::failed);
-    CHECK(st.reason == "ran past serve's --job-time-limit (2 s)");
+    CHECK(st.reason == "ran past serve's --job-time-limit (3 s)");
     const job_status refused = q.jobs.read_status(too_long);
     CHECK(refused.state == job_state::failed);
     CHECK(refused.starts == 0);
     CHECK(refused.reason ==
-          "--timeout 5: expected seconds above 0 and at most serve's --job-time-limit (2 s)");
+          "--timeout 5: expected seconds above 0 and at most serve's --job-time-limit (3 s)");
+    const job_status config_refused = q.jobs.read_status(config_too_long);
+    CHECK(config_refused.state == job_state::failed);
+    CHECK(config_refused.starts == 0);
+    CHECK(config_refused.reason ==
+          "long.json: field timeout: expected seconds above 0 and at "
+          "most serve's --job-time-limit (3 s), got 60");
 }
 
 TEST_CASE(
@@ -327,6 +339,11 @@ TEST_CASE(
     CHECK(job_time_limit_problem(30 * 86400).empty());
     for (const double bad : {0.0, -5.0, 30 * 86400 + 1.0, std::nan(""), HUGE_VAL})
         CHECK_FALSE(job_time_limit_problem(bad).empty());
+    CHECK(config_timeout_problem("c.json", R"({"timeout": 60})", 86400).empty());
+    CHECK(config_timeout_problem("c.json", "not json", 86400).empty());
+    CHECK(config_timeout_problem("c.json", R"({"timeout": 1e9})", 86400) ==
+          "c.json: field timeout: expected seconds above 0 and at most serve's --job-time-limit "
+          "(86400 s), got 1000000000");
     CHECK(slurm_time_of(86400) == "1-00:00:00");
     CHECK(slurm_time_of(3661.5) == "0-01:01:02");
     test::scratch_folder dir;

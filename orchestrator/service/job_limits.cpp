@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/json_document.hpp"
 #include "orchestrator/service/job_intake.hpp"
 
 namespace cuopt {
@@ -51,6 +52,18 @@ std::string job_args_problem(const std::vector<std::string>& args, double job_ti
                    "--job-time-limit (" + seconds_text(job_time_limit_s) + " s)";
     }
     return "";
+}
+
+std::string config_timeout_problem(const std::string& config_name, const std::string& json_text,
+                                   double job_time_limit_s) {
+    rapidjson::Document d;
+    if (!try_parse_json(d, json_text).empty() || !d.IsObject()) return "";
+    const auto it = d.FindMember("timeout");
+    if (it == d.MemberEnd() || !it->value.IsNumber()) return "";
+    const double x = it->value.GetDouble();
+    if (std::isfinite(x) && x > 0 && x <= job_time_limit_s) return "";
+    return config_name + ": field timeout: expected seconds above 0 and at most serve's " +
+           "--job-time-limit (" + seconds_text(job_time_limit_s) + " s), got " + seconds_text(x);
 }
 
 std::string slurm_time_of(double seconds) {

@@ -20,6 +20,11 @@ std::string job_time_limit_problem(double seconds);
 /// seconds no larger than `job_time_limit_s`; else why not, in one line.
 std::string job_args_problem(const std::vector<std::string>& args, double job_time_limit_s);
 
+/// The same for a job's config (its JSON text): a top-level "timeout" beyond the limit is
+/// refused ("config.json: field timeout: ..."); text that does not parse is optimize's to refuse.
+std::string config_timeout_problem(const std::string& config_name, const std::string& json_text,
+                                   double job_time_limit_s);
+
 /// The limit as sbatch --time reads it, D-HH:MM:SS (rounded up to the second).
 std::string slurm_time_of(double seconds);
 

@@ -1,5 +1,6 @@
 #include "orchestrator/service/job_starter.hpp"
 
+#include "common/file_io.hpp"
 #include "common/utc_time.hpp"
 #include "orchestrator/service/job_limits.hpp"
 #include "orchestrator/service/launch_record.hpp"
@@ -48,6 +49,14 @@ std::string job_starter::refusal(const job_status& st, const job_spec& spec) con
     // job.json again: what was checked at submit is checked at every start.
     if (std::string bad = job_args_problem(spec.args, m_settings.job_time_limit_s); !bad.empty())
         return bad;
+    if (spec.kind == "optimize") try {
+            const fs::path config = m_queue.jobs().job_dir(st.id) / "files" / spec.config;
+            if (std::string bad = config_timeout_problem(spec.config, read_text_file(config),
+                                                         m_settings.job_time_limit_s);
+                !bad.empty())
+                return bad;
+        } catch (const std::exception&) {  // unreadable: optimize says so in the job's log
+        }
     if (st.starts >= k_max_starts)
         return "started " + std::to_string(st.starts) + " times without ending";
     return "";
