@@ -186,7 +186,7 @@ std::string job_request(const std::string& op, const std::string& job) {
 
 bool owns_spool(const fs::path& root) {
     struct stat st {};
-    if (::lstat(root.c_str(), &st) != 0) return errno == ENOENT;
+    if (::stat(root.c_str(), &st) != 0) return errno == ENOENT;  // a link to it: the spool
     return st.st_uid == ::geteuid();
 }
 
