@@ -24,6 +24,8 @@ TEST_CASE("the token is found in a Bearer header, a session in the port's cookie
     CHECK(c.session == session);
     CHECK(find_credentials("", "", "/jobs/x?a=1&token=" + k_token, "GET", keys, 80).source ==
           token_source::query);
+    CHECK(find_credentials("", "cuopt_session_80=" + session, "/?token=" + k_token, "GET", keys, 80)
+              .source == token_source::query);  // signed in already: the link still goes
 }
 
 TEST_CASE("a wrong, partial, empty or misplaced token or session is nothing", "[http]") {

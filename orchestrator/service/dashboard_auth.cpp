@@ -139,19 +139,20 @@ request_credentials find_credentials(std::string_view authorization, std::string
         c.source = token_source::header;
         return c;
     }
+    // A login link is a GET only: a POST carrying ?token= would need no session, so no CSRF
+    // token, and is what a cross-site form could send if the token ever leaked into a page.
+    // Before the cookie, so that a signed-in browser given the link still loses it at once.
+    for (std::string_view pair : split(query_of(target), '&'))
+        if (method == "GET" && pair.substr(0, 6) == "token=" &&
+            tokens_equal(url_decode(pair.substr(6), true), keys.token())) {
+            c.source = token_source::query;
+            return c;
+        }
     const std::string_view session = cookie_value(cookie, session_cookie_name(port));
     if (keys.valid_session(session)) {
         c.source = token_source::cookie;
         c.session = std::string(session);
-        return c;
     }
-    // A login link is a GET only: a POST carrying ?token= would need no session, so no CSRF
-    // token, and is what a cross-site form could send if the token ever leaked into a page.
-    if (method != "GET") return c;
-    for (std::string_view pair : split(query_of(target), '&'))
-        if (pair.substr(0, 6) == "token=" &&
-            tokens_equal(url_decode(pair.substr(6), true), keys.token()))
-            c.source = token_source::query;
     return c;
 }
 

@@ -42,7 +42,7 @@ class dashboard_keys {
 };
 
 /// Where the request shows the token (Authorization header, then `?token=` in the target) or
-/// a valid session (the port's cookie). Only a GET may log in with `?token=`.
+/// a valid session (the port's cookie), in that order. Only a GET may log in with `?token=`.
 request_credentials find_credentials(std::string_view authorization, std::string_view cookie,
                                      std::string_view target, std::string_view method,
                                      const dashboard_keys& keys, unsigned short port);
