@@ -345,6 +345,7 @@ TEST_CASE("200 jobs through one daemon SIGKILLed twice: each ends once with a co
     const fs::path spool_dir = dir / "spool";
     const cuopt::spool s(spool_dir);
     submission sub;
+    sub.optimizer = CUOPT_OPTIMIZER_BINARY;
     sub.config = files.config;
     for (int i = 0; i < n; ++i) {
         job_spec spec;

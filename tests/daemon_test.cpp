@@ -44,6 +44,7 @@ TEST_CASE("a staged job holds exactly the files its config names, read-only, wit
     dir.write("job/unrelated.txt", "not named by the job");
     const spool s(dir / "spool");
     submission sub;
+    sub.optimizer = CUOPT_OPTIMIZER_BINARY;
     sub.config = config;
     sub.args = {"--max-iterations", "1"};
     job_spec spec;
@@ -89,6 +90,7 @@ TEST_CASE("files outside the config's folder keep their layout; an absolute path
             "input_cases": "../input_cases.json"})");
     const spool s(dir / "spool");
     submission sub;
+    sub.optimizer = CUOPT_OPTIMIZER_BINARY;
     sub.config = config;
     job_spec spec;
     const fs::path stage = stage_submission(s, sub, spec);
@@ -121,6 +123,7 @@ TEST_CASE("a submission may not name programs, the daemon's flags, or unknown fl
     const spool s(dir / "spool");
     const auto refusal = [&](const std::string& config, std::vector<std::string> args) {
         submission sub;
+        sub.optimizer = CUOPT_OPTIMIZER_BINARY;
         sub.config = example_copy(dir, config);
         sub.args = std::move(args);
         try {
@@ -153,6 +156,7 @@ TEST_CASE("a submission may not name programs, the daemon's flags, or unknown fl
     CHECK(refusal(k_config, {"--no-such-flag"}).find("the job's flags") != std::string::npos);
     CHECK(refusal(k_config, {"--max-iterations", "1"}).empty());
     submission none;
+    none.optimizer = CUOPT_OPTIMIZER_BINARY;
     none.config = dir / "missing.json";
     job_spec spec;
     CHECK_THROWS_WITH(stage_submission(s, none, spec), Catch::Contains("no such file"));
@@ -165,6 +169,7 @@ TEST_CASE("confine_to refuses a file the config names outside the given folder, 
     dir.write("secret.cu", "host file");
     const spool s(dir / "spool");
     submission sub;
+    sub.optimizer = CUOPT_OPTIMIZER_BINARY;
     sub.config = dir.write("job/evil.json", R"({"reference": "../secret.cu",
         "initial_kernel": "initial.cu", "input_cases": "input_cases.json"})");
     sub.confine_to = dir / "job";

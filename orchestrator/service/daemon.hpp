@@ -21,6 +21,7 @@ struct dashboard_settings {
     std::string token;                         // every request needs it (header, cookie or ?token=)
     std::size_t max_upload_bytes = 64u << 20;  // one intake request's body
     std::size_t max_file_bytes = 16u << 20;    // one uploaded file
+    double job_time_limit_s = 86400;  // serve's --job-time-limit: a longer --timeout is refused
 };
 
 struct daemon_settings {
@@ -34,7 +35,8 @@ struct daemon_settings {
     std::filesystem::path sanitizer;  // compute-sanitizer for every job ("" = optimize's default)
     bool allow_unconfined = false;    // jobs may run where the harness cannot confine itself
     double poll_s = 0.25;             // how often running jobs are polled (slurm: 2 s at least)
-    double job_time_limit_s = 86400;  // a job running longer is cancelled and failed (slurm: --time)
+    double job_time_limit_s =
+        86400;  // a job running longer is cancelled and failed (slurm: --time)
     bool quiet = false;
     submit_settings submit;  // SPOOL/submit.sock: who may submit, see and cancel, and how much
 };

@@ -6,6 +6,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/runner_process.hpp"
+#include "orchestrator/service/job_limits.hpp"
 
 namespace cuopt {
 
@@ -30,14 +31,10 @@ const std::set<std::string> k_daemon_flags = {
 // And where the daemon's model API key goes (base_url) or what its documentation fetches may
 // reach (docs_hosts): set by whoever runs serve (OPENAI_BASE_URL / ANTHROPIC_BASE_URL). And
 // whether its kernels may run unconfined (serve --allow-unconfined), or count as a job's.
-const std::set<std::string> k_refused_keys = {"harness",   "sanitizer",  "docs_cache",
-                                              "base_url",  "docs_hosts", "allow_unconfined",
-                                              "daemon_job"};
-
-void refuse_daemon_flags(const std::vector<std::string>& args) {
-    if (const std::string why = daemon_flag_problem(args); !why.empty())
-        throw intake_error("submit: " + why);
-}
+// Nor which model, provider or API spends the daemon's key (serve's CUDA_OPTIMIZER_MODEL...).
+const std::set<std::string> k_refused_keys = {
+    "harness",          "sanitizer",  "docs_cache", "base_url", "docs_hosts",
+    "allow_unconfined", "daemon_job", "provider",   "model",    "api"};
 
 void refuse_program_keys(const fs::path& config) {
     rapidjson::Document d;
@@ -46,10 +43,11 @@ void refuse_program_keys(const fs::path& config) {
     if (!d.IsObject()) throw intake_error(config.string() + ": expected an object");
     for (const auto& m : d.GetObject())
         if (k_refused_keys.count(m.name.GetString()))
-            throw intake_error(config.string() + ": field " + m.name.GetString() +
-                               ": a job may not name the programs that run it, where the "
-                               "model's key is sent or whether its kernels run unconfined (the "
-                               "daemon decides); remove it");
+            throw intake_error(
+                config.string() + ": field " + m.name.GetString() +
+                ": a job may not name the programs that run it, where the "
+                "model's key is sent, which model spends it or whether its kernels run "
+                "unconfined (the daemon decides); remove it");
 }
 
 bool inside(const fs::path& folder, const fs::path& p) {
@@ -71,6 +69,7 @@ std::vector<fs::path> listed_files(const fs::path& optimizer, const fs::path& co
     if (const std::size_t nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);
     const std::string prefix = "cuda-optimizer: ";
     if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+    if (r.exit_code == 64) why = "submit: the job's flags: " + why;  // optimize's usage error
     if (r.failed_to_start || r.timed_out || r.signal || r.exit_code != 0)
         throw intake_error(
             why.empty() ? "submit: cannot list the job's files (" + r.describe() + ")" : why);
@@ -101,6 +100,12 @@ void stage_optimize(const submission& sub, const fs::path& stage, job_spec& spec
     if (!fs::is_regular_file(config, ec))
         throw intake_error("submit: --config " + sub.config.string() + ": no such file");
     refuse_program_keys(config);
+    const double limit =
+        sub.job_time_limit_s > 0 ? sub.job_time_limit_s : k_default_job_time_limit_s;
+    if (const std::string why =
+            config_timeout_problem(config.filename().string(), read_text_file(config), limit);
+        !why.empty())
+        throw intake_error("submit: " + why);
     const fs::path box = sub.confine_to.empty() ? fs::path() : fs::weakly_canonical(sub.confine_to);
     const std::vector<fs::path> files = listed_files(sub.optimizer, config, sub.args, box);
     const fs::path root = common_folder(files);
@@ -153,7 +158,10 @@ bool check_outcome::rejects() const {
 }
 
 fs::path stage_submission(const spool& s, const submission& sub, job_spec& spec) {
-    refuse_daemon_flags(sub.args);
+    const double limit =
+        sub.job_time_limit_s > 0 ? sub.job_time_limit_s : k_default_job_time_limit_s;
+    if (const std::string why = job_args_problem(sub.args, limit); !why.empty())
+        throw intake_error("submit: " + why);
     spec.kind = sub.kind;
     spec.priority = sub.priority;
     spec.submitted_by = sub.submitted_by;

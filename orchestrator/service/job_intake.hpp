@@ -27,6 +27,9 @@ struct submission {
     std::filesystem::path confine_to;
     /// The cuda-optimizer asked which files the job names (`optimize --list-files`).
     std::filesystem::path optimizer;
+    /// serve's --job-time-limit: a --timeout (flag or config) beyond it is refused (0: the
+    /// default day, for the operator queueing with no daemon running).
+    double job_time_limit_s = 0;
 };
 
 /// Thrown for a submission that cannot be queued; what() is one line naming the file and

@@ -18,11 +18,10 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/cli_config.hpp"
+#include "common/device_list.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
-#include "orchestrator/commands/cli_options.hpp"
-#include "orchestrator/commands/commands.hpp"
-#include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/service/job_limits.hpp"
 #include "orchestrator/service/spool.hpp"
 #include "orchestrator/service/submit_client.hpp"
@@ -52,6 +51,13 @@ fs::path self_path() {
     char buf[4096] = {};
     const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
     return n > 0 ? fs::path(std::string(buf, static_cast<std::size_t>(n))) : fs::path();
+}
+
+// The cuda-harness installed beside this cuda-optimizer (as optimize finds it), else PATH's.
+fs::path harness_beside_self() {
+    const fs::path beside = self_path().parent_path() / "cuda-harness";
+    std::error_code ec;
+    return fs::exists(beside, ec) ? beside : fs::path("cuda-harness");
 }
 
 void add_spool_option(CLI::App* c, daemon_cli& d, bool required = true) {
@@ -256,12 +262,35 @@ fs::path default_token_file(const fs::path& spool_dir) {
     return spool_dir / "dashboard.token";
 }
 
+// The spool is the daemon user's: all it makes is 0600/0700 (umask 077), a spool of another
+// user is refused, and one made before (or by an operator's umask) loses group and other bits.
+std::string secure_spool(const std::string& root) {
+    ::umask(077);
+    if (std::string why = spool_owner_problem(root); !why.empty()) return why;
+    secure_spool_modes(spool(root));
+    return "";
+}
+
+// What the submission socket allows; "" or why the flags cannot be used.
+std::string submit_settings_of(const daemon_cli& d, daemon_settings& s) {
+    s.submit.optimizer = s.optimizer;
+    s.submit.harness = s.harness;
+    s.submit.max_upload_bytes = static_cast<std::size_t>(d.max_upload_mb * (1 << 20));
+    s.submit.max_jobs_per_user = d.max_jobs_per_user;
+    s.submit.operators = d.operators;
+    s.submit.job_time_limit_s = s.job_time_limit_s;
+    if (!d.operators.empty() && ::getgrnam(d.operators.c_str()) == nullptr)
+        return "--operators " + d.operators + ": no such group";
+    return "";
+}
+
 int run_serve(daemon_cli& d) {
     if (!d.serve_config.empty()) {
-        try {
-            optimizer_options unused;  // the file is read as optimize reads its config
-            unused.config = d.serve_config;
-            apply_config(d.serve, unused);
+        try {  // read as optimize reads its config
+            json_options_rules rules;
+            rules.paths = {"spool", "token_file", "harness", "sanitizer"};
+            const fs::path file = fs::absolute(d.serve_config);
+            apply_json_options(d.serve, read_text_file(file), file, rules);
         } catch (const std::exception& e) {
             std::cerr << "cuda-optimizer serve: " << e.what() << "\n";
             return to_int(exit_code::usage);
@@ -289,7 +318,7 @@ int run_serve(daemon_cli& d) {
     }
     s.devices = parse_device_list(d.devices);
     s.optimizer = self_path();
-    s.harness = fs::absolute(d.harness.empty() ? default_harness_path() : d.harness);
+    s.harness = fs::absolute(d.harness.empty() ? harness_beside_self() : fs::path(d.harness));
     if (!d.sanitizer.empty()) s.sanitizer = fs::absolute(d.sanitizer);
     if (!d.http.empty()) {
         const std::size_t colon = d.http.rfind(':');
@@ -314,6 +343,7 @@ int run_serve(daemon_cli& d) {
         }
         h.max_upload_bytes = static_cast<std::size_t>(d.max_upload_mb * (1 << 20));
         h.max_file_bytes = static_cast<std::size_t>(d.max_file_mb * (1 << 20));
+        h.job_time_limit_s = s.job_time_limit_s;
         s.http = h;
         // Where the token is, never the token: printed lines end up in journals and scrollback.
         if (!s.quiet)
@@ -336,7 +366,8 @@ int run_submit(daemon_cli& d) {
     d.sub.submitter_uid = static_cast<int>(::geteuid());
     const passwd* pw = ::getpwuid(::geteuid());
     d.sub.submitter = pw ? std::string(pw->pw_name) : "uid-" + std::to_string(::geteuid());
-    const fs::path harness = fs::absolute(d.harness.empty() ? default_harness_path() : d.harness);
+    const fs::path harness =
+        fs::absolute(d.harness.empty() ? harness_beside_self() : fs::path(d.harness));
     try {
         const spool s(d.spool);
         const std::string id = submit_job(s, d.sub, self_path(), harness);

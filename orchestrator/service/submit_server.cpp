@@ -17,6 +17,7 @@
 #include "orchestrator/service/dashboard_intake.hpp"
 #include "orchestrator/service/dashboard_workers.hpp"
 #include "orchestrator/service/job_intake.hpp"
+#include "orchestrator/service/job_limits.hpp"
 
 namespace cuopt {
 
@@ -126,7 +127,8 @@ std::string submit_uploaded(const spool& s, const submit_settings& settings, con
     if (request.HasMember("args") && request["args"].IsArray())
         for (const Value& a : request["args"].GetArray())
             if (a.IsString()) sub.args.emplace_back(a.GetString());
-    if (const std::string why = daemon_flag_problem(sub.args); !why.empty())
+    sub.job_time_limit_s = settings.job_time_limit_s;
+    if (const std::string why = job_args_problem(sub.args, sub.job_time_limit_s); !why.empty())
         throw refusal("submit: " + why);
     const std::vector<uploaded_file> files = read_files(request, settings.max_upload_bytes);
     folder_guard box{s.new_staging()};

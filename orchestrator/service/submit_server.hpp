@@ -26,6 +26,7 @@ struct submit_settings {
     int max_jobs_per_user = 16;                // queued + running jobs of one submitting uid
     std::string operators;                     // a group whose members may see and cancel every job
     double read_timeout_s = 30;                // a request must arrive whole within this
+    double job_time_limit_s = 86400;  // serve's --job-time-limit: a longer --timeout is refused
 };
 
 /// Listens on SPOOL/submit.sock (0666) on the daemon's event loop; `check` runs on worker
