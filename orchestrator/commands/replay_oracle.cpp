@@ -10,12 +10,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A file a run folder names (an oracle, a replay request): inside the folder, links resolved,
+// or the record is refused. A run folder can come from someone else (a gate job's upload).
+fs::path inside_run(const fs::path& run, const std::string& name, const std::string& field) {
+    try {
+        return resolve_inside(run, name);
+    } catch (const std::invalid_argument&) {
+        throw json_error("summary.json: " + field + " " + name.substr(0, 200) +
+                         ": expected a path inside the run folder");
+    }
+}
+
 replay_output read_output(const rapidjson::Value& out, const fs::path& run) {
     replay_output o;
     o.arg = out["arg"].GetString();
     o.type = parse_dtype(out["dtype"].GetString());
     o.tol = {out["atol"].GetDouble(), out["rtol"].GetDouble()};
-    if (out["oracle"].IsString()) o.oracle = run / out["oracle"].GetString();
+    if (out["oracle"].IsString()) o.oracle = inside_run(run, out["oracle"].GetString(), "oracle");
     return o;
 }
 
@@ -34,7 +45,7 @@ std::vector<replay_case> read_replay_cases(const fs::path& run) {
         if (sc["best_median_ms"].IsNumber()) c.best_median_ms = sc["best_median_ms"].GetDouble();
         c.request = run / ("best-case-" + std::to_string(c.index) + ".json");
         if (sc.HasMember("replay_request") && sc["replay_request"].IsString())
-            c.request = run / sc["replay_request"].GetString();
+            c.request = inside_run(run, sc["replay_request"].GetString(), "replay_request");
         for (const rapidjson::Value& o : sc["outputs"].GetArray())
             c.outputs.push_back(read_output(o, run));
         out.push_back(std::move(c));

@@ -14,6 +14,19 @@ using rapidjson::Value;
 
 namespace {
 
+// Where a replay request's input_file lies under `base` (the run, or the gate's own folder):
+// refused unless relative and inside it, links resolved. The accepted run folder may come
+// from someone else, and a name like "/etc/x" or "../../x" would otherwise be replaced by a
+// link (link_or_copy removes what is at its destination first).
+fs::path input_inside(const fs::path& base, const std::string& name) {
+    try {
+        return resolve_inside(base, name);
+    } catch (const std::invalid_argument&) {
+        throw json_error("a replay request's input_file " + name.substr(0, 200) +
+                         ": expected a path inside the run folder");
+    }
+}
+
 // The request in `folder`, its kernel `source`, its input files linked beside it (the same
 // relative paths as in the run) and its outputs in outputs/.
 void prepare_run(const gate_plan& plan, const rapidjson::Document& merged, const fs::path& source,
@@ -27,9 +40,10 @@ void prepare_run(const gate_plan& plan, const rapidjson::Document& merged, const
     if (plan.device) req["device"].SetInt(*plan.device);
     for (Value& c : req["cases"].GetArray())
         for (Value& arg : c["args"].GetArray()) {
-            if (arg.HasMember("input_file"))
-                link_or_copy(plan.run / arg["input_file"].GetString(),
-                             folder / arg["input_file"].GetString());
+            if (arg.HasMember("input_file")) {
+                const std::string name = arg["input_file"].GetString();
+                link_or_copy(input_inside(plan.run, name), input_inside(folder, name));
+            }
             for (const char* out : {"output_file", "input_dump_file"})
                 if (arg.HasMember(out))
                     arg[out] = json_text(
