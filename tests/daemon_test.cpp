@@ -154,6 +154,17 @@ TEST_CASE("a submission may not name programs, the daemon's flags, or unknown fl
     CHECK(refusal(R"({"daemon_job": false})", {}).find("field daemon_job") != std::string::npos);
     CHECK(refusal(k_config, {"--results-dir=x"}).find("--results-dir") != std::string::npos);
     CHECK(refusal(k_config, {"--no-such-flag"}).find("the job's flags") != std::string::npos);
+    // Config keys in either case, as apply_json_options reads them: "base-url" is --base-url.
+    for (const char* key : {"base-url", "allow-unconfined", "docs-cache", "docs_hosts",
+                            "use-nsight", "max_model_calls", "max-tokens-total", "temperature"})
+        CHECK(refusal("{\"" + std::string(key) + "\": 1}", {})
+                  .find(std::string("field ") + key + ": a job may not name") != std::string::npos);
+    // How much of the daemon's model key a job spends, and where, is serve's to say.
+    for (const char* flag :
+         {"--reasoning-effort", "--max-model-calls", "--max-tokens-total", "--max-output-tokens",
+          "--docs-pages", "--use-nsight", "--temperature", "--base_url"})
+        CHECK(refusal(k_config, {flag, "1"}).find(std::string(flag) + " is set by the daemon") !=
+              std::string::npos);
     CHECK(refusal(k_config, {"--max-iterations", "1"}).empty());
     submission none;
     none.optimizer = CUOPT_OPTIMIZER_BINARY;

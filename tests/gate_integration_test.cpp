@@ -272,3 +272,46 @@ TEST_CASE("a gate folder that cannot be created cannot be judged: exit 2 saying 
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains("cannot create the gate's folder"));
 }
+
+TEST_CASE(
+    "a replay request's input_file outside the run folder is refused before anything is "
+    "replaced: the gate cannot judge, the file stays") {
+    // A gate job's accepted run folder comes from another user: the gate runs as the daemon's
+    // user and links each input_file beside its request, removing what is there first.
+    accepted_run f;
+    test::scratch_folder victim;
+    const fs::path kept = victim.write("kept", "the daemon user's file\n");
+    for (const std::string& name : {kept.string(), "../../../../../../../../.." + kept.string()}) {
+        INFO(name);
+        const fs::path request = f.run() / "best-case-0.json";
+        rapidjson::Document d = parse_json(read_text_file(request), "best-case-0.json");
+        auto& a = d.GetAllocator();
+        rapidjson::Value& arg = d["cases"][0]["args"][0];
+        arg.RemoveMember("input_file");
+        arg.AddMember("input_file", json_text(name, a), a);
+        write_file_atomic(request, to_pretty_json(d));
+        const auto r = f.gate();
+        INFO(r.output);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.output, Catch::Contains("expected a path inside the run folder"));
+        CHECK(fs::is_regular_file(kept));
+        CHECK(read_text_file(kept) == "the daemon user's file\n");
+    }
+}
+
+TEST_CASE(
+    "a summary.json naming an oracle or replay request outside the run folder cannot be "
+    "judged") {
+    accepted_run f;
+    const fs::path summary = f.run() / "summary.json";
+    rapidjson::Document d = parse_json(read_text_file(summary), "summary.json");
+    auto& a = d.GetAllocator();
+    d["cases"][0].RemoveMember("replay_request");
+    d["cases"][0].AddMember("replay_request", json_text("/etc/passwd", a), a);
+    write_file_atomic(summary, to_pretty_json(d));
+    const auto r = f.gate();
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains("replay_request /etc/passwd: expected a path inside the "
+                                         "run folder"));
+}

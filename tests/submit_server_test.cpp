@@ -373,3 +373,35 @@ TEST_CASE("a user holding idle connections is held to a few and times out; other
     ::kill(c.id(), SIGKILL);
     c.wait();
 }
+
+TEST_CASE("a submitter may not jump the queue, and a huge request is answered in one short line",
+          "[daemon]") {
+    test::scratch_folder dir;
+    const fs::path spool = dir / "spool";
+    job_files quick(false);
+    submit_as_owner(spool, quick.config);
+    serve_process serve(spool, dir / "serve.out", {"--devices", "0"});
+    job_files mine(true);
+    const test::process_result jump = nobody_optimizer(
+        {"submit", "--spool", spool.string(), "--config", mine.config.string(), "--priority", "9"});
+    INFO(jump.output);
+    CHECK(jump.exit_code != 0);
+    CHECK_THAT(jump.output, Catch::Contains("above 0 only for operators"));
+    // The refusal does not echo a 4 MB op back (a client that never reads would pin it).
+    const std::string big_op =
+        "import socket,sys\n"
+        "s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
+        "s.sendall(b'{\"op\":\"' + b'A'*(4<<20) + b'\"}\\n')\n"
+        "r=b''\n"
+        "while True:\n"
+        "  c=s.recv(65536)\n"
+        "  if not c: break\n"
+        "  r+=c\n"
+        "print(len(r)); print(r.decode()[:300])\n";
+    const test::process_result r =
+        as_nobody({"/usr/bin/python3", "-c", big_op, (spool / "submit.sock").string()});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(std::stoul(first_line(r.output)) < 1000);
+    CHECK_THAT(r.output, Catch::Contains("expected submit, status or cancel"));
+}

@@ -17,37 +17,55 @@ namespace {
 constexpr long k_list_timeout_ms = 60'000;    // optimize --list-files reads a few JSON files
 constexpr long k_check_timeout_ms = 600'000;  // check compiles the reference and initial kernels
 
-// Flags the daemon sets itself, or that name files outside the locked manifest: a job gives
-// its files through its config (relative paths), so that they are copied and hashed.
+// Options a job may not give as flags, by their config key (snake case): the daemon sets them
+// itself, or they name files outside the locked manifest (a job gives its files through its
+// config, as relative paths, so that they are copied and hashed).
 const std::set<std::string> k_daemon_flags = {
-    "--config", "--results-dir", "--devices", "--device", "--resume", "--harness", "--sanitizer",
-    "--json", "--reference", "--initial-kernel", "--input-cases", "--holdout-cases", "--candidates",
-    "--docs-cache", "--accepted", "--out", "--accept", "--kernel", "--base-url", "--docs-hosts",
-    "--allow-unconfined", "--daemon-job",
-    // where the model's key goes and which model it pays for: serve's own settings
-    "--provider", "--api", "--model"};
+    "config",    "results_dir",    "devices",     "device",        "resume",     "json",
+    "reference", "initial_kernel", "input_cases", "holdout_cases", "candidates", "accepted",
+    "out",       "accept",         "kernel"};
 
-// Config keys a job may not set: the programs that run it belong to whoever runs the daemon.
-// And where the daemon's model API key goes (base_url) or what its documentation fetches may
-// reach (docs_hosts): set by whoever runs serve (OPENAI_BASE_URL / ANTHROPIC_BASE_URL). And
-// whether its kernels may run unconfined (serve --allow-unconfined), or count as a job's.
-// Nor which model, provider or API spends the daemon's key (serve's CUDA_OPTIMIZER_MODEL...).
-const std::set<std::string> k_refused_keys = {
-    "harness",          "sanitizer",  "docs_cache", "base_url", "docs_hosts",
-    "allow_unconfined", "daemon_job", "provider",   "model",    "api"};
+// Options a job may give neither as a flag nor as a config key: the programs that run it
+// (serve's --harness, --sanitizer; ncu, whose profiling runs the harness unconfined); where the
+// daemon's model key goes, which model or API it pays for and how much of it a job may spend
+// (serve's own environment: OPENAI_BASE_URL, CUDA_OPTIMIZER_MODEL, ...); what the
+// documentation tool may fetch; and whether its kernels may run unconfined or count as a job's.
+const std::set<std::string> k_refused_keys = {"harness",
+                                              "sanitizer",
+                                              "use_nsight",
+                                              "profile_timeout",
+                                              "base_url",
+                                              "provider",
+                                              "model",
+                                              "api",
+                                              "reasoning_effort",
+                                              "thinking_budget",
+                                              "temperature",
+                                              "max_output_tokens",
+                                              "max_output_tokens_retry",
+                                              "request_timeout",
+                                              "max_model_calls",
+                                              "max_tokens_total",
+                                              "docs_cache",
+                                              "docs_hosts",
+                                              "docs_pages",
+                                              "docs_max_fetches",
+                                              "docs_max_chars",
+                                              "allow_unconfined",
+                                              "daemon_job"};
+
+// A flag or config key as its config key: "--base-url" and "base-url" are "base_url" (CLI11
+// and apply_json_options read them all as the same option).
+std::string option_key(std::string name) {
+    name = name.substr(0, name.find('='));
+    while (!name.empty() && name.front() == '-') name.erase(0, 1);
+    for (char& c : name)
+        if (c == '-') c = '_';
+    return name;
+}
 
 void refuse_program_keys(const fs::path& config) {
-    rapidjson::Document d;
-    const std::string why = try_parse_json(d, read_text_file(config));
-    if (!why.empty()) throw intake_error(config.string() + ": " + why);
-    if (!d.IsObject()) throw intake_error(config.string() + ": expected an object");
-    for (const auto& m : d.GetObject())
-        if (k_refused_keys.count(m.name.GetString()))
-            throw intake_error(
-                config.string() + ": field " + m.name.GetString() +
-                ": a job may not name the programs that run it, where the "
-                "model's key is sent, which model spends it or whether its kernels run "
-                "unconfined (the daemon decides); remove it");
+    if (const std::string why = config_key_problem(config); !why.empty()) throw intake_error(why);
 }
 
 bool inside(const fs::path& folder, const fs::path& p) {
@@ -143,12 +161,27 @@ void stage_gate(const submission& sub, const fs::path& stage, job_spec& spec) {
 
 std::string daemon_flag_problem(const std::vector<std::string>& args) {
     for (const std::string& a : args) {
-        const std::string flag = a.substr(0, a.find('='));
-        if (k_daemon_flags.count(flag))
-            return flag +
-                   " is set by the daemon or names a file outside the job: give files in the "
-                   "config, as paths relative to it";
+        if (a.rfind("-", 0) != 0) continue;  // a value, not a flag
+        const std::string key = option_key(a);
+        if (k_daemon_flags.count(key) || k_refused_keys.count(key))
+            return a.substr(0, a.find('=')).substr(0, 100) +
+                   " is set by the daemon, names a file outside the job or spends the daemon's "
+                   "model key: give files in the config, as paths relative to it";
     }
+    return "";
+}
+
+std::string config_key_problem(const fs::path& config) {
+    rapidjson::Document d;
+    const std::string why = try_parse_json(d, read_text_file(config));
+    if (!why.empty()) return config.string() + ": " + why;
+    if (!d.IsObject()) return config.string() + ": expected an object";
+    for (const auto& m : d.GetObject())
+        if (k_refused_keys.count(option_key(m.name.GetString())))
+            return config.string() + ": field " + std::string(m.name.GetString()).substr(0, 100) +
+                   ": a job may not name the programs that run it, where the model's key is "
+                   "sent, which model spends it and how much, or whether its kernels run "
+                   "unconfined (the daemon decides); remove it";
     return "";
 }
 

@@ -70,6 +70,10 @@ std::string submit_job(const spool& s, const submission& sub,
 /// start.
 std::string daemon_flag_problem(const std::vector<std::string>& args);
 
+/// "" when the job's config (a JSON file) sets no option a job may not set (snake or kebab
+/// case alike); else the line naming the file and field. Checked at submit and at every start.
+std::string config_key_problem(const std::filesystem::path& config);
+
 /// Every file a job's config (with its extra flags) names: the config, kernels, manifest,
 /// holdout, file inputs, expected outputs and --proposer files' candidates; absolute and
 /// lexically normal. Asked of the optimizer (`OPTIMIZER check --list-files`), run as the caller.

@@ -2,6 +2,7 @@
 
 #include "common/file_io.hpp"
 #include "common/utc_time.hpp"
+#include "orchestrator/service/job_intake.hpp"
 #include "orchestrator/service/job_limits.hpp"
 #include "orchestrator/service/launch_record.hpp"
 
@@ -51,6 +52,7 @@ std::string job_starter::refusal(const job_status& st, const job_spec& spec) con
         return bad;
     if (spec.kind == "optimize") try {
             const fs::path config = m_queue.jobs().job_dir(st.id) / "files" / spec.config;
+            if (std::string bad = config_key_problem(config); !bad.empty()) return bad;
             if (std::string bad = config_timeout_problem(spec.config, read_text_file(config),
                                                          m_settings.job_time_limit_s);
                 !bad.empty())

@@ -123,6 +123,9 @@ std::string submit_uploaded(const spool& s, const submit_settings& settings, con
     if (request.HasMember("priority")) {
         if (!request["priority"].IsInt()) throw refusal("field priority: expected an integer");
         sub.priority = request["priority"].GetInt();
+        // A submitter may lower its job, never put it ahead of others': only operators may.
+        if (sub.priority > 0 && !p.privileged)
+            throw refusal("field priority: above 0 only for operators (serve --operators)");
     }
     if (request.HasMember("args") && request["args"].IsArray())
         for (const Value& a : request["args"].GetArray())
@@ -138,7 +141,8 @@ std::string submit_uploaded(const spool& s, const submit_settings& settings, con
         const std::string rel = string_field(request, key);
         if (rel.empty()) continue;
         if (const std::string why = upload_name_problem(rel); !why.empty())
-            throw refusal(std::string("field ") + key + " '" + rel + "' refused: " + why);
+            throw refusal(std::string("field ") + key + " '" + rel.substr(0, 200) +
+                          "' refused: " + why);
         (key[0] == 'c' ? sub.config : sub.accepted) = root / rel;
     }
     sub.submitted_by = "cli";
@@ -340,7 +344,7 @@ void submit_server::impl::answer(std::shared_ptr<local::socket> sock, const peer
         if (op == "submit") return submit(sock, p, d);
         if (op == "status") return reply(sock, answer_status(jobs, p, string_field(*d, "job")));
         if (op == "cancel") return reply(sock, answer_cancel(jobs, p, string_field(*d, "job")));
-        throw refusal("op '" + op + "': expected submit, status or cancel");
+        throw refusal("op '" + op.substr(0, 40) + "': expected submit, status or cancel");
     } catch (const refusal& r) {
         reply(sock, refusal_reply(r));
     } catch (const std::exception& e) {
@@ -357,6 +361,11 @@ void submit_server::impl::submit(std::shared_ptr<local::socket> sock, const peer
         throw refusal(
             p.name + " has " + std::to_string(active) + " jobs queued or running; the limit is " +
             std::to_string(settings.max_jobs_per_user) + " per user (serve --max-jobs-per-user)");
+    if (in_flight[p.uid] > 0)  // one check at a time per user: nobody holds every worker
+        throw refusal(p.name +
+                          " has a submission being checked already; submit again once it is "
+                          "answered",
+                      exit_code::io_error);
     if (workers.busy())
         throw refusal("the daemon is checking other jobs; submit again shortly",
                       exit_code::io_error);
@@ -379,8 +388,17 @@ void submit_server::impl::submit(std::shared_ptr<local::socket> sock, const peer
 
 void submit_server::impl::reply(std::shared_ptr<local::socket> sock, std::string text) {
     auto body = std::make_shared<std::string>(std::move(text));
+    // A client that never reads its reply would hold the connection (and the reply) forever.
+    auto deadline = std::make_shared<asio::steady_timer>(io);
+    deadline->expires_after(
+        std::chrono::milliseconds(static_cast<long>(settings.read_timeout_s * 1e3)));
+    deadline->async_wait([sock](const boost::system::error_code& ec) {
+        boost::system::error_code ignored;
+        if (!ec) sock->close(ignored);
+    });
     asio::async_write(*sock, asio::buffer(*body),
-                      [sock, body](const boost::system::error_code&, std::size_t) {
+                      [sock, body, deadline](const boost::system::error_code&, std::size_t) {
+                          deadline->cancel();
                           boost::system::error_code ignored;
                           sock->shutdown(local::socket::shutdown_both, ignored);
                           sock->close(ignored);
