@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "common/file_io.hpp"
-#include "common/json_document.hpp"
 #include "common/html_text.hpp"
+#include "common/json_document.hpp"
 #include "orchestrator/artifacts/model_conversation.hpp"
 
 using namespace cuopt;

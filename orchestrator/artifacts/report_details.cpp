@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "common/json_document.hpp"
 #include "common/html_text.hpp"
+#include "common/json_document.hpp"
 #include "orchestrator/artifacts/line_diff.hpp"
 #include "orchestrator/artifacts/report_sections.hpp"
 

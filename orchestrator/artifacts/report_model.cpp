@@ -3,8 +3,8 @@
 #include <map>
 #include <sstream>
 
-#include "common/json_document.hpp"
 #include "common/html_text.hpp"
+#include "common/json_document.hpp"
 #include "orchestrator/artifacts/model_conversation.hpp"
 #include "orchestrator/artifacts/report_sections.hpp"
 

@@ -4,9 +4,9 @@
 #include <map>
 #include <sstream>
 
+#include "common/html_text.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/artifacts/confinement_record.hpp"
-#include "common/html_text.hpp"
 
 namespace cuopt::report {
 

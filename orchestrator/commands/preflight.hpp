@@ -12,8 +12,8 @@
 
 #include "common/exit_codes.hpp"
 #include "common/landlock.hpp"
-#include "orchestrator/commands/optimizer_options.hpp"
 #include "common/runner_process.hpp"
+#include "orchestrator/commands/optimizer_options.hpp"
 
 namespace cuopt {
 

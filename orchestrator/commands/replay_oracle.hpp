@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "common/dtype.hpp"
+#include "common/runner_process.hpp"
 #include "orchestrator/contract/response_reader.hpp"
 #include "orchestrator/evaluation/output_validator.hpp"
-#include "common/runner_process.hpp"
 
 namespace cuopt {
 

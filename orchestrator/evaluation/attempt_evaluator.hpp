@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "common/request.hpp"
+#include "common/runner_process.hpp"
 #include "orchestrator/contract/candidate.hpp"
 #include "orchestrator/contract/manifest.hpp"
 #include "orchestrator/contract/response_reader.hpp"
 #include "orchestrator/evaluation/output_validator.hpp"
-#include "common/runner_process.hpp"
 #include "orchestrator/evaluation/verdict.hpp"
 
 namespace cuopt {
