@@ -88,9 +88,10 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
 # A finished job stays known to scontrol for an hour; a timed-out or cancelled job is killed
-# two seconds after its SIGTERM; no grace beyond a time limit.
+# ten seconds after its SIGTERM (time for its script to record the exit code on a loaded
+# machine; two seconds was too short on CI's two cores); no grace beyond a time limit.
 MinJobAge=3600
-KillWait=2
+KillWait=10
 OverTimeLimit=0
 InactiveLimit=0
 SlurmdTimeout=60
