@@ -21,6 +21,16 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The SDK and OpenAPI checker of the model request bodies (tools/api-check, CTest
+# model_requests_match_sdk_types_and_openapi): the lock file's exact packages, from the npm
+# registry, installed again only when the lock file is newer than the installed tree. Without
+# node and npm, or when the install fails, that test reports itself skipped.
+if command -v node >/dev/null && command -v npm >/dev/null &&
+  [[ ! tools/api-check/package-lock.json -ot tools/api-check/node_modules/.package-lock.json ]]; then
+  (cd tools/api-check && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+    echo "setup: npm ci in tools/api-check failed; the request-body SDK check will be skipped" >&2
+fi
+
 cuda_root=${CUDAToolkit_ROOT:-/usr/local/cuda}
 if [[ ! -x $cuda_root/bin/nvcc || ! -f $cuda_root/include/nvrtc.h ]]; then
   echo "setup: no CUDA toolkit (nvcc, nvrtc.h) under $cuda_root; fix: install CUDA 12.4+ there or export CUDAToolkit_ROOT=/path/to/cuda" >&2
