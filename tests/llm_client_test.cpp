@@ -161,17 +161,19 @@ TEST_CASE("cost is estimated from the price table and unknown models say so") {
     llm_totals t;
     t.usage.prompt = 2'000'000;
     t.usage.completion = 500'000;
-    const price_table prices = {{"gpt-5-mini", {0.25, 2.0, std::nullopt}}};
+    const price_table prices = {{"gpt-5-mini", {0.25, 2.0, std::nullopt, std::nullopt}}};
     CHECK(*estimate_cost(prices, "gpt-5-mini", t) == Approx(0.5 + 1.0));
     // A cached-input price applies to the cached part of the prompt; without one it is input.
     llm_totals c = t;
     c.usage.cached = 1000000;
-    const price_table cached = {{"m", {0.25, 2.0, 0.025}}};
+    const price_table cached = {{"m", {0.25, 2.0, 0.025, std::nullopt}}};
     CHECK(*estimate_cost(cached, "m", c) ==
           Approx(((c.usage.prompt - 1000000) * 0.25 + 1000000 * 0.025 + c.usage.completion * 2.0) /
                  1e6));
-    CHECK(*estimate_cost({{"m", {0.25, 2.0, std::nullopt}}}, "m", c) == Approx(0.5 + 1.0));
-    // Anthropic: cache reads and writes are input, thinking is output; all of it is priced.
+    CHECK(*estimate_cost({{"m", {0.25, 2.0, std::nullopt, std::nullopt}}}, "m", c) ==
+          Approx(0.5 + 1.0));
+    // Anthropic: cache reads and writes are input, thinking is output; all of it is priced,
+    // cache writes at 1.25x the input price unless the table names their price.
     const model_reply a = parse_model_reply(llm_provider::anthropic, R"({"content": [
         {"type": "thinking", "thinking": "...", "signature": "s"},
         {"type": "tool_use", "id": "t1", "name": "compile", "input": {}}],
@@ -181,8 +183,13 @@ TEST_CASE("cost is estimated from the price table and unknown models say so") {
     at.usage = a.usage;
     CHECK(a.usage.prompt == 1000);
     CHECK(a.usage.cached == 600);
+    CHECK(a.usage.cache_written == 100);
     CHECK(a.usage.completion == 5000);
-    CHECK_FALSE(a.usage.reasoning_reported);
-    CHECK(*estimate_cost(cached, "m", at) == Approx((400 * 0.25 + 600 * 0.025 + 5000 * 2.0) / 1e6));
+    CHECK_FALSE(a.usage.reasoning_reported);  // no output_tokens_details in this reply
+    CHECK(*estimate_cost(cached, "m", at) ==
+          Approx((300 * 0.25 + 100 * 0.25 * 1.25 + 600 * 0.025 + 5000 * 2.0) / 1e6));
+    const price_table written = {{"m", {0.25, 2.0, 0.025, 0.5}}};
+    CHECK(*estimate_cost(written, "m", at) ==
+          Approx((300 * 0.25 + 100 * 0.5 + 600 * 0.025 + 5000 * 2.0) / 1e6));
     CHECK_FALSE(estimate_cost(prices, "some-local-model", t));
 }

@@ -431,7 +431,9 @@ TEST_CASE("with --nvidia-research the model reads allow-listed documentation, no
     CHECK_FALSE(fs::is_empty(cache.path()));
 }
 
-TEST_CASE("an Anthropic run with a thinking budget carries thinking back and prices it as output") {
+TEST_CASE(
+    "an Anthropic run with a thinking budget (Haiku 4.5) carries thinking back and prices it as "
+    "output") {
     llm_fixture f;
     const std::string thinking_call =
         R"({"id": "msg_1", "type": "message", "role": "assistant", "content": [
@@ -447,12 +449,13 @@ TEST_CASE("an Anthropic run with a thinking budget carries thinking back and pri
         {"type": "tool_use", "id": "toolu_0", "name": "compile", "input": {"source": "x"}}],
         "stop_reason": "tool_use", "usage": {"input_tokens": 1000, "output_tokens": 2000}})";
     test::loopback_http_server server({{200, {}, compile_call}, {200, {}, thinking_call}});
-    std::vector<std::string> a = test::joined(
-        {"-u", "OPENAI_API_KEY", "-u", "ANTHROPIC_BASE_URL",
-         std::string("ANTHROPIC_API_KEY=") + k_key, CUOPT_OPTIMIZER_BINARY},
-        test::optimize_args(f.dir.path(), CUOPT_FAKE_HARNESS_BINARY),
-        {"--base-url", server.url("/v1"), "--provider", "anthropic", "--proposer", "llm",
-         "--max-iterations", "1", "--no-evidence", "--thinking-budget", "4096"});
+    std::vector<std::string> a =
+        test::joined({"-u", "OPENAI_API_KEY", "-u", "ANTHROPIC_BASE_URL",
+                      std::string("ANTHROPIC_API_KEY=") + k_key, CUOPT_OPTIMIZER_BINARY},
+                     test::optimize_args(f.dir.path(), CUOPT_FAKE_HARNESS_BINARY),
+                     {"--base-url", server.url("/v1"), "--provider", "anthropic", "--proposer",
+                      "llm", "--max-iterations", "1", "--no-evidence", "--thinking-budget", "4096",
+                      "--model", "claude-haiku-4-5"});
     const auto r = test::run_program("/usr/bin/env", a);
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
@@ -462,6 +465,7 @@ TEST_CASE("an Anthropic run with a thinking budget carries thinking back and pri
     const auto first = parse_json(requests[0].body, "first request");
     CHECK(std::string(first["thinking"]["type"].GetString()) == "enabled");
     CHECK(first["thinking"]["budget_tokens"].GetInt() == 4096);
+    CHECK(requests[0].headers.at("anthropic-version") == "2023-06-01");  // keeps temperature
     // The assistant turn goes back with its thinking block first, signature intact.
     const auto second = parse_json(requests[1].body, "second request");
     const auto& turn = second["messages"][1];
@@ -475,4 +479,164 @@ TEST_CASE("an Anthropic run with a thinking budget carries thinking back and pri
     CHECK(summary["model"]["completion_tokens"].GetInt() == 5000);  // thinking included
     CHECK(summary["model"]["reasoning_tokens"].IsNull());
     test::read_checked_json(f.run_folder() / "run.json", "run");
+}
+
+namespace {
+
+// An Anthropic reply of today's thinking models: an (omitted) thinking block, a tool call, and
+// the thinking part of the output counted apart.
+std::string adaptive_call(const std::string& name, const std::string& input_json, int id) {
+    return R"({"id": "msg_)" + std::to_string(id) +
+           R"(", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
+        "content": [{"type": "thinking", "thinking": "", "signature": "sig-)" +
+           std::to_string(id) + R"("},
+        {"type": "tool_use", "id": "toolu_)" +
+           std::to_string(id) + R"(", "name": ")" + name + R"(", "input": )" + input_json +
+           R"(}], "stop_reason": "tool_use", "stop_sequence": null,
+        "usage": {"input_tokens": 1000, "cache_creation_input_tokens": 400,
+        "cache_read_input_tokens": 0, "output_tokens": 700,
+        "output_tokens_details": {"thinking_tokens": 500}}})";
+}
+
+test::process_result run_anthropic(llm_fixture& f, const test::loopback_http_server& server,
+                                   const std::vector<std::string>& extra) {
+    std::vector<std::string> a = test::joined(
+        {"-u", "OPENAI_API_KEY", "-u", "ANTHROPIC_BASE_URL", "-u", "CUDA_OPTIMIZER_MODEL",
+         std::string("ANTHROPIC_API_KEY=") + k_key, CUOPT_OPTIMIZER_BINARY},
+        test::optimize_args(f.dir.path(), CUOPT_FAKE_HARNESS_BINARY),
+        {"--base-url", server.url("/v1"), "--provider", "anthropic", "--proposer", "llm",
+         "--max-iterations", "1", "--no-evidence"});
+    a.insert(a.end(), extra.begin(), extra.end());
+    return test::run_program("/usr/bin/env", a);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the default Anthropic model gets adaptive thinking and output_config.effort, with and "
+    "without --thinking-budget, and its thinking tokens are recorded") {
+    const std::string submit_input =
+        "{\"source\": " + json_string(kernel("FAKE_MS=1")) + ", \"rationale\": \"tiles\"}";
+    for (const bool with_budget : {false, true}) {
+        DYNAMIC_SECTION((with_budget ? "with" : "without") << " --thinking-budget") {
+            llm_fixture f;
+            test::loopback_http_server server(
+                {{200, {}, adaptive_call("compile", R"({"source": "x"})", 0)},
+                 {200, {}, adaptive_call("submit_candidate", submit_input, 1)}});
+            std::vector<std::string> extra = {"--reasoning-effort", "high"};
+            if (with_budget) extra.insert(extra.end(), {"--thinking-budget", "8000"});
+            const auto r = run_anthropic(f, server, extra);
+            INFO(r.output);
+            REQUIRE(r.exit_code == 0);
+            CHECK_THAT(r.output, Catch::Contains("(anthropic, claude-sonnet-5-5, messages API at " +
+                                                 server.url("/v1/messages") +
+                                                 ", effort high, adaptive thinking)"));
+            CHECK((r.output.find("--thinking-budget 8000: claude-sonnet-5-5 thinks adaptively "
+                                 "only") != std::string::npos) == with_budget);
+            const auto requests = server.requests();
+            REQUIRE(requests.size() == 2);
+            CHECK(requests[0].headers.at("anthropic-version") == "2026-10-21");
+            for (const auto& req : requests) {
+                const auto body = parse_json(req.body, "request");
+                CHECK(std::string(body["thinking"]["type"].GetString()) == "adaptive");
+                CHECK_FALSE(body["thinking"].HasMember("budget_tokens"));
+                CHECK(std::string(body["output_config"]["effort"].GetString()) == "high");
+                CHECK_FALSE(body.HasMember("temperature"));
+            }
+            const auto second = parse_json(requests[1].body, "second request");
+            CHECK(std::string(second["messages"][1]["content"][0]["signature"].GetString()) ==
+                  "sig-0");
+            const auto summary =
+                test::read_checked_json(f.run_folder() / "summary.json", "summary");
+            const auto& model = summary["model"];
+            CHECK(model["reasoning_tokens"].GetInt() == 1000);  // 500 per reply, counted apart
+            CHECK(model["cache_write_tokens"].GetInt() == 800);
+            CHECK(model["prompt_tokens"].GetInt() == 2800);
+            CHECK(std::string(model["api"].GetString()) == "messages");
+            CHECK(std::string(model["url"].GetString()) == server.url("/v1/messages"));
+            test::read_checked_json(f.run_folder() / "run.json", "run");
+        }
+    }
+}
+
+TEST_CASE("--temperature on the default Anthropic model is refused with exit 64 before any call") {
+    llm_fixture f;
+    test::loopback_http_server server({{200, {}, "{}"}});
+    const auto r = run_anthropic(f, server, {"--temperature", "0.2"});
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("--temperature: claude-sonnet-5-5 refuses sampling "
+                                         "parameters (a 400 error); leave the flag out"));
+    CHECK(server.requests().empty());
+}
+
+namespace {
+
+// A Responses reply cut at the output limit after its reasoning: nothing but a reasoning item.
+std::string responses_cut(int id) {
+    return R"({"id": "resp_cut)" + std::to_string(id) +
+           R"(", "object": "response", "status": "incomplete",
+        "incomplete_details": {"reason": "max_output_tokens"}, "output": [{"type": "reasoning",
+        "id": "rs_cut)" +
+           std::to_string(id) + R"(", "summary": [], "encrypted_content": "enc-cut)" +
+           std::to_string(id) + R"("}], "usage": {"input_tokens": 900, "output_tokens": 3000,
+        "output_tokens_details": {"reasoning_tokens": 3000}}})";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a Responses reply cut twice is echoed without its lone reasoning item: the next input "
+    "never ends an assistant turn on reasoning") {
+    llm_fixture f;
+    test::loopback_http_server server({
+        {200, {}, responses_cut(1)},
+        {200, {}, responses_cut(2)},
+        {200,
+         {},
+         responses_call("submit_candidate",
+                        "{\"source\": " + json_string(kernel("FAKE_MS=1")) +
+                            ", \"rationale\": \"fewer cycles\"}",
+                        3)},
+    });
+    const auto r = f.run(server, {"--max-iterations", "1", "--proposer", "llm", "--no-evidence",
+                                  "--max-output-tokens", "3000", "--max-output-tokens-retry",
+                                  "6000", "--api", "responses"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 3);
+    const auto third = parse_json(requests[2].body, "third request");
+    const auto& in = third["input"];
+    for (rapidjson::SizeType i = 0; i < in.Size(); ++i) {
+        INFO("input item " << i);
+        if (in[i].HasMember("type") && std::string(in[i]["type"].GetString()) == "reasoning")
+            CHECK((i + 1 < in.Size() && !in[i + 1].HasMember("role")));
+    }
+    CHECK(requests[2].body.find("enc-cut2") == std::string::npos);
+    CHECK_THAT(requests[2].body, Catch::Contains("cut at the output limit"));
+}
+
+TEST_CASE(
+    "a reply stopped by the content filter is a refusal: the iteration is rejected with "
+    "the reason kept, never sent again with a higher limit") {
+    llm_fixture f;
+    test::loopback_http_server server({
+        {200,
+         {},
+         R"({"id": "resp_f", "object": "response", "status": "incomplete",
+             "incomplete_details": {"reason": "content_filter"}, "output": [], "usage":
+             {"input_tokens": 900, "output_tokens": 10}})"},
+    });
+    const auto r = f.run(server, {"--max-iterations", "1", "--proposer", "llm", "--no-evidence",
+                                  "--api", "responses"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    REQUIRE(server.requests().size() == 1);
+    const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
+    REQUIRE(history["attempts"].Size() == 2);
+    CHECK(std::string(history["attempts"][1]["verdict"].GetString()) == "invalid_submission");
+    CHECK_THAT(std::string(history["attempts"][1]["reason"].GetString()),
+               Catch::Contains("the model refused") &&
+                   Catch::Contains("content filter stopped the reply (incomplete: "
+                                   "content_filter)"));
 }

@@ -324,3 +324,64 @@ TEST_CASE(
         CHECK(m->usage.reasoning == 0);
     }
 }
+
+TEST_CASE(
+    "adaptive thinking and output_config.effort go into an Anthropic request, with the "
+    "API version the settings name") {
+    llm_settings s;
+    s.provider = llm_provider::anthropic;
+    s.model = "claude-sonnet-5-5";
+    s.adaptive_thinking = true;
+    s.reasoning_effort = "xhigh";
+    s.anthropic_version = "2026-10-21";
+    const http_request r = build_model_request(s, "k", "sys", conversation(), {k_submit});
+    CHECK(r.headers.at("anthropic-version") == "2026-10-21");
+    const auto d = parse_json(r.body, "request");
+    CHECK(to_compact_json(d["thinking"]) == R"({"type":"adaptive"})");
+    CHECK(to_compact_json(d["output_config"]) == R"({"effort":"xhigh"})");
+    CHECK_FALSE(d.HasMember("temperature"));
+    s.adaptive_thinking = false;
+    s.reasoning_effort = "";
+    const auto plain = parse_json(build_model_request(s, "k", "sys", conversation(), {}).body, "r");
+    CHECK_FALSE(plain.HasMember("thinking"));
+    CHECK_FALSE(plain.HasMember("output_config"));
+}
+
+TEST_CASE("a Chat reply stopped by the content filter is a refusal with the reason kept") {
+    const model_reply r = parse_model_reply(
+        llm_provider::openai,
+        R"({"choices": [{"finish_reason": "content_filter", "message": {"content": "Partial"}}]})");
+    CHECK(r.stop_reason == "refusal");
+    CHECK(r.text ==
+          "refusal: the provider's content filter stopped the reply (content_filter); it had "
+          "said: Partial");
+}
+
+TEST_CASE("Anthropic's thinking tokens are counted apart where the reply counts them") {
+    const model_reply r = parse_model_reply(llm_provider::anthropic, R"({"content": [],
+        "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 900,
+        "output_tokens_details": {"thinking_tokens": 700}}})");
+    CHECK(r.usage.reasoning_reported);
+    CHECK(r.usage.reasoning == 700);
+    CHECK(r.usage.completion == 900);
+}
+
+TEST_CASE("an echoed Responses turn never ends on a reasoning item: trailing ones are dropped") {
+    llm_settings s;
+    s.api = openai_api::responses;
+    chat_turn cut;
+    cut.who = chat_turn::role::assistant;
+    cut.raw_items_json = R"([{"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "message", "role": "assistant", "content": []},
+        {"type": "reasoning", "id": "rs_2", "summary": []}])";
+    const auto d = parse_json(
+        build_model_request(s, "k", "sys",
+                            {chat_turn::from_user("go"), cut, chat_turn::from_user("again")}, {})
+            .body,
+        "request");
+    const auto& in = d["input"];
+    REQUIRE(in.Size() == 4);  // user, rs_1, its message, user: rs_2 had nothing after it
+    CHECK(std::string(in[1]["id"].GetString()) == "rs_1");
+    CHECK(std::string(in[2]["type"].GetString()) == "message");
+    CHECK(std::string(in[3]["role"].GetString()) == "user");
+}

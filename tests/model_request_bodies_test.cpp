@@ -15,7 +15,9 @@
 #include <set>
 
 #include "common/json_document.hpp"
+#include "orchestrator/commands/model_settings.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
+#include "orchestrator/model/model_families.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -41,10 +43,13 @@ struct named_request {
     http_request request;
 };
 
+// The file's kind prefix; Anthropic's carries the API version the request is sent with
+// (messages-2023-06-01-…, messages-2026-10-21-…): the checker picks the SDKs that speak it.
 std::string kind_of(const http_request& r) {
     if (r.url.size() >= 10 && r.url.rfind("/responses") == r.url.size() - 10) return "responses";
     if (r.url.find("/chat/completions") != std::string::npos) return "chat";
-    if (r.url.find("/messages") != std::string::npos) return "messages";
+    if (r.url.find("/messages") != std::string::npos)
+        return "messages-" + r.headers.at("anthropic-version");
     FAIL("no request kind for URL " << r.url);
     return "";
 }
@@ -137,6 +142,20 @@ std::vector<named_request> openai_requests(openai_api api) {
     return out;
 }
 
+// The settings the tool derives from these flags (read_model_config: the table of model
+// families decides thinking, effort, temperature and the API version).
+llm_settings settings_of(const std::string& provider, const std::string& model,
+                         const std::string& effort, int thinking_budget, double temperature) {
+    optimizer_options o;
+    o.provider = provider;
+    o.model = model;
+    o.reasoning_effort = effort;
+    o.thinking_budget = thinking_budget;
+    o.temperature = temperature;
+    const test::scoped_env u1("OPENAI_BASE_URL", nullptr), u2("ANTHROPIC_BASE_URL", nullptr);
+    return read_model_config(o).settings;
+}
+
 std::vector<named_request> anthropic_requests() {
     std::vector<named_request> out;
     const llm_settings plain = anthropic_settings();
@@ -145,28 +164,45 @@ std::vector<named_request> anthropic_requests() {
     by_hand.text = "Compiling two variants.";
     by_hand.calls = {{"toolu_a", "compile", R"({"source": "a"})"}, {"toolu_b", "profile", "{}"}};
     const auto no_thinking = conversation(by_hand);
-    out.push_back({"plain", build(plain, no_thinking)});
-    out.push_back({"echo-thinking-blocks", build(plain, thinking)});
-    llm_settings budget = plain;
-    budget.thinking_budget = 4096;
-    out.push_back({"thinking-budget", build(budget, thinking)});
-    budget.temperature = 0.7;  // not sent beside a budget
-    out.push_back({"thinking-budget-with-temperature", build(budget, thinking)});
-    llm_settings adaptive = plain;
-    adaptive.adaptive_thinking = true;
-    out.push_back({"adaptive-thinking", build(adaptive, thinking)});
-    for (const std::string& effort : k_efforts) {
-        if (effort == "none") continue;  // no Anthropic effort of that name
-        llm_settings s = adaptive;
-        s.reasoning_effort = effort;
-        out.push_back({"adaptive-effort-" + effort, build(s, thinking)});
+    // Every Anthropic family of the table as the tool sets it up: its defaults, each effort it
+    // takes, a budget where it takes one (or what a budget becomes), a temperature where taken.
+    for (const model_family& f : model_families()) {
+        if (f.provider != llm_provider::anthropic) continue;
+        const std::string& m = f.prefix;
+        out.push_back({m + "-defaults", build(settings_of("anthropic", m, "", 0, -1), thinking)});
+        out.push_back({m + "-no-thinking-echoed",
+                       build(settings_of("anthropic", m, "", 0, -1), no_thinking)});
+        for (const std::string& effort : f.efforts)
+            out.push_back({m + "-effort-" + effort,
+                           build(settings_of("anthropic", m, effort, 0, -1), thinking)});
+        if (f.thinking != thinking_form::none)
+            out.push_back({m + "-thinking-budget",
+                           build(settings_of("anthropic", m, "", 4096, -1), thinking)});
+        if (f.temperature == sampling::accepted)
+            out.push_back(
+                {m + "-temperature", build(settings_of("anthropic", m, "", 0, 0.7), no_thinking)});
     }
-    llm_settings warm = plain;
-    warm.temperature = 0.7;
-    out.push_back({"temperature", build(warm, no_thinking)});
     llm_settings local = plain;
     local.base_url = "http://127.0.0.1:8000";
     out.push_back({"first-turn-no-tools", build(local, {chat_turn::from_user("hi")}, {})});
+    return out;
+}
+
+// Every OpenAI family of the table with each effort it takes, and a temperature where taken.
+std::vector<named_request> openai_family_requests() {
+    std::vector<named_request> out;
+    const auto calls =
+        conversation(recorded_reply(openai_settings(openai_api::responses, ""),
+                                    "openai-responses-reasoning-function-calls.json"));
+    for (const model_family& f : model_families()) {
+        if (f.provider != llm_provider::openai) continue;
+        for (const std::string& effort : f.efforts)
+            out.push_back({f.prefix + "-effort-" + effort,
+                           build(settings_of("openai", f.prefix, effort, 0, -1), calls)});
+        if (f.temperature == sampling::without_reasoning)
+            out.push_back({f.prefix + "-temperature",
+                           build(settings_of("openai", f.prefix, "none", 0, 0.7), calls)});
+    }
     return out;
 }
 
@@ -183,6 +219,7 @@ TEST_CASE("every request body the model client can send is written down for the 
     std::vector<named_request> all = openai_requests(openai_api::responses);
     for (auto& r : openai_requests(openai_api::chat)) all.push_back(std::move(r));
     for (auto& r : anthropic_requests()) all.push_back(std::move(r));
+    for (auto& r : openai_family_requests()) all.push_back(std::move(r));
 
     const test::scratch_folder scratch;
     const fs::path folder = bodies_folder(scratch);

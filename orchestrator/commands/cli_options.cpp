@@ -34,9 +34,11 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
                     std::string("Model name (default ") + default_model(llm_provider::openai) +
                         ", or " + default_model(llm_provider::anthropic) + " for anthropic)");
     app->add_option("--reasoning-effort", o.reasoning_effort,
-                    "OpenAI reasoning effort: none, minimal, low, medium, high, xhigh, or omit to "
-                    "leave the field out (default: medium for OpenAI's own host, omit for any "
-                    "other base URL)");
+                    "Reasoning effort (OpenAI's reasoning.effort, Anthropic's "
+                    "output_config.effort): a value the model takes (gpt-6.1-terra: none, low, "
+                    "medium, high, xhigh, max; docs/MODELS.md lists each model's), or omit to "
+                    "leave the field out (default: the model's own default on its provider's "
+                    "host, omit for any other base URL)");
     app->add_option("--api", o.api,
                     "OpenAI API: responses, chat (Chat Completions, for OpenAI-compatible "
                     "servers) or auto (responses on OpenAI's own host, chat for any base URL)")
@@ -44,7 +46,9 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
         ->check(CLI::IsMember({"auto", "responses", "chat"}));
     app->add_option("--thinking-budget", o.thinking_budget,
                     "Anthropic: extended thinking's budget_tokens (at least 1024, below "
-                    "--max-output-tokens); 0 leaves thinking to the model's default")
+                    "--max-output-tokens) for models that take a budget; a model that thinks "
+                    "adaptively only gets adaptive thinking instead (said on stderr); 0 leaves "
+                    "thinking to the model's default")
         ->capture_default_str()
         ->check(CLI::Range(0, 10000000));
     app->add_option("--max-output-tokens", o.max_output_tokens,

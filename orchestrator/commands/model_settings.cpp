@@ -1,12 +1,15 @@
 #include "orchestrator/commands/model_settings.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include "common/json_document.hpp"
 #include "orchestrator/commands/run_failure.hpp"
+#include "orchestrator/model/model_families.hpp"
 
 namespace cuopt {
 
@@ -53,13 +56,16 @@ price_table read_prices(const std::string& json, const std::string& source) {
                                  ": expected a number >= 0 (US dollars per million tokens)");
             *into = it->value.GetDouble();
         }
-        if (const auto it = m.value.FindMember("cached_input_per_mtok");
-            it != m.value.MemberEnd()) {
+        for (const auto& [key, into, what] :
+             {std::tuple{"cached_input_per_mtok", &p.cached_input_per_mtok, "cached input"},
+              std::tuple{"cache_write_per_mtok", &p.cache_write_per_mtok, "cache-write input"}}) {
+            const auto it = m.value.FindMember(key);
+            if (it == m.value.MemberEnd()) continue;
             if (!it->value.IsNumber() || it->value.GetDouble() < 0)
-                throw json_error(field +
-                                 ".cached_input_per_mtok: expected a number >= 0 (US dollars per "
-                                 "million cached input tokens)");
-            p.cached_input_per_mtok = it->value.GetDouble();
+                throw json_error(field + "." + key +
+                                 ": expected a number >= 0 (US dollars per million " + what +
+                                 " tokens)");
+            *into = it->value.GetDouble();
         }
         prices[m.name.GetString()] = p;
     }
@@ -68,12 +74,79 @@ price_table read_prices(const std::string& json, const std::string& source) {
 
 }  // namespace
 
-std::string effort_to_send(const std::string& flag, bool anthropic, bool other_server) {
-    if (anthropic || flag == "omit") return "";
-    if (flag.empty())  // local servers may refuse it
-        return other_server ? "" : llm_settings{}.reasoning_effort;
-    return flag;  // "none" included: it is a value OpenAI's reasoning models accept
+namespace {
+
+[[noreturn]] void refuse(const std::string& line) {
+    throw run_failure(exit_code::usage, line);
 }
+
+// --reasoning-effort checked against what the model takes: OpenAI's reasoning effort or
+// Anthropic's output_config.effort.
+std::string effort_for(const std::string& flag, const std::string& model,
+                       const std::optional<model_family>& family, llm_provider provider,
+                       bool other_server) {
+    if (flag == "omit") return "";
+    if (flag.empty()) {  // a local server may refuse the field (Ollama does for most models)
+        if (other_server) return "";
+        if (family) return family->default_effort;
+        return provider == llm_provider::openai ? llm_settings{}.reasoning_effort : "";
+    }
+    if (family && family->efforts.empty())
+        refuse("--reasoning-effort: " + model + " takes no effort setting; leave the flag out");
+    if (family &&
+        std::find(family->efforts.begin(), family->efforts.end(), flag) == family->efforts.end())
+        refuse("--reasoning-effort: " + model + " takes " + word_list(family->efforts) +
+               " (or omit), got '" + flag + "'");
+    return flag;
+}
+
+// --thinking-budget and the thinking form the model takes (Anthropic only). A budget for a
+// model that thinks adaptively only becomes adaptive thinking, said in a note.
+void set_thinking(model_config& c, const optimizer_options& o,
+                  const std::optional<model_family>& family) {
+    llm_settings& s = c.settings;
+    if (s.provider != llm_provider::anthropic) return;
+    const thinking_form form = family ? family->thinking : thinking_form::either;
+    if (o.thinking_budget > 0 && form == thinking_form::none)
+        refuse("--thinking-budget: " + s.model + " takes no thinking setting; leave the flag out");
+    if (o.thinking_budget > 0 && form == thinking_form::adaptive) {
+        c.notes.push_back("--thinking-budget " + std::to_string(o.thinking_budget) + ": " +
+                          s.model +
+                          " thinks adaptively only (a budget is a 400 error), so thinking "
+                          "{\"type\": \"adaptive\"} is sent instead; --reasoning-effort " +
+                          word_list(family->efforts) + " steers how much it thinks");
+        s.adaptive_thinking = true;
+        return;
+    }
+    s.thinking_budget = o.thinking_budget;
+    if (s.thinking_budget > 0 &&
+        (s.thinking_budget < 1024 || s.thinking_budget >= o.max_output_tokens))
+        refuse("--thinking-budget: expected at least 1024 and below --max-output-tokens (" +
+               std::to_string(o.max_output_tokens) + "), got " + std::to_string(s.thinking_budget));
+    if (s.thinking_budget > 0 && s.temperature)
+        refuse(
+            "--temperature cannot be combined with --thinking-budget: Anthropic's extended "
+            "thinking refuses a changed temperature; drop one of them");
+    // Said explicitly where the model thinks adaptively unasked: the record shows what ran.
+    s.adaptive_thinking =
+        s.thinking_budget == 0 && form == thinking_form::adaptive && family->thinking_on_by_default;
+}
+
+// --temperature where the model takes one.
+void set_temperature(llm_settings& s, double flag, const std::optional<model_family>& family) {
+    if (flag < 0) return;
+    if (family && family->temperature == sampling::refused)
+        refuse("--temperature: " + s.model +
+               " refuses sampling parameters (a 400 error); leave the flag out");
+    if (family && family->temperature == sampling::without_reasoning &&
+        s.reasoning_effort != "none")
+        refuse("--temperature: " + s.model +
+               " takes a temperature only with --reasoning-effort none (the effort is '" +
+               s.reasoning_effort + "')");
+    s.temperature = flag;
+}
+
+}  // namespace
 
 int retry_output_tokens(int flag, int max_output_tokens, bool other_server) {
     if (flag < 0) {  // auto: a local server's context may not hold more
@@ -88,47 +161,61 @@ int retry_output_tokens(int flag, int max_output_tokens, bool other_server) {
     return flag;
 }
 
+std::string api_name(const llm_settings& s) {
+    if (s.provider == llm_provider::anthropic) return "messages";
+    return k_openai_apis.name(s.api);
+}
+
+std::string api_url(const llm_settings& s) {
+    if (s.provider == llm_provider::anthropic) return anthropic_messages_url(s.base_url);
+    std::string base = s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url;
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    return redact_url_credentials(
+        base + (s.api == openai_api::responses ? "/responses" : "/chat/completions"));
+}
+
 model_config read_model_config(const optimizer_options& o) {
     model_config c;
     // A daemon job runs in its job folder: a .env there is the submitter's, never the daemon's
     // model settings (it could send the daemon's key to the submitter's server).
     const auto dot_env = o.daemon_job ? std::map<std::string, std::string>{} : read_dot_env();
     const bool anthropic = o.provider == "anthropic";
-    c.settings.provider = anthropic ? llm_provider::anthropic : llm_provider::openai;
+    llm_settings& s = c.settings;
+    s.provider = anthropic ? llm_provider::anthropic : llm_provider::openai;
     c.key_name = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
     c.api_key = setting(c.key_name, dot_env);
-    c.settings.base_url =
-        !o.base_url.empty()
-            ? o.base_url
-            : setting(anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL", dot_env);
-    c.configured = !c.api_key.empty() || !c.settings.base_url.empty();
+    s.base_url = !o.base_url.empty()
+                     ? o.base_url
+                     : setting(anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL", dot_env);
+    c.configured = !c.api_key.empty() || !s.base_url.empty();
+    // OpenAI's or Anthropic's own host, however it is named, gets the provider's defaults.
+    const bool other_server = !s.base_url.empty() && !is_provider_host(s.provider, s.base_url);
     const std::string env_model = setting("CUDA_OPTIMIZER_MODEL", dot_env);
-    c.settings.model = !o.model.empty()     ? o.model
-                       : !env_model.empty() ? env_model
-                                            : default_model(c.settings.provider);
-    c.settings.reasoning_effort =
-        effort_to_send(o.reasoning_effort, anthropic, !c.settings.base_url.empty());
-    if (o.temperature >= 0) c.settings.temperature = o.temperature;
-    c.settings.max_output_tokens = o.max_output_tokens;
-    c.settings.thinking_budget = anthropic ? o.thinking_budget : 0;
-    if (c.settings.thinking_budget > 0 &&
-        (c.settings.thinking_budget < 1024 || c.settings.thinking_budget >= o.max_output_tokens))
-        throw run_failure(
-            exit_code::usage,
-            "--thinking-budget: expected at least 1024 and below --max-output-tokens (" +
-                std::to_string(o.max_output_tokens) + "), got " +
-                std::to_string(c.settings.thinking_budget));
-    if (c.settings.thinking_budget > 0 && c.settings.temperature)
-        throw run_failure(exit_code::usage,
-                          "--temperature cannot be combined with --thinking-budget: Anthropic's "
-                          "extended thinking refuses a changed temperature; drop one of them");
-    c.settings.retry_output_tokens = retry_output_tokens(
-        o.max_output_tokens_retry, o.max_output_tokens, !c.settings.base_url.empty());
-    c.settings.api = o.api == "auto"
-                         ? (c.settings.base_url.empty() ? openai_api::responses : openai_api::chat)
-                         : *k_openai_apis.parse(o.api);  // CLI11 checked the word
-    c.settings.timeout =
-        std::chrono::milliseconds(static_cast<long long>(o.request_timeout_s * 1000));
+    s.model = !o.model.empty()     ? o.model
+              : !env_model.empty() ? env_model
+                                   : default_model(s.provider);
+    // The model's name says what it takes, on any host (a gateway in front of the provider);
+    // a local server's own models are not in the table and say nothing about it.
+    const std::optional<model_family> family = find_model_family(s.provider, s.model);
+    if (!family && !other_server)
+        c.notes.push_back("model " + s.model + " is not in the table of known models (checked " +
+                          k_model_table_checked + "): its flags are sent as given");
+    if (family && !family->shuts_down.empty())
+        c.notes.push_back(s.model + " shuts down on " + family->shuts_down +
+                          " (the provider's replacement: --model " + family->replacement + ")");
+    s.reasoning_effort = effort_for(o.reasoning_effort, s.model, family, s.provider, other_server);
+    set_temperature(s, o.temperature, family);
+    s.max_output_tokens = o.max_output_tokens;
+    set_thinking(c, o, family);
+    if (family && !family->anthropic_version.empty())
+        s.anthropic_version = family->anthropic_version;
+    s.retry_output_tokens =
+        retry_output_tokens(o.max_output_tokens_retry, o.max_output_tokens, other_server);
+    s.api = o.api == "auto" ? (other_server ? openai_api::chat
+                               : family     ? family->api
+                                            : openai_api::responses)
+                            : *k_openai_apis.parse(o.api);  // CLI11 checked the word
+    s.timeout = std::chrono::milliseconds(static_cast<long long>(o.request_timeout_s * 1000));
     return c;
 }
 
@@ -148,15 +235,18 @@ std::string model_usage_json(const llm_client& client, const price_table& prices
     d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(client.settings().provider)),
                 a);
     d.AddMember("model", json_text(client.settings().model, a), a);
+    d.AddMember("api", json_text(api_name(client.settings()), a), a);
+    d.AddMember("url", json_text(api_url(client.settings()), a), a);
     d.AddMember("calls", t.calls, a);
     d.AddMember("prompt_tokens", static_cast<std::int64_t>(t.usage.prompt), a);
     d.AddMember("completion_tokens", static_cast<std::int64_t>(t.usage.completion), a);
-    // Anthropic bills thinking as output and does not count it apart: null, not 0.
+    // Thinking inside the output that the API did not count apart: null, not 0.
     if (t.usage.reasoning_reported)
         d.AddMember("reasoning_tokens", static_cast<std::int64_t>(t.usage.reasoning), a);
     else
         d.AddMember("reasoning_tokens", rapidjson::Value(), a);
     d.AddMember("cached_tokens", static_cast<std::int64_t>(t.usage.cached), a);
+    d.AddMember("cache_write_tokens", static_cast<std::int64_t>(t.usage.cache_written), a);
     if (cost)
         d.AddMember("estimated_cost_usd", std::round(*cost * 1e6) / 1e6, a);  // to the micro-dollar
     else

@@ -177,16 +177,22 @@ void make_offline_proposer(run_context& c) {
     }
     if (c.o.quiet) return;
     std::cerr << "cuda-optimizer: proposer " << to_string(c.kind);
+    const llm_settings& m = c.model.settings;
     if (c.kind == proposer_kind::llm)
-        std::cerr << " (" << k_llm_providers.name(c.model.settings.provider) << ", "
-                  << c.model.settings.model
-                  << (c.model.settings.base_url.empty()
-                          ? ""
-                          : ", " + redact_url_credentials(c.model.settings.base_url))
+        std::cerr << " (" << k_llm_providers.name(m.provider) << ", " << m.model << ", "
+                  << api_name(m) << " API at " << api_url(m)
+                  << (m.reasoning_effort.empty() ? "" : ", effort " + m.reasoning_effort)
+                  << (m.thinking_budget > 0
+                          ? ", thinking budget " + std::to_string(m.thinking_budget)
+                      : m.adaptive_thinking ? ", adaptive thinking"
+                                            : "")
                   << ")";
     else if (c.o.proposer == "auto")
         std::cerr << " (auto: no model is configured)";
     std::cerr << "\n";
+    if (c.kind == proposer_kind::llm)
+        for (const std::string& note : c.model.notes)
+            std::cerr << "cuda-optimizer: warning: " << note << "\n";
 }
 
 // The cost sheet's economics, where given, among the settings of record: `report RUN_DIR` then

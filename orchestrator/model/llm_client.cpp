@@ -18,9 +18,11 @@ std::optional<double> estimate_cost(const price_table& prices, const std::string
     if (it == prices.end()) return std::nullopt;
     const model_price& p = it->second;
     const double cached = static_cast<double>(t.usage.cached);
+    const double written = static_cast<double>(t.usage.cache_written);
     const double cached_price = p.cached_input_per_mtok.value_or(p.input_per_mtok);
-    const double uncached = std::max(0.0, static_cast<double>(t.usage.prompt) - cached);
-    return (uncached * p.input_per_mtok + cached * cached_price +
+    const double write_price = p.cache_write_per_mtok.value_or(1.25 * p.input_per_mtok);
+    const double uncached = std::max(0.0, static_cast<double>(t.usage.prompt) - cached - written);
+    return (uncached * p.input_per_mtok + cached * cached_price + written * write_price +
             static_cast<double>(t.usage.completion) * p.output_per_mtok) /
            1e6;
 }
@@ -97,6 +99,7 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
     m_totals.usage.completion += reply.usage.completion;
     m_totals.usage.reasoning += reply.usage.reasoning;
     m_totals.usage.cached += reply.usage.cached;
+    m_totals.usage.cache_written += reply.usage.cache_written;
     m_totals.usage.reasoning_reported =
         m_totals.usage.reasoning_reported && reply.usage.reasoning_reported;
     record(request, result, reply, "");
@@ -149,6 +152,7 @@ void llm_client::record(const http_request& request, const exchange_result& resu
                             : Value(),  // Anthropic: thinking is inside completion_tokens
                         a);
         usage.AddMember("cached_tokens", static_cast<int64_t>(reply->usage.cached), a);
+        usage.AddMember("cache_write_tokens", static_cast<int64_t>(reply->usage.cache_written), a);
     }
     d.AddMember("usage", usage, a);
     d.AddMember("stop_reason", reply ? json_text(reply->stop_reason, a) : Value(), a);
@@ -208,6 +212,7 @@ void add_record(const rapidjson::Document& d, recorded_spending& out) {
     t.completion += tokens("completion_tokens");
     t.reasoning += tokens("reasoning_tokens");
     t.cached += tokens("cached_tokens");
+    t.cache_written += tokens("cache_write_tokens");
     t.reasoning_reported =
         t.reasoning_reported && u.HasMember("reasoning_tokens") && !u["reasoning_tokens"].IsNull();
 }

@@ -54,12 +54,15 @@ struct model_price {
     double input_per_mtok = 0;
     double output_per_mtok = 0;
     std::optional<double> cached_input_per_mtok;  // absent: cached tokens at the input price
+    /// Prompt-cache writes (Anthropic's cache_creation_input_tokens); absent: 1.25x the input
+    /// price, Anthropic's rate for its five-minute cache (the only one this tool writes).
+    std::optional<double> cache_write_per_mtok;
 };
 using price_table = std::map<std::string, model_price>;
 
 /// Estimated cost of the totals; nullopt ("unknown", never 0) for a model not in the table.
-/// Cached prompt tokens at the cached price, the rest of the prompt (Anthropic's cache writes
-/// included) at the input price, every completion token (thinking included) at the output price.
+/// Cached prompt tokens at the cached price, cache writes at the cache-write price, the rest of
+/// the prompt at the input price, every completion token (thinking included) at the output price.
 std::optional<double> estimate_cost(const price_table& prices, const std::string& model,
                                     const llm_totals& totals);
 

@@ -128,7 +128,15 @@ void add_response_items(const chat_turn& t, Value& input, allocator& a) {
         return;
     }
     if (t.who == chat_turn::role::assistant && !t.raw_items_json.empty()) {
-        append_verbatim(t.raw_items_json, input, a, "a previous reply's output items");
+        Value items(rapidjson::kArrayType);
+        append_verbatim(t.raw_items_json, items, a, "a previous reply's output items");
+        // A reasoning item must be followed by the item it led to: a reply cut after its
+        // reasoning (incomplete) would be refused with it, so its trailing reasoning goes.
+        while (!items.Empty() && items[items.Size() - 1].IsObject() &&
+               items[items.Size() - 1].HasMember("type") &&
+               items[items.Size() - 1]["type"] == "reasoning")
+            items.PopBack();
+        for (Value& item : items.GetArray()) input.PushBack(item, a);
         return;
     }
     if (!t.text.empty() || t.who == chat_turn::role::user) {
@@ -258,16 +266,22 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
     if (!tools.empty()) d.AddMember("tools", ts, a);
     // Extended thinking refuses a changed temperature (the settings refuse the pair too).
     if (s.temperature && s.thinking_budget == 0) d.AddMember("temperature", *s.temperature, a);
-    if (s.thinking_budget > 0) {
+    if (s.thinking_budget > 0 || s.adaptive_thinking) {
         Value thinking(rapidjson::kObjectType);
-        thinking.AddMember("type", "enabled", a);
-        thinking.AddMember("budget_tokens", s.thinking_budget, a);
+        thinking.AddMember("type",
+                           rapidjson::StringRef(s.thinking_budget > 0 ? "enabled" : "adaptive"), a);
+        if (s.thinking_budget > 0) thinking.AddMember("budget_tokens", s.thinking_budget, a);
         d.AddMember("thinking", thinking, a);
+    }
+    if (!s.reasoning_effort.empty()) {  // models with effort take it here, not in thinking
+        Value output_config(rapidjson::kObjectType);
+        output_config.AddMember("effort", json_text(s.reasoning_effort, a), a);
+        d.AddMember("output_config", output_config, a);
     }
     http_request r;
     r.url = anthropic_messages_url(s.base_url);
     r.headers["Content-Type"] = "application/json";
-    r.headers["anthropic-version"] = "2023-06-01";
+    r.headers["anthropic-version"] = s.anthropic_version;
     if (!key.empty()) r.headers["x-api-key"] = key;
     r.body = to_compact_json(d);
     r.timeout = s.timeout;
@@ -284,6 +298,15 @@ long long number_at(const Value& obj, const char* key) {
 }
 
 const Value k_null;  // what a missing member reads as
+
+// A reply the provider's content filter stopped: a refusal, with the reason kept (never a cut
+// reply sent again with a higher limit).
+void filtered(model_reply& r) {
+    const std::string said = r.text.empty() ? "" : "; it had said: " + r.text.substr(0, 200);
+    r.text =
+        "refusal: the provider's content filter stopped the reply (" + r.stop_reason + ")" + said;
+    r.stop_reason = "refusal";
+}
 
 const Value& member(const Value& obj, const char* key, const std::string& where) {
     if (!obj.IsObject() || !obj.HasMember(key))
@@ -359,6 +382,7 @@ model_reply parse_responses_reply(const std::string& body) {
             d["incomplete_details"].IsObject() && d["incomplete_details"].HasMember("reason") &&
             d["incomplete_details"]["reason"].IsString())
             r.stop_reason += std::string(": ") + d["incomplete_details"]["reason"].GetString();
+        if (r.stop_reason == "incomplete: content_filter") filtered(r);
     }
     const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
     r.usage.prompt = number_at(u, "input_tokens");
@@ -395,6 +419,7 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
             r.text = msg["content"].GetString();
         if (choices[0].HasMember("finish_reason") && choices[0]["finish_reason"].IsString())
             r.stop_reason = choices[0]["finish_reason"].GetString();
+        if (r.stop_reason == "content_filter") filtered(r);
         if (msg.HasMember("refusal") && msg["refusal"].IsString()) {
             r.text = std::string("refusal: ") + msg["refusal"].GetString();
             r.stop_reason = "refusal";
@@ -437,10 +462,15 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
     const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
     // Anthropic's input_tokens leave out the cache reads and writes: all three are input.
     r.usage.cached = number_at(u, "cache_read_input_tokens");
-    r.usage.prompt =
-        number_at(u, "input_tokens") + r.usage.cached + number_at(u, "cache_creation_input_tokens");
+    r.usage.cache_written = number_at(u, "cache_creation_input_tokens");
+    r.usage.prompt = number_at(u, "input_tokens") + r.usage.cached + r.usage.cache_written;
     r.usage.completion = number_at(u, "output_tokens");  // thinking included, billed as output
-    r.usage.reasoning_reported = false;
+    // The thinking part of output_tokens, where the API counts it apart (thinking models).
+    const Value& details =
+        u.IsObject() && u.HasMember("output_tokens_details") ? u["output_tokens_details"] : k_null;
+    r.usage.reasoning_reported = details.IsObject() && details.HasMember("thinking_tokens") &&
+                                 details["thinking_tokens"].IsInt64();
+    r.usage.reasoning = number_at(details, "thinking_tokens");
     return r;
 }
 

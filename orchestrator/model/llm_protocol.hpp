@@ -41,14 +41,18 @@ struct llm_settings {
     llm_provider provider = llm_provider::openai;
     openai_api api = openai_api::chat;  // OpenAI only
     std::string model = default_model(llm_provider::openai);
-    std::string base_url;                     // "" = the provider's own
-    std::string reasoning_effort = "medium";  // OpenAI reasoning models; "" to leave out
-    std::optional<double> temperature;        // only where the model accepts it
+    std::string base_url;  // "" = the provider's own
+    /// OpenAI: reasoning.effort (Responses) or reasoning_effort (Chat); Anthropic:
+    /// output_config.effort. "" leaves it out (the model's default).
+    std::string reasoning_effort = "medium";
+    std::optional<double> temperature;  // only where the model accepts it
     int max_output_tokens = 16000;
     /// A reply cut at max_output_tokens is sent again once with this limit (0: never; the
     /// proposer then asks for a shorter reply instead).
     int retry_output_tokens = 0;
-    int thinking_budget = 0;  // Anthropic: extended thinking's budget_tokens; 0 = not sent
+    int thinking_budget = 0;         // Anthropic: extended thinking's budget_tokens; 0 = not sent
+    bool adaptive_thinking = false;  // Anthropic: thinking {"type": "adaptive"}
+    std::string anthropic_version = "2023-06-01";  // the anthropic-version header
     std::chrono::milliseconds timeout{600000};
 };
 
@@ -85,12 +89,13 @@ struct chat_turn {
 
 /// Token counts in one convention for every API: `prompt` is every input token (OpenAI's
 /// prompt_tokens / input_tokens; Anthropic's input_tokens + cache_read_input_tokens +
-/// cache_creation_input_tokens), `cached` the part read from a prompt cache, `completion`
-/// every output token billed (Anthropic's output_tokens include its thinking), `reasoning`
-/// the part of `completion` the API reports as reasoning (OpenAI only: Anthropic does not
-/// report thinking apart, see reasoning_reported).
+/// cache_creation_input_tokens), `cached` the part read from a prompt cache, `cache_written`
+/// the part written to one (Anthropic bills it at 1.25x the input price), `completion` every
+/// output token billed (Anthropic's output_tokens include its thinking), `reasoning` the part
+/// of `completion` the API reports as reasoning or thinking (OpenAI's reasoning_tokens,
+/// Anthropic's output_tokens_details.thinking_tokens; see reasoning_reported).
 struct token_usage {
-    long long prompt = 0, completion = 0, reasoning = 0, cached = 0;
+    long long prompt = 0, completion = 0, reasoning = 0, cached = 0, cache_written = 0;
     bool reasoning_reported = true;  // false: reasoning is inside completion, not counted apart
 };
 

@@ -35,13 +35,21 @@ const k_kinds = {
             ["anthropic-sdk-v0", "resources/messages", "MessageCreateParamsNonStreaming"]],
     schema: null,
   },
+  messages_2023: {
+    types: [["anthropic-sdk-v0", "resources/messages", "MessageCreateParamsNonStreaming"]],
+    schema: null,
+  },
 };
 
 function read_bodies(dir) {
   const bodies = [];
   const failures = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
-    const kind = file.slice(0, file.indexOf("-"));
+    let kind = file.slice(0, file.indexOf("-"));
+    // Anthropic bodies name the API version they are sent with: 2023-06-01 is what the 0.x SDK
+    // speaks (temperature still there); 2026-10-21 what the 1.x SDK speaks (no sampling
+    // parameters). A 2026-10-21 body must pass both.
+    if (file.startsWith("messages-2023-06-01-")) kind = "messages_2023";
     if (!(kind in k_kinds)) {
       failures.push(`${file}: unknown kind (want responses-, chat- or messages-)`);
       continue;
