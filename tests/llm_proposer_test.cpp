@@ -224,7 +224,8 @@ TEST_CASE("bench: orchestrator time per model iteration against an instant API",
     for (int i = 0; i < 7; ++i)
         script.push_back({200, {}, submit("FAKE_MS=" + std::to_string(1.9 - 0.1 * i))});
     test::loopback_http_server server(script);
-    const auto r = f.run(server, {"--max-iterations", "7", "--quiet"});
+    // The evidence stage runs once per search, not per iteration: left out of the figure.
+    const auto r = f.run(server, {"--max-iterations", "7", "--quiet", "--no-evidence"});
     REQUIRE(r.exit_code == 0);
     const auto run = test::read_checked_json(f.run_folder() / "run.json", "run");
     const double per_iteration_ms =
