@@ -641,3 +641,17 @@ TEST_CASE(
                    Catch::Contains("content filter stopped the reply (incomplete: "
                                    "content_filter)"));
 }
+
+TEST_CASE("a model flag's warning is printed even with --quiet") {
+    llm_fixture f;
+    const std::string submit_input =
+        "{\"source\": " + json_string(kernel("FAKE_MS=1")) + ", \"rationale\": \"tiles\"}";
+    test::loopback_http_server server(
+        {{200, {}, adaptive_call("submit_candidate", submit_input, 1)}});
+    const auto r = run_anthropic(f, server, {"--thinking-budget", "8000", "--quiet"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("cuda-optimizer: warning: --thinking-budget 8000: "
+                                         "claude-sonnet-5-5 thinks adaptively only"));
+    CHECK(r.output.find("proposer llm") == std::string::npos);  // the start line is quiet
+}

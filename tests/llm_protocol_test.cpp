@@ -385,3 +385,30 @@ TEST_CASE("an echoed Responses turn never ends on a reasoning item: trailing one
     CHECK(std::string(in[2]["type"].GetString()) == "message");
     CHECK(std::string(in[3]["role"].GetString()) == "user");
 }
+
+TEST_CASE(
+    "an Anthropic reply cut while thinking is echoed without its trailing thinking; a "
+    "tool-use turn keeps every block") {
+    llm_settings s;
+    s.provider = llm_provider::anthropic;
+    chat_turn cut;
+    cut.who = chat_turn::role::assistant;
+    cut.raw_items_json = R"([{"type": "text", "text": "Plan:"},
+        {"type": "thinking", "thinking": "", "signature": "sig"},
+        {"type": "redacted_thinking", "data": "x"}])";
+    const auto d = parse_json(
+        build_model_request(s, "k", "sys",
+                            {chat_turn::from_user("go"), cut, chat_turn::from_user("again")}, {})
+            .body,
+        "request");
+    REQUIRE(d["messages"].Size() == 3);
+    REQUIRE(d["messages"][1]["content"].Size() == 1);
+    CHECK(std::string(d["messages"][1]["content"][0]["type"].GetString()) == "text");
+    chat_turn tool;
+    tool.who = chat_turn::role::assistant;
+    tool.raw_items_json = R"([{"type": "tool_use", "id": "t", "name": "compile", "input": {}},
+        {"type": "thinking", "thinking": "", "signature": "sig"}])";
+    const auto kept = parse_json(
+        build_model_request(s, "k", "sys", {chat_turn::from_user("go"), tool}, {}).body, "r");
+    CHECK(kept["messages"][1]["content"].Size() == 2);
+}

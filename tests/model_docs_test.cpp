@@ -80,6 +80,8 @@ TEST_CASE(
         CHECK(cells[7] == or_dash(f.anthropic_version));
         if (f.shuts_down.empty())
             CHECK(cells[8] == "none announced");
+        else if (f.replacement.empty())
+            CHECK(cells[8] == f.shuts_down + ", no replacement named");
         else
             CHECK(cells[8] == f.shuts_down + " → `" + f.replacement + "`");
     }

@@ -210,7 +210,8 @@ TEST_CASE(
     }
     optimizer_options o;
     o.base_url = "https://api.openai.com/v1";
-    o.api = "chat";  // asked for
+    o.api = "chat";  // asked for, with a model that takes tools on Chat
+    o.model = "gpt-5.1";
     CHECK(settings_for(o).settings.api == openai_api::chat);
 }
 
@@ -225,7 +226,7 @@ TEST_CASE(
     REQUIRE(c.notes.size() == 1);
     CHECK(c.notes[0] ==
           std::string("model gpt-7-experimental is not in the table of known models (checked ") +
-              k_model_table_checked + "): its flags are sent as given");
+              k_model_table_checked + "): its flags are sent unchecked");
     o.model = "gpt-5-mini";
     o.reasoning_effort = "";
     const model_config old = settings_for(o);
@@ -251,7 +252,7 @@ TEST_CASE(
             CHECK((f.anthropic_version == "2026-10-21" || f.anthropic_version == "2023-06-01"));
         // 2026-10-21 removes temperature: a family that takes one keeps 2023-06-01.
         if (f.temperature == sampling::accepted) CHECK(f.anthropic_version == "2023-06-01");
-        CHECK(f.shuts_down.empty() == f.replacement.empty());
+        if (f.shuts_down.empty()) CHECK(f.replacement.empty());
     }
     CHECK(find_model_family(llm_provider::anthropic, "claude-sonnet-5-5")->prefix ==
           "claude-sonnet-5-5");
@@ -259,7 +260,14 @@ TEST_CASE(
           "claude-sonnet-5");
     CHECK(find_model_family(llm_provider::anthropic, "claude-haiku-4-5-20251001")->prefix ==
           "claude-haiku-4-5");
-    CHECK_FALSE(find_model_family(llm_provider::openai, "gpt-5.2"));  // not gpt-5's
+    CHECK(find_model_family(llm_provider::openai, "gpt-5-2025-08-07")->prefix == "gpt-5");
+    CHECK(find_model_family(llm_provider::openai, "gpt-6.1-terra-latest")->prefix ==
+          "gpt-6.1-terra");
+    // A variant or a newer model is not its elder's: gpt-5-pro takes other efforts.
+    CHECK_FALSE(find_model_family(llm_provider::openai, "gpt-5.2"));
+    CHECK_FALSE(find_model_family(llm_provider::openai, "gpt-5-pro"));
+    CHECK_FALSE(find_model_family(llm_provider::anthropic, "claude-sonnet-5-6"));
+    CHECK_FALSE(find_model_family(llm_provider::anthropic, "claude-haiku-4-5-fast"));
     CHECK_FALSE(find_model_family(llm_provider::openai, "claude-sonnet-5-5"));
 }
 
@@ -278,4 +286,36 @@ TEST_CASE("a cut reply's retry limit: twice the limit on the provider's host, ne
     CHECK(read_model_config(o).settings.retry_output_tokens == 0);
     o.max_output_tokens_retry = 20000;
     CHECK(read_model_config(o).settings.retry_output_tokens == 20000);
+}
+
+TEST_CASE(
+    "--api chat is refused on OpenAI's host for a model whose tool calls need Responses, "
+    "and is a note on another server") {
+    optimizer_options o;
+    o.api = "chat";
+    CHECK_THROWS_WITH(settings_for(o),
+                      "--api chat: gpt-6.1-terra takes function tools on Chat Completions not at "
+                      "all; every request carries the tools: use --api responses (or auto)");
+    o.model = "gpt-6-sol";  // only without reasoning
+    CHECK_THROWS_WITH(settings_for(o), Catch::Contains("only with --reasoning-effort none"));
+    o.reasoning_effort = "none";
+    CHECK(settings_for(o).settings.api == openai_api::chat);
+    o.model = "gpt-6.1-terra";
+    o.reasoning_effort = "";
+    o.base_url = "http://127.0.0.1:4000/v1";  // a gateway may translate
+    const model_config gateway = settings_for(o);
+    CHECK(gateway.settings.api == openai_api::chat);
+    REQUIRE(gateway.notes.size() == 1);
+    CHECK_THAT(gateway.notes[0], Catch::Contains("give --api responses if the server speaks it"));
+}
+
+TEST_CASE("the API's URL in the start line and the model block never carries a credential") {
+    optimizer_options o;
+    o.base_url = "https://user:sk-secret@gateway.example/v1";
+    CHECK(api_url(settings_for(o).settings) ==
+          "https://[REDACTED]@gateway.example/v1/chat/completions");
+    o.provider = "anthropic";
+    CHECK(api_url(settings_for(o).settings) == "https://[REDACTED]@gateway.example/v1/messages");
+    CHECK(api_url(settings_for(anthropic_options()).settings) ==
+          "https://api.anthropic.com/v1/messages");
 }

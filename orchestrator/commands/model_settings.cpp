@@ -132,6 +132,27 @@ void set_thinking(model_config& c, const optimizer_options& o,
         s.thinking_budget == 0 && form == thinking_form::adaptive && family->thinking_on_by_default;
 }
 
+// Chat Completions for a model whose tool calls need the Responses API: refused on the
+// provider's own host (every request carries tools), a note for another server (a gateway
+// may translate).
+void check_chat_tools(model_config& c, const std::optional<model_family>& family,
+                      bool other_server) {
+    const llm_settings& s = c.settings;
+    if (s.provider != llm_provider::openai || s.api != openai_api::chat || !family) return;
+    const bool refused =
+        family->chat == chat_tools::refused ||
+        (family->chat == chat_tools::without_reasoning && s.reasoning_effort != "none");
+    if (!refused) return;
+    const std::string why =
+        s.model + " takes function tools on Chat Completions " +
+        (family->chat == chat_tools::refused ? std::string("not at all")
+                                             : "only with --reasoning-effort none") +
+        "; every request carries the tools";
+    if (!other_server) refuse("--api chat: " + why + ": use --api responses (or auto)");
+    c.notes.push_back("Chat Completions at " + s.base_url + ": " + why +
+                      "; give --api responses if the server speaks it");
+}
+
 // --temperature where the model takes one.
 void set_temperature(llm_settings& s, double flag, const std::optional<model_family>& family) {
     if (flag < 0) return;
@@ -141,8 +162,10 @@ void set_temperature(llm_settings& s, double flag, const std::optional<model_fam
     if (family && family->temperature == sampling::without_reasoning &&
         s.reasoning_effort != "none")
         refuse("--temperature: " + s.model +
-               " takes a temperature only with --reasoning-effort none (the effort is '" +
-               s.reasoning_effort + "')");
+               " takes a temperature only with --reasoning-effort none (the effort is " +
+               (s.reasoning_effort.empty() ? std::string("the model's default")
+                                           : "'" + s.reasoning_effort + "'") +
+               ")");
     s.temperature = flag;
 }
 
@@ -167,7 +190,8 @@ std::string api_name(const llm_settings& s) {
 }
 
 std::string api_url(const llm_settings& s) {
-    if (s.provider == llm_provider::anthropic) return anthropic_messages_url(s.base_url);
+    if (s.provider == llm_provider::anthropic)
+        return redact_url_credentials(anthropic_messages_url(s.base_url));
     std::string base = s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url;
     while (!base.empty() && base.back() == '/') base.pop_back();
     return redact_url_credentials(
@@ -199,10 +223,13 @@ model_config read_model_config(const optimizer_options& o) {
     const std::optional<model_family> family = find_model_family(s.provider, s.model);
     if (!family && !other_server)
         c.notes.push_back("model " + s.model + " is not in the table of known models (checked " +
-                          k_model_table_checked + "): its flags are sent as given");
+                          k_model_table_checked + "): its flags are sent unchecked");
     if (family && !family->shuts_down.empty())
-        c.notes.push_back(s.model + " shuts down on " + family->shuts_down +
-                          " (the provider's replacement: --model " + family->replacement + ")");
+        c.notes.push_back(
+            s.model + " shuts down on " + family->shuts_down +
+            (family->replacement.empty()
+                 ? std::string(" (the provider names no replacement)")
+                 : " (the provider's replacement: --model " + family->replacement + ")"));
     s.reasoning_effort = effort_for(o.reasoning_effort, s.model, family, s.provider, other_server);
     set_temperature(s, o.temperature, family);
     s.max_output_tokens = o.max_output_tokens;
@@ -211,10 +238,9 @@ model_config read_model_config(const optimizer_options& o) {
         s.anthropic_version = family->anthropic_version;
     s.retry_output_tokens =
         retry_output_tokens(o.max_output_tokens_retry, o.max_output_tokens, other_server);
-    s.api = o.api == "auto" ? (other_server ? openai_api::chat
-                               : family     ? family->api
-                                            : openai_api::responses)
+    s.api = o.api == "auto" ? (other_server ? openai_api::chat : openai_api::responses)
                             : *k_openai_apis.parse(o.api);  // CLI11 checked the word
+    check_chat_tools(c, family, other_server);
     s.timeout = std::chrono::milliseconds(static_cast<long long>(o.request_timeout_s * 1000));
     return c;
 }

@@ -175,6 +175,10 @@ void make_offline_proposer(run_context& c) {
     } catch (const std::exception& e) {
         throw run_failure(exit_code::usage, e.what());
     }
+    // Warnings about the model's flags are printed even with --quiet, as every warning is.
+    if (c.kind == proposer_kind::llm)
+        for (const std::string& note : c.model.notes)
+            std::cerr << "cuda-optimizer: warning: " << note << "\n";
     if (c.o.quiet) return;
     std::cerr << "cuda-optimizer: proposer " << to_string(c.kind);
     const llm_settings& m = c.model.settings;
@@ -190,9 +194,6 @@ void make_offline_proposer(run_context& c) {
     else if (c.o.proposer == "auto")
         std::cerr << " (auto: no model is configured)";
     std::cerr << "\n";
-    if (c.kind == proposer_kind::llm)
-        for (const std::string& note : c.model.notes)
-            std::cerr << "cuda-optimizer: warning: " << note << "\n";
 }
 
 // The cost sheet's economics, where given, among the settings of record: `report RUN_DIR` then

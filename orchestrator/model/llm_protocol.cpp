@@ -199,6 +199,44 @@ http_request responses_request(const llm_settings& s, const std::string& key,
     return r;
 }
 
+// An Anthropic reply's content blocks as the model sent them: thinking and redacted_thinking
+// blocks must come back complete and unchanged before the tool results. A reply without a tool
+// call (one cut while thinking) loses its trailing thinking: only a tool-use turn's thinking
+// must come back, and a turn of thinking alone is refused.
+void append_reply_blocks(const std::string& raw_json, Value& content, allocator& a) {
+    append_verbatim(raw_json, content, a, "a previous reply's content blocks");
+    const auto type_of = [](const Value& block) {
+        return block.IsObject() && block.HasMember("type") && block["type"].IsString()
+                   ? std::string(block["type"].GetString())
+                   : std::string();
+    };
+    const bool tool_use = std::any_of(content.Begin(), content.End(),
+                                      [&](const Value& b) { return type_of(b) == "tool_use"; });
+    while (!tool_use && !content.Empty() &&
+           (type_of(content[content.Size() - 1]) == "thinking" ||
+            type_of(content[content.Size() - 1]) == "redacted_thinking"))
+        content.PopBack();
+}
+
+// Temperature, thinking and effort as the settings say (model_settings checked them against
+// the model's family).
+void add_anthropic_sampling(const llm_settings& s, Value& d, allocator& a) {
+    // Extended thinking refuses a changed temperature (the settings refuse the pair too).
+    if (s.temperature && s.thinking_budget == 0) d.AddMember("temperature", *s.temperature, a);
+    if (s.thinking_budget > 0 || s.adaptive_thinking) {
+        Value thinking(rapidjson::kObjectType);
+        thinking.AddMember("type",
+                           rapidjson::StringRef(s.thinking_budget > 0 ? "enabled" : "adaptive"), a);
+        if (s.thinking_budget > 0) thinking.AddMember("budget_tokens", s.thinking_budget, a);
+        d.AddMember("thinking", thinking, a);
+    }
+    if (!s.reasoning_effort.empty()) {  // models with effort take it here, not in thinking
+        Value output_config(rapidjson::kObjectType);
+        output_config.AddMember("effort", json_text(s.reasoning_effort, a), a);
+        d.AddMember("output_config", output_config, a);
+    }
+}
+
 http_request anthropic_request(const llm_settings& s, const std::string& key,
                                const std::string& system, const std::vector<chat_turn>& turns,
                                const std::vector<tool_spec>& tools) {
@@ -220,9 +258,7 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
             if (t.is_error) block.AddMember("is_error", true, a);
             content.PushBack(block, a);
         } else if (t.who == chat_turn::role::assistant && !t.raw_items_json.empty()) {
-            // The reply's content blocks as the model sent them: thinking and redacted_thinking
-            // blocks must come back complete and unchanged before the tool results.
-            append_verbatim(t.raw_items_json, content, a, "a previous reply's content blocks");
+            append_reply_blocks(t.raw_items_json, content, a);
         } else {
             if (!t.text.empty()) {
                 Value block(rapidjson::kObjectType);
@@ -264,20 +300,7 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
         ts.PushBack(tool, a);
     }
     if (!tools.empty()) d.AddMember("tools", ts, a);
-    // Extended thinking refuses a changed temperature (the settings refuse the pair too).
-    if (s.temperature && s.thinking_budget == 0) d.AddMember("temperature", *s.temperature, a);
-    if (s.thinking_budget > 0 || s.adaptive_thinking) {
-        Value thinking(rapidjson::kObjectType);
-        thinking.AddMember("type",
-                           rapidjson::StringRef(s.thinking_budget > 0 ? "enabled" : "adaptive"), a);
-        if (s.thinking_budget > 0) thinking.AddMember("budget_tokens", s.thinking_budget, a);
-        d.AddMember("thinking", thinking, a);
-    }
-    if (!s.reasoning_effort.empty()) {  // models with effort take it here, not in thinking
-        Value output_config(rapidjson::kObjectType);
-        output_config.AddMember("effort", json_text(s.reasoning_effort, a), a);
-        d.AddMember("output_config", output_config, a);
-    }
+    add_anthropic_sampling(s, d, a);
     http_request r;
     r.url = anthropic_messages_url(s.base_url);
     r.headers["Content-Type"] = "application/json";

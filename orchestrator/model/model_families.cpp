@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 namespace cuopt {
 
@@ -14,7 +15,8 @@ constexpr auto openai = llm_provider::openai;
 //  Anthropic: platform.claude.com/docs/about-claude/models (thinking, default effort),
 //    .../build-with-claude/thinking-troubleshooting (which thinking form each model refuses),
 //    .../build-with-claude/effort (output_config.effort; xhigh not on the 4.6 models),
-//    .../models/sonnet-5-5/migration-guide (budgets and sampling parameters are a 400),
+//    .../models/sonnet-5-5/whats-new-sonnet-5-5 and migration-guide (budgets and sampling
+//    parameters are a 400),
 //    .../api/versioning and .../api/migration-2026-10-21 (2026-10-21 removes temperature,
 //    top_p and top_k; 2023-06-01 is still accepted: families that take a temperature keep it).
 //  OpenAI: developers.openai.com/api/docs/models/gpt-6.1-terra (effort none..max, default
@@ -25,134 +27,56 @@ const std::vector<model_family>& table() {
     using T = thinking_form;
     const auto A = anthropic;
     const auto O = openai;
-    const auto R = openai_api::responses;
+    const auto R = chat_tools::refused;   // OpenAI: tools need Responses
+    const auto C = chat_tools::accepted;  // (Anthropic rows: not used)
+    const auto N = chat_tools::without_reasoning;
     static const std::vector<std::string> low_to_max = {"low", "medium", "high", "xhigh", "max"};
     static const std::vector<std::string> none_to_max = {"none", "low",   "medium",
                                                          "high", "xhigh", "max"};
+    static const std::vector<std::string> low_to_xhigh = {"low", "medium", "high", "xhigh"};
+    static const std::vector<std::string> no_xhigh = {"low", "medium", "high", "max"};
+    static const std::vector<std::string> none_to_high = {"none", "low", "medium", "high"};
+    static const std::vector<std::string> minimal_to_high = {"minimal", "low", "medium", "high"};
+    const std::string v2026 = "2026-10-21", v2023 = "2023-06-01";
+    // clang-format off
     static const std::vector<model_family> families = {
-        // prefix, provider, api, thinking, on by default, efforts, default effort,
+        // id, provider, Chat tools, thinking, on by default, efforts, default effort,
         // temperature, anthropic-version, shuts down, replacement
-        {"claude-fable-5-1", A, R, T::adaptive, true, low_to_max, "", S::refused, "2026-10-21", "",
-         ""},
-        {"claude-opus-5-5", A, R, T::adaptive, true, low_to_max, "", S::refused, "2026-10-21", "",
-         ""},
-        {"claude-sonnet-5-5", A, R, T::adaptive, true, low_to_max, "", S::refused, "2026-10-21", "",
-         ""},
-        {"claude-haiku-5-5", A, R, T::adaptive, true, low_to_max, "", S::refused, "2026-10-21", "",
-         ""},
-        {"claude-opus-5", A, R, T::adaptive, true, low_to_max, "", S::refused, "2026-10-21", "",
-         ""},
-        {"claude-sonnet-5", A, R, T::adaptive, true, low_to_max, "", S::refused, "2026-10-21", "",
-         ""},
-        {"claude-opus-4-8", A, R, T::adaptive, false, low_to_max, "", S::refused, "2026-10-21", "",
-         ""},
-        {"claude-opus-4-7", A, R, T::adaptive, false, low_to_max, "", S::refused, "2026-10-21", "",
-         ""},
-        {"claude-opus-4-6",
-         A,
-         R,
-         T::either,
-         false,
-         {"low", "medium", "high", "max"},
-         "",
-         S::accepted,
-         "2023-06-01",
-         "",
-         ""},
-        {"claude-sonnet-4-6",
-         A,
-         R,
-         T::either,
-         false,
-         {"low", "medium", "high", "max"},
-         "",
-         S::accepted,
-         "2023-06-01",
-         "",
-         ""},
-        {"claude-haiku-4-5", A, R, T::budget, false, {}, "", S::accepted, "2023-06-01", "", ""},
-        {"gpt-6.2-sol",
-         O,
-         R,
-         T::none,
-         false,
-         {"low", "medium", "high", "xhigh"},
-         "medium",
-         S::refused,
-         "",
-         "",
-         ""},
-        {"gpt-6.2-astra",
-         O,
-         R,
-         T::none,
-         false,
-         {"low", "medium", "high", "xhigh"},
-         "medium",
-         S::refused,
-         "",
-         "",
-         ""},
-        {"gpt-6.1-terra", O, R, T::none, false, none_to_max, "medium", S::without_reasoning, "", "",
-         ""},
-        {"gpt-6.1-sol", O, R, T::none, false, low_to_max, "medium", S::refused, "", "", ""},
-        {"gpt-6-astra", O, R, T::none, false, low_to_max, "medium", S::refused, "", "", ""},
-        {"gpt-6-sol", O, R, T::none, false, none_to_max, "medium", S::without_reasoning, "", "",
-         ""},
-        {"gpt-6-luna", O, R, T::none, false, none_to_max, "medium", S::without_reasoning, "", "",
-         ""},
-        {"gpt-5.6-sol", O, R, T::none, false, none_to_max, "medium", S::without_reasoning, "", "",
-         ""},
-        {"gpt-5.6-terra", O, R, T::none, false, none_to_max, "medium", S::without_reasoning, "", "",
-         ""},
-        {"gpt-5.6-luna", O, R, T::none, false, none_to_max, "medium", S::without_reasoning, "", "",
-         ""},
-        {"gpt-5.1",
-         O,
-         R,
-         T::none,
-         false,
-         {"none", "low", "medium", "high"},
-         "medium",
-         S::without_reasoning,
-         "",
-         "",
-         ""},
-        {"gpt-5",
-         O,
-         R,
-         T::none,
-         false,
-         {"minimal", "low", "medium", "high"},
-         "medium",
-         S::refused,
-         "",
-         "2026-12-11",
-         "gpt-6.1-sol"},
-        {"gpt-5-mini",
-         O,
-         R,
-         T::none,
-         false,
-         {"minimal", "low", "medium", "high"},
-         "medium",
-         S::refused,
-         "",
-         "2026-12-11",
-         "gpt-6.1-terra"},
-        {"gpt-5-nano",
-         O,
-         R,
-         T::none,
-         false,
-         {"minimal", "low", "medium", "high"},
-         "medium",
-         S::refused,
-         "",
-         "2026-12-11",
-         "gpt-6.1-terra"},
+        {"claude-fable-5-1",  A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-opus-5-5",   A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-sonnet-5-5", A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-haiku-5-5",  A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-opus-5",     A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-sonnet-5",   A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-opus-4-8",   A, C, T::adaptive, false, low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-opus-4-7",   A, C, T::adaptive, false, low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-opus-4-6",   A, C, T::either,   false, no_xhigh,   "", S::accepted, v2023, "", ""},
+        {"claude-sonnet-4-6", A, C, T::either,   false, no_xhigh,   "", S::accepted, v2023, "", ""},
+        {"claude-haiku-4-5",  A, C, T::budget,   false, {},         "", S::accepted, v2023, "", ""},
+        {"gpt-6.2-sol",   O, R, T::none, false, low_to_xhigh,    "medium", S::refused,           "", "", ""},
+        {"gpt-6.2-astra", O, R, T::none, false, low_to_xhigh,    "medium", S::refused,           "", "", ""},
+        {"gpt-6.1-terra", O, R, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
+        {"gpt-6.1-sol",   O, R, T::none, false, low_to_max,      "medium", S::refused,           "", "", ""},
+        {"gpt-6-astra",   O, R, T::none, false, low_to_max,      "medium", S::refused,           "", "", ""},
+        {"gpt-6-sol",     O, N, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
+        {"gpt-6-luna",    O, N, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
+        {"gpt-5.6-sol",   O, C, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
+        {"gpt-5.6-terra", O, C, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
+        {"gpt-5.6-luna",  O, C, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
+        {"gpt-5.1",       O, C, T::none, false, none_to_high,    "",       S::without_reasoning, "", "", ""},
+        {"gpt-5",         O, C, T::none, false, minimal_to_high, "medium", S::refused, "", "2026-12-11", "gpt-6.1-sol"},
+        {"gpt-5-mini",    O, C, T::none, false, minimal_to_high, "medium", S::refused, "", "2026-12-11", "gpt-6.1-terra"},
+        {"gpt-5-nano",    O, C, T::none, false, minimal_to_high, "medium", S::refused, "", "2026-12-11", ""},
     };
+    // clang-format on
     return families;
+}
+
+// "", "-latest", "-20251001" or "-2025-08-07": the same model, named by a snapshot.
+bool is_snapshot_suffix(const std::string& rest) {
+    if (rest.empty() || rest == "-latest") return true;
+    static const std::regex date(R"(-(\d{8}|\d{4}-\d{2}-\d{2}))");
+    return std::regex_match(rest, date);
 }
 
 std::string lower(std::string s) {
@@ -171,8 +95,7 @@ std::optional<model_family> find_model_family(llm_provider provider, const std::
     const model_family* best = nullptr;
     for (const model_family& f : table())
         if (f.provider == provider && model.rfind(f.prefix, 0) == 0 &&
-            (model.size() == f.prefix.size() || model[f.prefix.size()] == '-') &&
-            (!best || f.prefix.size() > best->prefix.size()))
+            is_snapshot_suffix(model.substr(f.prefix.size())))
             best = &f;
     if (!best) return std::nullopt;
     return *best;

@@ -27,10 +27,18 @@ enum class sampling {
     without_reasoning  // OpenAI's reasoning models: only with reasoning effort "none"
 };
 
+/// Whether an OpenAI model takes function tools on Chat Completions (the tool always sends
+/// its tools; developers.openai.com/api/docs/guides/deployment-checklist).
+enum class chat_tools {
+    accepted,
+    without_reasoning,  // only with reasoning effort "none"
+    refused,            // tool calls need the Responses API
+};
+
 struct model_family {
-    std::string prefix;  // the model id, or ids starting with it and a '-' ("claude-haiku-4-5-…")
+    std::string prefix;  // the model id, alone or with a date or -latest ("…-20251001")
     llm_provider provider = llm_provider::openai;
-    openai_api api = openai_api::responses;  // OpenAI: the API its tool calls need
+    chat_tools chat = chat_tools::accepted;  // OpenAI: function tools on Chat Completions
     thinking_form thinking = thinking_form::none;
     bool thinking_on_by_default = false;  // Anthropic adaptive models that think unasked
     std::vector<std::string> efforts;     // accepted effort values; empty: no effort setting
@@ -44,8 +52,8 @@ struct model_family {
 /// The day the table was last checked against the providers' documentation.
 inline constexpr const char* k_model_table_checked = "2026-12-02";
 
-/// The table's family for a model id (the longest prefix it equals or starts with followed by
-/// '-'), or nullopt.
+/// The table's family for a model id: the family's id itself, or followed by a snapshot date
+/// (-YYYYMMDD, -YYYY-MM-DD) or -latest; anything else (a newer model, a variant) is unknown.
 std::optional<model_family> find_model_family(llm_provider provider, const std::string& model);
 
 /// Every family of the table (for tests and the docs).

@@ -120,6 +120,12 @@ class llm_proposer final : public proposer {
             if (reply.calls.empty()) {
                 if (reply.stop_reason == "refusal")
                     return {rejected(s, "the model refused: " + reply.text)};
+                // Anthropic: input and output no longer fit the context; a correction would
+                // only make the conversation longer.
+                if (reply.stop_reason == "model_context_window_exceeded")
+                    return {rejected(s,
+                                     "the conversation outgrew the model's context window "
+                                     "(model_context_window_exceeded)")};
                 const bool cut = truncated(reply);
                 if (++corrections > m_settings.max_corrections)
                     return {rejected(
