@@ -560,7 +560,8 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("--temperature on the default Anthropic model is refused with exit 64 before any call") {
+TEST_CASE(
+    "a --temperature on the default Anthropic model is refused with exit 64 before any call") {
     llm_fixture f;
     test::loopback_http_server server({{200, {}, "{}"}});
     const auto r = run_anthropic(f, server, {"--temperature", "0.2"});

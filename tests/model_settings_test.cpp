@@ -168,7 +168,7 @@ TEST_CASE(
     CHECK(settings_for(sonnet46).settings.anthropic_version == "2023-06-01");
 }
 
-TEST_CASE("--temperature is refused with exit 64 where the model refuses sampling parameters") {
+TEST_CASE("a --temperature is refused with exit 64 where the model refuses sampling parameters") {
     optimizer_options o = anthropic_options();
     o.temperature = 0.3;
     CHECK_THROWS_WITH(settings_for(o),
@@ -289,7 +289,7 @@ TEST_CASE("a cut reply's retry limit: twice the limit on the provider's host, ne
 }
 
 TEST_CASE(
-    "--api chat is refused on OpenAI's host for a model whose tool calls need Responses, "
+    "an --api chat is refused on OpenAI's host for a model whose tool calls need Responses, "
     "and is a note on another server") {
     optimizer_options o;
     o.api = "chat";
