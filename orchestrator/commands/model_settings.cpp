@@ -190,12 +190,7 @@ std::string api_name(const llm_settings& s) {
 }
 
 std::string api_url(const llm_settings& s) {
-    if (s.provider == llm_provider::anthropic)
-        return redact_url_credentials(anthropic_messages_url(s.base_url));
-    std::string base = s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url;
-    while (!base.empty() && base.back() == '/') base.pop_back();
-    return redact_url_credentials(
-        base + (s.api == openai_api::responses ? "/responses" : "/chat/completions"));
+    return redact_url_credentials(model_endpoint_url(s));
 }
 
 model_config read_model_config(const optimizer_options& o) {

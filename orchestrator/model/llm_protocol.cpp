@@ -107,8 +107,7 @@ http_request openai_request(const llm_settings& s, const std::string& key,
     if (s.temperature) d.AddMember("temperature", *s.temperature, a);
     d.AddMember("max_completion_tokens", s.max_output_tokens, a);
     http_request r;
-    r.url = trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url) +
-            "/chat/completions";
+    r.url = model_endpoint_url(s);
     r.headers["Content-Type"] = "application/json";
     if (!key.empty())
         r.headers["Authorization"] = "Bearer " + key;  // local servers often need none
@@ -190,8 +189,7 @@ http_request responses_request(const llm_settings& s, const std::string& key,
     include.PushBack("reasoning.encrypted_content", a);
     d.AddMember("include", include, a);
     http_request r;
-    r.url =
-        trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url) + "/responses";
+    r.url = model_endpoint_url(s);
     r.headers["Content-Type"] = "application/json";
     if (!key.empty()) r.headers["Authorization"] = "Bearer " + key;
     r.body = to_compact_json(d);
@@ -302,7 +300,7 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
     if (!tools.empty()) d.AddMember("tools", ts, a);
     add_anthropic_sampling(s, d, a);
     http_request r;
-    r.url = anthropic_messages_url(s.base_url);
+    r.url = model_endpoint_url(s);
     r.headers["Content-Type"] = "application/json";
     r.headers["anthropic-version"] = s.anthropic_version;
     if (!key.empty()) r.headers["x-api-key"] = key;
@@ -350,6 +348,12 @@ std::string anthropic_messages_url(const std::string& base_url) {
     const std::string base = trim_slash(base_url.empty() ? "https://api.anthropic.com" : base_url);
     const bool has_v1 = base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0;
     return base + (has_v1 ? "/messages" : "/v1/messages");  // both forms are in use
+}
+
+std::string model_endpoint_url(const llm_settings& s) {
+    if (s.provider == llm_provider::anthropic) return anthropic_messages_url(s.base_url);
+    return trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url) +
+           (s.api == openai_api::responses ? "/responses" : "/chat/completions");
 }
 
 http_request build_model_request(const llm_settings& s, const std::string& key,

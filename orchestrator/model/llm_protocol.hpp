@@ -37,6 +37,10 @@ enum class openai_api { responses, chat };
 inline constexpr auto k_openai_apis =
     make_name_table<openai_api>({{openai_api::responses, "responses"}, {openai_api::chat, "chat"}});
 
+/// Anthropic's API version before 2026-10-21 (which removes the sampling parameters); still
+/// accepted, and sent for models outside the table of model families.
+inline constexpr const char* k_anthropic_version_2023 = "2023-06-01";
+
 struct llm_settings {
     llm_provider provider = llm_provider::openai;
     openai_api api = openai_api::chat;  // OpenAI only
@@ -52,7 +56,7 @@ struct llm_settings {
     int retry_output_tokens = 0;
     int thinking_budget = 0;         // Anthropic: extended thinking's budget_tokens; 0 = not sent
     bool adaptive_thinking = false;  // Anthropic: thinking {"type": "adaptive"}
-    std::string anthropic_version = "2023-06-01";  // the anthropic-version header
+    std::string anthropic_version = k_anthropic_version_2023;  // the anthropic-version header
     std::chrono::milliseconds timeout{600000};
 };
 
@@ -116,6 +120,10 @@ class model_protocol_error : public std::runtime_error {
 /// The Messages endpoint for a base URL given with or without its /v1 (http://host/v1, the form
 /// vLLM documents, and http://host both work).
 std::string anthropic_messages_url(const std::string& base_url);
+
+/// The endpoint the settings' requests go to: Responses, Chat Completions or Messages, on the
+/// base URL or the provider's own host.
+std::string model_endpoint_url(const llm_settings& s);
 
 http_request build_model_request(const llm_settings& s, const std::string& api_key,
                                  const std::string& system, const std::vector<chat_turn>& turns,

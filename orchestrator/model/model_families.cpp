@@ -37,7 +37,7 @@ const std::vector<model_family>& table() {
     static const std::vector<std::string> no_xhigh = {"low", "medium", "high", "max"};
     static const std::vector<std::string> none_to_high = {"none", "low", "medium", "high"};
     static const std::vector<std::string> minimal_to_high = {"minimal", "low", "medium", "high"};
-    const std::string v2026 = "2026-10-21", v2023 = "2023-06-01";
+    const std::string v2026 = "2026-10-21", v2023 = k_anthropic_version_2023;
     // clang-format off
     static const std::vector<model_family> families = {
         // id, provider, Chat tools, thinking, on by default, efforts, default effort,
