@@ -34,6 +34,8 @@ const char* exit_code_name(exit_code code) {
             return "io_error";
         case exit_code::no_winner:
             return "no_winner";
+        case exit_code::no_go:
+            return "no_go";
         case exit_code::resume_refused:
             return "resume_refused";
         case exit_code::unconfined_refused:

@@ -117,6 +117,8 @@ static void define_evidence_options(CLI::App* app, optimizer_options& o) {
                     "Valid candidates checked in ranking order before the initial kernel")
         ->capture_default_str()
         ->check(CLI::Range(1, 1000));
+    app->add_flag("--fail-on-no-go", o.fail_on_no_go,
+                  "Exit 30 (no_go) when the verdict is no_go, not 0 (for CI and scripts)");
     app->add_flag("--allow-sanitizer-findings", o.allow_sanitizer_findings,
                   "compute-sanitizer findings warn instead of disqualifying");
     app->add_option("--sanitizer-timeout", o.sanitizer_timeout_s,
