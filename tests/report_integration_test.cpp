@@ -250,3 +250,29 @@ TEST_CASE("a script error on the page is caught and shown, so the test above wou
     CHECK_THAT(p.dom, Catch::Contains("<div id=\"script-error\">script error:"));
     CHECK_THAT(p.console, Catch::Contains("Uncaught"));
 }
+
+TEST_CASE("the console and the report name an attempt by iteration and attempt, never as 1.0") {
+    test::optimizer_fixture f;
+    const auto r = test::run_optimizer(f.args({"--proposer", "autotune", "--max-iterations", "1"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::regex checking(R"(evidence: checking [^\n]+ \(iteration \d+, attempt \d+\)\n)");
+    const std::regex verdict(R"(evidence: [^\n]+ \(iteration \d+, attempt \d+\): passed)");
+    const std::regex number(R"(evidence: (checking )?\d+\.\d+ )");
+    CHECK(std::regex_search(r.output, checking));
+    CHECK(std::regex_search(r.output, verdict));
+    CHECK_FALSE(std::regex_search(r.output, number));
+    const std::string page = test::read_text(f.run() / "report.html");
+    CHECK_FALSE(std::regex_search(page, std::regex(R"(iteration \d+\.\d+)")));
+}
+
+TEST_CASE("the report's diff shows the settings that differ where the sources are identical") {
+    test::optimizer_fixture f;
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "autotune", "--max-iterations", "2", "--no-evidence"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::string page = test::read_text(f.run() / "report.html");
+    CHECK_THAT(page, Catch::Contains("the kernels differ only in these settings: <code>-D") &&
+                         !Catch::Contains("settings above"));
+}

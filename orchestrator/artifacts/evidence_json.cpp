@@ -16,6 +16,14 @@ std::string id_of(const search_outcome& o, std::optional<std::size_t> i) {
     return std::to_string(o.history[*i].iteration) + "." + std::to_string(o.history[*i].attempt);
 }
 
+// An attempt as the console names it, as the summary line does: "tiled.cu (iteration 1,
+// attempt 0)" (its JSON id "1.0" would read as a number).
+std::string console_name_of(const search_outcome& o, std::size_t i) {
+    const attempt_result& r = o.history[i];
+    return r.cand.label + " (iteration " + std::to_string(r.iteration) + ", attempt " +
+           std::to_string(r.attempt) + ")";
+}
+
 Value id_json(const search_outcome& o, std::optional<std::size_t> i, allocator& a) {
     return i ? json_text(id_of(o, i), a) : Value();
 }
@@ -180,7 +188,7 @@ std::string evidence_lines(const search_outcome& o, const evidence_report& ev, c
         std::string skipped;
         for (const gate_result& g : c.gates)
             if (!g.ran) skipped += (skipped.empty() ? "" : ", ") + g.gate;
-        out += "evidence: " + id_of(o, c.attempt) + " " + o.history[c.attempt].cand.label + ": " +
+        out += "evidence: " + console_name_of(o, c.attempt) + ": " +
                (!c.passed         ? c.gate + " -> " + c.verdict + ": " + c.reason
                 : skipped.empty() ? std::string("passed every gate")
                                   : "passed the gates that ran (not run: " + skipped + ")") +

@@ -1,6 +1,7 @@
 // The report's source diffs (the winner against the initial kernel and against its parent) and
 // its environment: tool, device, clock, GPU state, settings and hashes.
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "common/html_text.hpp"
@@ -14,22 +15,37 @@ using rapidjson::Value;
 
 namespace {
 
-// "BLOCK_X 16 -> 32" per define that differs, then the compile options when they differ.
+// "iteration 1, attempt 0", as the console names an attempt ("1.0" would read as a number).
+std::string attempt_words(const Value& attempt) {
+    return "iteration " + text_of(attempt, "iteration") + ", attempt " +
+           text_of(attempt, "attempt");
+}
+
+// The -D defines an attempt was compiled with, as attempt_evaluator::make_request passes them:
+// its tunables' values, and its own defines (which win over a tunable of the same name).
+std::map<std::string, std::string> compiled_defines(const Value& attempt) {
+    std::map<std::string, std::string> out;
+    const Value& candidate = object_or_empty(attempt, "candidate");
+    for (const auto& m : object_or_empty(candidate, "tunables").GetObject())
+        out[m.name.GetString()] = json_scalar_text(m.value);
+    for (const auto& m : object_or_empty(candidate, "defines").GetObject())
+        out[m.name.GetString()] = json_scalar_text(m.value);
+    return out;
+}
+
+// "-DBLOCK_X: 16 -> 32" per define (a tunable's value or the candidate's own) that differs, then
+// the compile options when they differ.
 std::vector<std::string> setting_changes(const Value& from, const Value& to) {
     std::vector<std::string> out;
-    const Value& a = object_or_empty(object_or_empty(from, "candidate"), "defines");
-    const Value& b = object_or_empty(object_or_empty(to, "candidate"), "defines");
-    for (const auto& m : b.GetObject()) {
-        const std::string name = m.name.GetString(), now = json_scalar_text(m.value);
-        const std::string before = member(a, name.c_str()) ? json_scalar_text(a[name.c_str()]) : "";
-        if (before != now)
-            out.push_back("-D" + name + ": " + (before.empty() ? "(unset)" : before) + " -> " +
-                          now);
+    const auto a = compiled_defines(from), b = compiled_defines(to);
+    for (const auto& [name, now] : b) {
+        const auto before = a.find(name);
+        if (before == a.end() || before->second != now)
+            out.push_back("-D" + name + ": " + (before == a.end() ? "(unset)" : before->second) +
+                          " -> " + now);
     }
-    for (const auto& m : a.GetObject())
-        if (!member(b, m.name.GetString()))
-            out.push_back("-D" + std::string(m.name.GetString()) + ": " +
-                          json_scalar_text(m.value) + " -> (unset)");
+    for (const auto& [name, before] : a)
+        if (!b.count(name)) out.push_back("-D" + name + ": " + before + " -> (unset)");
     const auto options = [](const Value& attempt) {
         std::string text;
         for (const Value& o :
@@ -72,8 +88,7 @@ std::string diff_block(const run_folder& f, const Value& from, const std::string
     const auto before = source(from), after = source(to);
     std::ostringstream o;
     o << "<h3>Against " << html_escape(what) << " <span class=\"muted\">("
-      << html_escape(text_of(from, "label")) << ", iteration " << attempt_id(from)
-      << ")</span></h3>\n";
+      << html_escape(text_of(from, "label")) << ", " << attempt_words(from) << ")</span></h3>\n";
     if (!before || !after)
         return o.str() +
                "<p class=\"note\">A kernel.cu of these attempts is missing from the run "
@@ -84,15 +99,19 @@ std::string diff_block(const run_folder& f, const Value& from, const std::string
         added += l.kind == diff_kind::added;
         removed += l.kind == diff_kind::removed;
     }
+    const std::vector<std::string> settings = setting_changes(from, to);
+    std::string shown;  // the settings that differ, each as code
+    for (const std::string& s : settings)
+        shown += (shown.empty() ? "" : ", ") + ("<code>" + html_escape(s) + "</code>");
     o << "<p><span class=\"tag good\">+" << added << "</span> <span class=\"tag bad\">&minus;"
       << removed << "</span> source lines";
-    for (const std::string& s : setting_changes(from, to))
-        o << " &middot; <code>" << html_escape(s) << "</code>";
+    if (!shown.empty()) o << "; settings: " << shown;
     o << "</p>\n";
     if (added + removed == 0)
-        return o.str() +
-               "<p class=\"note\">The sources are identical; the kernels differ only in the "
-               "settings above, if any.</p>\n";
+        return o.str() + "<p class=\"note\">The sources are identical; " +
+               (shown.empty() ? std::string("so are the settings (defines, NVRTC options).")
+                              : "the kernels differ only in these settings: " + shown + ".") +
+               "</p>\n";
     return o.str() + "<div class=\"scroll\"><table class=\"diff\"><tbody>\n" +
            hunk_rows(diff_hunks(lines, 3)) + "</tbody></table></div>\n";
 }
@@ -108,8 +127,8 @@ std::string diff_section(const report_context& c) {
     if (c.winner_attempt == c.initial_attempt)
         return o.str() +
                "<p class=\"note\">The winner is the initial kernel: no diff.</p></section>\n";
-    o << "<p class=\"muted\">" << html_escape(text_of(*c.winner_attempt, "label")) << " (iteration "
-      << attempt_id(*c.winner_attempt)
+    o << "<p class=\"muted\">" << html_escape(text_of(*c.winner_attempt, "label")) << " ("
+      << attempt_words(*c.winner_attempt)
       << "), as the harness compiled it (defines are passed as options, "
       << "never added to the source).</p>\n"
       << diff_block(c.folder, *c.initial_attempt, "the initial kernel", *c.winner_attempt);

@@ -413,7 +413,8 @@ candidate_check gate_runner::check(std::size_t index) {
     candidate_check c;
     c.attempt = index;
     const fs::path dir = m_in.run / "evidence" / attempt_id(r);
-    say("evidence: checking " + attempt_id(r) + " " + r.cand.label);
+    say("evidence: checking " + r.cand.label + " (iteration " + std::to_string(r.iteration) +
+        ", attempt " + std::to_string(r.attempt) + ")");  // "1.0" would read as a number
     const bool is_initial = m_outcome.initial && index == *m_outcome.initial;
     for (gate g :
          {&gate_runner::holdout, &gate_runner::fresh_seeds, &gate_runner::repetition,
