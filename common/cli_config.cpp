@@ -1,5 +1,6 @@
 #include "common/cli_config.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "common/json_document.hpp"
@@ -37,7 +38,53 @@ std::string without_flag(std::string message, const std::string& flag) {
     return message;
 }
 
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+// The config keys an app takes: its long option names in snake_case.
+void add_keys(const CLI::App* app, std::vector<std::string>& keys) {
+    if (!app) return;
+    for (const CLI::Option* opt : app->get_options()) {
+        if (opt->get_lnames().empty() || opt->get_group().empty()) continue;  // hidden
+        std::string key = opt->get_lnames().front();
+        std::replace(key.begin(), key.end(), '-', '_');
+        keys.push_back(key);
+    }
+}
+
+// "unknown option; did you mean max_iterations?" for a key neither app takes.
+std::string unknown_key(const std::string& key, const CLI::App* app, const CLI::App* elsewhere) {
+    std::vector<std::string> keys;
+    add_keys(app, keys);
+    add_keys(elsewhere, keys);
+    keys.erase(std::remove(keys.begin(), keys.end(), "help"), keys.end());
+    return "unknown option" + did_you_mean(key, keys);
+}
+
 }  // namespace
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+    std::string best;
+    std::size_t best_distance = std::max<std::size_t>(3, word.size() / 3) + 1;
+    for (const std::string& c : candidates)
+        if (const std::size_t d = edit_distance(word, c); d < best_distance) {
+            best = c;
+            best_distance = d;
+        }
+    return best.empty() ? "" : "; did you mean " + best + "?";
+}
 
 void apply_json_options(CLI::App* app, const std::string& text, const fs::path& file,
                         const json_options_rules& rules) {
@@ -53,7 +100,9 @@ void apply_json_options(CLI::App* app, const std::string& text, const fs::path& 
         CLI::Option* opt = app->get_option_no_throw(flag);
         if (!opt && rules.elsewhere && rules.elsewhere->get_option_no_throw(flag))
             continue;  // optimize's option in a config that check reads: not check's business
-        if (!opt) throw json_error(source + ": field " + key + ": unknown option");
+        if (!opt)
+            throw json_error(source + ": field " + key + ": " +
+                             unknown_key(key, app, rules.elsewhere));
         if (opt->count() > 0 || key == "config") continue;  // the command line wins
         try {
             opt->add_result(

@@ -10,6 +10,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace cuopt {
 
@@ -22,8 +23,12 @@ struct json_options_rules {
     const CLI::App* elsewhere = nullptr;
 };
 
+/// "; did you mean X?" for the candidate closest to `word` within a few edits, else "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
 /// Applies the JSON object `text` (read from `file`, named in messages) to `app`; throws
-/// json_error naming the file and the field for an unknown key or a value of the wrong kind.
+/// json_error naming the file and the field for an unknown key (with the closest known one) or
+/// a value of the wrong kind.
 void apply_json_options(CLI::App* app, const std::string& text, const std::filesystem::path& file,
                         const json_options_rules& rules);
 

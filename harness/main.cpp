@@ -7,6 +7,7 @@
 #include <iostream>
 #include <optional>
 
+#include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/process_life.hpp"
@@ -34,7 +35,7 @@ void define_options(CLI::App& app, harness_options& o) {
         ->type_name("FILE");
     app.add_flag("--device-info", o.device_info, "Print the device fingerprint as JSON and exit");
     app.add_option("--device", o.device, "Device index for --device-info")
-        ->check(CLI::NonNegativeNumber);
+        ->check(cuopt::whole_number_at_least(0));
     app.add_flag("--measure", o.measure,
                  "With --device-info: add the measured copy bandwidth (cached per device and "
                  "driver) and the peak arithmetic rates");

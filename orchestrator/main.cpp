@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 
+#include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
@@ -61,8 +62,10 @@ const char* k_replay_footer = R"(
 Example:
   cuda-optimizer replay results/run-001/best-case-0.json
 
-Exit codes: 0 the replay matches the run's oracle; 11 the request is unreadable; 14 no
-CUDA driver; 15 no such GPU; 24 the outputs no longer match; 64 bad command line.
+Exit codes: 0 the replay matches the run's oracle; 11 the run's summary.json is unreadable
+or has no such case; 20 no CUDA driver, no such GPU, or a harness that cannot start; 24 the
+outputs no longer match (or the harness failed another way); 64 bad command line or not a
+best-case-N.json.
 )";
 
 // replay's own options: the request, the harness and its timeout.
@@ -78,7 +81,7 @@ CLI::App* add_replay_command(CLI::App& app, optimizer_options& options, std::str
         ->type_name("FILE");
     replay->add_option("--timeout", options.timeout_s, "Wall-clock limit, seconds")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(cuopt::positive_number("seconds"));
     replay->footer(k_replay_footer);
     return replay;
 }
@@ -173,7 +176,7 @@ int main(int argc, char** argv) {
     try {
         if (replay->parsed())
             return cuopt::run_replay(replay_request, options.harness, options.timeout_s);
-        if (check->parsed()) return cuopt::run_check(options);
+        if (check->parsed()) return cuopt::run_check(options, optimize);
         if (report->parsed()) return cuopt::run_report(report_options);
         if (gate->parsed()) return cuopt::run_gate(gate_options);
         std::signal(SIGINT, on_signal);

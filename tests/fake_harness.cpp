@@ -1,6 +1,7 @@
 // fake-harness: a stand-in for cuda-harness on machines without a GPU, honouring the
 // same file contract (request in, outputs + response out, same exit codes). It "runs"
-// matmul_f32(a, b, c, m, n, k) on the CPU, and markers in the kernel source make it
+// matmul_f32(a, b, c, m, n, k) on the CPU (a request for any other kernel is refused, exit 11,
+// naming it; the preflight's empty probe kernel compiles), and markers in the kernel source make it
 // misbehave the ways real candidates do:
 //   FAKE_COMPILE_ERROR   NVRTC-style compile error (exit 10)
 //   FAKE_ILLEGAL_ADDRESS cuda_error on the first case, the rest skipped (exit 13)
@@ -632,6 +633,15 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
         for (const run_case& rc : req.cases) report.cases.push_back(run_vendor_case(req, rc));
         return finish();
     }
+    // Any other kernel is refused before it "compiles" (the preflight's own empty probe kernel
+    // aside): a fake run cannot evaluate it, and must not look like a kernel that fails.
+    if (req.kernel.entry != "matmul_f32" &&
+        !(compile_only && req.kernel.entry == "cuopt_confinement_probe")) {
+        report.fail(exit_code::invalid_request,
+                    "fake-harness simulates only matmul_f32; this request's kernel is " +
+                        req.kernel.entry + " (a fake run cannot evaluate it: run on a GPU)");
+        return finish();
+    }
     const std::string& src = req.kernel.source;
     if (src.find("FAKE_PIDFILE") != std::string::npos)
         write_file_atomic(report.request_folder / "harness.pid", std::to_string(getpid()));
@@ -670,10 +680,6 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
     if (src.find("FAKE_CRASH") != std::string::npos) std::raise(SIGSEGV);
     if (src.find("FAKE_HANG") != std::string::npos)
         for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-    if (req.kernel.entry != "matmul_f32") {
-        report.fail(exit_code::invalid_request, "fake-harness runs only matmul_f32");
-        return finish();
-    }
     describe_clocks(report, req, src);
     if (src.find("FAKE_NO_CASES") != std::string::npos) return finish();
     double define_factor = 1.0;

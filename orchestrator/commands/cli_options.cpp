@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "common/cli_config.hpp"
+#include "common/cli_value_checks.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/commands/device_list.hpp"
+#include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/model/docs_library.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 
@@ -50,11 +52,11 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
                     "adaptively only gets adaptive thinking instead (said on stderr); 0 leaves "
                     "thinking to the model's default")
         ->capture_default_str()
-        ->check(CLI::Range(0, 10000000));
+        ->check(whole_number_from(0, 10000000));
     app->add_option("--max-output-tokens", o.max_output_tokens,
                     "Output tokens per model reply (a local server's context must hold them)")
         ->capture_default_str()
-        ->check(CLI::Range(1, 10000000));
+        ->check(whole_number_from(1, 10000000));
     app->add_option("--max-output-tokens-retry", o.max_output_tokens_retry,
                     "A reply cut at --max-output-tokens is sent again once with this limit; 0 "
                     "never (default: twice the limit, at most 64000, on the provider's own host; "
@@ -62,7 +64,7 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--request-timeout", o.request_timeout_s,
                     "Wall-clock limit per model request, seconds")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number("seconds"));
     app->add_option("--base-url", o.base_url,
                     "API base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (also $OPENAI_BASE_URL)");
     app->add_option("--temperature", o.temperature,
@@ -70,11 +72,11 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--max-model-calls", o.max_model_calls,
                     "Model calls per run before budget_exhausted")
         ->capture_default_str()
-        ->check(CLI::Range(1, 1000000));
+        ->check(whole_number_from(1, 1000000));
     app->add_option("--max-tokens-total", o.max_tokens_total,
                     "Tokens per run before budget_exhausted")
         ->capture_default_str()
-        ->check(CLI::Range(1LL, 1000000000000LL));
+        ->check(whole_number_from(1LL, 1000000000000LL));
     app->add_flag("--use-nsight", o.use_nsight,
                   "Offer the model a profile tool (ncu on the current best)");
     app->add_flag("--nvidia-research", o.nvidia_research,
@@ -95,14 +97,14 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--docs-max-fetches", o.docs_max_fetches,
                     "Documentation pages fetched per run (cached pages are free)")
         ->capture_default_str()
-        ->check(CLI::Range(0, 10000));
+        ->check(whole_number_from(0, 10000));
     app->add_option("--docs-max-chars", o.docs_max_chars, "Characters per nvidia_docs answer")
         ->capture_default_str()
-        ->check(CLI::Range(500, 1000000));
+        ->check(whole_number_from(500, 1000000));
     app->add_option("--profile-timeout", o.profile_timeout_s,
                     "Wall-clock limit per ncu profile, seconds")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number("seconds"));
 }
 
 // The gates the winner must pass after the search.
@@ -112,11 +114,11 @@ static void define_evidence_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--significance-runs", o.significance_runs,
                     "Interleaved harness runs per side when re-measuring the winner")
         ->capture_default_str()
-        ->check(CLI::Range(2, 100));
+        ->check(whole_number_from(2, 100));
     app->add_option("--evidence-candidates", o.evidence_candidates,
                     "Valid candidates checked in ranking order before the initial kernel")
         ->capture_default_str()
-        ->check(CLI::Range(1, 1000));
+        ->check(whole_number_from(1, 1000));
     app->add_flag("--fail-on-no-go", o.fail_on_no_go,
                   "Exit 30 (no_go) when the verdict is no_go, not 0 (for CI and scripts)");
     app->add_flag("--allow-sanitizer-findings", o.allow_sanitizer_findings,
@@ -124,10 +126,10 @@ static void define_evidence_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--sanitizer-timeout", o.sanitizer_timeout_s,
                     "Wall-clock limit per compute-sanitizer tool run, seconds")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number("seconds"));
     app->add_option("--stop-at-sol", o.search.stop_at_sol,
                     "Stop once every performance case is within this fraction of speed of light")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(number_from(0.0, 1.0));
 }
 
 namespace {
@@ -152,13 +154,13 @@ CLI::Option* add_choice(CLI::App* app, const std::string& flag, Enum& value,
 static void define_timing_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--warmup", o.timing.warmup, "Warm-up launches per measured case")
         ->capture_default_str()
-        ->check(CLI::Range(0, 100000));
+        ->check(whole_number_from(0, 100000));
     app->add_option("--iterations", o.timing.iterations,
                     "Timed launches per measured case; with --timing-mode adaptive the most it "
                     "may take (then " +
                         std::to_string(k_adaptive_iterations_cap) + " unless given)")
         ->capture_default_str()
-        ->check(CLI::Range(1, 100000));
+        ->check(whole_number_from(1, 100000));
     add_choice(app, "--isolation", o.isolation, k_harness_isolations,
                "worker: persistent cuda-harness --worker processes (one per device, the "
                "reference apart from candidates, replaced after a crash, hang or sticky error); "
@@ -172,22 +174,15 @@ static void define_timing_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--min-samples", o.timing.min_samples,
                     "Adaptive: at least this many timed launches per case")
         ->capture_default_str()
-        ->check(CLI::Range(5, 100000));
+        ->check(whole_number_from(5, 100000));
     app->add_option("--min-time-ms", o.timing.min_time_ms,
                     "Adaptive: at least this much GPU time summed over a case's samples, ms")
         ->capture_default_str()
-        ->check(CLI::Range(0.0, 600000.0));
+        ->check(number_from(0.0, 600000.0, "ms"));
     app->add_option("--target-rse", o.timing.target_rse,
                     "Adaptive: stop once the median's relative standard error is at most this")
         ->capture_default_str()
-        ->check(CLI::Validator(
-            [](std::string& text) {
-                const double x = std::strtod(text.c_str(), nullptr);
-                return x > 0 && x <= 1
-                           ? std::string()
-                           : "value " + text + " not in range (0, 1]: above 0, at most 1";
-            },
-            "(0,1]"));
+        ->check(number_above_at_most(0, 1));
 }
 
 std::string settle_timing_options(const CLI::App* app, optimizer_options& o) {
@@ -227,7 +222,7 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
         ->capture_default_str();
     app->add_option("--device", o.device, "GPU index")
         ->capture_default_str()
-        ->check(CLI::NonNegativeNumber);
+        ->check(whole_number_at_least(0));
     app->add_option("--devices", o.devices,
                     "GPUs that measure a batch at once, one measurement per GPU at a time (0,1); "
                     "the first becomes --device")
@@ -238,7 +233,7 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
         ->type_name("FILE");
     app->add_option("--timeout", o.timeout_s, "Wall-clock limit per harness run, seconds")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number("seconds"));
     app->add_option("--sanitizer", o.sanitizer,
                     "compute-sanitizer binary (default: PATH, then the CUDA toolkit)")
         ->type_name("FILE");
@@ -260,7 +255,7 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--max-iterations", o.search.max_iterations,
                     "Proposer iterations after the initial kernel")
         ->capture_default_str()
-        ->check(CLI::Range(0, 10000));
+        ->check(whole_number_from(0, 10000));
     app->add_option(
            "--proposer", o.proposer,
            "auto | llm | autotune | files (auto: the model when a key or base URL is configured)")
@@ -273,19 +268,19 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--seed", o.seed, "Autotune sampling seed")->capture_default_str();
     app->add_option("--batch", o.batch, "Autotune configurations per iteration")
         ->capture_default_str()
-        ->check(CLI::Range(1, 1000));
+        ->check(whole_number_from(1, 1000));
     app->add_option("--min-gain", o.search.min_gain,
                     "A new best must be faster by more than this fraction")
         ->capture_default_str()
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(number_from(0.0, 1.0));
     app->add_option("--max-repairs", o.search.max_repairs, "Compile-error repairs per iteration")
         ->capture_default_str()
-        ->check(CLI::Range(0, 100));
+        ->check(whole_number_from(0, 100));
     app->add_option("--compile-threads", o.compile_threads,
                     "CPU threads that compile a batch's next candidates while the GPUs measure "
                     "(0: hardware threads minus devices, at least 1)")
         ->capture_default_str()
-        ->check(CLI::Range(0, 256));
+        ->check(whole_number_from(0, 256));
     app->add_flag("--no-compile-ahead", o.no_compile_ahead,
                   "Compile nothing ahead: each harness run compiles its own kernel");
     define_timing_options(app, o);
@@ -312,6 +307,23 @@ void apply_config_text(CLI::App* app, optimizer_options& o, const std::string& t
     apply_json_options(app, text, file, rules);
 }
 
+std::string optimize_config_problem(const optimizer_options& o, const CLI::App* optimize,
+                                    exit_code& code) {
+    CLI::App app;  // optimize's options on a throwaway set, so that nothing of check's moves
+    optimizer_options throwaway;
+    define_run_options(&app, throwaway);
+    define_cost_options(&app, throwaway.economics);
+    throwaway.config = o.config;
+    try {
+        apply_config(&app, throwaway, optimize);
+    } catch (const std::exception& e) {
+        code = exit_code::invalid_request;
+        return e.what();
+    }
+    code = exit_code::usage;
+    return settle_timing_options(&app, throwaway);
+}
+
 void apply_config(CLI::App* app, optimizer_options& o, const CLI::App* elsewhere) {
     if (o.config.empty()) return;
     const fs::path file = fs::absolute(o.config);
@@ -327,37 +339,6 @@ void apply_config(CLI::App* app, optimizer_options& o, const CLI::App* elsewhere
 }  // namespace cuopt
 
 namespace cuopt {
-
-namespace {
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
-
-// "; did you mean X?" for the closest candidate within a few edits, else "".
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
-    std::string best;
-    std::size_t best_distance = std::max<std::size_t>(3, word.size() / 3) + 1;
-    for (const std::string& c : candidates)
-        if (const std::size_t d = edit_distance(word, c); d < best_distance) {
-            best = c;
-            best_distance = d;
-        }
-    return best.empty() ? "" : "; did you mean " + best + "?";
-}
-
-}  // namespace
 
 std::string unknown_word(const CLI::App& app, const std::vector<std::string>& args) {
     if (args.empty() || args[0].rfind('-', 0) == 0) return "";  // --help, --version: CLI11's

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/exit_codes.hpp"
 #include "orchestrator/commands/optimizer_options.hpp"
 
 namespace cuopt {
@@ -29,6 +30,13 @@ void apply_config(CLI::App* app, optimizer_options& o, const CLI::App* elsewhere
 /// The same from JSON text (`file` names it in messages and anchors its relative paths).
 void apply_config_text(CLI::App* app, optimizer_options& o, const std::string& text,
                        const std::filesystem::path& file, const CLI::App* elsewhere = nullptr);
+
+/// For check, which skips them: what optimize would say of o.config's keys that only optimize
+/// reads (a value of the wrong kind, timing options that disagree). "" when it would take them
+/// all; else its message, with `code` the exit code optimize stops with (11, or 64). `optimize`
+/// is optimize's command: a key only it knows (quiet, json) is not checked here.
+std::string optimize_config_problem(const optimizer_options& o, const CLI::App* optimize,
+                                    exit_code& code);
 
 /// "" when every word of the command line is a known command or flag of it; else one line that
 /// names the first unknown one and the closest valid one ("unknown option --max-iteration for

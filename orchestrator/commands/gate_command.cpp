@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/html_text.hpp"
@@ -102,10 +103,10 @@ CLI::App* add_gate_command(CLI::App& app, gate_options& o) {
     gate->add_option("--threshold", o.threshold,
                      "Fail when significantly slower than 1 + this (a fraction)")
         ->capture_default_str()
-        ->check(CLI::Range(0.0, 10.0));
+        ->check(number_from(0.0, 10.0));
     gate->add_option("--runs", o.runs, "Harness runs (rounds) per kernel")
         ->capture_default_str()
-        ->check(CLI::Range(1, 1000));
+        ->check(whole_number_from(1, 1000));
     gate->add_flag("--accept", o.accept,
                    "Record the kernel's figures and this machine as the run's new baseline "
                    "(RUN/gate-baseline.json)");
@@ -115,9 +116,9 @@ CLI::App* add_gate_command(CLI::App& app, gate_options& o) {
         ->type_name("FILE");
     gate->add_option("--timeout", o.timeout_s, "Wall-clock limit per harness run, seconds")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number("seconds"));
     gate->add_option("--device", o.device, "GPU index (default: the replay requests' own)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(whole_number_at_least(0));
     gate->footer(k_gate_footer);
     return gate;
 }

@@ -43,10 +43,13 @@ struct compile_outcome {
     confinement confined;     // how the harness that compiled it was confined
 };
 
-// One source through cuda-harness --compile-only (NVRTC; no GPU needed), named as the user's file
+using kernel_defines = std::vector<std::pair<std::string, std::string>>;
+
+// One source through `harness` --compile-only (NVRTC; no GPU needed), named as the user's file
 // so an error line points at it.
 compile_outcome compile_only(const optimizer_options& o, process_runner& runner,
-                             const std::string& file, const std::string& entry) {
+                             const std::string& harness, const std::string& file,
+                             const std::string& entry, const kernel_defines& defines = {}) {
     // mkdtemp (0700, a name nobody can predict): $TMPDIR is shared, and a folder another user
     // made there beforehand could hold links where our files go.
     const temporary_folder scratch("cuda-optimizer-preflight");
@@ -56,10 +59,11 @@ compile_outcome compile_only(const optimizer_options& o, process_runner& runner,
     request req;
     req.kernel.source_name = name;
     req.kernel.entry = entry;
+    req.kernel.defines = defines;
     req.cases.emplace_back().name = "compile";
     write_file_atomic(tmp / "request.json", write_request_json(req));
     const process_result p = runner.run(
-        {o.harness, (tmp / "request.json").string(), "--compile-only", "--quiet"}, timeout_of(o));
+        {harness, (tmp / "request.json").string(), "--compile-only", "--quiet"}, timeout_of(o));
     compile_outcome out{p.exit_code, "", {}};
     try {
         const harness_response response = read_response(tmp / "response.json");
@@ -86,7 +90,7 @@ bool check_confinement(const optimizer_options& o, process_runner& runner, const
     write_file_atomic(probe / "confinement_probe.cu",
                       "extern \"C\" __global__ void cuopt_confinement_probe() {}\n");
     const confinement& c = r.harness_confinement =
-        compile_only(o, runner, (probe / "confinement_probe.cu").string(),
+        compile_only(o, runner, o.harness, (probe / "confinement_probe.cu").string(),
                      "cuopt_confinement_probe")
             .confined;
     if (const std::string refused = unconfined_refusal(c, o); !refused.empty())
@@ -99,27 +103,72 @@ bool check_confinement(const optimizer_options& o, process_runner& runner, const
                "", exit_code::ok);
 }
 
-// NVRTC and the toolkit headers, proven by compiling the initial kernel; then the reference.
+// The initial kernel's -D defines as optimize compiles it: each tunable's first value, sorted
+// by name (attempt_evaluator::make_request); the reference is compiled with the same.
+kernel_defines initial_defines(const std::optional<manifest>& m) {
+    kernel_defines out;
+    if (m)
+        for (const auto& [name, value] : m->default_tunables())
+            out.emplace_back(name, std::to_string(value));
+    return out;
+}
+
+// The reference's entry: the initial kernel's where it defines one of that name, else its first.
+std::string reference_entry(const std::string& reference, const std::string& entry) {
+    const auto names = kernel_names(read_text_file(reference));
+    if (std::find(names.begin(), names.end(), entry) != names.end()) return entry;
+    return names.empty() ? "" : names.front();
+}
+
+// A harness that refuses the request itself (exit 11 before it compiles anything): a stand-in
+// that simulates one kernel says which it cannot run. False when it refused.
+bool check_harness_takes(const compile_outcome& k, const add_check& add) {
+    if (k.exit != to_int(exit_code::invalid_request)) return true;
+    return add("harness runs it", false, k.first_error,
+               "run it where the harness can: on a GPU, with cuda-harness",
+               exit_code::preflight_failed);
+}
+
+// Rows for what was not compiled, and why (check without a harness that compiles).
+void add_not_compiled(const optimizer_options& o, const std::string& why, preflight_report& r) {
+    for (const char* name : {"initial compiles", "reference compiles"}) {
+        if (name[0] == 'r' && o.reference.empty()) continue;
+        r.checks.push_back({name, true, "not compiled: " + why, "", exit_code::ok, true});
+    }
+}
+
+// NVRTC and the toolkit headers, proven by compiling the initial kernel (with its tunables'
+// first values, as optimize does) through the compiling harness; then the reference. Where that
+// harness is not the run's own, the run's harness is asked first whether it takes the kernel.
 void check_compiles(const optimizer_options& o, process_runner& runner, const std::string& entry,
-                    const add_check& add) {
-    const compile_outcome k = compile_only(o, runner, o.initial_kernel, entry);
+                    const std::optional<manifest>& m, const preflight_compiler& pc,
+                    const add_check& add, preflight_report& r) {
+    const kernel_defines defines = initial_defines(m);
+    const std::string harness = pc.harness.empty() ? o.harness : pc.harness;
+    std::error_code ec;
+    const bool own =
+        pc.unavailable.empty() && (harness == o.harness || fs::equivalent(harness, o.harness, ec));
+    if (!own && !check_harness_takes(
+                    compile_only(o, runner, o.harness, o.initial_kernel, entry, defines), add))
+        return;
+    if (!pc.unavailable.empty()) return add_not_compiled(o, pc.unavailable, r);
+    const compile_outcome k = compile_only(o, runner, harness, o.initial_kernel, entry, defines);
+    if (own && !check_harness_takes(k, add)) return;
     const bool rejected = k.exit == to_int(exit_code::compile_error);
+    if (k.exit != 0 && !rejected && !own)
+        return add_not_compiled(o, harness + " cannot compile: " + k.first_error, r);
     add("CUDA toolkit", k.exit == 0 || rejected,
-        k.exit == 0 || rejected ? "NVRTC compiles" : k.first_error,
+        k.exit == 0 || rejected ? "NVRTC compiles" + (own ? "" : " (through " + harness + ")")
+                                : k.first_error,
         "install the CUDA toolkit 12.4 or newer (NVRTC), or set CUDAToolkit_ROOT when building",
         exit_code::preflight_failed);
     if (k.exit != 0 && !rejected) return;
     add("initial compiles", k.exit == 0, k.exit == 0 ? o.initial_kernel : k.first_error,
         "fix the initial kernel", exit_code::initial_failed);
     if (o.reference.empty() || !fs::is_regular_file(o.reference)) return;
-    const std::string ref_source = read_text_file(o.reference);
-    const auto names = kernel_names(ref_source);
-    const std::string ref_entry = std::find(names.begin(), names.end(), entry) != names.end()
-                                      ? entry
-                                  : names.empty() ? ""
-                                                  : names.front();
-    const compile_outcome r = compile_only(o, runner, o.reference, ref_entry);
-    add("reference compiles", r.exit == 0, r.exit == 0 ? o.reference : r.first_error,
+    const compile_outcome ref =
+        compile_only(o, runner, harness, o.reference, reference_entry(o.reference, entry), defines);
+    add("reference compiles", ref.exit == 0, ref.exit == 0 ? o.reference : ref.first_error,
         "fix the reference kernel", exit_code::reference_failed);
 }
 
@@ -291,7 +340,7 @@ const preflight_check* preflight_report::first_failure() const {
 std::string preflight_report::table() const {
     std::ostringstream s;
     for (const auto& c : checks) {
-        s << (c.passed ? "  ok    " : "  FAIL  ") << c.name;
+        s << (c.skipped ? "  skip  " : c.passed ? "  ok    " : "  FAIL  ") << c.name;
         for (std::size_t i = c.name.size(); i < 20; ++i) s << ' ';
         s << c.detail << "\n";
         if (!c.passed && !c.fix.empty()) s << "        fix: " << c.fix << "\n";
@@ -334,7 +383,8 @@ std::optional<manifest> check_contract(const optimizer_options& o, const add_che
 
 }  // namespace
 
-preflight_report run_preflight(const optimizer_options& o, process_runner& runner) {
+preflight_report run_preflight(const optimizer_options& o, process_runner& runner,
+                               const preflight_compiler& compiler) {
     preflight_report r;
     const add_check add = [&r](std::string name, bool ok, std::string detail, std::string fix,
                                exit_code code) {
@@ -358,7 +408,7 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
         exit_code::preflight_failed);
     // A daemon job's own kernels are untrusted too: none reaches a harness the run refuses.
     const bool may_compile = harness_ok && (check_confinement(o, runner, add, r) || !o.daemon_job);
-    if (may_compile && !entry.empty()) check_compiles(o, runner, entry, add);
+    if (may_compile && !entry.empty()) check_compiles(o, runner, entry, m, compiler, add, r);
     if (harness_ok)
         for (int device : devices_of(o)) check_device(o, device, runner, add, r);
     return r;

@@ -1,8 +1,9 @@
 #pragma once
 /// Preflight: everything optimize would reject before it creates anything: the files, the
 /// manifest and its holdout, the signature against the manifest and the kernel's entry, an
-/// oracle for every output, a writable results folder, the harness, the toolkit (the initial
-/// kernel and the reference compile), whether the harness confines itself where the run has
+/// oracle for every output, a writable results folder, the harness (and that it takes the
+/// kernel), the toolkit (the initial kernel, with each tunable's first value, and the reference
+/// compile), whether the harness confines itself where the run has
 /// kernels nobody reviewed (confinement_policy), the driver and the device. Each check has a
 /// status, a one-line fix and the exit code it means. Shared by `cuda-optimizer check` (prints the
 /// table, exits with the first failure's code) and `optimize` (stops at the first failure).
@@ -23,6 +24,15 @@ struct preflight_check {
     std::string detail;                            // what was found, or what is wrong
     std::string fix;                               // one line, when it failed
     exit_code code = exit_code::preflight_failed;  // what optimize and check exit with on it
+    bool skipped = false;  // not checked (passed is true): `detail` says why ("not compiled: ...")
+};
+
+/// Which cuda-harness compiles the initial kernel and the reference. optimize's preflight
+/// compiles through the run's own --harness (the default); check through the real cuda-harness
+/// whatever --harness names, since a stand-in harness compiles nothing.
+struct preflight_compiler {
+    std::string harness;      // the harness that compiles; "" for the run's own (--harness)
+    std::string unavailable;  // why nothing can compile here ("" when `harness` can)
 };
 
 struct preflight_report {
@@ -42,6 +52,7 @@ struct preflight_report {
     std::string table() const;
 };
 
-preflight_report run_preflight(const optimizer_options& o, process_runner& runner);
+preflight_report run_preflight(const optimizer_options& o, process_runner& runner,
+                               const preflight_compiler& compiler = {});
 
 }  // namespace cuopt

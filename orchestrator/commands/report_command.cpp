@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "orchestrator/artifacts/report_html.hpp"
@@ -27,7 +28,7 @@ void add_money_option(CLI::App* app, const std::string& flag, std::optional<doub
     app->add_option_function<double>(
            flag, [&target](const double& x) { target = x; }, help)
         ->type_name(unit)
-        ->check(CLI::NonNegativeNumber);
+        ->check(non_negative_number());
 }
 
 }  // namespace

@@ -1,0 +1,124 @@
+// check tells the truth: it compiles through the real cuda-harness whatever --harness names (a
+// stand-in compiles nothing), with the initial kernel's tunables as optimize passes them; it
+// refuses a config value optimize refuses, with optimize's code; a stand-in harness asked for a
+// kernel it does not simulate says so, in check and optimize alike. Through the real binaries.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+using test::optimizer_fixture;
+
+std::vector<std::string> as_check(std::vector<std::string> args) {
+    args[0] = "check";
+    return args;
+}
+
+const std::string k_softmax = std::string(CUOPT_SOURCE_DIR) + "/tests/fixtures/softmax-rows/";
+
+}  // namespace
+
+TEST_CASE("check compiles through the real harness: a kernel the fake would take fails with 21") {
+    optimizer_fixture f;
+    f.dir.write("initial.cu",
+                f.kernel("FAKE_MS=2") + "__device__ int broken = not_declared_anywhere;\n");
+    const auto r = test::run_optimizer(as_check(f.args()));
+    INFO(r.output);
+    CHECK(r.exit_code == 21);
+    CHECK_THAT(r.output, Catch::Contains("FAIL  initial compiles") &&
+                             Catch::Contains("not_declared_anywhere") &&
+                             Catch::Contains("not ready"));
+}
+
+TEST_CASE("check compiles the initial kernel with each tunable's first value, as optimize does") {
+    optimizer_fixture f;
+    const std::string source = test::read_text(f.dir / "initial.cu");
+    f.dir.write("initial.cu",
+                "#if !defined(BLOCK_X) || BLOCK_X != 16\n#error BLOCK_X is not the "
+                "first value\n#endif\n" +
+                    source);
+    f.dir.write("reference.cu", test::read_text(f.dir / "initial.cu"));
+    const auto r = test::run_optimizer(as_check(f.args()));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("ok    CUDA toolkit        NVRTC compiles (through ") &&
+                             Catch::Contains("cuda-harness)") &&
+                             Catch::Contains("ok    initial compiles") &&
+                             Catch::Contains("ok    reference compiles"));
+}
+
+TEST_CASE("check without a real harness to compile with says not compiled, and why, never ok") {
+    optimizer_fixture f;
+    // cuda-optimizer alone in a folder: no cuda-harness beside it, none on PATH.
+    const fs::path lone = f.dir / "bin/cuda-optimizer";
+    fs::create_directories(lone.parent_path());
+    fs::copy_file(CUOPT_OPTIMIZER_BINARY, lone);
+    fs::permissions(lone, fs::perms::owner_exec, fs::perm_options::add);
+    f.dir.write("initial.cu",
+                f.kernel("FAKE_MS=2") + "__device__ int broken = not_declared_anywhere;\n");
+    const auto r = test::run_program(lone.string(), as_check(f.args()));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output,
+               Catch::Contains("skip  initial compiles    not compiled: no cuda-harness beside "
+                               "cuda-optimizer") &&
+                   Catch::Contains("skip  reference compiles") &&
+                   !Catch::Contains("ok    initial compiles"));
+}
+
+TEST_CASE("check refuses a config value optimize refuses, naming file and field, with code 11") {
+    optimizer_fixture f;
+    f.dir.write("config.json", R"({ "max_iterations": "three" })");
+    const auto args = f.args({"--config", (f.dir / "config.json").string()});
+    const auto check = test::run_optimizer(as_check(args));
+    INFO(check.output);
+    CHECK(check.exit_code == 11);
+    CHECK_THAT(check.output,
+               Catch::Contains("FAIL  config") &&
+                   Catch::Contains("config.json: field max_iterations: expected a whole number "
+                                   "from 0 to 10000, got three") &&
+                   Catch::Contains("not ready"));
+    const auto run = test::run_optimizer(args);
+    CHECK(run.exit_code == 11);
+    f.dir.write("config.json", R"({ "max_iterations": 2 })");
+    const auto fine = test::run_optimizer(as_check(args));
+    INFO(fine.output);
+    CHECK(fine.exit_code == 0);
+    CHECK_THAT(fine.output, Catch::Contains("ok    config"));
+}
+
+TEST_CASE(
+    "a fake run of a kernel the fake does not simulate says so, and is not a failing kernel") {
+    test::scratch_folder dir;
+    std::vector<std::string> args = {"optimize",
+                                     "--reference",
+                                     k_softmax + "softmax.cu",
+                                     "--initial-kernel",
+                                     k_softmax + "softmax.cu",
+                                     "--input-cases",
+                                     k_softmax + "input_cases.json",
+                                     "--harness",
+                                     CUOPT_FAKE_HARNESS_BINARY,
+                                     "--results-dir",
+                                     (dir / "results").string(),
+                                     "--timeout",
+                                     "5",
+                                     "--no-sanitizer"};
+    const std::string said =
+        "fake-harness simulates only matmul_f32; this request's kernel is softmax_rows (a fake run "
+        "cannot evaluate it: run on a GPU)";
+    const auto run = test::run_optimizer(args);
+    INFO(run.output);
+    CHECK(run.exit_code == 20);
+    CHECK_THAT(run.output, Catch::Contains(said) && !Catch::Contains("reference kernel fails"));
+    CHECK_FALSE(fs::exists(dir / "results"));
+    const auto check = test::run_optimizer(as_check(args));
+    INFO(check.output);
+    CHECK(check.exit_code == 20);
+    CHECK_THAT(check.output, Catch::Contains("FAIL  harness runs it") && Catch::Contains(said));
+}

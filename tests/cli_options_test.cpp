@@ -1,0 +1,127 @@
+// The words of optimize's and check's option errors: a number out of range says what was
+// expected and what was given, on the command line and in a --config file alike, and an unknown
+// config key is answered with the closest known one; replay's help gives the codes it exits with.
+#include "orchestrator/commands/cli_options.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "common/cli_value_checks.hpp"
+#include "common/json_document.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+
+namespace {
+
+// The message optimize's parser gives for `args` (after "optimize"), "" when it takes them.
+std::string parse_error(std::vector<std::string> args) {
+    CLI::App app;
+    optimizer_options o;
+    define_run_options(&app, o);
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    try {
+        app.parse(args);
+    } catch (const CLI::ParseError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// The message apply_config_text gives for `text`, "" when it takes it.
+std::string config_error(const std::string& text) {
+    CLI::App app;
+    optimizer_options o;
+    define_run_options(&app, o);
+    try {
+        apply_config_text(&app, o, text, "/tmp/config.json");
+    } catch (const json_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("a positive number out of range is said in a few words, with its unit, not 300 digits") {
+    const std::string said = parse_error({"--timeout", "0"});
+    CHECK(said == "--timeout: expected a number above 0 (seconds), got 0");
+    CHECK(parse_error({"--request-timeout", "-1"}) ==
+          "--request-timeout: expected a number above 0 (seconds), got -1");
+    CHECK(parse_error({"--min-gain", "2"}) == "--min-gain: expected a number from 0 to 1, got 2");
+    CHECK(parse_error({"--target-rse", "0"}) ==
+          "--target-rse: expected a number above 0 and at most 1, got 0");
+    CHECK(parse_error({"--device", "-1"}) ==
+          "--device: expected a whole number 0 or above, got -1");
+    CHECK(parse_error({"--timeout", "0.5", "--min-gain", "0.5", "--device", "1"}).empty());
+}
+
+TEST_CASE("an integer option given a fraction says it expects a whole number, not a range") {
+    CHECK(parse_error({"--max-iterations", "1.5"}) ==
+          "--max-iterations: expected a whole number from 0 to 10000, got 1.5");
+    CHECK(parse_error({"--max-iterations", "three"}) ==
+          "--max-iterations: expected a whole number from 0 to 10000, got three");
+    CHECK(parse_error({"--max-tokens-total", "2000000000000"}) ==
+          "--max-tokens-total: expected a whole number from 1 to 1000000000000, got 2000000000000");
+    CHECK(parse_error({"--max-iterations", "10000"}).empty());
+    CHECK(number_text(1e12) == "1000000000000");
+    CHECK(number_text(0.005) == "0.005");
+}
+
+TEST_CASE("a config file's value out of range is said as on the command line, naming the field") {
+    CHECK(config_error(R"({"max_iterations": 1.5})") ==
+          "/tmp/config.json: field max_iterations: expected a whole number from 0 to 10000, got "
+          "1.5");
+    CHECK(config_error(R"({"timeout": 0})") ==
+          "/tmp/config.json: field timeout: expected a number above 0 (seconds), got 0");
+    CHECK(config_error(R"({"max_iterations": 3, "timeout": 2.5})").empty());
+}
+
+TEST_CASE("an unknown config key is answered with the closest known one") {
+    CHECK(config_error(R"({"max_iteration": 3})") ==
+          "/tmp/config.json: field max_iteration: unknown option; did you mean max_iterations?");
+    CHECK(config_error(R"({"sanitiser_timeout": 3})") ==
+          "/tmp/config.json: field sanitiser_timeout: unknown option; did you mean "
+          "sanitizer_timeout?");
+    CHECK(config_error(R"({"frobnicate": 3})") ==
+          "/tmp/config.json: field frobnicate: unknown option");
+    // check reads the same file: its unknown key is matched against optimize's keys too.
+    CLI::App check, optimize;
+    optimizer_options a, b;
+    define_check_options(&check, a);
+    define_run_options(&optimize, b);
+    try {
+        apply_config_text(&check, a, R"({"max_iteratons": 3})", "/tmp/config.json", &optimize);
+        FAIL("an unknown key was taken");
+    } catch (const json_error& e) {
+        CHECK_THAT(e.what(), Catch::EndsWith("unknown option; did you mean max_iterations?"));
+    }
+}
+
+TEST_CASE("check reads a config's optimize-only keys as optimize would, with optimize's code") {
+    test::scratch_folder dir;
+    optimizer_options o;
+    o.config = dir.write("config.json", R"({"max_iterations": "three"})").string();
+    exit_code code = exit_code::ok;
+    CHECK(optimize_config_problem(o, nullptr, code) ==
+          o.config + ": field max_iterations: expected a whole number from 0 to 10000, got three");
+    CHECK(code == exit_code::invalid_request);
+    dir.write("config.json", R"({"timing_mode": "adaptive", "iterations": 10, "min_samples": 20})");
+    CHECK_THAT(optimize_config_problem(o, nullptr, code),
+               Catch::StartsWith("--min-samples 20 is more than --iterations 10"));
+    CHECK(code == exit_code::usage);
+    dir.write("config.json", R"({"max_iterations": 3, "proposer": "autotune"})");
+    CHECK(optimize_config_problem(o, nullptr, code).empty());
+    // A key only optimize's own command defines (quiet) is not a problem when it is named.
+    dir.write("config.json", R"({"quiet": true})");
+    CLI::App optimize;
+    bool quiet = false;
+    optimize.add_flag("--quiet", quiet);
+    CHECK(optimize_config_problem(o, &optimize, code).empty());
+}
+
+TEST_CASE("replay's help gives the exit codes replay exits with") {
+    const auto r = test::run_optimizer({"replay", "--help"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("20 no CUDA driver, no such GPU") &&
+                             !Catch::Contains("14 no") && !Catch::Contains("15 no"));
+}
