@@ -12,6 +12,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "orchestrator/service/job_finaliser.hpp"
 #include "orchestrator/service/job_intake.hpp"
 #include "orchestrator/service/spool.hpp"
 #include "tests/test_support.hpp"
@@ -445,9 +446,11 @@ TEST_CASE("a job that cannot be started keeps its place, says why, and runs once
     CHECK(serve.wait(60s) == 0);
     CHECK(s.read_status(id).state == job_state::done);
     CHECK(s.read_status(id).starts == 1);
+    // summary.json's verdict where the run has one; an older summary's line otherwise.
     CHECK_THAT(
         s.read_status(id).reason,
-        Catch::Matches("a winner passed the evidence gates: .+, [0-9.]+x over the initial kernel"));
+        Catch::Matches("go: winner [0-9.]+x .+|no_go: .+|no_winner.*|"
+                       "a winner passed the evidence gates: .+, [0-9.]+x over the initial kernel"));
 }
 
 TEST_CASE("a job that ended while no daemon recorded it is finalised from its folder, never rerun",
@@ -490,7 +493,10 @@ TEST_CASE("a job that ended while no daemon recorded it is finalised from its fo
     INFO(test::read_text(dir / "b.out"));
     CHECK(s.read_status(run_job).state == job_state::done);
     CHECK(s.read_status(run_job).starts == 1);
-    CHECK(s.read_status(run_job).reason == "the run had finished (max_iterations)");
+    // summary.json's verdict line where the summary has one (an older one: the stop reason).
+    const auto verdict = verdict_of(s.job_dir(run_job), "results/run-001");
+    CHECK(s.read_status(run_job).reason ==
+          (verdict ? verdict->line : "the run had finished (max_iterations)"));
     CHECK(fs::is_regular_file(report));  // made again from the run folder
     CHECK(s.read_status(gate_job).state == job_state::done);
     CHECK(s.read_status(gate_job).reason == "the gate passed");

@@ -356,3 +356,24 @@ TEST_CASE(
               std::string::npos);
     }
 }
+
+TEST_CASE(
+    "a job cancelled while queued says it never started, and status names no run folder or "
+    "report for it",
+    "[daemon]") {
+    queued_jobs q;
+    const std::string id = q.queue();
+    REQUIRE(q.jobs.request_cancel(id));
+    CHECK(q.serve() == 0);
+    const job_status st = q.jobs.read_status(id);
+    CHECK(st.state == job_state::cancelled);
+    CHECK(st.reason == "cancelled while queued; it never started");
+    CHECK(st.starts == 0);
+    CHECK(st.run_dir.empty());
+    CHECK_FALSE(fs::exists(q.jobs.job_dir(id) / "results"));
+    const test::process_result status =
+        test::run_optimizer({"status", "--spool", (q.dir / "spool").string(), id});
+    INFO(status.output);
+    CHECK_THAT(status.output, Catch::Contains("report:     none (it never ran)") &&
+                                  !Catch::Contains("report.html"));
+}

@@ -5,10 +5,14 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/sha256.hpp"
+#include "orchestrator/service/job_finaliser.hpp"
 #include "orchestrator/service/job_intake.hpp"
+#include "orchestrator/service/job_queue.hpp"
 #include "orchestrator/service/spool.hpp"
+#include "orchestrator/service/submit_client.hpp"
 #include "tests/test_support.hpp"
 
 using namespace cuopt;
@@ -34,6 +38,32 @@ bool writable_by_anyone(const fs::path& p) {
     return (x & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) !=
            fs::perms::none;
 }
+
+// A committed job whose config.json is `config`, as the daemon's intake leaves it.
+std::string commit_job(const spool& s, const std::string& config) {
+    const fs::path stage = s.new_staging();
+    write_file_atomic(stage / "files" / "config.json", config);
+    job_spec spec;
+    spec.config = "config.json";
+    return s.commit(stage, spec);
+}
+
+// The job as the finaliser leaves it after its optimize exited with `code`, its run folder
+// holding `summary` as summary.json ("" for none).
+job_status finalised(const spool& s, const std::string& summary, int code) {
+    const std::string id = commit_job(s, "{}");
+    const fs::path run = s.job_dir(id) / "results" / "run-001";
+    fs::create_directories(run);
+    if (!summary.empty()) write_file_atomic(run / "summary.json", summary);
+    job_queue queue(s, {0}, true);
+    job_finaliser finaliser(queue, 3600, [](const fs::path&) {});
+    job_exit ex;
+    ex.exit_code = code;
+    finaliser.ended(id, active_job{}, ex, false);
+    return s.read_status(id);
+}
+
+const char* k_best = R"("best": {"label": "tile-32x8", "speedup_vs_initial": 1.4791})";
 
 }  // namespace
 
@@ -238,7 +268,8 @@ TEST_CASE("states, cancellation and progress go through the spool's files", "[da
         {"iteration": 1, "became_best": true, "speedup_vs_initial": 1.8},
         {"iteration": 2, "became_best": false, "speedup_vs_initial": 2.5}]})");
     job_status p;
-    read_progress(dir / "run", p);
+    p.run_dir = "run";
+    read_progress(dir.path(), p);
     CHECK(p.attempts == 3);
     CHECK(p.iteration == 2);
     CHECK(p.best_speedup == Approx(1.8));
@@ -246,4 +277,179 @@ TEST_CASE("states, cancellation and progress go through the spool's files", "[da
     CHECK(all.find("\"id\":\"" + id + "\"") != std::string::npos);
     CHECK(all.find("\"state\":\"done\"") != std::string::npos);
     CHECK_THROWS(spool(dir / "elsewhere", false));
+}
+
+TEST_CASE(
+    "a finished job's line takes summary.json's verdict: go with the winner's speedup, no_go "
+    "with its reasons even when optimize exited 0, no_winner",
+    "[daemon]") {
+    test::scratch_folder dir;
+    const spool s(dir / "spool");
+    const job_status go =
+        finalised(s, std::string(R"({"verdict": "go", "verdict_reasons": [], )") + k_best + "}", 0);
+    CHECK(go.state == job_state::done);
+    CHECK(go.verdict == "go");
+    CHECK(go.reason == "go: winner 1.48x (tile-32x8)");
+    const job_status no_go = finalised(
+        s,
+        std::string(R"({"verdict": "no_go", "verdict_reasons": ["compute-sanitizer not run",
+            "the holdout cases were not run"], )") +
+            k_best + "}",
+        0);
+    CHECK(no_go.state == job_state::done);
+    CHECK(no_go.verdict == "no_go");
+    CHECK(no_go.reason == "no_go: compute-sanitizer not run; the holdout cases were not run");
+    CHECK(
+        finalised(s, R"({"verdict": "no_go", "verdict_reasons": ["x"]})", to_int(exit_code::no_go))
+            .reason == "no_go: x");
+    const job_status none =
+        finalised(s, R"({"verdict": "no_winner", "verdict_reasons": [], "best": null})",
+                  to_int(exit_code::no_winner));
+    CHECK(none.verdict == "no_winner");
+    CHECK(none.reason == "no_winner");
+    CHECK(jobs_json(s).find("\"verdict\":\"no_winner\"") != std::string::npos);
+}
+
+TEST_CASE(
+    "a summary.json without a verdict (an older run) keeps the exit code's line, and one reached "
+    "through a link is not read",
+    "[daemon]") {
+    test::scratch_folder dir;
+    const spool s(dir / "spool");
+    const job_status old = finalised(s, std::string("{") + k_best + "}", 0);
+    CHECK(old.reason ==
+          "a winner passed the evidence gates: tile-32x8, 1.48x over the initial "
+          "kernel");
+    CHECK(old.verdict.empty());
+    CHECK(finalised(s, "", to_int(exit_code::no_winner)).reason ==
+          "no candidate passed the evidence gates");
+    CHECK(finalised(s, "", to_int(exit_code::no_go)).verdict == "no_go");
+    // A summary planted as a link to another file: the job's own process could make one.
+    const std::string id = commit_job(s, "{}");
+    const fs::path run = s.job_dir(id) / "results" / "run-001";
+    fs::create_directories(run);
+    dir.write("elsewhere.json", R"({"verdict": "go", "best": {"speedup_vs_initial": 99.0}})");
+    fs::create_symlink(dir / "elsewhere.json", run / "summary.json");
+    CHECK_FALSE(verdict_of(s.job_dir(id), "results/run-001"));
+}
+
+TEST_CASE(
+    "progress is read from the job's own files without following links: history.json for the "
+    "iteration, run.json for the iterations of the run",
+    "[daemon]") {
+    test::scratch_folder dir;
+    dir.write("job/results/run-001/history.json", R"({"attempts": [
+        {"iteration": 0, "became_best": true, "speedup_vs_initial": 1.0},
+        {"iteration": 3, "became_best": true, "speedup_vs_initial": 1.5}]})");
+    dir.write("job/results/run-001/run.json", R"({"settings": {"max_iterations": 7}})");
+    job_status st;
+    st.run_dir = "results/run-001";
+    read_progress(dir / "job", st);
+    CHECK(st.iteration == 3);
+    CHECK(st.max_iterations == 7);
+    CHECK(st.attempts == 2);
+    CHECK(st.best_speedup == Approx(1.5));
+    // The same files behind a linked run folder, or linked themselves: not read.
+    fs::create_directory_symlink(dir / "job" / "results" / "run-001",
+                                 dir / "job" / "results" / "run-002");
+    dir.write("job/results/run-003/.keep", "");
+    fs::create_symlink(dir / "job" / "results" / "run-001" / "history.json",
+                       dir / "job" / "results" / "run-003" / "history.json");
+    for (const char* run : {"results/run-002", "results/run-003", "results/../results/run-001"}) {
+        INFO(run);
+        job_status linked;
+        linked.run_dir = run;
+        read_progress(dir / "job", linked);
+        CHECK(linked.attempts == 0);
+        CHECK(linked.max_iterations == 0);
+    }
+    CHECK(run_folder_of(dir / "job") == dir / "job" / "results" / "run-003");  // not the link
+    dir.write("job/results/run-001/history.json", "{\"attempts\": [");         // being written
+    job_status partial = st;
+    read_progress(dir / "job", partial);
+    CHECK(partial.attempts == 2);
+}
+
+TEST_CASE(
+    "a job's problem is its config's description on one line, else its kernel's name, else the "
+    "config's name",
+    "[daemon]") {
+    test::scratch_folder dir;
+    const spool s(dir / "spool");
+    const std::string described =
+        commit_job(s, R"J({"description": "  Row-major\n\tmatmul <b>fp32</b>\u001b[31m  ",
+               "signature": "void k()"})J");
+    CHECK(problem_of(s, s.read_spec(described)) == "Row-major matmul <b>fp32</b> [31m");
+    const std::string named =
+        commit_job(s, R"J({"signature": "void matmul_f32(const float* a, int n)"})J");
+    CHECK(problem_of(s, s.read_spec(named)) == "matmul_f32");
+    CHECK(problem_of(s, s.read_spec(commit_job(s, "not json"))) == "config.json");
+    const std::string long_one =
+        commit_job(s, "{\"description\": \"" + std::string(150, 'a') + "\u00e9\u00e9\u00e9\"}");
+    const std::string cut = problem_of(s, s.read_spec(long_one), 154);
+    CHECK(cut == std::string(150, 'a') + "...");  // never half of a UTF-8 character
+    CHECK(one_line("a\xc3\xa9"
+                   "bcd",
+                   5) == "a...");
+}
+
+TEST_CASE(
+    "status JOB prints the job itself: problem, progress, outcome, run folder and report; the "
+    "queue a line a job with its problem and progress",
+    "[daemon]") {
+    test::scratch_folder dir;
+    const spool s(dir / "spool");
+    const std::string id =
+        commit_job(s, R"({"description": "Row-major fp32 matmul", "max_iterations": 7})");
+    job_status st = s.read_status(id);
+    st.state = job_state::done;
+    st.reason = "go: winner 1.48x (tile-32x8)";
+    st.iteration = 3;
+    st.max_iterations = 7;
+    st.attempts = 9;
+    st.best_speedup = 1.48;
+    st.starts = 1;
+    st.run_dir = "results/run-001";
+    s.write_status(st);
+    write_file_atomic(s.job_dir(id) / "results" / "run-001" / "report.html", "<html></html>\n");
+    const test::process_result one =
+        test::run_optimizer({"status", "--spool", (dir / "spool").string(), id});
+    INFO(one.output);
+    CHECK(one.exit_code == 0);
+    CHECK_THAT(one.output,
+               Catch::StartsWith(id + ": done\n") &&
+                   Catch::Contains("problem:    Row-major fp32 matmul\n") &&
+                   Catch::Contains("progress:   iteration 3 of 7, 9 attempts, best 1.48x\n") &&
+                   Catch::Contains("outcome:    go: winner 1.48x (tile-32x8)\n") &&
+                   Catch::Contains("run folder: " + (s.job_dir(id) / "results/run-001").string()) &&
+                   Catch::Contains("report:     " +
+                                   (s.job_dir(id) / "results/run-001/report.html").string()));
+    CHECK_THAT(one.output, !Catch::Contains("PROGRESS"));  // not the queue's line
+    const test::process_result all =
+        test::run_optimizer({"status", "--spool", (dir / "spool").string()});
+    CHECK_THAT(all.output, Catch::Contains("PROBLEM") && Catch::Contains("it 3/7, 9 att") &&
+                               Catch::Contains("Row-major fp32 matmul") &&
+                               Catch::Contains(" done "));
+}
+
+TEST_CASE("a job cancelled while queued names no run folder and no report, in status and the JSON",
+          "[daemon]") {
+    test::scratch_folder dir;
+    const spool s(dir / "spool");
+    const std::string id = commit_job(s, R"({"description": "never ran"})");
+    job_status st = s.read_status(id);
+    st.state = job_state::cancelled;
+    st.reason = cancelled_unstarted_reason(st);
+    s.write_status(st);
+    CHECK(st.reason == "cancelled while queued; it never started");
+    const std::string text = job_text(job_json(s, id), s.root());
+    INFO(text);
+    CHECK_THAT(text, Catch::Contains("reason:     cancelled while queued; it never started") &&
+                         Catch::Contains("run folder: none (it never started)") &&
+                         Catch::Contains("report:     none (it never ran)") &&
+                         !Catch::Contains("report.html"));
+    CHECK(job_json(s, id).find("\"has_report\":false") != std::string::npos);
+    CHECK(jobs_json(s).find("\"has_report\":false") != std::string::npos);
+    st.starts = 1;  // it had run, and waited to resume when cancelled
+    CHECK(cancelled_unstarted_reason(st).rfind("cancelled while waiting to resume", 0) == 0);
 }

@@ -9,6 +9,7 @@
 #include "common/file_io.hpp"
 #include "dashboard_fixture.hpp"
 #include "orchestrator/service/dashboard_auth.hpp"
+#include "orchestrator/service/dashboard_pages.hpp"
 
 using namespace cuopt;
 using namespace cuopt::test;
@@ -265,4 +266,49 @@ TEST_CASE("an address naming no job gets 404 and the dashboard goes on", "[http]
     }
     CHECK(d.post("/jobs/job-1/cancel").status >= 400);
     CHECK(d.get("/").status == 200);
+}
+
+TEST_CASE(
+    "the queue names each job's problem, escaped and on one line, with its progress of the "
+    "run's iterations; a job cancelled while queued links no report",
+    "[http]") {
+    dashboard_under_test d;
+    const std::string running = place_job(d.jobs(), job_state::running);
+    fs::permissions(d.jobs().job_dir(running) / "files", fs::perms::owner_all);
+    fs::permissions(d.jobs().job_dir(running) / "files" / "config.json",
+                    fs::perms::owner_read | fs::perms::owner_write);
+    write_file_atomic(d.jobs().job_dir(running) / "files" / "config.json",
+                      R"J({"description": "<img src=x onerror=alert(1)>\nsecond line"})J");
+    write_file_atomic(d.jobs().job_dir(running) / "results/run-001/run.json",
+                      R"J({"settings": {"max_iterations": 7}})J");
+    write_file_atomic(d.jobs().job_dir(running) / "results/run-001/history.json",
+                      R"J({"attempts": [{"iteration": 0}, {"iteration": 2}]})J");
+    // Cancelled while queued: never started, no run folder.
+    const fs::path stage = d.jobs().new_staging();
+    write_file_atomic(stage / "files" / "config.json", "{}\n");
+    job_spec spec;
+    spec.config = "config.json";
+    const std::string cancelled = d.jobs().commit(stage, spec);
+    job_status st = d.jobs().read_status(cancelled);
+    st.state = job_state::cancelled;
+    st.reason = "cancelled while queued; it never started";
+    d.jobs().write_status(st);
+
+    const http_reply q = d.get("/");
+    INFO(q.body);
+    CHECK_THAT(q.body, Catch::Contains("<th>Problem</th>") &&
+                           Catch::Contains("&lt;img src=x onerror=alert(1)&gt; second line") &&
+                           !Catch::Contains("<img") &&
+                           Catch::Contains("iteration 2 of 7, 2 attempts") &&
+                           !Catch::Contains("/jobs/" + cancelled + "/report"));
+    const http_reply api = d.get("/api/jobs");
+    CHECK_THAT(api.body,
+               Catch::Contains("\"max_iterations\":7") && Catch::Contains("\"has_report\":false"));
+    const http_reply job = d.get("/jobs/" + cancelled);
+    CHECK_THAT(job.body, Catch::Contains("<p id=\"job-report\" hidden>") &&
+                             Catch::Contains("cancelled while queued; it never started"));
+    CHECK(d.get("/jobs/" + cancelled + "/report").status == 404);
+    // The script links a report only where the API says one exists.
+    CHECK_THAT(std::string(k_dashboard_js), Catch::Contains("field(j, 'has_report') === true") &&
+                                                Catch::Contains("field(j, 'problem')"));
 }

@@ -192,8 +192,7 @@ class job_daemon {
                 if (is_final(st.state)) return;
                 auto& waiting = m_queue.to_resume();
                 waiting.erase(std::remove(waiting.begin(), waiting.end(), id), waiting.end());
-                m_queue.finalise(st, job_state::cancelled, "cancelled before it ran to the end",
-                                 -1);
+                m_queue.finalise(st, job_state::cancelled, cancelled_unstarted_reason(st), -1);
             });
         }
     }
@@ -242,8 +241,9 @@ class job_daemon {
                 if (run.empty()) continue;
                 const job_status before = st;
                 st.run_dir = fs::relative(run, m_spool.job_dir(id)).string();
-                read_progress(run, st);
-                if (st.attempts != before.attempts || st.run_dir != before.run_dir)
+                read_progress(m_spool.job_dir(id), st);
+                if (st.attempts != before.attempts || st.run_dir != before.run_dir ||
+                    st.max_iterations != before.max_iterations)
                     m_queue.save(st);
             } catch (const std::exception&) {
             }

@@ -22,6 +22,7 @@ table.jobs{width:100%;border-collapse:collapse;background:var(--card);border:1px
 table.jobs th,table.jobs td{padding:7px 10px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
 table.jobs th{background:#eef1f5;font-size:13px;color:#44506a}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.problem{max-width:28em;overflow:hidden;text-overflow:ellipsis}
 .state{display:inline-block;padding:1px 9px;border-radius:10px;font-size:13px;font-weight:600;color:#fff;background:var(--muted)}
 .state-running{background:var(--run)}.state-done{background:var(--ok)}
 .state-failed{background:var(--bad)}.state-cancelled{background:var(--warn)}
@@ -79,9 +80,10 @@ const char* const k_dashboard_js = R"JS(
   }
   var finalStates = { done: 1, failed: 1, cancelled: 1 };
   function progress(j) {
-    var it = field(j, 'iteration'), n = field(j, 'attempts') || 0;
+    var it = field(j, 'iteration'), n = field(j, 'attempts') || 0, of = field(j, 'max_iterations');
     if ((it === undefined || it < 0) && !n) return '-';
-    return 'iteration ' + Math.max(it || 0, 0) + ', ' + n + (n === 1 ? ' attempt' : ' attempts');
+    return 'iteration ' + Math.max(it || 0, 0) + (of > 0 ? ' of ' + of : '') + ', ' + n +
+      (n === 1 ? ' attempt' : ' attempts');
   }
   function best(j) {
     var b = field(j, 'best_speedup');
@@ -101,13 +103,15 @@ const char* const k_dashboard_js = R"JS(
     tr.setAttribute('data-id', id);
     var c = el('td'); c.appendChild(link(href, id)); tr.appendChild(c);
     tr.appendChild(el('td', String(field(j, 'kind') || '')));
+    tr.appendChild(el('td', String(field(j, 'problem') || ''), 'problem'));  // text, never HTML
     c = el('td'); c.appendChild(badge(state)); tr.appendChild(c);
     tr.appendChild(el('td', String(field(j, 'priority') || 0), 'num'));
     tr.appendChild(el('td', progress(j)));
     tr.appendChild(el('td', best(j), 'num'));
     tr.appendChild(el('td', String(field(j, 'submitted') || '')));
     c = el('td');
-    if (finalStates[state] && field(j, 'run_dir')) c.appendChild(link(href + '/report', 'report'));
+    // Only a report that exists: a job cancelled while queued has none, nor any run folder.
+    if (field(j, 'has_report') === true) c.appendChild(link(href + '/report', 'report'));
     tr.appendChild(c);
     return tr;
   }

@@ -81,10 +81,11 @@ job_view read_job_view(const spool& s, const std::string& id, bool details) {
     job_view v;
     v.spec = s.read_spec(id);
     v.status = s.read_status(id);
+    v.problem = problem_of(s, v.spec);
     const auto run = run_folder(s, id, v.status);
     if (!run) return v;
-    if (v.status.state == job_state::running) read_progress(*run, v.status);
-    v.has_report = !report_in(*run).empty();
+    if (v.status.state == job_state::running) read_progress(s.job_dir(id), v.status);
+    v.has_report = job_has_report(s.job_dir(id), v.status) && !report_in(*run).empty();
     if (!details) return v;
     v.run_files = top_level_files(*run);
     v.log_tail = log_tail(s.job_dir(id) / "job.log");

@@ -97,9 +97,10 @@ std::string job_row(const job_view& j) {
     const std::string id = esc(j.spec.id);
     std::ostringstream o;
     o << "<tr data-id=\"" << id << "\"><td><a href=\"/jobs/" << id << "\">" << id << "</a></td><td>"
-      << esc(j.spec.kind) << "</td><td>" << state_badge(j.status.state) << "</td><td class=\"num\">"
-      << j.spec.priority << "</td><td>" << esc(progress_text(j.status)) << "</td><td class=\"num\">"
-      << esc(speedup_text(j.status)) << "</td><td>" << esc(j.spec.submitted) << "</td><td>"
+      << esc(j.spec.kind) << "</td><td class=\"problem\">" << esc(j.problem) << "</td><td>"
+      << state_badge(j.status.state) << "</td><td class=\"num\">" << j.spec.priority << "</td><td>"
+      << esc(progress_text(j.status)) << "</td><td class=\"num\">" << esc(speedup_text(j.status))
+      << "</td><td>" << esc(j.spec.submitted) << "</td><td>"
       << (j.has_report ? "<a href=\"/jobs/" + id + "/report\">report</a>" : "") << "</td></tr>\n";
     return o.str();
 }
@@ -108,6 +109,7 @@ std::string job_facts(const job_view& j) {
     const job_status& s = j.status;
     std::ostringstream o;
     o << "<dl class=\"facts\">"
+      << "<dt>Problem</dt><dd id=\"job-problem\">" << esc(j.problem) << "</dd>"
       << "<dt>State</dt><dd id=\"job-state\">" << state_badge(s.state) << "</dd>"
       << "<dt>Progress</dt><dd id=\"job-progress\">" << esc(progress_text(s)) << "</dd>"
       << "<dt>Best so far</dt><dd id=\"job-best\">" << esc(speedup_text(s)) << "</dd>"
@@ -148,7 +150,8 @@ std::string job_links(const job_view& j, const std::string& csrf) {
 
 std::string progress_text(const job_status& s) {
     if (s.iteration < 0 && s.attempts == 0) return "-";
-    return "iteration " + std::to_string(std::max(s.iteration, 0)) + ", " +
+    return "iteration " + std::to_string(std::max(s.iteration, 0)) +
+           (s.max_iterations > 0 ? " of " + std::to_string(s.max_iterations) : "") + ", " +
            std::to_string(s.attempts) + (s.attempts == 1 ? " attempt" : " attempts");
 }
 
@@ -163,7 +166,8 @@ std::string queue_page(const std::vector<job_view>& jobs, const std::string& csr
     std::ostringstream o;
     o << "<h1>Queue</h1>\n<p class=\"muted\" id=\"queue-count\">" << jobs.size()
       << (jobs.size() == 1 ? " job" : " jobs") << "</p>\n<table class=\"jobs\"><thead><tr>"
-      << "<th>Job</th><th>Kind</th><th>State</th><th>Priority</th><th>Progress</th>"
+      << "<th>Job</th><th>Kind</th><th>Problem</th><th>State</th><th>Priority</th>"
+      << "<th>Progress</th>"
       << "<th>Best</th><th>Submitted</th><th></th></tr></thead>\n<tbody id=\"jobs\">\n";
     for (const job_view& j : jobs) o << job_row(j);
     o << "</tbody></table>\n";

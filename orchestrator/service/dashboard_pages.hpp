@@ -17,6 +17,7 @@ namespace cuopt {
 struct job_view {
     job_spec spec;
     job_status status;
+    std::string problem;                 // problem_of: submitted text, escaped where shown
     bool has_report = false;             // the run folder holds report.html (or gate.html)
     std::vector<std::string> run_files;  // the run folder's top-level files
     std::string log_tail;                // the end of JOB/job.log
@@ -34,7 +35,7 @@ std::string message_page(const std::string& title, const std::string& text);
 /// The 401 page: where the token comes from.
 std::string unauthorized_page();
 
-/// "12 iterations, 34 attempts" or "-"; "2.31x" or "-".
+/// "iteration 3 of 7, 34 attempts" or "-"; "2.31x" or "-".
 std::string progress_text(const job_status& s);
 std::string speedup_text(const job_status& s);
 

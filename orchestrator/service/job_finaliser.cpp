@@ -12,18 +12,43 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// "a winner passed the evidence gates: LABEL, 1.23x over the initial kernel", from summary.json.
-std::string winner_line(const fs::path& run) {
-    std::string line = "a winner passed the evidence gates";
+constexpr std::size_t k_max_summary_bytes = 16u << 20;
+constexpr std::size_t k_max_reason_chars = 300;
+
+// summary.json of the job's run folder, when it reads as an object (the job wrote it: no link
+// followed, size bounded).
+std::optional<rapidjson::Document> read_summary(const fs::path& job, const std::string& run_dir) {
+    if (run_dir.empty()) return std::nullopt;
+    const auto text = read_job_file(job, run_dir + "/summary.json", k_max_summary_bytes);
     rapidjson::Document d;
-    try {
-        if (!try_parse_json(d, read_text_file(run / "summary.json")).empty() || !d.IsObject())
-            return line;
-    } catch (const std::exception&) {
-        return line;
-    }
+    if (!text || !try_parse_json(d, *text).empty() || !d.IsObject()) return std::nullopt;
+    return d;
+}
+
+// "1.48x (LABEL)" from summary.json's best, or "" without one.
+std::string best_text(const rapidjson::Document& d) {
     const auto best = d.FindMember("best");
-    if (best == d.MemberEnd() || !best->value.IsObject()) return line;
+    if (best == d.MemberEnd() || !best->value.IsObject()) return "";
+    const rapidjson::Value& b = best->value;
+    std::string text;
+    if (b.HasMember("speedup_vs_initial") && b["speedup_vs_initial"].IsNumber()) {
+        char x[64];
+        std::snprintf(x, sizeof x, "%.2fx", b["speedup_vs_initial"].GetDouble());
+        text = x;
+    }
+    if (b.HasMember("label") && b["label"].IsString())
+        text += (text.empty() ? "" : " ") + std::string("(") + b["label"].GetString() + ")";
+    return text;
+}
+
+// "a winner passed the evidence gates: LABEL, 1.23x over the initial kernel", from summary.json:
+// the line of a run whose summary has no verdict (an older version's).
+std::string winner_line(const fs::path& job, const std::string& run_dir) {
+    std::string line = "a winner passed the evidence gates";
+    const auto d = read_summary(job, run_dir);
+    if (!d) return line;
+    const auto best = d->FindMember("best");
+    if (best == d->MemberEnd() || !best->value.IsObject()) return line;
     const rapidjson::Value& b = best->value;
     if (b.HasMember("label") && b["label"].IsString())
         line += std::string(": ") + b["label"].GetString();
@@ -33,7 +58,7 @@ std::string winner_line(const fs::path& run) {
                       b["speedup_vs_initial"].GetDouble());
         line += x;
     }
-    return line;
+    return one_line(line, k_max_reason_chars);
 }
 
 // The last non-empty line of a job's log: the one-line reason optimize prints when it fails.
@@ -62,10 +87,41 @@ std::string why(int code, const job_exit& ex, const fs::path& job) {
 fs::path run_folder_of(const fs::path& job) {
     std::error_code ec;
     fs::path found;
+    if (fs::is_symlink(job / "results", ec)) return found;  // the job made it: not followed
     for (const auto& e : fs::directory_iterator(job / "results", ec))
-        if (e.is_directory() && e.path().filename().string().rfind("run-", 0) == 0)
+        if (!e.is_symlink(ec) && e.is_directory(ec) &&
+            e.path().filename().string().rfind("run-", 0) == 0)
             found = std::max(found, e.path());
     return found;
+}
+
+std::optional<run_verdict> verdict_of(const fs::path& job, const std::string& run_dir) {
+    const auto d = read_summary(job, run_dir);
+    if (!d) return std::nullopt;
+    const auto v = d->FindMember("verdict");
+    if (v == d->MemberEnd() || !v->value.IsString()) return std::nullopt;
+    run_verdict out{v->value.GetString(), ""};
+    if (out.verdict != "go" && out.verdict != "no_go" && out.verdict != "no_winner")
+        return std::nullopt;
+    std::string reasons;
+    const auto r = d->FindMember("verdict_reasons");
+    if (r != d->MemberEnd() && r->value.IsArray())
+        for (const auto& x : r->value.GetArray())
+            if (x.IsString() && x.GetStringLength() > 0)
+                reasons += (reasons.empty() ? "" : "; ") + std::string(x.GetString());
+    if (out.verdict == "go") {
+        const std::string best = best_text(*d);
+        out.line = best.empty() ? "go" : "go: winner " + best;
+    } else {
+        out.line = reasons.empty() ? out.verdict : out.verdict + ": " + reasons;
+    }
+    out.line = one_line(out.line, k_max_reason_chars);
+    return out;
+}
+
+std::string cancelled_unstarted_reason(const job_status& st) {
+    if (st.starts == 0) return "cancelled while queued; it never started";
+    return "cancelled while waiting to resume (stopped with serve; the run did not end)";
 }
 
 std::optional<run_end> finished_run(const fs::path& run) {
@@ -99,7 +155,7 @@ void job_finaliser::ended(const std::string& id, const active_job& a, const job_
     const fs::path run = run_folder_of(job);
     if (!run.empty()) {
         st.run_dir = fs::relative(run, job).string();
-        read_progress(run, st);
+        read_progress(job, st);
     } else if (fs::is_directory(job / "results" / "gate")) {
         st.run_dir = "results/gate";  // gate.json and gate.html
     }
@@ -134,11 +190,8 @@ void job_finaliser::classify(job_status& st, const job_exit& ex, bool resumed) {
             return m_queue.finalise(st, job_state::done, "the gate failed: a regression", code);
         return m_queue.finalise(st, job_state::failed, why(code, ex, job), code);
     }
-    if (code == 0)
-        return m_queue.finalise(st, job_state::done, winner_line(job / st.run_dir), code);
-    if (code == to_int(exit_code::no_winner))
-        return m_queue.finalise(st, job_state::done, "no candidate passed the evidence gates",
-                                code);
+    if (code == 0 || code == to_int(exit_code::no_winner) || code == to_int(exit_code::no_go))
+        return finalise_result(st, code);
     if (code == to_int(exit_code::resume_refused) && resumed &&
         !fs::exists(job / st.run_dir / "history.json")) {
         // Killed before its first attempt was recorded: nothing to keep, so it starts over.
@@ -153,13 +206,37 @@ void job_finaliser::classify(job_status& st, const job_exit& ex, bool resumed) {
     m_queue.finalise(st, job_state::failed, why(code, ex, job), code);
 }
 
+void job_finaliser::finalise_result(job_status& st, int code) {
+    const fs::path job = m_queue.jobs().job_dir(st.id);
+    if (const auto v = verdict_of(job, st.run_dir)) {
+        st.verdict = v->verdict;
+        return m_queue.finalise(st, job_state::done, v->line, code);
+    }
+    // A summary without a verdict (an older optimize): the exit code says what it can.
+    if (code == to_int(exit_code::no_winner)) {
+        st.verdict = "no_winner";
+        return m_queue.finalise(st, job_state::done, "no candidate passed the evidence gates",
+                                code);
+    }
+    if (code == to_int(exit_code::no_go)) {
+        st.verdict = "no_go";
+        return m_queue.finalise(st, job_state::done, "no_go (summary.json gives no reasons)", code);
+    }
+    m_queue.finalise(st, job_state::done, winner_line(job, st.run_dir), code);
+}
+
 void job_finaliser::from_run(job_status st, const fs::path& run, const run_end& end) {
     std::error_code ec;
     if (!fs::is_regular_file(run / "report.html", ec))  // killed between run.json and it
         m_write_report(run);
-    st.run_dir = fs::relative(run, m_queue.jobs().job_dir(st.id)).string();
-    read_progress(run, st);
+    const fs::path job = m_queue.jobs().job_dir(st.id);
+    st.run_dir = fs::relative(run, job).string();
+    read_progress(job, st);
     if (end.stop_reason == "error") return m_queue.finalise(st, job_state::failed, end.error, -1);
+    if (const auto v = verdict_of(job, st.run_dir)) {
+        st.verdict = v->verdict;
+        return m_queue.finalise(st, job_state::done, v->line, -1);
+    }
     m_queue.finalise(st, job_state::done, "the run had finished (" + end.stop_reason + ")", -1);
 }
 

@@ -24,6 +24,19 @@ struct run_end {
 };
 std::optional<run_end> finished_run(const std::filesystem::path& run);
 
+/// A finished optimize run's outcome as summary.json states it: `verdict` is go, no_go or
+/// no_winner, `line` the job's one-line reason ("go: winner 1.48x (LABEL)", "no_go: REASONS",
+/// "no_winner"). nullopt for a summary without a verdict (a run of an older version) or none.
+struct run_verdict {
+    std::string verdict, line;
+};
+std::optional<run_verdict> verdict_of(const std::filesystem::path& job, const std::string& run_dir);
+
+/// The reason of a job cancelled while no process of it ran: "cancelled while queued; it never
+/// started", or, for one that had started before serve stopped, "cancelled while waiting to
+/// resume".
+std::string cancelled_unstarted_reason(const job_status& st);
+
 class job_finaliser {
   public:
     /// `write_report(run)` makes RUN/report.html where a run ended before writing it.
@@ -40,6 +53,9 @@ class job_finaliser {
 
   private:
     void classify(job_status& st, const job_exit& ex, bool resumed);
+    /// An optimize run that ended with a result (exit 0, no_winner or no_go): done, with
+    /// summary.json's verdict where it has one.
+    void finalise_result(job_status& st, int code);
 
     job_queue& m_queue;
     double m_job_time_limit_s;

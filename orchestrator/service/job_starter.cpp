@@ -69,7 +69,7 @@ void job_starter::start_job(job_status st, int device) {
     const std::string id = st.id;
     const fs::path job = s.job_dir(id);
     if (s.cancel_requested(id))
-        return m_queue.finalise(st, job_state::cancelled, "cancelled before it ran to the end", -1);
+        return m_queue.finalise(st, job_state::cancelled, cancelled_unstarted_reason(st), -1);
     const job_spec spec = s.read_spec(id);
     const fs::path gate_json = job / "results" / "gate" / "gate.json";
     // A gate that ended while no daemon watched: its verdict, when it is this daemon's gate.

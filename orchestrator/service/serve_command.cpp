@@ -386,37 +386,15 @@ int run_submit(daemon_cli& d) {
     }
 }
 
-void print_status_line(const job_spec& spec, const job_status& st) {
-    std::string progress = "-";
-    if (st.attempts > 0)
-        progress =
-            "it " + std::to_string(st.iteration) + ", " + std::to_string(st.attempts) + " att";
-    char best[32] = "-";
-    if (st.best_speedup > 0) std::snprintf(best, sizeof best, "%.2fx", st.best_speedup);
-    std::printf("%-11s %-9s %-8s %4d  %-18s %-7s %s\n", st.id.c_str(), to_string(st.state).c_str(),
-                spec.kind.c_str(), spec.priority, progress.c_str(), best, st.reason.c_str());
-}
-
 int run_status(daemon_cli& d) {
     if (!owns_spool(d.spool)) return status_through_daemon(d.spool, d.job, d.json);
     try {
         const spool s(d.spool, false);
-        if (!d.job.empty()) {
-            if (d.json) {
-                std::cout << job_json(s, d.job) << "\n";
-                return 0;
-            }
-            print_status_line(s.read_spec(d.job), s.read_status(d.job));
-            return 0;
-        }
-        if (d.json) {
-            std::cout << jobs_json(s) << "\n";
-            return 0;
-        }
-        std::printf("%-11s %-9s %-8s %4s  %-18s %-7s %s\n", "JOB", "STATE", "KIND", "PRIO",
-                    "PROGRESS", "BEST", "REASON");
-        for (const std::string& id : s.job_ids())
-            print_status_line(s.read_spec(id), s.read_status(id));
+        const std::string json = d.job.empty() ? jobs_json(s) : job_json(s, d.job);
+        if (d.json)
+            std::cout << json << "\n";
+        else
+            std::cout << (d.job.empty() ? queue_text(json) : job_text(json, d.spool));
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "cuda-optimizer status: " << e.what() << "\n";

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <random>
 #include <regex>
 #include <stdexcept>
@@ -24,6 +25,9 @@ using rapidjson::Value;
 namespace {
 
 const char* const k_states[] = {"queued", "running", "done", "failed", "cancelled"};
+// What the daemon reads of files a job wrote: history.json grows with the attempts.
+constexpr std::size_t k_max_history_bytes = 64u << 20;
+constexpr std::size_t k_max_record_bytes = 4u << 20;  // run.json, summary.json, the config
 
 bool valid_job_id(const std::string& id) {
     static const std::regex k_id("job-[0-9]{6,}");
@@ -176,10 +180,39 @@ Value status_value(const job_status& s, rapidjson::Document::AllocatorType& a) {
     o.AddMember("handle", json_text(s.handle, a), a);
     o.AddMember("slurm_state", json_text(s.slurm_state, a), a);
     o.AddMember("iteration", s.iteration, a);
+    o.AddMember("max_iterations", s.max_iterations, a);
     o.AddMember("attempts", s.attempts, a);
     o.AddMember("best_speedup", s.best_speedup, a);
     o.AddMember("run_dir", json_text(s.run_dir, a), a);
+    o.AddMember("verdict", json_text(s.verdict, a), a);
     return o;
+}
+
+// Opens `relative` below `job` one component at a time, never through a link and never by
+// "..": the run folder is written by the job's own process. -1 when it cannot.
+int open_in_job(const fs::path& job, const std::string& relative) {
+    const fs::path rel(relative);
+    if (relative.empty() || rel.is_absolute()) return -1;
+    int dir = ::open(job.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    std::vector<std::string> parts;
+    for (const fs::path& part : rel)
+        if (part != "." && !part.empty()) parts.push_back(part.string());
+    for (std::size_t i = 0; dir >= 0 && i < parts.size(); ++i) {
+        if (parts[i] == "..") {
+            ::close(dir);
+            return -1;
+        }
+        const bool last = i + 1 == parts.size();
+        const int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY);
+        const int next = ::openat(dir, parts[i].c_str(), flags);
+        ::close(dir);
+        dir = next;
+    }
+    if (parts.empty() && dir >= 0) {  // the job folder itself is no file
+        ::close(dir);
+        return -1;
+    }
+    return dir;
 }
 
 }  // namespace
@@ -277,9 +310,11 @@ job_status spool::read_status(const std::string& id) const {
     s.handle = string_or(d, "handle");
     s.slurm_state = string_or(d, "slurm_state");
     s.iteration = int_or(d, "iteration", -1);
+    s.max_iterations = int_or(d, "max_iterations", 0);
     s.attempts = int_or(d, "attempts", 0);
     s.best_speedup = double_or(d, "best_speedup", 0);
     s.run_dir = string_or(d, "run_dir");
+    s.verdict = string_or(d, "verdict");
     return s;
 }
 
@@ -366,27 +401,123 @@ std::string spool::verify_locked(const std::string& id) const {
     return "";
 }
 
-void read_progress(const fs::path& run_dir, job_status& st) {
-    std::error_code ec;
-    const fs::path history = run_dir / "history.json";
-    if (!fs::is_regular_file(history, ec)) return;
+void read_progress(const fs::path& job, job_status& st) {
+    if (st.run_dir.empty()) return;
     rapidjson::Document d;
-    if (!try_parse_json(d, read_text_file(history)).empty() || !d.IsObject()) return;
-    if (!d.HasMember("attempts") || !d["attempts"].IsArray()) return;
-    int attempts = 0, iteration = -1;
-    double best = st.best_speedup;
-    for (const auto& a : d["attempts"].GetArray()) {
-        if (!a.IsObject()) continue;
-        ++attempts;
-        iteration = std::max(iteration, int_or(a, "iteration", -1));
-        const auto b = a.FindMember("became_best");
-        if (b != a.MemberEnd() && b->value.IsBool() && b->value.GetBool())
-            best = std::max(best, double_or(a, "speedup_vs_initial", 0));
+    const auto history = read_job_file(job, st.run_dir + "/history.json", k_max_history_bytes);
+    if (history && try_parse_json(d, *history).empty() && d.IsObject() && d.HasMember("attempts") &&
+        d["attempts"].IsArray()) {
+        int attempts = 0, iteration = -1;
+        double best = st.best_speedup;
+        for (const auto& a : d["attempts"].GetArray()) {
+            if (!a.IsObject()) continue;
+            ++attempts;
+            iteration = std::max(iteration, int_or(a, "iteration", -1));
+            const auto b = a.FindMember("became_best");
+            if (b != a.MemberEnd() && b->value.IsBool() && b->value.GetBool())
+                best = std::max(best, double_or(a, "speedup_vs_initial", 0));
+        }
+        st.attempts = attempts;
+        st.iteration = iteration;
+        if (std::isfinite(best) && best < 1e9) st.best_speedup = best;
     }
-    st.attempts = attempts;
-    st.iteration = iteration;
-    st.best_speedup = best;
+    rapidjson::Document run;
+    const auto run_json = read_job_file(job, st.run_dir + "/run.json", k_max_record_bytes);
+    if (!run_json || !try_parse_json(run, *run_json).empty() || !run.IsObject()) return;
+    const auto settings = run.FindMember("settings");
+    if (settings == run.MemberEnd() || !settings->value.IsObject()) return;
+    const int n = int_or(settings->value, "max_iterations", 0);
+    if (n > 0) st.max_iterations = n;
 }
+
+std::optional<std::string> read_job_file(const fs::path& job, const std::string& relative,
+                                         std::size_t max_bytes) {
+    const int fd = open_in_job(job, relative);
+    if (fd < 0) return std::nullopt;
+    struct stat st {};
+    std::optional<std::string> text;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<std::uintmax_t>(st.st_size) <= max_bytes) {
+        text.emplace();
+        char buf[65536];
+        ssize_t n = 0;
+        while (text->size() <= max_bytes && (n = ::read(fd, buf, sizeof buf)) > 0)
+            text->append(buf, static_cast<std::size_t>(n));
+        if (n < 0 || text->size() > max_bytes) text.reset();  // grew while read
+    }
+    ::close(fd);
+    return text;
+}
+
+bool job_file_exists(const fs::path& job, const std::string& relative) {
+    const int fd = open_in_job(job, relative);
+    if (fd < 0) return false;
+    struct stat st {};
+    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    ::close(fd);
+    return regular;
+}
+
+bool job_has_report(const fs::path& job, const job_status& st) {
+    if (st.run_dir.empty()) return false;
+    return job_file_exists(job, st.run_dir + "/report.html") ||
+           job_file_exists(job, st.run_dir + "/gate.html");
+}
+
+std::string one_line(const std::string& text, std::size_t max_chars) {
+    std::string out;
+    for (const char ch : text) {
+        const unsigned char c = static_cast<unsigned char>(ch);
+        const bool blank = c < 0x20 || c == 0x7f || c == ' ';
+        if (blank) {
+            if (!out.empty() && out.back() != ' ') out += ' ';
+        } else {
+            out += ch;
+        }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    if (out.size() <= max_chars) return out;
+    std::size_t cut = max_chars >= 3 ? max_chars - 3 : 0;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    return out.substr(0, cut) + "...";
+}
+
+std::string problem_of(const spool& s, const job_spec& spec, std::size_t max_chars) {
+    if (spec.kind == "gate") return one_line("gate against " + spec.accepted, max_chars);
+    if (spec.config.empty()) return "";
+    const fs::path job = s.job_dir(spec.id);
+    const auto text = read_job_file(job, "files/" + spec.config, k_max_record_bytes);
+    rapidjson::Document d;
+    if (!text || !try_parse_json(d, *text).empty() || !d.IsObject())
+        return one_line(spec.config, max_chars);
+    if (const std::string what = one_line(string_or(d, "description"), max_chars); !what.empty())
+        return what;
+    // "void matmul_f32(const float* a, ...)": the name before the parenthesis.
+    const std::string sig = string_or(d, "signature");
+    static const std::regex k_name("([A-Za-z_][A-Za-z0-9_]*)\\s*\\(");
+    std::smatch m;
+    if (std::regex_search(sig, m, k_name)) return one_line(m[1].str(), max_chars);
+    return one_line(spec.config, max_chars);
+}
+
+namespace {
+
+// What a job's listing adds to its status: the problem's one line and whether a report exists.
+void add_job_extras(const spool& s, const job_spec& spec, const job_status& st, Value& o,
+                    rapidjson::Document::AllocatorType& a) {
+    o.AddMember("problem", json_text(problem_of(s, spec), a), a);
+    o.AddMember("has_report", job_has_report(s.job_dir(spec.id), st), a);
+}
+
+// state.json, with a running job's progress read from its run folder (as the dashboard's page
+// reads it): the daemon writes it to state.json only once a second.
+job_status status_now(const spool& s, const std::string& id) {
+    job_status st = s.read_status(id);
+    if (st.state == job_state::running) read_progress(s.job_dir(id), st);
+    return st;
+}
+
+}  // namespace
 
 std::string jobs_json(const spool& s) {
     return jobs_json(s, [](const job_spec&) { return true; });
@@ -400,12 +531,14 @@ std::string jobs_json(const spool& s, const std::function<bool(const job_spec&)>
         try {
             const job_spec spec = s.read_spec(id);
             if (!visible(spec)) continue;
-            Value o = status_value(s.read_status(id), a);
+            const job_status st = status_now(s, id);
+            Value o = status_value(st, a);
             o.AddMember("kind", json_text(spec.kind, a), a);
             o.AddMember("priority", spec.priority, a);
             o.AddMember("submitted", json_text(spec.submitted, a), a);
             o.AddMember("submitter", json_text(spec.submitter, a), a);
             o.AddMember("cancel_requested", s.cancel_requested(id), a);
+            add_job_extras(s, spec, st, o, a);
             jobs.PushBack(o, a);
         } catch (const std::exception&) {
             // a job being written or damaged: status shows the others
@@ -475,8 +608,10 @@ std::string job_json(const spool& s, const std::string& id) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     rapidjson::Document spec = parse_json(read_text_file(s.job_dir(id) / "job.json"), "job.json");
-    d.AddMember("status", status_value(s.read_status(id), a), a);
+    const job_status st = status_now(s, id);
+    d.AddMember("status", status_value(st, a), a);
     d.AddMember("cancel_requested", s.cancel_requested(id), a);
+    add_job_extras(s, s.read_spec(id), st, d, a);
     d.AddMember("spec", Value(spec, a), a);
     return to_compact_json(d);
 }

@@ -68,9 +68,11 @@ struct job_status {
     std::string slurm_state;  // slurm: the last state Slurm reported (RUNNING, TIMEOUT, ...)
     // progress, from the run folder (running and final)
     int iteration = -1;
+    int max_iterations = 0;  // the run's --max-iterations, from run.json (0: not known yet)
     int attempts = 0;
     double best_speedup = 0;  // best speedup over the initial kernel so far (0: none yet)
     std::string run_dir;      // relative to JOB: results/run-001 (or results/gate)
+    std::string verdict;      // done optimize jobs: summary.json's go | no_go | no_winner
 };
 
 /// A spool folder. Every call reads the files afresh: several processes share the spool.
@@ -125,14 +127,36 @@ std::size_t empty_staging(const spool& s);
 int active_jobs_of(const spool& s, int uid);
 
 /// The jobs' status as JSON ({"jobs": [...]}) and one job's (spec and status together): what
-/// `status --json` prints and the dashboard's /api/jobs serves.
+/// `status --json` prints and the dashboard's /api/jobs serves. Each job also carries
+/// "problem" (problem_of) and "has_report" (job_has_report).
 std::string jobs_json(const spool& s);
 /// jobs_json with only the jobs `visible` accepts (status through the socket: one's own).
 std::string jobs_json(const spool& s, const std::function<bool(const job_spec&)>& visible);
 std::string job_json(const spool& s, const std::string& id);
 
-/// Progress of a run folder (iteration, attempts, best speedup) read from its history.json,
-/// filled into `st`. Missing or partial files leave the fields as they were.
-void read_progress(const std::filesystem::path& run_dir, job_status& st);
+/// Progress of the run folder st.run_dir inside `job` (iteration, attempts, best speedup from
+/// history.json; max_iterations from run.json), filled into `st`. The files are the job's own
+/// (untrusted): read with read_job_file; missing, partial or odd files leave fields as they were.
+void read_progress(const std::filesystem::path& job, job_status& st);
+
+/// A file below JOB that the job's own process may have written, read only when every
+/// component of `relative` is a real folder or, the last, a regular file (no link is
+/// followed, no "..") of at most `max_bytes`; nullopt otherwise.
+std::optional<std::string> read_job_file(const std::filesystem::path& job,
+                                         const std::string& relative, std::size_t max_bytes);
+/// The same test without reading: a regular file reached without links.
+bool job_file_exists(const std::filesystem::path& job, const std::string& relative);
+/// Whether the job's run folder holds report.html (gate.html for a gate): what a report link
+/// may point at. False for a job that never started (no run folder).
+bool job_has_report(const std::filesystem::path& job, const job_status& st);
+
+/// One line naming what a job works on: its config's description, else its kernel's name (from
+/// the signature), else the config's file name; a gate names its accepted run. Submitted text
+/// (untrusted): control characters become spaces, at most `max_chars` bytes (cut at a UTF-8
+/// boundary, "..." added). "" when nothing can be read.
+std::string problem_of(const spool& s, const job_spec& spec, std::size_t max_chars = 100);
+/// `text` on one line: control characters and runs of white space become one space, trimmed,
+/// cut as problem_of cuts.
+std::string one_line(const std::string& text, std::size_t max_chars);
 
 }  // namespace cuopt

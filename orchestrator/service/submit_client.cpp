@@ -7,6 +7,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@
 
 #include "common/exit_codes.hpp"
 #include "common/json_document.hpp"
+#include "orchestrator/service/spool.hpp"
 
 namespace cuopt {
 
@@ -229,26 +231,125 @@ int ask(const fs::path& spool_root, const std::string& command,
                                                             : to_int(exit_code::io_error);
 }
 
-// One line of `status`, from the JSON the daemon sends (as print_status_line prints it).
-void print_row(const Value& st, const std::string& kind, int priority) {
-    const auto text = [&](const char* k) {
-        return st.HasMember(k) && st[k].IsString() ? std::string(st[k].GetString()) : "";
-    };
-    const auto number = [&](const char* k) {
-        return st.HasMember(k) && st[k].IsNumber() ? st[k].GetDouble() : 0.0;
-    };
-    std::string progress = "-";
-    if (number("attempts") > 0)
-        progress = "it " + std::to_string(static_cast<int>(number("iteration"))) + ", " +
-                   std::to_string(static_cast<int>(number("attempts"))) + " att";
+// A job's field from job_json (nested status and spec) or jobs_json (flat).
+struct job_fields {
+    const Value& job;
+    const Value* find(const char* key) const {
+        for (const char* part : {"", "status", "spec"}) {
+            const Value* v = &job;
+            if (*part) {
+                const auto it = job.FindMember(part);
+                if (it == job.MemberEnd() || !it->value.IsObject()) continue;
+                v = &it->value;
+            }
+            const auto f = v->FindMember(key);
+            if (f != v->MemberEnd()) return &f->value;
+        }
+        return nullptr;
+    }
+    std::string text(const char* key) const {
+        const Value* v = find(key);
+        return v && v->IsString() ? v->GetString() : "";
+    }
+    double number(const char* key, double fallback = 0) const {
+        const Value* v = find(key);
+        return v && v->IsNumber() ? v->GetDouble() : fallback;
+    }
+    bool flag(const char* key) const {
+        const Value* v = find(key);
+        return v && v->IsBool() && v->GetBool();
+    }
+};
+
+// "it 3/7, 12 att" (the queue) or "iteration 3 of 7, 12 attempts" (one job); "-" before any.
+std::string progress_of(const job_fields& j, bool brief) {
+    const int attempts = static_cast<int>(j.number("attempts"));
+    const int it = std::max(static_cast<int>(j.number("iteration", -1)), 0);
+    const int of = static_cast<int>(j.number("max_iterations"));
+    if (attempts <= 0) return "-";
+    if (brief)
+        return "it " + std::to_string(it) + (of > 0 ? "/" + std::to_string(of) : "") + ", " +
+               std::to_string(attempts) + " att";
+    return "iteration " + std::to_string(it) + (of > 0 ? " of " + std::to_string(of) : "") + ", " +
+           std::to_string(attempts) + (attempts == 1 ? " attempt" : " attempts");
+}
+
+std::string best_of(const job_fields& j) {
     char best[32] = "-";
-    if (number("best_speedup") > 0)
-        std::snprintf(best, sizeof best, "%.2fx", number("best_speedup"));
-    std::printf("%-11s %-9s %-8s %4d  %-18s %-7s %s\n", text("id").c_str(), text("state").c_str(),
-                kind.c_str(), priority, progress.c_str(), best, text("reason").c_str());
+    if (j.number("best_speedup") > 0)
+        std::snprintf(best, sizeof best, "%.2fx", j.number("best_speedup"));
+    return best;
+}
+
+std::string queue_row(const job_fields& j) {
+    char row[256];
+    std::snprintf(row, sizeof row, "%-11s %-9s %-8s %4d  %-16s %-7s %-40s ", j.text("id").c_str(),
+                  j.text("state").c_str(), j.text("kind").c_str(),
+                  static_cast<int>(j.number("priority")), progress_of(j, true).c_str(),
+                  best_of(j).c_str(), one_line(j.text("problem"), 40).c_str());
+    std::string line = row + j.text("reason");
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line + "\n";
+}
+
+// The run folder's line and the report's: the report only where has_report says it exists.
+std::string run_lines(const job_fields& j, const fs::path& job_dir) {
+    const std::string state = j.text("state"), run_dir = j.text("run_dir");
+    std::string out = "  run folder: ";
+    if (!run_dir.empty())
+        out += (job_dir / run_dir).string() + "\n";
+    else if (state == "queued" || state == "running")
+        out += "none yet\n";
+    else
+        out += j.number("starts") > 0 ? "none (the run made none)\n" : "none (it never started)\n";
+    out += "  report:     ";
+    if (j.flag("has_report"))
+        out +=
+            (job_dir / run_dir / (j.text("kind") == "gate" ? "gate.html" : "report.html")).string();
+    else if (state == "queued" || state == "running")
+        out += "not yet (written when the run ends)";
+    else
+        out += run_dir.empty() ? "none (it never ran)" : "none (the run wrote no report)";
+    return out + "\n";
 }
 
 }  // namespace
+
+std::string queue_text(const std::string& jobs_json) {
+    rapidjson::Document d;
+    if (!try_parse_json(d, jobs_json).empty() || !d.IsObject() || !d.HasMember("jobs") ||
+        !d["jobs"].IsArray())
+        throw std::runtime_error("the job list is not understood");
+    char head[256];
+    std::snprintf(head, sizeof head, "%-11s %-9s %-8s %4s  %-16s %-7s %-40s %s\n", "JOB", "STATE",
+                  "KIND", "PRIO", "PROGRESS", "BEST", "PROBLEM", "REASON");
+    std::string out = head;
+    for (const Value& j : d["jobs"].GetArray())
+        if (j.IsObject()) out += queue_row(job_fields{j});
+    return out;
+}
+
+std::string job_text(const std::string& job_json, const fs::path& spool_root) {
+    rapidjson::Document d;
+    if (!try_parse_json(d, job_json).empty() || !d.IsObject())
+        throw std::runtime_error("the job's status is not understood");
+    const job_fields j{d};
+    const std::string id = j.text("id"), state = j.text("state"), reason = j.text("reason");
+    std::string out = id + ": " + state + "\n";
+    const std::string problem = one_line(j.text("problem"), 200);
+    out += "  problem:    " + (problem.empty() ? std::string("-") : problem) + "\n";
+    out += "  kind:       " + j.text("kind") + ", priority " +
+           std::to_string(static_cast<int>(j.number("priority"))) + ", submitted " +
+           j.text("submitted") + (j.text("submitter").empty() ? "" : " by " + j.text("submitter")) +
+           "\n";
+    out += "  progress:   " + progress_of(j, false) + ", best " + best_of(j) + "\n";
+    if (!j.text("started").empty()) out += "  started:    " + j.text("started") + "\n";
+    if (!j.text("finished").empty()) out += "  finished:   " + j.text("finished") + "\n";
+    if (!reason.empty())
+        out += std::string(state == "done" ? "  outcome:    " : "  reason:     ") + reason + "\n";
+    if (j.flag("cancel_requested") && state != "cancelled") out += "  cancel requested\n";
+    return out + run_lines(j, fs::absolute(spool_root) / "jobs" / id);
+}
 
 int submit_through_daemon(const fs::path& spool_root, const submission& sub,
                           const fs::path& optimizer, bool json) {
@@ -272,20 +373,21 @@ int status_through_daemon(const fs::path& spool_root, const std::string& job, bo
             spool_root, "status", [&] { return job_request("status", job); }, reply);
         code != 0)
         return code;
-    const Value& r = reply["result"];
+    if (!reply.HasMember("result") || !reply["result"].IsObject()) {
+        std::cerr << "cuda-optimizer status: the daemon's reply is not understood\n";
+        return to_int(exit_code::io_error);
+    }
+    const std::string result = to_compact_json(reply["result"]);
     if (json) {
-        std::cout << to_compact_json(r) << "\n";
+        std::cout << result << "\n";
         return 0;
     }
-    if (!job.empty()) {
-        const Value& spec = r["spec"];
-        print_row(r["status"], spec["kind"].GetString(), spec["priority"].GetInt());
-        return 0;
+    try {
+        std::cout << (job.empty() ? queue_text(result) : job_text(result, spool_root));
+    } catch (const std::exception& e) {
+        std::cerr << "cuda-optimizer status: the daemon's reply: " << e.what() << "\n";
+        return to_int(exit_code::io_error);
     }
-    std::printf("%-11s %-9s %-8s %4s  %-18s %-7s %s\n", "JOB", "STATE", "KIND", "PRIO", "PROGRESS",
-                "BEST", "REASON");
-    for (const Value& j : r["jobs"].GetArray())
-        print_row(j, j["kind"].GetString(), j["priority"].GetInt());
     return 0;
 }
 

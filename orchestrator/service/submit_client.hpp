@@ -36,6 +36,13 @@ std::string job_request(const std::string& op, const std::string& job);
 /// operator then works on the folder itself, everyone else through the daemon.
 bool owns_spool(const std::filesystem::path& root);
 
+/// What `status` prints, from the JSON of jobs_json and job_json (the daemon's or the spool's
+/// own): the queue, one line a job (state, kind, priority, progress, best, problem, reason);
+/// one job, a line a fact (its problem, progress, outcome, run folder and report), the folder
+/// named under `spool_root`. No report is named that does not exist.
+std::string queue_text(const std::string& jobs_json);
+std::string job_text(const std::string& job_json, const std::filesystem::path& spool_root);
+
 /// `submit`, `status` and `cancel` through the daemon: each prints what the command prints
 /// (refusals in one line on stderr; "no daemon serves SPOOL" when none listens) and returns
 /// its exit code.
