@@ -24,9 +24,9 @@ TEST_CASE("autotune skips configurations whose block the device cannot run") {
     const auto tuner = make_autotune_proposer(p.m, 1, 1000, 1024);
     const search_state s{p.m, p.initial, p.history, std::nullopt, 1};
     const std::vector<candidate> batch = tuner->propose(s);
-    // 5 x 5 block shapes x 3 flag variants, minus the initial configuration, minus BLOCK 128x16
-    // (2048 threads) x 3.
-    CHECK(batch.size() == 75 - 1 - 3);
+    // 5 x 5 block shapes x 4 TILE_K x 3 ROWS_PER_THREAD x 3 flag variants, minus the initial
+    // configuration, minus BLOCK 128x16 (2048 threads) x 4 x 3 x 3.
+    CHECK(batch.size() == 900 - 1 - 36);
     for (const candidate& c : batch)
         CHECK(c.tunables.at("BLOCK_X") * c.tunables.at("BLOCK_Y") <= 1024);
     CHECK(tuner->propose(s).empty());  // exhausted: nothing is ever proposed twice

@@ -139,8 +139,11 @@ TEST_CASE(
     "a median below 0.9x the speed-of-light floor is impossible_time; fractions of speed of "
     "light are reported and --stop-at-sol ends the search") {
     optimizer_fixture f;
-    // perf-256 moves 3 x 256^2 x 4 bytes: 0.197 us at the fake harness's 4000 GB/s; the initial
-    // kernel takes 3 ms there (2 ms x 1.5 for its 16x16 defines), b_fine 1.5 ms.
+    // perf-256 moves 3 x 256^2 x 4 bytes: 0.197 us at the fake harness's 4000 GB/s. Every kernel
+    // is compiled with the pilot's first tunables (BLOCK_X=16 BLOCK_Y=16 TILE_K=0
+    // ROWS_PER_THREAD=1), which the fake harness turns into a factor 1 + 95/64: the initial kernel
+    // takes 2 ms x that there, b_fine 1 ms x that.
+    const double factor = 1 + 95.0 / 64;
     f.dir.write("cands/a_too_fast.cu", f.kernel("FAKE_MS=0.00001"));
     f.dir.write("cands/b_fine.cu", f.kernel("FAKE_MS=1"));
     auto r = test::run_optimizer(f.args({"--proposer", "files", "--candidates",
@@ -155,8 +158,9 @@ TEST_CASE(
     REQUIRE(sol.Size() == 2);
     CHECK(std::string(sol[0]["name"].GetString()) == "perf-256");
     CHECK(sol[0]["floor_ms"].GetDouble() == Approx(3.0 * 256 * 256 * 4 / 4e12 * 1e3));
-    CHECK(sol[0]["initial_fraction"].GetDouble() == Approx(sol[0]["floor_ms"].GetDouble() / 3));
-    CHECK(sol[0]["best_fraction"].GetDouble() == Approx(sol[0]["floor_ms"].GetDouble() / 1.5));
+    CHECK(sol[0]["initial_fraction"].GetDouble() ==
+          Approx(sol[0]["floor_ms"].GetDouble() / (2 * factor)));
+    CHECK(sol[0]["best_fraction"].GetDouble() == Approx(sol[0]["floor_ms"].GetDouble() / factor));
     CHECK(sol[0]["sol_score"].GetDouble() > 0.5);
     CHECK_THAT(r.output, Catch::Contains("sol: perf-256"));
 

@@ -41,7 +41,8 @@ TEST_CASE("the pilot manifest reads with its cases, expressions and defaults") {
     CHECK(m.args[2].tol.atol == 1e-4);
     CHECK(m.args[1].init.generator.kind == generator_kind::normal);
     CHECK(m.default_tunables() ==
-          std::map<std::string, std::int64_t>{{"BLOCK_X", 16}, {"BLOCK_Y", 16}});
+          std::map<std::string, std::int64_t>{
+              {"BLOCK_X", 16}, {"BLOCK_Y", 16}, {"ROWS_PER_THREAD", 1}, {"TILE_K", 0}});
     const launch_config l =
         evaluate_launch(m.launch, m.variables(m.cases[0], m.default_tunables()));
     CHECK(l.grid == std::array<unsigned, 3>{3, 2, 1});
