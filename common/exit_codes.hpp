@@ -26,9 +26,10 @@ enum class exit_code : int {
     no_winner = 27,       // no candidate passes the evidence gates, the initial kernel included
     resume_refused = 28,  // --resume: not a run folder, a finished run, or its inputs changed
     unconfined_refused = 29,  // the harness runs without Landlock and the run has untrusted kernels
-    no_go = 30,  // --fail-on-no-go: a winner was found but the verdict is no_go (summary.json says why)
-    usage = 64,               // bad command line
-    internal_error = 70,      // a bug or an unexpected system failure
+    no_go =
+        30,  // --fail-on-no-go: a winner was found but the verdict is no_go (summary.json says why)
+    usage = 64,           // bad command line
+    internal_error = 70,  // a bug or an unexpected system failure
 };
 
 constexpr int to_int(exit_code code) {

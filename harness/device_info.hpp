@@ -26,6 +26,7 @@ struct device_fingerprint {
     int memory_bus_width_bits = 0;
     int driver_version = 0;     // e.g. 13000
     std::string nvrtc_version;  // e.g. "13.0"
+    bool simulated = false;     // a stand-in harness (fake-harness): no real GPU behind it
 
     std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
 };

@@ -35,6 +35,7 @@ Value device_json(const device_fingerprint& d, allocator& a) {
                           a),
                 a);
     v.AddMember("nvrtc_version", json_text(d.nvrtc_version, a), a);
+    if (d.simulated) v.AddMember("simulated", true, a);  // only a stand-in says so
     return v;
 }
 

@@ -36,7 +36,8 @@
 //                        timed sample), the request exits 12; the other cases run
 //   FAKE_NO_CUPTI        CUDA events alone, with a note (as with "timing.timer": "events")
 //   FAKE_NO_NVML         no GPU state, with a note
-// --device-info answers a fixed fingerprint; with --measure (or --remeasure) also fixed
+// --device-info answers a fixed fingerprint marked "simulated": true (the optimizer then labels
+// the whole run a fake one); with --measure (or --remeasure) also fixed
 // "measured" (copy_bandwidth_gbps 4000) and "peak_tflops" (f32 60, f16 800, ...) blocks.
 // The environment changes the machine it claims to be, in --device-info and every response
 // (CUOPT_FAKE_*: the optimizer passes CUOPT_* to its children and scrubs everything else):
@@ -575,7 +576,8 @@ int main(int argc, char** argv) {
         const bool measure = o.measure;
         const int driver = fake_driver_version();
         std::cout << "{ \"index\": 0, \"name\": \"" << fake_device_name()
-                  << "\", \"arch\": \"sm_90\", \"sm_count\": 1, \"max_threads_per_block\": 1024"
+                  << "\", \"simulated\": true"
+                  << ", \"arch\": \"sm_90\", \"sm_count\": 1, \"max_threads_per_block\": 1024"
                   << (driver ? ", \"driver_version\": \"" + std::to_string(driver / 1000) + "." +
                                    std::to_string(driver % 1000 / 10) + "\""
                              : std::string())
@@ -615,6 +617,7 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
     dev.cc_major = 9;
     dev.sm_count = 1;
     dev.nvrtc_version = "fake";
+    dev.simulated = true;
     report.device = dev;
     if (!compile_only && env_ms("CUOPT_FAKE_BROKEN_DEVICE") == req.device &&
         env_ms("CUOPT_FAKE_BROKEN_DEVICE")) {

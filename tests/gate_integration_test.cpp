@@ -65,6 +65,8 @@ TEST_CASE(
     CHECK(g["latency"]["cases"][0]["vs_accepted_now"].IsNull());
     const std::string html = test::read_text(f.run() / "gate-001/gate.html");
     CHECK_THAT(html, Catch::Contains("class=\"verdict pass\"") && Catch::Contains("perf-256"));
+    // The fake harness measured nothing: the page says so before its verdict.
+    CHECK(html.find("id=\"fake-run\"") < html.find("class=\"verdict pass\""));
     CHECK_THAT(html,
                !Catch::Contains("<script") && !Catch::Contains("http") && !Catch::Contains("src="));
     CHECK(f.gate().exit_code == 0);

@@ -110,7 +110,8 @@ TEST_CASE(
                                         "timeout  \\(best 1\\.00x\\):\n    [^]*"));
     // The closing verdict names the best, its speedup, the counts and the run.
     CHECK_THAT(r.output,
-               Catch::Matches("[^]*\nbest: g_faster\\.cu \\(iteration [0-9]+\\.0\\), "
+               Catch::Matches("[^]*\nno_go \\(FAKE RUN: simulated numbers\\): best: g_faster\\.cu "
+                              "\\(iteration [0-9]+, attempt 0\\), "
                               "2\\.00x geomean over the initial kernel[^\n]*; [0-9]+ "
                               "attempts, 3 valid, [0-9]+ rejected \\([^\n]*timeout 1[^\n]*"
                               "\\); run-001 in [0-9]+ s\n[^]*"));

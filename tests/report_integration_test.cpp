@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <regex>
 
+#include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "headless_chromium.hpp"
 #include "loopback_http_server.hpp"
@@ -68,7 +69,8 @@ TEST_CASE("a run ends with report.html: the verdict first, every attempt, the di
     CHECK(page.find("id=\"diff\"") < page.find("id=\"environment\""));
     CHECK(page.find("id=\"model\"") < page.find("id=\"cost\""));
     CHECK_THAT(page, Catch::Contains("<div class=\"verdict-word\">GO</div>"));
-    CHECK_THAT(page, Catch::Contains("a_fast.cu (iteration 1.0) is 2.000x [2.000, 2.000] faster"));
+    CHECK_THAT(page, Catch::Contains(
+                         "a_fast.cu (iteration 1, attempt 0) is 2.000x [2.000, 2.000] faster"));
     CHECK(count(page, "<li class=\"met\">") == 4);
     // Every attempt, rejected ones with their verdict and reason.
     CHECK(count(page, "<tr class=\"valid") == 3);
@@ -104,11 +106,12 @@ TEST_CASE("report RUN_DIR rebuilds the same page from the run folder's files alo
     CHECK_THAT(r.output, Catch::Contains(again.string()));
     const std::string page = test::read_text(again);
     CHECK(page == run.page());
-    // The economics came from run.json: the saving is the mean of (3 - 1.5) and (5.625 - 2.8125).
+    // The economics came from run.json: the saving is the mean of (2 - 1) and (3.75 - 1.875) ms
+    // times the fake harness's factor for the pilot's first tunables, 1 + 95/64.
     CHECK_THAT(page, Catch::Contains("$400.00"));  // 4 h x $100
-    CHECK_THAT(page, Catch::Contains("2.1562 ms"));
-    CHECK_THAT(page, Catch::Contains("598.958"));  // 2.15625 ms x 1e9 / 3.6e6 GPU hours
-    CHECK_THAT(page, Catch::Contains("$1,497.40"));
+    CHECK_THAT(page, Catch::Contains("3.5713 ms"));
+    CHECK_THAT(page, Catch::Contains("992.02"));  // 3.5713 ms x 1e9 / 3.6e6 GPU hours
+    CHECK_THAT(page, Catch::Contains("$2,480.06"));
     CHECK_THAT(page, Catch::Contains("kernel-only upper bound: measure the end-to-end workload "
                                      "before believing it"));
     // A flag given to report wins over the recorded one.
@@ -275,4 +278,115 @@ TEST_CASE("the report's diff shows the settings that differ where the sources ar
     const std::string page = test::read_text(f.run() / "report.html");
     CHECK_THAT(page, Catch::Contains("the kernels differ only in these settings: <code>-D") &&
                          !Catch::Contains("settings above"));
+}
+
+namespace {
+
+rapidjson::Document summary_of(const recorded_run& run) {
+    return test::read_checked_json(run.f.run() / "summary.json", "summary");
+}
+
+std::vector<std::string> reasons_of(const rapidjson::Document& summary) {
+    std::vector<std::string> out;
+    for (const auto& r : summary["verdict_reasons"].GetArray()) out.emplace_back(r.GetString());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a go: summary.json's verdict, the closing line and the report agree") {
+    recorded_run run({"--fail-on-no-go"});
+    INFO(run.result.output);
+    REQUIRE(run.result.exit_code == 0);  // a go passes --fail-on-no-go
+    const auto summary = summary_of(run);
+    CHECK(std::string(summary["verdict"].GetString()) == "go");
+    CHECK(reasons_of(summary).empty());
+    CHECK_THAT(run.result.output,
+               Catch::Contains("\ngo (FAKE RUN: simulated numbers): best: a_fast.cu (iteration 1, "
+                               "attempt 0)"));
+    CHECK_THAT(run.page(), Catch::Contains("<div class=\"verdict-word\">GO</div>"));
+}
+
+TEST_CASE("a no_go names why on the closing lines and in summary.json; --fail-on-no-go exits 30") {
+    recorded_run run({"--no-sanitizer", "--fail-on-no-go"});
+    INFO(run.result.output);
+    CHECK(run.result.exit_code == 30);
+    const auto summary = summary_of(run);
+    CHECK(std::string(summary["verdict"].GetString()) == "no_go");
+    const auto reasons = reasons_of(summary);
+    REQUIRE(reasons.size() == 1);
+    CHECK_THAT(reasons[0], Catch::StartsWith("not run: sanitizer clean"));
+    CHECK_THAT(run.result.output, Catch::Contains("\nno_go (FAKE RUN: simulated numbers): best: "
+                                                  "a_fast.cu") &&
+                                      Catch::Contains("\n  why: " + reasons[0] + "\n") &&
+                                      Catch::Contains("--fail-on-no-go: the verdict is no_go"));
+    CHECK_THAT(run.page(), Catch::Contains("<div class=\"verdict-word\">NO-GO</div>"));
+    // Without the flag the same verdict exits 0: a verdict is data, failing on it is a choice.
+    const recorded_run lenient({"--no-sanitizer"});
+    CHECK(lenient.result.exit_code == 0);
+    CHECK(std::string(summary_of(lenient)["verdict"].GetString()) == "no_go");
+}
+
+TEST_CASE("nothing beats the initial kernel: no_winner, and --fail-on-no-go exits 27") {
+    test::optimizer_fixture f;
+    f.dir.write("cands/slow.cu", f.kernel("FAKE_MS=4"));
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
+                "--max-iterations", "1", "--fail-on-no-go"}));
+    INFO(r.output);
+    CHECK(r.exit_code == 27);
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    CHECK(std::string(summary["verdict"].GetString()) == "no_winner");
+    CHECK(std::string(summary["verdict_reasons"][0].GetString()) ==
+          "nothing beat the initial kernel");
+    CHECK_THAT(r.output, Catch::Contains("\nno_winner (FAKE RUN: simulated numbers): best: "));
+}
+
+TEST_CASE("a fake run says so: its first line, the closing lines, the report and the cost sheet") {
+    recorded_run run;
+    INFO(run.result.output);
+    REQUIRE(run.result.exit_code == 0);
+    CHECK_THAT(run.result.output, Catch::StartsWith("cuda-optimizer: FAKE RUN: "));
+    CHECK_THAT(run.result.output,
+               Catch::Contains("\ntimer (simulated): ") && Catch::Contains("\ngpu (simulated): "));
+    CHECK(summary_of(run)["simulated"].GetBool());
+    const std::string page = run.page();
+    CHECK(page.find("id=\"fake-run\"") < page.find("id=\"verdict\""));
+    CHECK_THAT(page, Catch::Contains("<title>FAKE RUN "));
+    CHECK_THAT(page, Catch::Contains("GPU busy time</th><td class=\"num\">none</td>") &&
+                         Catch::Contains("Clock (simulated)") &&
+                         !Catch::Contains("GPU busy time (measured)"));
+    // The same folder as a real harness would have left it: no banner, measured busy time.
+    write_file_atomic(
+        run.f.run() / "summary.json",
+        std::regex_replace(test::read_text(run.f.run() / "summary.json"),
+                           std::regex(R"("simulated": true)"), R"("simulated": false)"));
+    write_file_atomic(run.f.run() / "run.json",
+                      std::regex_replace(test::read_text(run.f.run() / "run.json"),
+                                         std::regex(R"("simulated": true,?)"), ""));
+    const fs::path real = run.f.dir / "real.html";
+    REQUIRE(
+        test::run_optimizer({"report", run.f.run().string(), "--out", real.string()}).exit_code ==
+        0);
+    const std::string again = test::read_text(real);
+    CHECK_THAT(again, !Catch::Contains("id=\"fake-run\"") && !Catch::Contains("(simulated)"));
+    // Busy time is never more than the wall time on the run's one GPU.
+    CHECK_THAT(again, Catch::Contains("GPU busy time (measured)") ||
+                          Catch::Contains("more than the wall time on 1 GPU(s)"));
+}
+
+TEST_CASE("headless Chromium shows a fake run's banner above the verdict", "[chromium]") {
+    REQUIRE_CHROMIUM_OR_SKIP();
+    recorded_run run;
+    REQUIRE(run.result.exit_code == 0);
+    const fs::path shot = run.f.dir / "fake.png";
+    const test::rendered_page p =
+        test::render_headless(run.f.run() / "report.html", run.f.dir.path(), shot, 1400, 700);
+    INFO(p.console);
+    REQUIRE(p.exit_code == 0);
+    CHECK(p.dom.find("id=\"fake-run\"") < p.dom.find("id=\"verdict\""));
+    CHECK_THAT(p.dom, Catch::Contains("FAKE RUN: a stand-in harness"));
+    REQUIRE(fs::exists(shot));
+    if (const char* keep = std::getenv("CUOPT_FAKE_BANNER_SCREENSHOT"); keep && *keep)
+        fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
 }

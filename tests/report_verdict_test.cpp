@@ -47,11 +47,11 @@ go_verdict verdict_of(const evidence_shape& s) {
 TEST_CASE("a winner that meets all four conditions is a go, with its interval in the headline") {
     const go_verdict v = verdict_of({});
     CHECK(v.go);
-    CHECK(v.winner == "tiled.cu (iteration 2.1)");
+    CHECK(v.winner == "tiled.cu (iteration 2, attempt 1)");
     REQUIRE(v.conditions.size() == 4);
     for (const go_condition& c : v.conditions) CHECK(c.state == condition_state::met);
     CHECK(v.headline ==
-          "GO: tiled.cu (iteration 2.1) is 1.500x [1.450, 1.550] faster than the "
+          "GO: tiled.cu (iteration 2, attempt 1) is 1.500x [1.450, 1.550] faster than the "
           "initial kernel and meets every condition");
 }
 

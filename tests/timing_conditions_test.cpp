@@ -169,4 +169,8 @@ TEST_CASE("the closing table names the timer, the events' overhead and the GPU's
     t = closing_table(o, m);
     CHECK_THAT(t, Catch::Contains("\ntimer: events (CUPTI not found)\n"));
     CHECK_THAT(t, Catch::Contains("\ngpu: not monitored (NVML not found)\n"));
+    // A stand-in harness's clock and GPU state are its inventions, and say so.
+    t = closing_table(o, m, {}, true);
+    CHECK_THAT(t, Catch::Contains("\ntimer (simulated): events (CUPTI not found)\n"));
+    CHECK_THAT(t, Catch::Contains("\ngpu (simulated): not monitored (NVML not found)\n"));
 }

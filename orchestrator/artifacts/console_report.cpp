@@ -147,8 +147,11 @@ std::string progress_line(const attempt_result& r, const search_outcome& o, int 
     return line + timing_warnings(r);
 }
 
-std::string verdict_line(const search_outcome& o, const evidence_report& ev,
-                         const std::string& run_name, double wall_s) {
+namespace {
+
+// "best: ..." without the verdict: the search's best, how it was checked, the counts.
+std::string best_line(const search_outcome& o, const evidence_report& ev,
+                      const std::string& run_name, double wall_s) {
     const auto [valid, rejected] = o.counts();
     char tail[160];
     std::snprintf(tail, sizeof tail, "; %zu attempt%s, %d valid, %zu rejected", o.history.size(),
@@ -167,8 +170,9 @@ std::string verdict_line(const search_outcome& o, const evidence_report& ev,
     if (!o.best) return "best: none (the initial kernel failed)" + counts;
     const attempt_result& b = o.history[*o.best];
     char head[200];
-    std::snprintf(head, sizeof head, " (iteration %d.%d), %.2fx geomean over the initial kernel",
-                  b.iteration, b.attempt, b.speedup_vs_initial.value_or(1.0));
+    std::snprintf(head, sizeof head,
+                  " (iteration %d, attempt %d), %.2fx geomean over the initial kernel", b.iteration,
+                  b.attempt, b.speedup_vs_initial.value_or(1.0));
     std::string line = "best: " + b.cand.label + head;
     if (ev.significance) {
         const ratio_estimate& g = ev.significance->speedup.geomean;
@@ -180,8 +184,19 @@ std::string verdict_line(const search_outcome& o, const evidence_report& ev,
     return line + counts;
 }
 
+}  // namespace
+
+std::string verdict_line(const search_outcome& o, const evidence_report& ev,
+                         const std::string& run_name, double wall_s, const std::string& verdict,
+                         const std::vector<std::string>& reasons, bool simulated) {
+    std::string out = verdict + (simulated ? " (FAKE RUN: simulated numbers)" : "") + ": " +
+                      best_line(o, ev, run_name, wall_s);
+    for (const std::string& r : reasons) out += "\n  why: " + r;
+    return out;
+}
+
 std::string closing_table(const search_outcome& o, const manifest& m,
-                          const std::map<std::string, double>& vendor_ms) {
+                          const std::map<std::string, double>& vendor_ms, bool simulated) {
     std::string t = "case                          initial        best           speedup";
     t += vendor_ms.empty() ? "\n" : "   vendor         vs vendor\n";
     for (const manifest_case& mc : m.cases) {
@@ -199,8 +214,13 @@ std::string closing_table(const search_outcome& o, const manifest& m,
         while (!t.empty() && t.back() == ' ') t.pop_back();
         t += "\n";
     }
-    return t + timer_line(summarize_timer(o.history)) +
-           gpu_state_line(summarize_gpu_state(o.history));
+    std::string conditions =
+        timer_line(summarize_timer(o.history)) + gpu_state_line(summarize_gpu_state(o.history));
+    if (simulated)  // "timer: cupti" and "gpu: SM 1980 MHz" are the fake harness's inventions
+        for (const char* name : {"timer: ", "gpu: "})
+            if (const auto at = conditions.find(name); at != std::string::npos)
+                conditions.insert(at + std::string(name).size() - 2, " (simulated)");
+    return t + conditions;
 }
 
 }  // namespace cuopt

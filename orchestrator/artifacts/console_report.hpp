@@ -29,18 +29,22 @@ std::string progress_line(const attempt_result& r, const search_outcome& o, int 
 std::string wrap_text(const std::string& text, std::size_t width, const std::string& indent,
                       std::size_t max_chars);
 
-/// The closing verdict: "best: BLOCK_X=32 BLOCK_Y=16 (iteration 3.2), 1.20x geomean over the
+/// The closing verdict, opening with summary.json's verdict word (and FAKE RUN for a simulated
+/// harness): "go: best: BLOCK_X=32 BLOCK_Y=16 (iteration 3, attempt 2), 1.20x geomean over the
 /// initial kernel (re-measured ...); 57 attempts, 55 valid, 2 rejected (compile_error 1,
-/// timeout 1); run-007 in 24 s".
+/// timeout 1); run-007 in 24 s", then one "  why: ..." line per reason it is not a go.
 std::string verdict_line(const search_outcome& o, const evidence_report& ev,
-                         const std::string& run_name, double wall_s);
+                         const std::string& run_name, double wall_s, const std::string& verdict,
+                         const std::vector<std::string>& reasons = {}, bool simulated = false);
 
 /// Per case: the initial kernel's median, the best's and the speedup.
 /// With vendor medians (by case), two more columns: the vendor's time and vendor / best (above
 /// 1: the best beats the library). Then the clock the search timed with ("timer: cupti (CUDA
 /// events beside: median overhead 1.3 us)") and the GPU's clocks, temperature, power and
 /// throttled cases over the search ("gpu: SM 1980 MHz, ...").
+/// A simulated harness's timer and GPU lines say "(simulated)".
 std::string closing_table(const search_outcome& o, const manifest& m,
-                          const std::map<std::string, double>& vendor_ms = {});
+                          const std::map<std::string, double>& vendor_ms = {},
+                          bool simulated = false);
 
 }  // namespace cuopt

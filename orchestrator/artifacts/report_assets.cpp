@@ -174,4 +174,11 @@ const char* const k_report_script = R"JS(
 })();
 )JS";
 
+std::string fake_run_banner() {
+    return "<div id=\"fake-run\" role=\"alert\" style=\"margin:12px 0;padding:12px 16px;"
+           "border:3px dashed #b71c1c;background:#fff3e0;color:#b71c1c;font-weight:700;"
+           "font-size:16px\">FAKE RUN: a stand-in harness (fake-harness) simulated the GPU. No "
+           "time, clock, power, speedup or verdict on this page was measured on a GPU.</div>\n";
+}
+
 }  // namespace cuopt::report

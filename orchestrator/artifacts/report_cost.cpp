@@ -1,6 +1,7 @@
 // The report's cost sheet: what the run consumed (model calls and tokens, compile time, GPU time
 // the harness measured, wall time) and, given the economics flags, the pilot's cost, the monthly
 // saving and the payback, each saving marked as a kernel-only upper bound.
+#include <algorithm>
 #include <sstream>
 
 #include "common/html_text.hpp"
@@ -42,6 +43,25 @@ std::string model_rows(const report_context& c) {
                                         : "no price for this model in the config's price table");
 }
 
+// GPU busy time, never more than the wall time on each GPU: a simulated run measured none, and
+// timings that sum past the wall clock are not the GPU's time (said, not shown as busy time).
+std::string gpu_busy_row(const report_context& c, const std::string& how) {
+    const double busy_s = c.gpu.total_ms() / 1000;
+    if (c.simulated)
+        return row("GPU busy time", "none",
+                   "a fake run: no GPU was used (the stand-in harness's invented timings sum to " +
+                       html_escape(duration_text(busy_s)) + ")");
+    const std::size_t gpus =
+        std::max<std::size_t>(1, array_or_empty(c.folder.summary, "devices").Size());
+    const double limit_s = c.cost_in.wall_s * static_cast<double>(gpus);
+    if (c.cost_in.wall_s > 0 && busy_s > limit_s)
+        return row("GPU busy time", "unknown",
+                   "the responses' timings sum to " + html_escape(duration_text(busy_s)) +
+                       ", more than the wall time on " + std::to_string(gpus) +
+                       " GPU(s): they are not the GPU's time");
+    return row("GPU busy time (measured)", duration_text(busy_s), html_escape(how));
+}
+
 std::string usage_rows(const report_context& c) {
     double compile_ms = 0;
     const Value& attempts = array_or_empty(c.folder.history, "attempts");
@@ -62,8 +82,7 @@ std::string usage_rows(const report_context& c) {
            row("compile time", fixed(compile_ms, 1) + " ms",
                "NVRTC wall time summed over " + std::to_string(attempts.Size()) +
                    " attempts (cache hits near 0)") +
-           row("GPU busy time (measured)", duration_text(g.total_ms() / 1000),
-               html_escape(how.str())) +
+           gpu_busy_row(c, how.str()) +
            row("time inside the harness",
                duration_text(number_of(c.folder.run, "harness_wall_s").value_or(0)),
                "the harness processes' wall time") +

@@ -237,10 +237,13 @@ std::string environment_section(const report_context& c) {
     std::ostringstream o;
     o << "<section id=\"environment\"><h2>Environment and hashes</h2>\n<div class=\"cards\">"
       << card("Run", run_rows) << card("Device", key_value_rows(scalars(device)))
-      << card("Measured bandwidth and peaks (TFLOPS)",
+      << card(c.simulated ? "Measured bandwidth and peaks (TFLOPS, simulated)"
+                          : "Measured bandwidth and peaks (TFLOPS)",
               key_value_rows(scalars(object_or_empty(device, "measured"))) + key_value_rows(peaks))
-      << card("Clock", key_value_rows(scalars(object_or_empty(run, "timer"))))
-      << card("GPU state over the search", gpu_state_rows(object_or_empty(run, "gpu_state")))
+      << card(c.simulated ? "Clock (simulated)" : "Clock",
+              key_value_rows(scalars(object_or_empty(run, "timer"))))
+      << card(c.simulated ? "GPU state over the search (simulated)" : "GPU state over the search",
+              gpu_state_rows(object_or_empty(run, "gpu_state")))
       << settings_grid(object_or_empty(run, "settings"))
       << "</div>\n<h3>Command line</h3><pre class=\"code\">" << html_escape(command) << "</pre>\n"
       << "<h3>sha256</h3><table class=\"kv hashes\"><tbody>\n"

@@ -75,6 +75,8 @@ void fill_cost_inputs(report_context& c) {
 void fill_context(report_context& c, const report_economics& flags) {
     const run_folder& f = c.folder;
     c.verdict = decide_go(f.summary, f.run);
+    c.simulated = bool_of(f.summary, "simulated").value_or(false) ||
+                  bool_of(object_or_empty(f.run, "device"), "simulated").value_or(false);
     c.initial_attempt = find_attempt(f.history, 0, 0);
     if (const Value* best = member(f.summary, "best"))
         c.winner_attempt = find_attempt(f.history, integer_of(*best, "iteration").value_or(-1),
@@ -92,9 +94,10 @@ std::string page_head(const report_context& c, const std::string& run_name) {
       << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src "
          "data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << "<title>" << html_escape(run_name) << ": " << (c.verdict.go ? "GO" : "NO-GO")
-      << " - cuda-optimizer report</title>\n<script>" << report::k_error_catcher
-      << "</script>\n<style>" << report::k_report_css << "</style>\n</head>\n";
+      << "<title>" << (c.simulated ? "FAKE RUN " : "") << html_escape(run_name) << ": "
+      << (c.verdict.go ? "GO" : "NO-GO") << " - cuda-optimizer report</title>\n<script>"
+      << report::k_error_catcher << "</script>\n<style>" << report::k_report_css
+      << "</style>\n</head>\n";
     return o.str();
 }
 
@@ -117,6 +120,7 @@ std::string page_header(const report_context& c, const std::string& run_name) {
         {"model", "Model"},     {"cost", "Cost"}};
     for (const auto& [id, name] : links) o << "<a href=\"#" << id << "\">" << name << "</a>";
     o << "</nav></header>\n";
+    if (c.simulated) o << report::fake_run_banner();
     return o.str();
 }
 

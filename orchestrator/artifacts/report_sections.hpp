@@ -17,6 +17,7 @@ struct report_context {
     explicit report_context(const run_folder& f) : folder(f) {}
     const run_folder& folder;
     go_verdict verdict;
+    bool simulated = false;  // a stand-in harness (fake-harness) produced every figure
     const rapidjson::Value* initial_attempt = nullptr;  // history's iteration 0
     const rapidjson::Value* winner_attempt = nullptr;   // the declared winner's attempt
     const rapidjson::Value* parent_attempt = nullptr;   // the attempt the winner was built on
@@ -35,6 +36,10 @@ std::string diff_section(const report_context& c);
 std::string environment_section(const report_context& c);
 std::string model_section(const report_context& c);
 std::string cost_section(const report_context& c);
+
+/// The banner atop every page of a simulated run (its own styles inline: the gate's page has
+/// another stylesheet).
+std::string fake_run_banner();
 
 /// The page's stylesheet and script (report_assets.cpp).
 extern const char* const k_report_css;

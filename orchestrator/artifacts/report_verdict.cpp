@@ -133,6 +133,24 @@ std::string headline_of(const go_verdict& v) {
 
 }  // namespace
 
+std::string verdict_word(const go_verdict& v) {
+    if (v.go) return "go";
+    return v.winner.empty() || v.winner_is_initial ? "no_winner" : "no_go";
+}
+
+std::vector<std::string> verdict_reasons(const go_verdict& v) {
+    if (v.go) return {};
+    if (v.winner.empty()) return {v.headline.substr(v.headline.find(": ") + 2)};
+    std::vector<std::string> out;
+    if (v.winner_is_initial) out.emplace_back("nothing beat the initial kernel");
+    for (const go_condition& c : v.conditions)
+        if (c.state != condition_state::met &&
+            !(v.winner_is_initial && c.name.rfind("signif", 0) == 0))
+            out.push_back(std::string(to_string(c.state)) + ": " + c.name +
+                          (c.detail.empty() ? "" : " (" + c.detail + ")"));
+    return out;
+}
+
 go_verdict decide_go(const Value& summary, const Value& run) {
     go_verdict v;
     const Value* best = member(summary, "best");
@@ -149,8 +167,8 @@ go_verdict decide_go(const Value& summary, const Value& run) {
             v.conditions.push_back({name, condition_state::not_run, "no declared winner"});
         return v;
     }
-    v.winner = text_of(*best, "label") + " (iteration " + text_of(*best, "iteration") + "." +
-               text_of(*best, "attempt") + ")";
+    v.winner = text_of(*best, "label") + " (iteration " + text_of(*best, "iteration") +
+               ", attempt " + text_of(*best, "attempt") + ")";
     v.winner_is_initial = text_of(*best, "proposer") == "initial";
     v.search_speedup = number_of(*best, "speedup_vs_initial");
     const Value& ev = object_or_empty(summary, "evidence");

@@ -30,7 +30,7 @@ struct ratio_interval {
 
 struct go_verdict {
     bool go = false;
-    std::string winner;                     // "a_fast.cu (iteration 1.0)"; "" when none
+    std::string winner;                     // "a_fast.cu (iteration 1, attempt 0)"; "" when none
     bool winner_is_initial = false;         // nothing beat the initial kernel
     std::string headline;                   // one sentence: GO or NO-GO and why
     std::optional<double> search_speedup;   // the winner's geomean speedup in the search
@@ -42,6 +42,14 @@ struct go_verdict {
 /// The rule applied to summary.json (null where a failed run wrote none; `run` is run.json,
 /// for the error that stopped it).
 go_verdict decide_go(const rapidjson::Value& summary, const rapidjson::Value& run);
+
+/// The verdict as summary.json and the closing line give it: "go"; "no_winner" when there is no
+/// declared winner or the winner is the initial kernel; otherwise "no_go".
+std::string verdict_word(const go_verdict& v);
+
+/// Why it is not a go, one line each ("not run: sanitizer clean: compute-sanitizer not found");
+/// empty for a go.
+std::vector<std::string> verdict_reasons(const go_verdict& v);
 
 /// "2.000x [1.990, 2.010]".
 std::string format_ratio(const ratio_interval& r);

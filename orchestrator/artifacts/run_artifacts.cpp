@@ -16,6 +16,7 @@
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/artifacts/device_figures.hpp"
+#include "orchestrator/artifacts/report_verdict.hpp"
 #include "orchestrator/artifacts/timing_conditions.hpp"
 #include "orchestrator/artifacts/winner_files.hpp"
 #include "orchestrator/evaluation/compile_log.hpp"
@@ -266,9 +267,20 @@ std::string history_json(const search_outcome& o, const fs::path& run) {
     return to_pretty_json(doc);
 }
 
+// The go / no-go rule (report_verdict) applied to the summary itself, so that a script reads the
+// same verdict the report shows.
+static void add_verdict(rapidjson::Document& doc) {
+    auto& a = doc.GetAllocator();
+    const go_verdict v = decide_go(doc, Value());
+    Value reasons(rapidjson::kArrayType);
+    for (const std::string& r : verdict_reasons(v)) reasons.PushBack(json_text(r, a), a);
+    doc.AddMember("verdict", json_text(verdict_word(v), a), a);
+    doc.AddMember("verdict_reasons", reasons, a);
+}
+
 std::string summary_json(const search_outcome& o, const manifest& m, const oracle_files& oracle,
                          const fs::path& run, const std::string& model_json,
-                         const evidence_report* evidence) {
+                         const evidence_report* evidence, bool simulated) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("schema_version", 1, a);
@@ -305,6 +317,8 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     try_parse_json(model, model_json);
     doc.AddMember("model", model.IsNull() ? Value() : Value(model, a), a);
     doc.AddMember("evidence", evidence ? evidence_json(*evidence, o, m, a) : Value(), a);
+    add_verdict(doc);
+    doc.AddMember("simulated", simulated, a);
     return to_pretty_json(doc);
 }
 

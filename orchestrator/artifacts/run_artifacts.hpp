@@ -46,7 +46,8 @@ struct run_info {
     proposer_kind proposer = proposer_kind::autotune;
     std::map<std::string, std::string>
         sha256;  // what went in: reference, initial, manifest, inputs, harness
-    std::string device_json = "null";         // the harness's device block, as JSON
+    std::string device_json = "null";  // the harness's device block, as JSON
+    bool simulated = false;            // the harness says its device is simulated (fake-harness)
     std::map<int, std::string> devices_json;  // the same for every measuring GPU, by index
     std::string started_utc, finished_utc;
     double wall_s = 0;
@@ -67,7 +68,7 @@ std::string history_json(const search_outcome& outcome, const std::filesystem::p
 std::string summary_json(const search_outcome& outcome, const manifest& m,
                          const oracle_files& oracle, const std::filesystem::path& run,
                          const std::string& model_json = "null",
-                         const evidence_report* evidence = nullptr);
+                         const evidence_report* evidence = nullptr, bool simulated = false);
 /// run.json. While the run is under way (info.finished_utc empty) it has no stop_reason and no
 /// error: a run folder whose run.json says so was stopped before it finished (--resume).
 std::string run_json(const run_info& info, const search_outcome& outcome);

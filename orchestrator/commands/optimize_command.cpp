@@ -99,6 +99,14 @@ std::string device_list_text(const std::vector<int>& devices) {
 }
 
 // From cuda-harness --device-info; 0 when unknown.
+// The harness's --device-info says "simulated": true (fake-harness).
+bool device_simulated(const std::string& device_json) {
+    rapidjson::Document d;
+    try_parse_json(d, device_json);
+    return d.IsObject() && d.HasMember("simulated") && d["simulated"].IsBool() &&
+           d["simulated"].GetBool();
+}
+
 int max_threads_per_block(const std::string& device_json) {
     rapidjson::Document d;
     try_parse_json(d, device_json);
@@ -143,6 +151,11 @@ void check_inputs(run_context& c) {
                                              : f->name + ": " + f->detail +
                                                    (f->fix.empty() ? "" : "; fix: " + f->fix));
     }
+    c.info.simulated = device_simulated(pre.device_json);
+    if (c.info.simulated)  // before anything else, --quiet or not: no figure below is a GPU's
+        std::cerr << "cuda-optimizer: FAKE RUN: " << c.o.harness << " simulates a GPU ("
+                  << device_name(pre.device_json)
+                  << "); no time, clock, power or speedup in this run was measured on one\n";
     c.info.confinement = confinement_record{pre.harness_confinement, c.o.allow_unconfined};
     if (const std::string w = unconfined_warning(pre.harness_confinement, c.o); !w.empty())
         std::cerr << "cuda-optimizer: warning: " << w << "\n";
@@ -597,13 +610,28 @@ void say_confinement(const run_context& c, const search_outcome& outcome) {
         std::cerr << "cuda-optimizer: warning: " << w << "\n";
 }
 
+struct run_verdict {
+    std::string word;  // summary.json's verdict: go, no_go or no_winner
+    std::vector<std::string> reasons;
+};
+
+// The verdict summary.json gives (the go rule applied where the summary was made).
+run_verdict verdict_of(const std::string& summary_text) {
+    const rapidjson::Document d = parse_json(summary_text, "summary.json");
+    run_verdict v{d["verdict"].GetString(), {}};
+    for (const auto& r : d["verdict_reasons"].GetArray()) v.reasons.emplace_back(r.GetString());
+    return v;
+}
+
 // Summary, best, heatmap, run record and report; the exit code the outcome calls for.
 int finish(run_context& c, const search_outcome& outcome, const evidence_report& ev) {
     const manifest& m = *c.contract;
     write_best(c.run, outcome, m, *c.evaluator);
     if (c.client) c.info.model_json = model_usage_json(*c.client, c.model.prices);
-    write_file_durable(c.run / "summary.json",
-                       summary_json(outcome, m, c.oracle, c.run, c.info.model_json, &ev));
+    const std::string summary =
+        summary_json(outcome, m, c.oracle, c.run, c.info.model_json, &ev, c.info.simulated);
+    write_file_durable(c.run / "summary.json", summary);
+    const run_verdict verdict = verdict_of(summary);
     try {
         write_heatmap(make_heatmap_data(outcome, m), c.run);
     } catch (const std::exception& e) {
@@ -615,9 +643,15 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     write_file_durable(c.run / "run.json", run_json(c.info, outcome));
     const bool reported = write_run_report(c);
     if (!c.o.quiet)
-        std::cerr << closing_table(outcome, m, ev.vendor.median_ms)
+        std::cerr << closing_table(outcome, m, ev.vendor.median_ms, c.info.simulated)
                   << evidence_lines(outcome, ev, m)
-                  << verdict_line(outcome, ev, c.run.filename().string(), c.info.wall_s) << "\n"
+                  << verdict_line(outcome, ev, c.run.filename().string(), c.info.wall_s,
+                                  verdict.word,
+                                  outcome.stop == stop_reason::error  // said on its own line
+                                      ? std::vector<std::string>{}
+                                      : verdict.reasons,
+                                  c.info.simulated)
+                  << "\n"
                   << "stop: " << to_string(outcome.stop) << "; artifacts in " << c.run.string()
                   << "\n"
                   << (reported ? "report: " + (c.run / "report.html").string() + "\n" : "");
@@ -645,8 +679,12 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
                      "included; see summary.json evidence.checked\n";
         return to_int(exit_code::no_winner);
     }
-    return to_int(outcome.stop == stop_reason::interrupted ? exit_code::interrupted
-                                                           : exit_code::ok);
+    if (outcome.stop == stop_reason::interrupted) return to_int(exit_code::interrupted);
+    if (c.o.fail_on_no_go && verdict.word != "go") {
+        std::cerr << "cuda-optimizer: --fail-on-no-go: the verdict is " << verdict.word << "\n";
+        return to_int(verdict.word == "no_go" ? exit_code::no_go : exit_code::no_winner);
+    }
+    return to_int(exit_code::ok);
 }
 
 }  // namespace

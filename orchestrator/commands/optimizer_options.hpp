@@ -84,7 +84,7 @@ struct optimizer_options {
     std::string sanitizer;        // compute-sanitizer binary ("" = PATH, then the toolkit)
     bool no_sanitizer = false;    // skip compute-sanitizer even where it is found
     bool allow_sanitizer_findings = false;  // findings warn instead of disqualifying
-    bool fail_on_no_go = false;  // exit 30 (no_go) when the verdict is no_go
+    bool fail_on_no_go = false;             // exit 30 (no_go) when the verdict is no_go
     double sanitizer_timeout_s = 600;       // per compute-sanitizer tool run
     report_economics
         economics;  // report.html's cost sheet: invocations, GPU-hour and engineer cost

@@ -295,6 +295,9 @@ device_summary read_device_summary(const Value& device) {
     out.nvrtc_version = text("nvrtc_version");
     out.sm_clock_max_khz = number("sm_clock_max_khz");
     out.memory_clock_max_khz = number("memory_clock_max_khz");
+    const auto simulated = device.FindMember("simulated");
+    out.simulated =
+        simulated != device.MemberEnd() && simulated->value.IsBool() && simulated->value.GetBool();
     return out;
 }
 

@@ -130,6 +130,7 @@ struct vendor_summary {
 struct device_summary {
     std::string name, uuid, compute_capability, driver_version, nvrtc_version;
     std::optional<std::int64_t> sm_clock_max_khz, memory_clock_max_khz;
+    bool simulated = false;  // "simulated": true: a stand-in harness, no GPU measured anything
 };
 
 /// A device object, a response's or --device-info's: a field absent or of another kind reads

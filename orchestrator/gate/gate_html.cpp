@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "common/html_text.hpp"
+#include "orchestrator/artifacts/report_sections.hpp"
 
 namespace cuopt {
 
@@ -106,8 +107,9 @@ std::string gate_html(const gate_record& r) {
     const char* outcome = k_gate_outcomes.name(r.verdict.outcome);
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         << "<title>gate: " << outcome << "</title><style>" << k_style << "</style></head><body>\n"
-        << "<h1>Regression gate</h1>\n<div class=\"verdict " << outcome << "\">"
-        << html_escape(headline(r)) << "</div>\n";
+        << "<h1>Regression gate</h1>\n"
+        << (r.now.device.simulated || r.recorded.device.simulated ? report::fake_run_banner() : "")
+        << "<div class=\"verdict " << outcome << "\">" << html_escape(headline(r)) << "</div>\n";
     if (!r.verdict.reasons.empty()) {
         out << "<ul>\n";
         for (const std::string& reason : r.verdict.reasons)
