@@ -125,3 +125,14 @@ TEST_CASE("replay's help gives the exit codes replay exits with") {
     CHECK_THAT(r.output, Catch::Contains("20 no CUDA driver, no such GPU") &&
                              !Catch::Contains("14 no") && !Catch::Contains("15 no"));
 }
+
+TEST_CASE("serve's number options say what they expected, as optimize's do") {
+    const auto poll = test::run_optimizer({"serve", "--spool", "/nonexistent", "--poll", "0"});
+    CHECK(poll.exit_code == 64);
+    CHECK_THAT(poll.output, Catch::Contains("--poll: expected a number above 0 (seconds), got 0"));
+    const auto jobs =
+        test::run_optimizer({"serve", "--spool", "/nonexistent", "--max-jobs-per-user", "1.5"});
+    CHECK(jobs.exit_code == 64);
+    CHECK_THAT(jobs.output,
+               Catch::Contains("--max-jobs-per-user: expected a whole number 1 or above, got 1.5"));
+}

@@ -543,8 +543,8 @@ void warn_if_unconfined(const run_context& c, const attempt_result& r) {
     if (r.confinement != "none" || !untrusted || !c.info.confinement ||
         !c.info.confinement->harness.confined())
         return;
-    std::cerr << "cuda-optimizer: warning: attempt " << r.iteration << "." << r.attempt << " ("
-              << r.cand.label
+    std::cerr << "cuda-optimizer: warning: iteration " << r.iteration << ", attempt " << r.attempt
+              << " (" << r.cand.label
               << ") ran unconfined: its response says so, though the harness confined itself "
                  "at the start\n";
 }
