@@ -616,11 +616,16 @@ struct run_verdict {
 };
 
 // The verdict summary.json gives (the go rule applied where the summary was made).
+// A summary that does not read back is a no_go that says so, never a crash after the search.
 run_verdict verdict_of(const std::string& summary_text) {
-    const rapidjson::Document d = parse_json(summary_text, "summary.json");
-    run_verdict v{d["verdict"].GetString(), {}};
-    for (const auto& r : d["verdict_reasons"].GetArray()) v.reasons.emplace_back(r.GetString());
-    return v;
+    try {
+        const rapidjson::Document d = parse_json(summary_text, "summary.json");
+        run_verdict v{d["verdict"].GetString(), {}};
+        for (const auto& r : d["verdict_reasons"].GetArray()) v.reasons.emplace_back(r.GetString());
+        return v;
+    } catch (const std::exception& e) {
+        return {"no_go", {std::string("summary.json does not read back: ") + e.what()}};
+    }
 }
 
 // Summary, best, heatmap, run record and report; the exit code the outcome calls for.
