@@ -104,8 +104,8 @@ TEST_CASE("tunables become variables of launch expressions but never of sizes") 
     test::scratch_folder dir;
     CHECK(
         error_with(
-            R"~("tunables": { "BLOCK_X": [16, 32, 8, 64, 128], "BLOCK_Y": [16, 8, 4, 2, 1] },
-  "launch": { "grid": ["ceil(n/BLOCK_X)", "ceil(m/BLOCK_Y)", 1], "block": ["BLOCK_X", "BLOCK_Y", 1])~",
+            R"~("tunables": { "BLOCK_X": [16, 32, 8, 64, 128], "BLOCK_Y": [16, 8, 4, 2, 1], "TILE_K": [0, 16, 32, 8], "ROWS_PER_THREAD": [1, 2, 4] },
+  "launch": { "grid": ["ceil(n/BLOCK_X)", "ceil(m/(BLOCK_Y*ROWS_PER_THREAD))", 1], "block": ["BLOCK_X", "BLOCK_Y", 1])~",
             R"~("tunables": { "TILE": [16, 32] }, "launch": { "grid": ["ceil(n/TILE)", "ceil(m/TILE)", 1], "block": ["TILE", "TILE", 1])~",
             &dir)
             .empty());
