@@ -112,8 +112,8 @@ inline constexpr auto k_timer_choices = make_name_table<timer_choice>(
 
 struct timing_config {
     int warmup = 10;
-    /// fixed: the timed launches; adaptive: the most timed launches. Either way the checked
-    /// launch (outputs kept) is launch warmup + iterations after the case's base.
+    /// fixed: the timed launches; adaptive: the most timed launches. The checked launch
+    /// (outputs kept) is launch checked_offset() after the case's base.
     int iterations = 100;
     bool flush_l2 = true;
     bool fresh_inputs = false;
@@ -124,6 +124,17 @@ struct timing_config {
     int min_samples = 20;
     double min_time_ms = 10;
     double target_rse = 0.005;
+    /// The 0-based position among the timed launches whose outputs are kept (the checked
+    /// launch); absent: the last. Fixed mode: below iterations; adaptive: below min_samples,
+    /// the timed launches an adaptive loop always takes.
+    std::optional<int> checked_launch;
+
+    /// The checked launch of a measured case, counted from the case's base: launch 0 is the
+    /// first (untimed) launch, warm-up launches follow, then the timed ones.
+    std::uint64_t checked_offset() const {
+        return static_cast<std::uint64_t>(warmup) +
+               static_cast<std::uint64_t>(checked_launch ? *checked_launch + 1 : iterations);
+    }
 };
 
 struct kernel_spec {

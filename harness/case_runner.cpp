@@ -171,9 +171,8 @@ bool case_runner::rotated(const kernel_arg& a) {
 
 std::uint64_t case_runner::held_values_launch(const run_case& c) const {
     if (!m_timing.fresh_inputs) return c.launch_index_base;
-    const std::uint64_t timed =
-        c.measure ? static_cast<std::uint64_t>(m_timing.warmup) + m_timing.iterations : 0;
-    return c.launch_index_base + timed;  // the checked launch: a reference run matches it
+    // The checked launch: a reference run matches it.
+    return c.launch_index_base + (c.measure ? m_timing.checked_offset() : 0);
 }
 
 std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
@@ -291,6 +290,30 @@ bool case_runner::record_samples(timed_samples t, case_outcome& out) const {
     return true;
 }
 
+bool case_runner::keeps_mid_loop(const run_case& c) const {
+    const auto& position = m_timing.checked_launch;
+    return c.measure && position &&
+           (m_timing.mode == timing_mode::adaptive || *position + 1 < m_timing.iterations);
+}
+
+std::vector<device_buffer> case_runner::make_kept(const run_case& c,
+                                                  const std::vector<live_buffer>& buffers) const {
+    std::vector<device_buffer> kept;
+    if (!keeps_mid_loop(c)) return kept;
+    for (const live_buffer& b : buffers)
+        kept.push_back(b.arg->is_output() ? device_buffer(b.arg->bytes()) : device_buffer());
+    return kept;
+}
+
+void case_runner::copy_outputs(const std::vector<live_buffer>& buffers,
+                               const std::vector<device_buffer>& kept, bool to_kept) const {
+    for (std::size_t i = 0; i < kept.size(); ++i)
+        if (kept[i].get())
+            CU_CALL(cuMemcpyDtoDAsync(to_kept ? kept[i].get() : buffers[i].working.get(),
+                                      to_kept ? buffers[i].working.get() : kept[i].get(),
+                                      buffers[i].arg->bytes(), m_stream.get()));
+}
+
 case_outcome case_runner::run(const run_case& c) {
     case_outcome out;
     out.name = c.name;
@@ -301,11 +324,13 @@ case_outcome case_runner::run(const run_case& c) {
     const std::function<void()> launch = m_launcher.bind(c, buffers, stream);
 
     // Launch 0 produces the outputs of an unmeasured case; then warm-up launches 1..W. The
-    // checked launch, whose outputs are kept, is the last one.
+    // checked launch, whose outputs are kept, is a timed one: the last, or timing.checked_launch.
     std::uint64_t launch_index = c.launch_index_base;
-    const std::uint64_t checked =
-        c.launch_index_base +
-        (c.measure ? std::uint64_t(m_timing.warmup) + m_timing.iterations : 0);
+    const std::uint64_t checked = c.launch_index_base + (c.measure ? m_timing.checked_offset() : 0);
+    // A checked launch inside the loop: its outputs are copied aside before the next launch's
+    // prepare (outside every timed span) and put back once the loop is over.
+    const std::vector<device_buffer> kept = make_kept(c, buffers);
+    bool kept_taken = false;
     prepare(buffers, launch_index, launch_index == checked);
     launch();
     CU_CALL(cuStreamSynchronize(stream));
@@ -319,25 +344,32 @@ case_outcome case_runner::run(const run_case& c) {
         }
         CU_CALL(cuStreamSynchronize(stream));
         if (m_clocks.monitor) out.state_before = m_clocks.monitor->read();
+        const int keep_commands = static_cast<int>(std::count_if(
+            kept.begin(), kept.end(), [](const device_buffer& k) { return k.get(); }));
         timed_samples t = m_timer.time(
-            m_timing, commands_per_launch(buffers), m_launcher.single_kernel(),
+            m_timing, commands_per_launch(buffers) + keep_commands, m_launcher.single_kernel(),
             [&] {
+                if (!kept.empty() && launch_index == checked) {
+                    copy_outputs(buffers, kept, true);
+                    kept_taken = true;
+                }
                 ++launch_index;
                 prepare(buffers, launch_index, launch_index == checked);
             },
             launch);
         if (m_clocks.monitor) out.state_after = m_clocks.monitor->read();
         if (!record_samples(std::move(t), out)) return out;
+        if (kept_taken) copy_outputs(buffers, kept, false);
         if (launch_index < checked) {  // adaptive, stopped early: the checked launch, untimed
             launch_index = checked;
             prepare(buffers, launch_index, true);
             launch();
-            CU_CALL(cuStreamSynchronize(stream));
         }
+        CU_CALL(cuStreamSynchronize(stream));
     }
-    out.checked_launch_index = launch_index;
-    // The outputs of the last launch, and the inputs that launch saw, go to disk.
-    save_outputs(c, buffers, launch_index, out);
+    out.checked_launch_index = checked;
+    // The checked launch's outputs, and the inputs that launch saw, go to disk.
+    save_outputs(c, buffers, checked, out);
     out.status = case_run_status::ok;
     return out;
 }

@@ -3,8 +3,8 @@
 /// time each launch with CUDA events while the stream is held until the whole batch
 /// is enqueued. Before every launch, outside the events: fresh, rotated (perturbed file
 /// inputs) or restored inputs, re-poisoned outputs, L2 flushed last. The outputs kept are
-/// the last (checked) launch's, which sees file inputs exactly. No JSON here: a case in, a
-/// case_outcome out.
+/// the checked launch's (the last timed one, or timing.checked_launch's), which sees file
+/// inputs exactly. No JSON here: a case in, a case_outcome out.
 
 #include <cstdint>
 #include <functional>
@@ -144,9 +144,18 @@ class case_runner {
     /// `checked`: the launch whose outputs are kept (file inputs exactly as given).
     void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index, bool checked) const;
     int commands_per_launch(const std::vector<live_buffer>& buffers) const;
+    /// Whether the checked launch may be followed by other timed launches (checked_launch).
+    bool keeps_mid_loop(const run_case& c) const;
+    /// Where the checked launch's outputs wait while later launches run: one buffer per
+    /// output (empty for the others), or none when the checked launch is the last.
+    std::vector<device_buffer> make_kept(const run_case& c,
+                                         const std::vector<live_buffer>& buffers) const;
+    /// Enqueues copies of every output into `kept` (to_kept) or back into the working buffers.
+    void copy_outputs(const std::vector<live_buffer>& buffers,
+                      const std::vector<device_buffer>& kept, bool to_kept) const;
     output_record save(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
                        const char* role) const;
-    /// The outputs of the last launch, and the inputs it saw (reference runs), to disk.
+    /// The outputs of the checked launch, and the inputs it saw (reference runs), to disk.
     void save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
                       std::uint64_t launch_index, case_outcome& out) const;
     /// The timed loop's samples into `out`: the primary channel, both channels, the rule

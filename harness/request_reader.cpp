@@ -291,6 +291,40 @@ run_case read_case(const request& req, const Value& jc, const field_context& cct
     return rc;
 }
 
+// The timing block: defaults for what it leaves out, then the limits between its fields.
+timing_config read_timing(const Value& t, const field_context& root) {
+    timing_config timing;
+    if (t.HasMember("warmup")) timing.warmup = t["warmup"].GetInt();
+    if (t.HasMember("iterations")) timing.iterations = t["iterations"].GetInt();
+    if (t.HasMember("flush_l2")) timing.flush_l2 = t["flush_l2"].GetBool();
+    if (t.HasMember("fresh_inputs")) timing.fresh_inputs = t["fresh_inputs"].GetBool();
+    if (t.HasMember("mode")) timing.mode = *k_timing_modes.parse(t["mode"].GetString());
+    if (t.HasMember("timer")) timing.timer = *k_timer_choices.parse(t["timer"].GetString());
+    if (t.HasMember("min_samples")) timing.min_samples = t["min_samples"].GetInt();
+    if (t.HasMember("min_time_ms")) timing.min_time_ms = t["min_time_ms"].GetDouble();
+    if (t.HasMember("target_rse")) timing.target_rse = t["target_rse"].GetDouble();
+    const bool adaptive = timing.mode == timing_mode::adaptive;
+    if (adaptive && timing.min_samples > timing.iterations)
+        root.at("timing.min_samples")
+            .fail(std::to_string(timing.min_samples) + " is more than timing.iterations (" +
+                  std::to_string(timing.iterations) +
+                  "), the most timed launches an adaptive case gets; expected at most that");
+    if (t.HasMember("checked_launch")) {
+        const int position = t["checked_launch"].GetInt();
+        // Adaptive: only the first min_samples timed launches are sure to happen.
+        const int limit = adaptive ? timing.min_samples : timing.iterations;
+        if (position < 0 || position >= limit)
+            root.at("timing.checked_launch")
+                .fail(std::to_string(position) + " is not a timed launch; expected 0 to " +
+                      std::to_string(limit - 1) +
+                      (adaptive ? " (below timing.min_samples: an adaptive loop may stop after "
+                                  "that many timed launches)"
+                                : " (below timing.iterations)"));
+        timing.checked_launch = position;
+    }
+    return timing;
+}
+
 }  // namespace
 
 request read_request(const fs::path& file, const std::vector<fs::path>& also_read) {
@@ -312,24 +346,7 @@ request read_request(const fs::path& file, const std::vector<fs::path>& also_rea
     if (has_kernel) req.kernel = read_kernel(req, doc["kernel"], root.at("kernel"));
     if (has_vendor) req.vendor = k_vendor_libraries.parse(doc["vendor"]["library"].GetString());
     if (doc.HasMember("device")) req.device = doc["device"].GetInt();
-    if (doc.HasMember("timing")) {
-        const Value& t = doc["timing"];
-        if (t.HasMember("warmup")) req.timing.warmup = t["warmup"].GetInt();
-        if (t.HasMember("iterations")) req.timing.iterations = t["iterations"].GetInt();
-        if (t.HasMember("flush_l2")) req.timing.flush_l2 = t["flush_l2"].GetBool();
-        if (t.HasMember("fresh_inputs")) req.timing.fresh_inputs = t["fresh_inputs"].GetBool();
-        if (t.HasMember("mode")) req.timing.mode = *k_timing_modes.parse(t["mode"].GetString());
-        if (t.HasMember("timer")) req.timing.timer = *k_timer_choices.parse(t["timer"].GetString());
-        if (t.HasMember("min_samples")) req.timing.min_samples = t["min_samples"].GetInt();
-        if (t.HasMember("min_time_ms")) req.timing.min_time_ms = t["min_time_ms"].GetDouble();
-        if (t.HasMember("target_rse")) req.timing.target_rse = t["target_rse"].GetDouble();
-        if (req.timing.mode == timing_mode::adaptive &&
-            req.timing.min_samples > req.timing.iterations)
-            root.at("timing.min_samples")
-                .fail(std::to_string(req.timing.min_samples) + " is more than timing.iterations (" +
-                      std::to_string(req.timing.iterations) +
-                      "), the most timed launches an adaptive case gets; expected at most that");
-    }
+    if (doc.HasMember("timing")) req.timing = read_timing(doc["timing"], root);
 
     std::set<std::string> names;
     std::set<fs::path> written;

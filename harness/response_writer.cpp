@@ -284,6 +284,7 @@ std::string write_response_json(const harness_report& r) {
             t.AddMember("min_time_ms", r.timing->min_time_ms, a);
             t.AddMember("target_rse", r.timing->target_rse, a);
         }
+        if (r.timing->checked_launch) t.AddMember("checked_launch", *r.timing->checked_launch, a);
         doc.AddMember("timing_config", t, a);
     } else {
         doc.AddMember("timing_config", Value(), a);

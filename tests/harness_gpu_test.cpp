@@ -385,3 +385,49 @@ TEST_CASE("sequence and constant generators fill start + step x index and one va
         REQUIRE(con[i] == 2.25f);
     }
 }
+
+TEST_CASE("timing.checked_launch keeps the outputs of that timed launch, not the last one's",
+          "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    test::scratch_folder dir;
+    // Every element of y is the launch's number in this process: 0 untimed, 1..3 warm-up,
+    // 4..13 timed. Module globals start at zero in each harness process.
+    dir.write("count.cu", R"(
+__device__ unsigned int g_launches;
+extern "C" __global__ void launch_number(float* y, int n) {
+  __shared__ unsigned int seen;
+  if (threadIdx.x == 0) seen = atomicAdd(&g_launches, 1u);
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) y[i] = (float)seen; }
+)");
+    auto run = [&](const std::string& position) {
+        dir.write("req.json",
+                  R"({ "schema_version": 1, "kernel": { "source_file": "count.cu",
+      "entry": "launch_number" }, "timing": { "warmup": 3, "iterations": 10)" +
+                      position + R"( }, "cases": [ { "name": "c",
+      "launch": { "grid": [1], "block": [64] },
+      "args": [ { "name": "y", "dtype": "f32", "count": 1000, "output_file": "y.bin" },
+                { "name": "n", "dtype": "i32", "value": 1000 } ] } ] })");
+        return test::run_harness(
+            {(dir / "req.json").string(), "--cache-dir", test::test_cache_dir()});
+    };
+    const auto r = run(R"(, "checked_launch": 3)");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto doc = test::read_checked_json(dir / "response.json", "response");
+    const auto& c = doc["cases"][0];
+    CHECK(c["checked_launch_index"].GetUint64() == 3 + 1 + 3);  // the 4th timed launch
+    CHECK(doc["timing_config"]["checked_launch"].GetInt() == 3);
+    CHECK(c["timing"]["samples_ms"].Size() == 10);  // the loop ran on after it
+    CHECK(c["outputs"][0]["unwritten"].GetUint64() == 0);
+    CHECK(test::read_values<float>(dir / "y.bin") == std::vector<float>(1000, 7.0f));
+    // Without the field the checked launch is the last timed one, as before.
+    REQUIRE(run("").exit_code == 0);
+    CHECK(test::read_response(dir / "response.json")["cases"][0]["checked_launch_index"]
+              .GetUint64() == 13);
+    CHECK(test::read_values<float>(dir / "y.bin") == std::vector<float>(1000, 13.0f));
+    // A position past the timed launches is refused before anything runs.
+    const auto bad = run(R"(, "checked_launch": 10)");
+    CHECK(bad.exit_code == 11);
+    CHECK_THAT(bad.output, Catch::Contains("timing.checked_launch: 10 is not a timed launch"));
+}

@@ -1,5 +1,6 @@
 #include "harness/request_reader.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 
@@ -276,4 +277,43 @@ TEST_CASE("adaptive timing with more minimum samples than its cap is refused nam
     // Fixed mode ignores the adaptive settings.
     CHECK(f.error_with("\"fresh_inputs\": true", "\"fresh_inputs\": true, \"min_samples\": 6") ==
           "");
+}
+
+TEST_CASE("a checked launch outside the timed launches is refused in one line naming the field") {
+    fixture f;
+    const std::string from = "\"fresh_inputs\": true";
+    CHECK_THAT(f.error_with(from, "\"fresh_inputs\": true, \"checked_launch\": 5"),
+               Catch::Contains("req.json: field timing.checked_launch: 5 is not a timed launch; "
+                               "expected 0 to 4 (below timing.iterations)"));
+    // Adaptive: only the first min_samples timed launches are sure to happen.
+    CHECK_THAT(f.error_with("\"iterations\": 5, \"fresh_inputs\": true",
+                            "\"iterations\": 50, \"fresh_inputs\": true, \"mode\": "
+                            "\"adaptive\", \"min_samples\": 8, \"checked_launch\": 8"),
+               Catch::Contains("req.json: field timing.checked_launch: 8 is not a timed launch; "
+                               "expected 0 to 7 (below timing.min_samples: an adaptive loop "
+                               "may stop after that many timed launches)"));
+    // Negative positions break the schema before the reader sees them.
+    CHECK_THAT(f.error_with(from, "\"fresh_inputs\": true, \"checked_launch\": -1"),
+               Catch::Contains("checked_launch"));
+    const std::string error = f.error_with(from, "\"fresh_inputs\": true, \"checked_launch\": 5");
+    CHECK(std::count(error.begin(), error.end(), '\n') == 0);
+}
+
+TEST_CASE("a checked launch among the timed launches is read, and absent means the last") {
+    fixture f;
+    f.dir.write("req.json", replaced(base_request(), "\"fresh_inputs\": true",
+                                     "\"fresh_inputs\": true, \"checked_launch\": 0"));
+    const request r = read_request(f.dir / "req.json");
+    REQUIRE(r.timing.checked_launch);
+    CHECK(*r.timing.checked_launch == 0);
+    CHECK(r.timing.checked_offset() == 2 + 1);  // launch 0, warm-up 1..2, the first timed
+    f.dir.write("req.json", base_request());
+    const request last = read_request(f.dir / "req.json");
+    CHECK_FALSE(last.timing.checked_launch);
+    CHECK(last.timing.checked_offset() == 2 + 5);
+    f.dir.write("req.json",
+                replaced(base_request(), "\"fresh_inputs\": true",
+                         "\"fresh_inputs\": true, \"mode\": \"adaptive\", \"min_samples\": 5, "
+                         "\"checked_launch\": 4"));
+    CHECK(read_request(f.dir / "req.json").timing.checked_launch == 4);
 }

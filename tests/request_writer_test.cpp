@@ -134,8 +134,23 @@ TEST_CASE(
     const rapidjson::Document d = parse_json(write_request_json(sample_request()), "written");
     const rapidjson::Value& t = d["timing"];
     CHECK(t.MemberCount() == 4);  // warmup, iterations, flush_l2, fresh_inputs
-    for (const char* k : {"mode", "timer", "min_samples", "min_time_ms", "target_rse"})
+    for (const char* k :
+         {"mode", "timer", "min_samples", "min_time_ms", "target_rse", "checked_launch"})
         CHECK_FALSE(t.HasMember(k));
+}
+
+TEST_CASE("a checked launch position is written and reads back in the harness as it was built") {
+    test::scratch_folder dir;
+    dir.write("kernel.cu", "extern \"C\" __global__ void scale() {}\n");
+    dir.write_values("inputs/x.bin", std::vector<float>(8, 1.0f));
+    request req = sample_request();
+    req.timing.checked_launch = 3;
+    const std::string text = write_request_json(req);
+    const rapidjson::Document d = parse_json(text, "written");
+    validate_json(d, embedded_schema("request"), "written");
+    CHECK(d["timing"]["checked_launch"].GetInt() == 3);
+    dir.write("request.json", text);
+    CHECK(read_request(dir / "request.json").timing.checked_launch == 3);
 }
 
 TEST_CASE(

@@ -130,6 +130,7 @@ Value timing_json(const timing_config& t, allocator& a) {
         timing.AddMember("min_time_ms", t.min_time_ms, a);
     if (adaptive || t.target_rse != defaults.target_rse)
         timing.AddMember("target_rse", t.target_rse, a);
+    if (t.checked_launch) timing.AddMember("checked_launch", *t.checked_launch, a);
     return timing;
 }
 

@@ -182,11 +182,12 @@ run_case attempt_evaluator::make_case(const candidate& c, const manifest_case& m
     rc.name = mc.name;
     const bool measured = mc.kind == case_kind::performance && !m_settings.correctness_only;
     rc.measure = measured && !reference;
-    // A candidate's checked launch of a measured case is the last timed one.
+    // A candidate's checked launch of a measured case is timing.checked_offset() after its base
+    // (the last timed one unless timing.checked_launch says which): the reference's single
+    // launch takes that index, so it sees the same generated inputs.
     rc.launch_index_base = m_settings.launch_offset;
     if (reference && measured && m_settings.timing.fresh_inputs && !m_settings.repeat_inputs)
-        rc.launch_index_base +=
-            static_cast<std::uint64_t>(m_settings.timing.warmup + m_settings.timing.iterations);
+        rc.launch_index_base += m_settings.timing.checked_offset();
     rc.launch = evaluate_launch(launch_for(c, m_manifest, mc), vars);
     for (const manifest_arg& ma : m_manifest.args) {
         kernel_arg& arg = rc.args.emplace_back();
