@@ -11,6 +11,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "orchestrator/service/daemon.hpp"
 #include "orchestrator/service/job_intake.hpp"
 #include "orchestrator/service/job_limits.hpp"
 #include "orchestrator/service/launch_record.hpp"
@@ -245,6 +246,29 @@ TEST_CASE("a daemon job never reads a .env in its folder: the model settings are
 TEST_CASE("a submission may not choose the model's provider, API or model", "[daemon]") {
     for (const char* flag : {"--provider", "--api", "--model", "--base-url", "--model=x"})
         CHECK_THAT(daemon_flag_problem({flag, "x"}), Catch::Contains("is set by the daemon"));
+}
+
+TEST_CASE("a flag or value holding a NUL is refused: the command line would cut it short",
+          "[daemon]") {
+    const std::string model_x("--model\0x", 9), timeout("--timeout\0", 10);
+    CHECK_THAT(daemon_flag_problem({model_x, "gpt"}), Catch::Contains("holds a NUL character"));
+    CHECK_THAT(daemon_flag_problem({"--max-iterations", std::string("3\0", 2)}),
+               Catch::Contains("holds a NUL character"));
+    CHECK_THAT(job_args_problem({timeout, "1e9"}, 86400), Catch::Contains("holds a NUL character"));
+    CHECK(daemon_flag_problem({"--max-iterations", "3"}).empty());
+}
+
+TEST_CASE("without --job-time-limit a job may ask for a --timeout of a day and no more",
+          "[daemon]") {
+    CHECK(k_default_job_time_limit_s == 86400);
+    CHECK(daemon_settings{}.job_time_limit_s == k_default_job_time_limit_s);
+    CHECK(dashboard_settings{}.job_time_limit_s == k_default_job_time_limit_s);
+    CHECK(submit_settings{}.job_time_limit_s == k_default_job_time_limit_s);
+    queued_jobs q;  // the operator's own submit: no serve running, so no limit given
+    CHECK_NOTHROW(q.queue({"--timeout", "86400"}));
+    CHECK_THROWS_WITH(q.queue({"--timeout", "86401"}),
+                      "submit: --timeout 86401: expected seconds above 0 and at most serve's "
+                      "--job-time-limit (86400 s)");
 }
 
 TEST_CASE(

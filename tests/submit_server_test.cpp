@@ -429,3 +429,60 @@ TEST_CASE("a submitter may not jump the queue, and a huge request is answered in
     CHECK(std::stoul(first_line(r.output)) < 1000);
     CHECK_THAT(r.output, Catch::Contains("expected submit, status or cancel"));
 }
+
+TEST_CASE(
+    "a socket submission's flags must be strings without a NUL, its files at most 1000, and "
+    "its --timeout at most serve's default day",
+    "[daemon]") {
+    test::scratch_folder dir;
+    const fs::path spool = dir / "spool";
+    serve_process serve(spool, dir / "serve.out", {"--devices", "0"});
+    // One raw request as 65534, its reply printed.
+    const std::string ask =
+        "import socket,sys\n"
+        "s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
+        "s.sendall(sys.argv[2].encode()+b'\\n')\n"
+        "r=b''\n"
+        "while True:\n"
+        "  c=s.recv(65536)\n"
+        "  if not c: break\n"
+        "  r+=c\n"
+        "print(r.decode())\n";
+    const auto reply_to = [&](const std::string& request) {
+        const test::process_result r =
+            as_nobody({"/usr/bin/python3", "-c", ask, (spool / "submit.sock").string(), request});
+        INFO(request.substr(0, 200) << "\n" << r.output);
+        REQUIRE(r.exit_code == 0);
+        CHECK_THAT(r.output, Catch::StartsWith("{\"ok\":false"));
+        return r.output;
+    };
+    CHECK_THAT(reply_to(R"({"op":"submit","args":"--max-iterations 3","files":[]})"),
+               Catch::Contains("field args: expected an array of strings"));
+    CHECK_THAT(reply_to(R"({"op":"submit","args":["--max-iterations",3],"files":[]})"),
+               Catch::Contains("field args: expected an array of strings"));
+    // The command line would end the word at the NUL and run --model.
+    CHECK_THAT(reply_to(R"({"op":"submit","args":["--model\u0000x","gpt"],"files":[]})"),
+               Catch::Contains("holds a NUL character"));
+    std::string many = R"({"op":"submit","files":[)";
+    for (int i = 0; i < 1001; ++i)
+        many +=
+            (i ? "," : "") + std::string(R"({"path":"f)") + std::to_string(i) + R"(","base64":""})";
+    CHECK_THAT(reply_to(many + "]}"),
+               Catch::Contains("field files: 1001 files; at most 1000 per submission"));
+    CHECK(fs::is_empty(spool / "staging"));
+
+    job_files mine(true);
+    const test::process_result over =
+        nobody_optimizer({"submit", "--spool", spool.string(), "--config", mine.config.string(),
+                          "--timeout", "86401"});
+    INFO(over.output);
+    CHECK(over.exit_code == 11);
+    CHECK(over.output ==
+          "cuda-optimizer submit: --timeout 86401: expected seconds above 0 and at most serve's "
+          "--job-time-limit (86400 s)\n");
+    const test::process_result day =
+        nobody_optimizer({"submit", "--spool", spool.string(), "--config", mine.config.string(),
+                          "--timeout", "86400"});
+    INFO(day.output);
+    CHECK(day.exit_code == 0);
+}

@@ -102,15 +102,6 @@ std::vector<fs::path> listed_files(const fs::path& optimizer, const fs::path& co
     return files;
 }
 
-fs::path common_folder(const std::vector<fs::path>& files) {
-    fs::path root = files.front().parent_path();
-    for (const fs::path& f : files)
-        while (!root.empty() && root != root.root_path() &&
-               f.lexically_relative(root).string().rfind("..", 0) == 0)
-            root = root.parent_path();
-    return root;
-}
-
 void stage_optimize(const submission& sub, const fs::path& stage, job_spec& spec) {
     if (sub.config.empty()) throw intake_error("submit: --config is required");
     const fs::path config = fs::absolute(sub.config).lexically_normal();
@@ -159,8 +150,20 @@ void stage_gate(const submission& sub, const fs::path& stage, job_spec& spec) {
 
 }  // namespace
 
+fs::path common_folder(const std::vector<fs::path>& files) {
+    fs::path root = files.front().parent_path();
+    for (const fs::path& f : files)
+        while (!root.empty() && root != root.root_path() &&
+               f.lexically_relative(root).string().rfind("..", 0) == 0)
+            root = root.parent_path();
+    return root;
+}
+
 std::string daemon_flag_problem(const std::vector<std::string>& args) {
     for (const std::string& a : args) {
+        // The command line ends a word at its first NUL: "--model\0x" would run as --model.
+        if (a.find('\0') != std::string::npos)
+            return "a flag or value holds a NUL character; the command line cannot carry it";
         if (a.rfind("-", 0) != 0) continue;  // a value, not a flag
         const std::string key = option_key(a);
         if (k_daemon_flags.count(key) || k_refused_keys.count(key))

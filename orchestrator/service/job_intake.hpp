@@ -66,8 +66,8 @@ std::string submit_job(const spool& s, const submission& sub,
                        std::string* table = nullptr);
 
 /// "" when a job's extra flags are all ones a job may give; else why not (the first flag the
-/// daemon sets itself, or that names a file outside the job). Checked at submit and at every
-/// start.
+/// daemon sets itself, or that names a file outside the job; any word holding a NUL). Checked
+/// at submit and at every start.
 std::string daemon_flag_problem(const std::vector<std::string>& args);
 
 /// "" when the job's config (a JSON file) sets no option a job may not set (snake or kebab
@@ -81,6 +81,10 @@ std::string config_key_problem(const std::filesystem::path& config);
 std::vector<std::filesystem::path> files_named_by(const std::filesystem::path& optimizer,
                                                   const std::filesystem::path& config,
                                                   const std::vector<std::string>& args);
+
+/// The deepest folder holding every one of `files` (absolute, lexically normal; not empty):
+/// what a job's files are named relative to, in its files/ and in a socket submission.
+std::filesystem::path common_folder(const std::vector<std::filesystem::path>& files);
 
 /// A file name an upload may use: relative, '/'-separated, no empty, "." or ".." component, no
 /// backslash or control character, at most 200 bytes. "" when fine, else why not.

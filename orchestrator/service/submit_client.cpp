@@ -1,7 +1,6 @@
 #include "orchestrator/service/submit_client.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -16,6 +15,7 @@
 #include <stdexcept>
 
 #include "common/exit_codes.hpp"
+#include "common/html_text.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/service/spool.hpp"
 
@@ -52,24 +52,6 @@ std::string read_regular(const fs::path& file) {
     }
     ::close(fd);
     return data;
-}
-
-std::string encode_base64(const std::string& data) {
-    std::string out((data.size() + 2) / 3 * 4 + 1, '\0');
-    const int n = ::EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                    reinterpret_cast<const unsigned char*>(data.data()),
-                                    static_cast<int>(data.size()));
-    out.resize(static_cast<std::size_t>(n));
-    return out;
-}
-
-fs::path common_folder(const std::vector<fs::path>& files) {
-    fs::path root = files.front().parent_path();
-    for (const fs::path& f : files)
-        while (!root.empty() && root != root.root_path() &&
-               f.lexically_relative(root).string().rfind("..", 0) == 0)
-            root = root.parent_path();
-    return root;
 }
 
 // Every regular file of a gate's accepted run folder; links are refused, not followed.
@@ -172,7 +154,7 @@ std::string submit_request(const submission& sub, const fs::path& optimizer) {
     for (const fs::path& f : files) {
         Value o(rapidjson::kObjectType);
         o.AddMember("path", json_text(f.lexically_relative(root).generic_string(), a), a);
-        o.AddMember("base64", json_text(encode_base64(read_regular(f)), a), a);
+        o.AddMember("base64", json_text(base64(read_regular(f)), a), a);
         list.PushBack(o, a);
     }
     d.AddMember("files", list, a);

@@ -28,6 +28,10 @@ using rapidjson::Value;
 
 namespace {
 
+// Files one submission may hold (as many parts as the dashboard's intake form may have): each
+// becomes a file in staging/ before the job's own are picked out of them.
+constexpr std::size_t k_max_files = 1000;
+
 // Who is on the other end of the socket, as the kernel says (SO_PEERCRED), never as it says.
 struct peer {
     unsigned uid = 0, gid = 0;
@@ -69,6 +73,19 @@ std::string string_field(const Value& o, const char* key) {
     return it->value.GetString();
 }
 
+// The job's extra flags: an array of strings, or absent (none).
+std::vector<std::string> read_args(const Value& request) {
+    std::vector<std::string> args;
+    const auto it = request.FindMember("args");
+    if (it == request.MemberEnd()) return args;
+    if (!it->value.IsArray()) throw refusal("field args: expected an array of strings");
+    for (const Value& a : it->value.GetArray()) {
+        if (!a.IsString()) throw refusal("field args: expected an array of strings");
+        args.emplace_back(a.GetString(), a.GetStringLength());  // a NUL: daemon_flag_problem
+    }
+    return args;
+}
+
 std::string decode_base64(const std::string& name, const std::string& text) {
     if (text.size() % 4 != 0) throw refusal("file '" + name + "': its base64 is not whole");
     std::string out(text.size() / 4 * 3, '\0');
@@ -82,11 +99,14 @@ std::string decode_base64(const std::string& name, const std::string& text) {
     return out;
 }
 
-// The uploaded files, each name checked, their decoded total held to the limit.
+// The uploaded files, each name checked, their count and decoded total held to the limits.
 std::vector<uploaded_file> read_files(const Value& request, std::size_t max_bytes) {
     const auto it = request.FindMember("files");
     if (it == request.MemberEnd() || !it->value.IsArray())
         throw refusal("field files: expected an array");
+    if (it->value.Size() > k_max_files)
+        throw refusal("field files: " + std::to_string(it->value.Size()) + " files; at most " +
+                      std::to_string(k_max_files) + " per submission");
     std::vector<uploaded_file> files;
     std::size_t total = 0;
     for (const Value& f : it->value.GetArray()) {
@@ -127,9 +147,7 @@ std::string submit_uploaded(const spool& s, const submit_settings& settings, con
         if (sub.priority > 0 && !p.privileged)
             throw refusal("field priority: above 0 only for operators (serve --operators)");
     }
-    if (request.HasMember("args") && request["args"].IsArray())
-        for (const Value& a : request["args"].GetArray())
-            if (a.IsString()) sub.args.emplace_back(a.GetString());
+    sub.args = read_args(request);
     sub.job_time_limit_s = settings.job_time_limit_s;
     if (const std::string why = job_args_problem(sub.args, sub.job_time_limit_s); !why.empty())
         throw refusal("submit: " + why);
