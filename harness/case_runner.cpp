@@ -175,7 +175,7 @@ std::uint64_t case_runner::held_values_launch(const run_case& c) const {
     return c.launch_index_base + (c.measure ? m_timing.checked_offset() : 0);
 }
 
-std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
+std::vector<live_buffer> case_runner::make_buffers(const run_case& c) {
     std::vector<live_buffer> buffers;
     buffers.reserve(c.args.size());
     for (const kernel_arg& a : c.args) {
@@ -198,12 +198,22 @@ std::vector<live_buffer> case_runner::make_buffers(const run_case& c) const {
                                held_values_launch(c));
         }
     }
+    std::vector<input_guard::guarded> inputs;
+    for (const live_buffer& b : buffers)
+        if (input_guard::guards(*b.arg))
+            inputs.push_back({b.arg->name, b.working.get(), b.arg->bytes()});
+    m_guard.emplace(m_support, m_stream.get(), std::move(inputs));
+    // A regenerated input's expected values are made again once the checked launch is known.
+    for (const live_buffer& b : buffers)
+        if (input_guard::guards(*b.arg) && !regenerated(*b.arg))
+            m_guard->expect(b.arg->name, b.pristine.get() ? b.pristine.get() : b.working.get());
     return buffers;
 }
 
 void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index,
-                          bool checked) const {
+                          bool checked) {
     const CUstream stream = m_stream.get();
+    m_guard->hash_after();  // after a checked launch: before any input is rewritten
     for (live_buffer& b : buffers) {
         const kernel_arg& a = *b.arg;
         if (regenerated(a))
@@ -219,6 +229,7 @@ void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launc
     }
     if (m_timing.flush_l2)  // last, so nothing written above stays in L2, warm or dirty
         m_support.flush_l2(stream, m_l2_scratch.get(), m_l2_scratch.bytes(), m_flush_sink.get());
+    if (checked) m_guard->arm();
 }
 
 int case_runner::commands_per_launch(const std::vector<live_buffer>& buffers) const {
@@ -250,7 +261,7 @@ output_record case_runner::save(const kernel_arg& a, CUdeviceptr from,
 }
 
 void case_runner::save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
-                               std::uint64_t launch_index, case_outcome& out) const {
+                               std::uint64_t launch_index, case_outcome& out) {
     for (const live_buffer& b : buffers) {
         const kernel_arg& a = *b.arg;
         if (a.output_file)
@@ -263,6 +274,27 @@ void case_runner::save_outputs(const run_case& c, const std::vector<live_buffer>
             out.outputs.push_back(save(a, values.get(), *a.input_dump_file, "input_dump"));
         }
     }
+    check_inputs(buffers, launch_index, out);
+}
+
+void case_runner::check_inputs(const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
+                               case_outcome& out) {
+    m_guard->hash_after();  // a checked launch that was the last: nothing has run since
+    // Regenerated inputs, as the checked launch saw them, one after another in one scratch
+    // buffer (the stream orders each hash before the next fill).
+    std::size_t scratch_bytes = 0;
+    for (const live_buffer& b : buffers)
+        if (input_guard::guards(*b.arg) && regenerated(*b.arg))
+            scratch_bytes = std::max(scratch_bytes, b.arg->bytes());
+    const device_buffer values = scratch_bytes ? device_buffer(scratch_bytes) : device_buffer();
+    for (const live_buffer& b : buffers) {
+        const kernel_arg& a = *b.arg;
+        if (!input_guard::guards(a) || !regenerated(a)) continue;
+        m_support.generate(m_stream.get(), values.get(), a.type, a.count, *a.generator,
+                           launch_index);
+        m_guard->expect(a.name, values.get());
+    }
+    out.inputs_changed = m_guard->changed();  // waits for the stream before `values` goes
 }
 
 bool case_runner::record_samples(timed_samples t, case_outcome& out) const {

@@ -18,6 +18,7 @@
 #include "harness/device_info.hpp"
 #include "harness/device_session.hpp"
 #include "harness/gpu_state.hpp"
+#include "harness/input_guard.hpp"
 #include "harness/launch_timer.hpp"
 #include "harness/sample_statistics.hpp"
 #include "harness/support_kernels.hpp"
@@ -53,6 +54,9 @@ struct case_outcome {
     bool stream_held = false;                // timed launches were queued behind a held stream
     bool stream_hold_timed_out = false;      // host enqueue outran the hold: samples may include it
     std::vector<output_record> outputs;
+    /// The declared inputs (not inout) the checked launch changed, in argument order; nullopt
+    /// when the case never got that far.
+    std::optional<std::vector<std::string>> inputs_changed;
 };
 
 /// Checks a case's launch against the device and the kernel; "" when it can run,
@@ -131,7 +135,8 @@ class case_runner {
 
   private:
     /// The case's buffers, inputs uploaded (or generated, when inputs are not fresh per launch).
-    std::vector<live_buffer> make_buffers(const run_case& c) const;
+    /// Arms the input guard: the inputs whose values are fixed for the case hashed as given.
+    std::vector<live_buffer> make_buffers(const run_case& c);
     /// The launch index whose values a generated input that is not regenerated per launch
     /// holds: the checked launch's under fresh_inputs (an as_given generator), else the base.
     std::uint64_t held_values_launch(const run_case& c) const;
@@ -142,7 +147,8 @@ class case_runner {
     /// Everything a launch needs before it starts, enqueued outside any timed region:
     /// fresh, rotated or restored inputs, re-poisoned outputs, then the L2 flush.
     /// `checked`: the launch whose outputs are kept (file inputs exactly as given).
-    void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index, bool checked) const;
+    /// First, right after a checked launch: the input guard hashes what it left in the inputs.
+    void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index, bool checked);
     int commands_per_launch(const std::vector<live_buffer>& buffers) const;
     /// Whether the checked launch may be followed by other timed launches (checked_launch).
     bool keeps_mid_loop(const run_case& c) const;
@@ -156,8 +162,12 @@ class case_runner {
     output_record save(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
                        const char* role) const;
     /// The outputs of the checked launch, and the inputs it saw (reference runs), to disk.
+    /// And the names of the inputs the checked launch wrote into (input_guard).
     void save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
-                      std::uint64_t launch_index, case_outcome& out) const;
+                      std::uint64_t launch_index, case_outcome& out);
+    /// The guard's verdict on the inputs of the checked launch `launch_index` into `out`.
+    void check_inputs(const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
+                      case_outcome& out);
     /// The timed loop's samples into `out`: the primary channel, both channels, the rule
     /// that ended it and the GPU's state around it. False: invalid_timing (out says why).
     bool record_samples(timed_samples t, case_outcome& out) const;
@@ -170,6 +180,7 @@ class case_runner {
     const device_buffer& m_flush_sink;
     clocks m_clocks;
     launch_timer m_timer;
+    std::optional<input_guard> m_guard;  // the current case's inputs, hashed on the GPU
 };
 
 }  // namespace cuopt

@@ -196,6 +196,11 @@ Value case_json(const case_outcome& c, const harness_report& r, allocator& a) {
         outs.PushBack(ov, a);
     }
     v.AddMember("outputs", outs, a);
+    if (c.inputs_changed) {  // the case got as far as its checked launch's inputs
+        Value changed(rapidjson::kArrayType);
+        for (const std::string& name : *c.inputs_changed) changed.PushBack(json_text(name, a), a);
+        v.AddMember("inputs_changed", changed, a);
+    }
     return v;
 }
 

@@ -12,6 +12,7 @@ support_kernels::support_kernels(int sm_count)
     : m_module(load_module(support_kernels_fatbin)), m_sm_count(std::max(1, sm_count)) {
     CU_CALL(cuModuleGetFunction(&m_hold, m_module.get(), "cuopt_hold_stream"));
     CU_CALL(cuModuleGetFunction(&m_flush, m_module.get(), "cuopt_flush_l2"));
+    CU_CALL(cuModuleGetFunction(&m_hash, m_module.get(), "cuopt_hash_bytes"));
     for (int t = 0; t <= static_cast<int>(dtype::u64); ++t) {
         const std::string name = "cuopt_generate_" + std::string(dtype_name(static_cast<dtype>(t)));
         CU_CALL(cuModuleGetFunction(&m_generate[t], m_module.get(), name.c_str()));
@@ -31,6 +32,17 @@ void support_kernels::flush_l2(CUstream stream, CUdeviceptr scratch, std::size_t
     void* params[] = {&scratch, &count, &sink};
     CU_CALL(cuLaunchKernel(m_flush, static_cast<unsigned>(4 * m_sm_count), 1, 1, 512, 1, 1, 0,
                            stream, params, nullptr));
+}
+
+void support_kernels::hash_bytes(CUstream stream, CUdeviceptr buffer, std::size_t bytes,
+                                 CUdeviceptr sum) const {
+    unsigned long long n = bytes;
+    void* params[] = {&buffer, &n, &sum};
+    const unsigned threads = 256;
+    const std::uint64_t words = std::max<std::uint64_t>(1, bytes / 8);
+    const unsigned blocks = static_cast<unsigned>(
+        std::min<std::uint64_t>((words + threads - 1) / threads, 4ull * m_sm_count));
+    CU_CALL(cuLaunchKernel(m_hash, blocks, 1, 1, threads, 1, 1, 0, stream, params, nullptr));
 }
 
 void support_kernels::generate(CUstream stream, CUdeviceptr buffer, dtype type, std::uint64_t count,

@@ -1,7 +1,8 @@
 #pragma once
 /// The harness's own GPU helpers (built from support_kernels.cu by nvcc, embedded as
 /// a fatbin): a stream-hold kernel that keeps the GPU from starting the timed loop
-/// until the host has enqueued all of it, and the on-GPU input generators.
+/// until the host has enqueued all of it, the on-GPU input generators, and a hash of a
+/// buffer's bytes (to see whether a kernel wrote into an input).
 
 #include <cstdint>
 
@@ -27,10 +28,15 @@ class support_kernels {
     void generate(CUstream stream, CUdeviceptr buffer, dtype type, std::uint64_t count,
                   const generator_spec& spec, std::uint64_t launch_index) const;
 
+    /// Adds a 64-bit, position-sensitive hash of `bytes` bytes at `buffer` (a driver
+    /// allocation) into the 8 bytes at `sum`, which the caller zeroed on the same stream.
+    void hash_bytes(CUstream stream, CUdeviceptr buffer, std::size_t bytes, CUdeviceptr sum) const;
+
   private:
     module_handle m_module;
     CUfunction m_hold{};
     CUfunction m_flush{};
+    CUfunction m_hash{};
     CUfunction m_generate[12]{};
     int m_sm_count = 1;
 };

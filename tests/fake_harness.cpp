@@ -8,6 +8,8 @@
 //   FAKE_CRASH           dies by SIGSEGV          FAKE_HANG  sleeps forever
 //   FAKE_WRONG           c[0] is off by one       FAKE_SKIP_LAST_ROW  last row unwritten
 //   FAKE_NO_CASES        says ok but answers no case     FAKE_MISSING_OUTPUT  lists c, never writes
+//   FAKE_WRITES_INPUT[=ARG]  the kernel writes into ARG (default a): every case reports it in
+//                        inputs_changed where ARG is a declared input (an inout one is exempt)
 //   it FAKE_MS=<x>          median = x ms per 256^3 of work (default 1), times
 //                        (1 + sum over defines of |value - 32| / 64): autotuning has a best.
 //   FAKE_MEMOISE         a kernel that caches its first launch's result: its median is 4x
@@ -225,6 +227,17 @@ std::optional<std::string> marker_value(const std::string& source, const std::st
     return source.substr(start + 1, end == std::string::npos ? end : end - start - 1);
 }
 
+// FAKE_WRITES_INPUT[=ARG]: what the real harness's input guard reports of a kernel that writes
+// into ARG (default a): its name where it is a declared input, nothing for an inout argument.
+std::vector<std::string> inputs_changed(const run_case& rc, const std::string& source) {
+    const auto written = marker_value(source, "FAKE_WRITES_INPUT");
+    if (!written) return {};
+    const std::string name = written->empty() ? "a" : *written;
+    for (const kernel_arg& a : rc.args)
+        if (a.name == name && a.is_buffer && a.has_input() && !a.is_output()) return {name};
+    return {};
+}
+
 bool cupti_times(const request& req, const std::string& source) {
     return req.timing.timer != timer_choice::events &&
            source.find("FAKE_NO_CUPTI") == std::string::npos;
@@ -316,6 +329,7 @@ case_outcome run_vendor_case(const request& req, const run_case& rc) {
     out.measured = rc.measure;
     out.entry = std::string("cublas:") + k_vendor_ops.name(v.op);
     out.checked_launch_index = checked;
+    out.inputs_changed.emplace();  // a vendor library never writes into its inputs
     out.outputs.push_back(write_values(C, *C.output_file, c, "output"));
     for (const kernel_arg* in : {&A, &B})
         if (in->input_dump_file)
@@ -761,15 +775,18 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
         out.outputs.push_back({c_arg.name, "output", *c_arg.output_file, dtype::f32, c_arg.count,
                                sha256_hex(cv.data(), cv.size() * 4),
                                count_poisoned(dtype::f32, cv.data(), cv.size())});
-        for (int i : {0, 1}) {
-            const kernel_arg& in = rc.args.at(i);
+        for (std::size_t i = 0; i < rc.args.size(); ++i) {  // an inout c has its values too
+            const kernel_arg& in = rc.args[i];
             if (!in.input_dump_file) continue;
-            const auto& v = i == 0 ? a : b;
+            const auto v = i == 0   ? a
+                           : i == 1 ? b
+                                    : input_values(in, values_launch(in, req, rc, launch));
             write_file_atomic(*in.input_dump_file, v.data(), v.size() * 4);
             out.outputs.push_back({in.name, "input_dump", *in.input_dump_file, dtype::f32, in.count,
                                    sha256_hex(v.data(), v.size() * 4), 0});
         }
         out.checked_launch_index = launch;
+        out.inputs_changed = inputs_changed(rc, src);
         if (rc.measure) {
             const bool memoised =
                 src.find("FAKE_MEMOISE") != std::string::npos && inputs_repeat(req, rc);

@@ -229,3 +229,43 @@ TEST_CASE("an issue 12 field of the wrong kind is refused naming the file and th
     CHECK_THAT(refusal([](rapidjson::Document& d) { d["gpu_monitor"].SetInt(3); }),
                Catch::Contains("field gpu_monitor: expected an object or null"));
 }
+
+TEST_CASE(
+    "the inputs a kernel wrote into read back by name, none from a response without the field") {
+    test::scratch_folder dir;
+    harness_report report = sample_report(dir.path());
+    report.cases[0].inputs_changed = std::vector<std::string>{"x", "w"};
+    write_file_atomic(dir / "response.json", write_response_json(report));
+    const harness_response r = read_response(dir / "response.json");  // schema-checked
+    CHECK(r.cases[0].inputs_changed == std::vector<std::string>{"x", "w"});
+    CHECK(r.cases[1].inputs_changed.empty());  // skipped: the harness never got that far
+    const rapidjson::Document doc = test::read_response(dir / "response.json");
+    CHECK_FALSE(doc["cases"][1].HasMember("inputs_changed"));
+    report.cases[0].inputs_changed = std::vector<std::string>{};
+    write_file_atomic(dir / "response.json", write_response_json(report));
+    CHECK(test::read_response(dir / "response.json")["cases"][0]["inputs_changed"].Size() == 0);
+}
+
+TEST_CASE("an inputs_changed that is not a list of distinct names is refused naming the field") {
+    test::scratch_folder dir;
+    harness_report report = sample_report(dir.path());
+    report.cases[0].inputs_changed = std::vector<std::string>{"x"};
+    auto refusal = [&](const std::function<void(rapidjson::Document&)>& edit) {
+        try {
+            read_edited(dir, report, edit);
+        } catch (const json_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::vector<std::function<void(rapidjson::Document&)>> edits = {
+        [](rapidjson::Document& d) { d["cases"][0]["inputs_changed"].SetString("x"); },
+        [](rapidjson::Document& d) { d["cases"][0]["inputs_changed"][0].SetInt(5); },
+        [](rapidjson::Document& d) {
+            d["cases"][0]["inputs_changed"].PushBack("x", d.GetAllocator());  // twice
+        },
+        [](rapidjson::Document& d) { d["cases"][0]["inputs_changed"][0].SetString(""); }};
+    for (const auto& edit : edits)
+        CHECK_THAT(refusal(edit),
+                   Catch::StartsWith("response.json: field cases[0].inputs_changed"));
+}

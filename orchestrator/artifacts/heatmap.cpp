@@ -50,6 +50,8 @@ std::pair<const char*, const char*> reason_class(verdict v) {
             return {"L", "faster than the speed-of-light floor"};
         case verdict::invalid_timing:
             return {"M", "mistimed (another kernel in a sample)"};
+        case verdict::mutates_inputs:
+            return {"A", "wrote into an input"};
     }
     return {"?", "unknown"};
 }

@@ -249,6 +249,9 @@ response_case read_case(const Value& jc, const fs::path& folder) {
         r.unwritten = o["unwritten"].GetUint64();
         out.outputs.push_back(std::move(r));
     }
+    if (jc.HasMember("inputs_changed"))  // absent from an older harness's response
+        for (const Value& name : jc["inputs_changed"].GetArray())
+            out.inputs_changed.emplace_back(name.GetString());
     return out;
 }
 

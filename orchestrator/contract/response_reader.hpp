@@ -113,6 +113,7 @@ struct response_case {
     bool measured = false;
     std::optional<response_timing> timing;
     std::vector<response_output> outputs;
+    std::vector<std::string> inputs_changed;  // declared inputs the checked launch wrote into
 };
 
 /// The vendor block: the library a vendor request called instead of a kernel.

@@ -132,6 +132,39 @@ case_evaluation evaluate_case(const response_case& rc, const manifest& m) {
     return case_from_response(rc, kind);
 }
 
+// A case whose checked launch wrote into a declared input fails whatever its outputs: the
+// attempt is mutates_inputs, its reason the first such case's. A name the request does not
+// declare an input of that case is the harness's error. False when no input changed.
+bool inputs_written(const request& req, const harness_response& resp, attempt_result& r) {
+    for (const response_case& rc : resp.cases) {
+        const auto c = std::find_if(req.cases.begin(), req.cases.end(),
+                                    [&](const run_case& x) { return x.name == rc.name; });
+        for (const std::string& name : rc.inputs_changed) {
+            const bool declared =
+                c != req.cases.end() &&
+                std::any_of(c->args.begin(), c->args.end(), [&](const kernel_arg& a) {
+                    return a.name == name && a.is_buffer && a.has_input() && !a.is_output();
+                });
+            if (declared) continue;
+            r.verdict = verdict::harness_error;
+            r.reason = "cuda-harness said case '" + rc.name + "' changed input '" + name +
+                       "', which the request does not declare an input of that case";
+            return true;
+        }
+        const std::string why = inputs_written_reason(rc);
+        if (why.empty()) continue;
+        for (case_evaluation& ce : r.cases)
+            if (ce.name == rc.name) {
+                ce.status = case_status::failed;
+                ce.reason = why;
+            }
+        if (r.verdict == verdict::mutates_inputs) continue;  // the first case names the attempt
+        r.verdict = verdict::mutates_inputs;
+        r.reason = why;
+    }
+    return r.verdict == verdict::mutates_inputs;
+}
+
 // One output against its oracle file: "" when it passes, else the case's reason.
 std::string check_output(output_check& oc, const manifest_arg& arg, const fs::path& oracle_file) {
     const auto actual = read_binary_file(oc.file);
@@ -145,6 +178,17 @@ std::string check_output(output_check& oc, const manifest_arg& arg, const fs::pa
 }
 
 }  // namespace
+
+std::string inputs_written_reason(const response_case& rc) {
+    const std::vector<std::string>& names = rc.inputs_changed;
+    if (names.empty()) return "";
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + ("'" + names[i] + "'");
+    const bool one = names.size() == 1;
+    return "case '" + rc.name + "': the kernel wrote into " + (one ? "input " : "inputs ") + list +
+           (one ? " (declared input, not inout)" : " (declared inputs, not inout)");
+}
 
 case_evaluation case_from_response(const response_case& rc, case_kind kind) {
     case_evaluation ce;
@@ -398,6 +442,7 @@ void attempt_evaluator::run_and_check(const request& req, const oracle_files* or
         r.reason = "cuda-harness said ok but " + missing;
         return;
     }
+    if (inputs_written(req, *response, r)) return;
     if (!oracle) {
         r.verdict = verdict::valid;
         return;

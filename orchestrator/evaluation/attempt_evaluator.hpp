@@ -84,6 +84,11 @@ struct attempt_result {
 /// state) and output files, none of them checked yet.
 case_evaluation case_from_response(const response_case& rc, case_kind kind);
 
+/// Why a case makes its attempt mutates_inputs, whatever its outputs: "case 'perf-256': the
+/// kernel wrote into input 'a' (declared input, not inout)"; "" when the harness saw none of
+/// the case's declared inputs change.
+std::string inputs_written_reason(const response_case& rc);
+
 /// A median below this fraction of its case's speed-of-light floor is impossible_time.
 inline constexpr double k_impossible_fraction = 0.9;
 

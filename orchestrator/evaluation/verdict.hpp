@@ -21,6 +21,7 @@ enum class verdict {
     harness_error,       // the harness could not start or wrote no usable response
     impossible_time,     // a median below 0.9x the case's speed-of-light floor
     invalid_timing,      // a timed sample held another kernel besides the case's own (CUPTI)
+    mutates_inputs,      // the kernel wrote into an argument the manifest declares input
 };
 
 inline constexpr auto k_verdicts =
@@ -36,7 +37,8 @@ inline constexpr auto k_verdicts =
                               {verdict::nan_output, "nan_output"},
                               {verdict::harness_error, "harness_error"},
                               {verdict::impossible_time, "impossible_time"},
-                              {verdict::invalid_timing, "invalid_timing"}});
+                              {verdict::invalid_timing, "invalid_timing"},
+                              {verdict::mutates_inputs, "mutates_inputs"}});
 
 inline const char* to_string(verdict v) {
     return k_verdicts.name(v);

@@ -74,6 +74,11 @@ void judge_cases(const gate_plan& plan, const harness_response& resp, kernel_run
                        (rc == resp.cases.end() ? "the response has no such case" : rc->error);
             return;
         }
+        if (std::string written = inputs_written_reason(*rc); !written.empty()) {
+            r.verdict = verdict::mutates_inputs;  // whatever its outputs
+            r.reason = std::move(written);
+            return;
+        }
         r.cases.push_back(case_from_response(
             *rc, c.performance ? case_kind::performance : case_kind::correctness));
         for (const replay_output_check& o : check_replay_outputs(c, r.folder / "outputs"))
