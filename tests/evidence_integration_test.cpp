@@ -2,6 +2,7 @@
 // tests/fake-compute-sanitizer.sh: the gates disqualify candidates in ranking order and
 // the declared winner is the best one that passes; the re-measure, the floor and the
 // stop rule land in summary.json.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "common/file_io.hpp"
@@ -222,6 +223,56 @@ TEST_CASE(
     CHECK(std::string(summary["evidence"]["winner"].GetString()) == "3.0");
 }
 
+namespace {
+
+// A numeric field of a case in a request or response file (0 when it has none).
+std::uint64_t case_field(const fs::path& file, const std::string& name, const char* field) {
+    const auto doc =
+        test::read_checked_json(file, file.filename() == "request.json" ? "request" : "response");
+    for (const auto& c : doc["cases"].GetArray())
+        if (name == c["name"].GetString() && c.HasMember(field)) return c[field].GetUint64();
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a kernel that computes only on the last timed launch passes the search but fails "
+    "fresh_seeds, whose checked launch is drawn among the timed ones") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_last.cu", f.kernel("FAKE_LAST_LAUNCH_ONLY FAKE_MS=0.3"));
+    f.dir.write("cands/b_honest.cu", f.kernel("FAKE_MS=1"));
+    // 5000 timed launches cost the fake nothing; the draw lands on the last one once in ~5000.
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--iterations",
+                "5000", "--significance-runs", "2"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    CHECK(std::string(summary["evidence"]["search_best"].GetString()) == "1.0");
+    CHECK(gate_and_verdict(summary, "1.0") == "fresh_seeds fresh_seed_failed");
+    const std::string reason = (*checked_entry(summary, "1.0"))["reason"].GetString();
+    CHECK_THAT(reason, Catch::Contains("checked launch ") && Catch::Contains(" timed: "));
+    CHECK(std::string(summary["evidence"]["winner"].GetString()) == "2.0");
+    // The request says where; the reference's single launch has the checked launch's index.
+    const fs::path fresh = f.run() / "evidence" / "1.0" / "fresh-seeds";
+    const auto request = test::read_checked_json(fresh / "request.json", "request");
+    REQUIRE(request["timing"].HasMember("checked_launch"));
+    const int position = request["timing"]["checked_launch"].GetInt();
+    const int warmup = request["timing"]["warmup"].GetInt();
+    CHECK(position < request["timing"]["iterations"].GetInt() - 1);
+    CHECK_THAT(reason, Catch::Contains("checked launch " + std::to_string(position + 1) + " of " +
+                                       std::to_string(request["timing"]["iterations"].GetInt()) +
+                                       " timed"));
+    const fs::path reference = f.run() / "evidence" / "1.0" / "fresh-seeds-reference";
+    for (const char* name : {"perf-256", "perf-384x256x320"}) {
+        const std::uint64_t checked =
+            case_field(fresh / "response.json", name, "checked_launch_index");
+        CHECK(checked == (1ull << 40) + static_cast<std::uint64_t>(warmup + position + 1));
+        CHECK(case_field(reference / "request.json", name, "launch_index_base") == checked);
+    }
+}
+
 TEST_CASE(
     "inputs that never change between launches leave memoisation invisible: said, not hidden") {
     optimizer_fixture f;
@@ -274,4 +325,111 @@ TEST_CASE(
     r = test::run_optimizer(args);
     CHECK(r.exit_code == 20);
     CHECK_THAT(r.output, Catch::Contains("sanitizer") && Catch::Contains("no-such-sanitizer"));
+}
+
+TEST_CASE(
+    "the A/A control has a practical margin: 0.3% jitter between processes is equivalent and "
+    "reliable, 5% is noisy and the run is no go") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_fast.cu", f.kernel("FAKE_MS=0.5"));
+    const test::scoped_env seed("CUOPT_FAKE_JITTER_SEED", "26");
+    const auto run_with = [&](const char* jitter, int n) {
+        const test::scoped_env env("CUOPT_FAKE_PROCESS_JITTER", jitter);
+        const auto r =
+            test::run_optimizer(f.args({"--proposer", "files", "--candidates",
+                                        (f.dir / "cands").string(), "--significance-runs", "5"}));
+        INFO(r.output);
+        REQUIRE(r.exit_code == 0);
+        return std::make_pair(r.output,
+                              test::read_checked_json(f.run(n) / "summary.json", "summary"));
+    };
+    SECTION("0.3%: equivalent within the 0.5% floor, the 2x winner faster, go") {
+        const auto [output, summary] = run_with("0.003", 1);
+        const auto& sig = summary["evidence"]["significance"];
+        CHECK(std::string(sig["aa_class"].GetString()) == "equivalent");
+        CHECK(sig["reliable"].GetBool());
+        CHECK(sig["margin"].GetDouble() >= 0.005);
+        CHECK(sig["margin"].GetDouble() < 0.03);
+        const auto& c = sig["cases"][0];
+        REQUIRE(c["process_spread"].IsNumber());
+        CHECK(c["process_spread"].GetDouble() > 0);  // the jitter was measured
+        CHECK(c["margin"].GetDouble() ==
+              Approx(std::max(0.005, 3 * c["process_spread"].GetDouble())));
+        CHECK(std::string(c["aa_class"].GetString()) == "equivalent");
+        CHECK(std::string(sig["speedup"]["verdict"].GetString()) == "faster");
+        // No holdout or sanitizer here, so no go, but not for the A/A.
+        for (const auto& why : summary["verdict_reasons"].GetArray())
+            CHECK_THAT(std::string(why.GetString()), !Catch::Contains("A/A"));
+        CHECK_THAT(output,
+                   Catch::Contains("A/A equivalent: ") && Catch::Contains("(verdicts reliable)"));
+    }
+    SECTION("5%: noisy (the margin the spread gives is beyond 3%), not reliable, no go") {
+        const auto [output, summary] = run_with("0.05", 1);
+        const auto& sig = summary["evidence"]["significance"];
+        CHECK(std::string(sig["aa_class"].GetString()) == "noisy");
+        CHECK_FALSE(sig["reliable"].GetBool());
+        CHECK(sig["margin"].GetDouble() > 0.03);
+        CHECK(std::string(summary["verdict"].GetString()) == "no_go");
+        bool aa_reason = false;
+        for (const auto& why : summary["verdict_reasons"].GetArray())
+            aa_reason =
+                aa_reason || std::string(why.GetString()).find("noisy") != std::string::npos;
+        CHECK(aa_reason);
+        CHECK_THAT(output, Catch::Contains("(verdicts NOT reliable)") &&
+                               Catch::Contains("beyond the practical ±3.00%"));
+        const auto* winner = checked_entry(summary, summary["evidence"]["winner"].GetString());
+        REQUIRE(winner);
+        CHECK_THAT(test::read_text(f.run() / "summary.json"),
+                   Catch::Contains("the A/A control is not equivalent"));
+    }
+}
+
+TEST_CASE(
+    "the top candidates are re-measured before the gates: a lucky search draw loses its rank "
+    "to the truly faster one, with the margin over the runner-up") {
+    optimizer_fixture f;
+    // The search times a at 0.4 (lucky), b at 0.45, c at 0.6; re-measured a is 0.5.
+    f.dir.write("cands/a_lucky.cu", f.kernel("FAKE_MS=0.5 FAKE_SEARCH_LUCK=0.8"));
+    f.dir.write("cands/b_fast.cu", f.kernel("FAKE_MS=0.45"));
+    f.dir.write("cands/c_slower.cu", f.kernel("FAKE_MS=0.6"));
+    const auto run = [&](const char* rerank, int n) {
+        const auto r = test::run_optimizer(
+            f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(), "--rerank",
+                    rerank, "--significance-runs", "2"}));
+        INFO(r.output);
+        REQUIRE(r.exit_code == 0);
+        return std::make_pair(r.output,
+                              test::read_checked_json(f.run(n) / "summary.json", "summary"));
+    };
+    SECTION("--rerank 3 (the default): b is re-measured fastest, gated first and declared") {
+        const auto [output, summary] = run("3", 1);
+        const auto& ev = summary["evidence"];
+        CHECK(std::string(ev["search_best"].GetString()) == "1.0");
+        CHECK(ev["rerank_rounds"].GetInt() == 3);
+        REQUIRE(ev["reranked"].Size() == 3);
+        CHECK(std::string(ev["reranked"][0]["attempt"].GetString()) == "2.0");
+        CHECK(std::string(ev["reranked"][1]["attempt"].GetString()) == "1.0");
+        CHECK(std::string(ev["reranked"][2]["attempt"].GetString()) == "3.0");
+        CHECK(ev["reranked"][0]["speedup"]["ratio"].GetDouble() == Approx(2 / 0.45));  // initial: 2
+        CHECK(ev["reranked"][1]["speedup"]["ratio"].GetDouble() == Approx(4.0));
+        CHECK(std::string(ev["winner"].GetString()) == "2.0");
+        CHECK(std::string(ev["checked"][0]["attempt"].GetString()) == "2.0");
+        const auto& margin = ev["winner_over_runner_up"];
+        REQUIRE(margin.IsObject());
+        CHECK(std::string(margin["runner_up"].GetString()) == "1.0");
+        CHECK(margin["estimate"]["ratio"].GetDouble() == Approx(0.5 / 0.45));
+        CHECK(std::string(margin["estimate"]["verdict"].GetString()) == "faster");
+        CHECK(fs::exists(f.run() / "evidence" / "rerank" / "round-3" / "initial"));
+        CHECK_THAT(output, Catch::Contains("evidence: re-ranked over 3 interleaved rounds:") &&
+                               Catch::Contains("as fast as the runner-up a_lucky.cu"));
+    }
+    SECTION("--rerank 1: the search's order stands and the lucky one is declared") {
+        const auto [output, summary] = run("1", 1);
+        const auto& ev = summary["evidence"];
+        CHECK(ev["rerank_rounds"].GetInt() == 0);
+        CHECK(ev["reranked"].Size() == 0);
+        CHECK(ev["winner_over_runner_up"].IsNull());
+        CHECK(std::string(ev["winner"].GetString()) == "1.0");
+        CHECK_THAT(output, !Catch::Contains("re-ranked"));
+    }
 }

@@ -3,6 +3,7 @@
 // which candidates are checked, the memoisation and precision rules, and the manifest's
 // evidence fields.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -69,6 +70,62 @@ TEST_CASE("significance: equal kernels, a clearly faster one, a slower one, and 
     }
     CHECK_THROWS_AS(compare_runs({}, base), std::invalid_argument);
     CHECK_THROWS_AS(compare_runs(base, {{}}), std::invalid_argument);
+}
+
+TEST_CASE("the A/A's practical margin: from the spread between processes, 0.5% at least") {
+    SECTION("the spread is the runs' medians around their side's, pooled over the sides") {
+        // Medians 1.00 and 1.02 on one side, 2.00 and 2.04 on the other: log deviations
+        // ±0.0099 each, four values, two sides.
+        const run_samples a{{1.0, 1.0, 1.0}, {1.02, 1.02, 1.02}};
+        const run_samples b{{2.0}, {2.04}};
+        const auto spread = process_spread({&a, &b});
+        REQUIRE(spread);
+        const double d = std::log(1.02) / 2;
+        CHECK(*spread == Approx(std::sqrt(4 * d * d / 2)));
+        CHECK(practical_margin(spread) == Approx(3 * *spread));
+    }
+    SECTION("one run per side gives no spread, and the floor") {
+        const run_samples one{{1.0, 1.1}};
+        CHECK_FALSE(process_spread({&one, &one}));
+        CHECK(practical_margin(std::nullopt) == 0.005);
+        CHECK(practical_margin(0.0001) == 0.005);
+    }
+    SECTION("a winner is faster only beyond the margin") {
+        CHECK(classify_interval(1.001, 1.008) == significance::faster);
+        CHECK(classify_interval(1.001, 1.008, 0.005) == significance::no_significant_difference);
+        CHECK(classify_interval(1.006, 1.02, 0.005) == significance::faster);
+        CHECK(classify_interval(0.97, 0.994, 0.005) == significance::slower);
+    }
+    SECTION("the issue's A/A: 1.0043 [1.0010, 1.0084] on a quiet GPU") {
+        const ratio_estimate aa{1.0043, 1.0010, 1.0084, significance::faster};
+        CHECK(classify_aa(aa, 0.005) == aa_class::noisy);  // reaches past 1.005
+        CHECK(classify_aa(aa, 0.009) == aa_class::equivalent);
+        CHECK(classify_aa(aa, 0.0009) == aa_class::biased);  // wholly above 1.0009
+        CHECK(classify_aa({0.99, 0.985, 0.994}, 0.005) == aa_class::biased);
+        // Inside the band, but the margin itself is beyond the practical cap of 3%.
+        CHECK(classify_aa({1.0, 0.99, 1.01}, 0.04) == aa_class::noisy);
+        CHECK(classify_aa({1.0, 0.99, 1.01}, 0.03) == aa_class::equivalent);
+        CHECK(describe_aa(aa, 0.009) == "equivalent: 1.0043 [1.0010, 1.0084] within ±0.90%");
+        CHECK(describe_aa(aa, 0.005) == "noisy: 1.0043 [1.0010, 1.0084] reaching beyond ±0.50%");
+        CHECK_THAT(describe_aa({1.0, 0.99, 1.01}, 0.04),
+                   Catch::StartsWith("noisy: 1.0000 [0.9900, 1.0100]; the spread between "
+                                     "processes makes the margin ±4.00%, beyond the practical "
+                                     "±3.00%"));
+    }
+    SECTION(
+        "on noise like the H200's (0.5% between processes) the A/A of 5 rounds is "
+        "equivalent in at least 95 of 100 draws") {
+        int equivalent = 0;
+        for (unsigned seed = 0; seed < 100; ++seed) {
+            const run_samples w = noisy(0.02, 0.01, 0.005, 5, 200, 1000 + seed);
+            const run_samples again = noisy(0.02, 0.01, 0.005, 5, 200, 5000 + seed);
+            const run_samples base = noisy(0.03, 0.01, 0.005, 5, 200, 9000 + seed);
+            const double delta = practical_margin(process_spread({&base, &w, &again}));
+            const ratio_estimate aa = compare_runs(w, again, {400, seed});
+            equivalent += classify_aa(aa, delta) == aa_class::equivalent;
+        }
+        CHECK(equivalent >= 95);
+    }
 }
 
 TEST_CASE("sanitizer summaries: clean, memcheck errors, racecheck hazards, no summary") {

@@ -27,10 +27,18 @@
 //                        computes only on the launch the search checks)
 //   FAKE_FAILS_REMEASURE wrong when only the warm-up count differs from 10 (a significance
 //                        round), right otherwise
+//   FAKE_LAST_LAUNCH_ONLY computes only on a shape's first launch and on the last timed one:
+//                        a measured case whose timing.checked_launch is another timed launch
+//                        leaves C poisoned (the harness re-poisons before every launch)
 // Timing as issue 12's harness reports it: CUPTI the primary clock, CUDA events beside it
 // 1.3 us slower, NVML's GPU state at full clocks around every timed loop; adaptive requests
 // take max(min_samples, min_time_ms / median) samples up to the cap (the fake's samples never
 // vary, so the noise target is met as soon as those are), stop_rule cap where that is more.
+//   FAKE_SEARCH_LUCK=x   times x with the search's default 10 warm-up launches only (a lucky
+//                        search draw that the evidence stage's re-measures do not repeat)
+//   FAKE_PROCESS_JITTER=x  each request's times scaled by one factor drawn in [1-x, 1+x] (also
+//                        CUOPT_FAKE_PROCESS_JITTER for every kernel; CUOPT_FAKE_JITTER_SEED=S
+//                        makes the draws repeatable: they then depend on S and the request path)
 //   FAKE_THROTTLED[=CASE] the GPU held down by its power cap (sw_power_cap) around CASE's loop
 //                        (every measured case without =CASE)
 //   FAKE_CHANNELS_DISAGREE  CUDA events 50% slower than CUPTI: the clocks disagree
@@ -88,6 +96,8 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <random>
+#include <string>
 #include <thread>
 
 #include "common/counter_rng.h"
@@ -166,6 +176,37 @@ double fake_ms_per_unit(const std::string& source) {
     const char* drift = std::getenv("CUOPT_FAKE_MACHINE_SLOWDOWN");
     return (pos == std::string::npos ? 1.0 : std::stod(source.substr(pos + 8))) *
            (drift && *drift ? std::atof(drift) : 1.0);
+}
+
+// FAKE_PROCESS_JITTER=x in the source, or CUOPT_FAKE_PROCESS_JITTER=x for every kernel: each
+// request scales its times by one factor drawn in [1-x, 1+x], the spread between processes that
+// the A/A control must tell from a real difference. The draw is seeded by the request's last
+// three path components and a per-process random number, or CUOPT_FAKE_JITTER_SEED instead of
+// that number so that a test's run draws the same factors every time.
+double process_jitter(const std::string& source, const std::filesystem::path& request_file) {
+    const auto pos = source.find("FAKE_PROCESS_JITTER=");
+    const char* env = std::getenv("CUOPT_FAKE_PROCESS_JITTER");
+    const double x = pos != std::string::npos ? std::stod(source.substr(pos + 20))
+                     : env && *env            ? std::atof(env)
+                                              : 0.0;
+    if (x <= 0) return 1.0;
+    const char* seed = std::getenv("CUOPT_FAKE_JITTER_SEED");
+    static const std::uint64_t per_process = std::random_device{}();
+    std::string key = seed && *seed ? seed : std::to_string(per_process);
+    std::vector<std::string> parts;
+    for (const auto& p : request_file) parts.push_back(p.string());
+    for (std::size_t i = parts.size() > 3 ? parts.size() - 3 : 0; i < parts.size(); ++i)
+        key += "/" + parts[i];
+    std::mt19937_64 rng(std::hash<std::string>{}(key));
+    return std::uniform_real_distribution<double>(1 - x, 1 + x)(rng);
+}
+
+// FAKE_SEARCH_LUCK=x: times x (0.8: 20% faster) under the search's default 10 warm-up launches
+// only: a lucky draw in the search that a re-measure with other warm-up counts does not repeat.
+double search_luck(const std::string& source, const request& req) {
+    const auto pos = source.find("FAKE_SEARCH_LUCK=");
+    if (pos == std::string::npos || req.timing.warmup != 10) return 1.0;
+    return std::stod(source.substr(pos + 17));
 }
 
 // CUOPT_FAKE_DEVICE_SLOWDOWN="1:1.1,2:0.95": GPU 1 times every kernel 10% slower, GPU 2 5% faster
@@ -266,6 +307,13 @@ int timed_launches(const timing_config& t, double ms, stop_rule& rule) {
     return std::min(needed, t.iterations);
 }
 
+// Whether the checked launch is the last timed one: no timing.checked_launch, or it names
+// the last of a fixed loop (adaptive: min_samples' last, where a fast fake kernel stops).
+bool checks_last_timed_launch(const timing_config& t) {
+    const int last = t.mode == timing_mode::adaptive ? t.min_samples : t.iterations;
+    return !t.checked_launch || *t.checked_launch + 1 == last;
+}
+
 // NVML's reading of a GPU at full clocks, or held down by its power cap.
 gpu_state fake_gpu_state(bool throttled, bool after) {
     gpu_state s;
@@ -311,7 +359,7 @@ case_outcome run_vendor_case(const request& req, const run_case& rc) {
     };
     const kernel_arg &A = arg(v.a), &B = arg(v.b), &C = arg(v.c);
     const std::uint64_t checked =
-        rc.launch_index_base + (rc.measure ? req.timing.warmup + req.timing.iterations : 0);
+        rc.launch_index_base + (rc.measure ? req.timing.checked_offset() : 0);
     const auto a = values_of(A, values_launch(A, req, rc, checked));
     const auto b = values_of(B, values_launch(B, req, rc, checked));
     const std::int64_t m = v.m, n = v.n, k = v.k;
@@ -736,8 +784,7 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
             return finish();
         }
         const std::uint64_t launch =
-            rc.launch_index_base +
-            (rc.measure && req.timing.fresh_inputs ? req.timing.warmup + req.timing.iterations : 0);
+            rc.launch_index_base + (rc.measure ? req.timing.checked_offset() : 0);
         const auto a = input_values(rc.args.at(0), values_launch(rc.args.at(0), req, rc, launch));
         const auto b = input_values(rc.args.at(1), values_launch(rc.args.at(1), req, rc, launch));
         const std::int64_t m = scalar(rc.args.at(3)), n = scalar(rc.args.at(4)),
@@ -764,6 +811,11 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
                 [](const run_case& x) { return x.measure || x.launch_index_base != 0; });
             if (!big || untimed)
                 cv[0] += (big ? 1e-2f : 1e-6f) * static_cast<float>(1 + getpid() % 50);
+        }
+        if (rc.measure && src.find("FAKE_LAST_LAUNCH_ONLY") != std::string::npos &&
+            !checks_last_timed_launch(req.timing)) {
+            const std::uint32_t poison = static_cast<std::uint32_t>(poison_bits(dtype::f32));
+            for (float& v : cv) std::memcpy(&v, &poison, 4);
         }
         if (src.find("FAKE_SKIP_LAST_ROW") != std::string::npos) {
             const std::uint32_t poison = static_cast<std::uint32_t>(poison_bits(dtype::f32));
@@ -792,7 +844,8 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
                 src.find("FAKE_MEMOISE") != std::string::npos && inputs_repeat(req, rc);
             const double ms = fake_ms_per_unit(src) * device_slowdown(req.device) * define_factor *
                               (memoised ? 0.25 : 1.0) * static_cast<double>(m * n * k) /
-                              (256.0 * 256.0 * 256.0);
+                              (256.0 * 256.0 * 256.0) * process_jitter(src, report.request_file) *
+                              search_luck(src, req);
             time_case(out, req, src, ms);
         }
         out.status = case_run_status::ok;

@@ -86,6 +86,8 @@ Value significance_json(const significance_report& s, allocator& a) {
     v.AddMember("warmups", warmups, a);
     v.AddMember("reliable", s.reliable, a);
     v.AddMember("device", s.device, a);
+    v.AddMember("margin", s.margin, a);
+    v.AddMember("aa_class", rapidjson::StringRef(to_string(s.aa_overall)), a);
     v.AddMember("speedup", estimate_json(s.speedup.geomean, a), a);
     v.AddMember("aa", estimate_json(s.aa.geomean, a), a);
     Value cases(rapidjson::kArrayType);
@@ -96,6 +98,9 @@ Value significance_json(const significance_report& s, allocator& a) {
         c.AddMember("winner_median_ms", s.winner_median_ms.at(s.cases[i]), a);
         c.AddMember("speedup", estimate_json(s.speedup.cases[i], a), a);
         c.AddMember("aa", estimate_json(s.aa.cases[i], a), a);
+        c.AddMember("process_spread", json_number(s.spreads[i]), a);
+        c.AddMember("margin", s.margins[i], a);
+        c.AddMember("aa_class", rapidjson::StringRef(to_string(s.aa_classes[i])), a);
         cases.PushBack(c, a);
     }
     v.AddMember("cases", cases, a);
@@ -112,6 +117,31 @@ std::optional<double> measured(const evidence_report& ev, const search_outcome& 
         if (const auto it = m.find(name); it != m.end()) return it->second;
     }
     return o.median_ms(which, name);
+}
+
+// The re-measured top candidates, fastest first, each with its speedup over the initial kernel
+// (null for one dropped after a failed run, with why).
+Value reranked_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
+    Value list(rapidjson::kArrayType);
+    if (!ev.rerank) return list;
+    for (const rerank_entry& e : ev.rerank->entries) {
+        Value v(rapidjson::kObjectType);
+        v.AddMember("attempt", id_json(o, e.attempt, a), a);
+        v.AddMember("label", json_text(o.history[e.attempt].cand.label, a), a);
+        v.AddMember("speedup", e.problem.empty() ? estimate_json(e.speedup.geomean, a) : Value(),
+                    a);
+        v.AddMember("dropped", e.problem.empty() ? Value() : json_text(e.problem, a), a);
+        list.PushBack(v, a);
+    }
+    return list;
+}
+
+Value runner_up_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
+    if (!ev.rerank || !ev.rerank->runner_up || !ev.rerank->over_runner_up) return Value();
+    Value v(rapidjson::kObjectType);
+    v.AddMember("runner_up", id_json(o, ev.rerank->runner_up, a), a);
+    v.AddMember("estimate", estimate_json(*ev.rerank->over_runner_up, a), a);
+    return v;
 }
 
 Value sol_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
@@ -165,6 +195,9 @@ Value evidence_json(const evidence_report& ev, const search_outcome& o, const ma
     Value checked(rapidjson::kArrayType);
     for (const candidate_check& c : ev.checked) checked.PushBack(check_json(c, o, a), a);
     v.AddMember("checked", checked, a);
+    v.AddMember("rerank_rounds", ev.rerank ? ev.rerank->rounds : 0, a);
+    v.AddMember("reranked", reranked_json(ev, o, a), a);
+    v.AddMember("winner_over_runner_up", runner_up_json(ev, o, a), a);
     v.AddMember("significance", ev.significance ? significance_json(*ev.significance, a) : Value(),
                 a);
     // The speedup to quote: the interleaved re-measure's where there is one.
@@ -179,10 +212,39 @@ Value evidence_json(const evidence_report& ev, const search_outcome& o, const ma
     return v;
 }
 
+namespace {
+
+std::string ratio_text(const ratio_estimate& e) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.3fx [%.3f, %.3f]", e.ratio, e.low, e.high);
+    return buf;
+}
+
+// "evidence: re-ranked over 3 rounds: 2.0 2.010x [..], 1.0 1.990x [..]; the winner 2.0 ahead of
+// 1.0 by 1.010x [1.002, 1.019]".
+std::string rerank_lines(const search_outcome& o, const evidence_report& ev) {
+    if (!ev.rerank) return "";
+    std::string out =
+        "evidence: re-ranked over " + std::to_string(ev.rerank->rounds) + " interleaved rounds:";
+    for (const rerank_entry& e : ev.rerank->entries)
+        out += " " + console_name_of(o, e.attempt) + " " +
+               (e.problem.empty() ? ratio_text(e.speedup.geomean) : "dropped (" + e.problem + ")") +
+               ",";
+    out.back() = '\n';
+    if (ev.winner && ev.rerank->runner_up && ev.rerank->over_runner_up)
+        out += "evidence: the winner " + console_name_of(o, *ev.winner) + " is " +
+               ratio_text(*ev.rerank->over_runner_up) + " as fast as the runner-up " +
+               console_name_of(o, *ev.rerank->runner_up) + " (" +
+               to_string(ev.rerank->over_runner_up->verdict) + ")\n";
+    return out;
+}
+
+}  // namespace
+
 std::string evidence_lines(const search_outcome& o, const evidence_report& ev, const manifest& m) {
     (void)m;
     if (!ev.ran) return ev.skipped.empty() ? "" : "evidence: skipped (" + ev.skipped + ")\n";
-    std::string out;
+    std::string out = rerank_lines(o, ev);
     char buf[512];
     for (const candidate_check& c : ev.checked) {
         std::string skipped;
@@ -198,15 +260,13 @@ std::string evidence_lines(const search_outcome& o, const evidence_report& ev, c
     if (!ev.winner) out += "evidence: NO candidate passes the gates, the initial kernel included\n";
     if (ev.significance) {
         const auto& s = *ev.significance;
-        std::snprintf(
-            buf, sizeof buf,
-            "evidence: re-measured over %d interleaved runs: %.3fx [%.3f, %.3f] %s; "
-            "A/A %.4f [%.4f, %.4f] %s\n",
-            s.runs, s.speedup.geomean.ratio, s.speedup.geomean.low, s.speedup.geomean.high,
-            to_string(s.speedup.geomean.verdict), s.aa.geomean.ratio, s.aa.geomean.low,
-            s.aa.geomean.high,
-            s.reliable ? "(clean)" : "(NOT clean: the GPU was noisy; verdicts unreliable)");
-        out += buf;
+        std::snprintf(buf, sizeof buf,
+                      "evidence: re-measured over %d interleaved runs: %.3fx [%.3f, %.3f] %s at a "
+                      "margin of ±%.2f%%; A/A ",
+                      s.runs, s.speedup.geomean.ratio, s.speedup.geomean.low,
+                      s.speedup.geomean.high, to_string(s.speedup.geomean.verdict), 100 * s.margin);
+        out += buf + (s.reliable ? describe_aa(s.aa.geomean, s.margin) + " (verdicts reliable)\n"
+                                 : aa_problem(s) + " (verdicts NOT reliable)\n");
     }
     for (const auto& [name, f] : ev.floors) {
         const auto ti = measured(ev, o, o.initial, name, false);

@@ -142,6 +142,18 @@ std::string remeasured_cell(const Value& sig_case) {
            (verdict == "faster" ? "good" : "warn") + "\">" + html_escape(verdict) + "</span></td>";
 }
 
+// The A/A control of a case at its margin δ; "-" where there is none (or an older run).
+std::string aa_cell(const Value& sig_case) {
+    const Value& aa = object_or_empty(sig_case, "aa");
+    const std::string cls = text_of(sig_case, "aa_class");
+    const auto margin = number_of(sig_case, "margin");
+    if (!number_of(aa, "ratio") || cls.empty() || !margin) return "<td class=\"num\">-</td>";
+    return "<td class=\"num\">" + fixed(number_of(aa, "ratio"), 4) + " <span class=\"muted\">[" +
+           fixed(number_of(aa, "low"), 4) + ", " + fixed(number_of(aa, "high"), 4) + "] &plusmn;" +
+           fixed(100 * *margin, 2) + "%</span> <span class=\"tag " +
+           (cls == "equivalent" ? "good" : "warn") + "\">" + html_escape(cls) + "</span></td>";
+}
+
 std::string latency_row(const Value& k, const Value& sig, const Value& vendor) {
     std::ostringstream o;
     const std::string kind = text_of(k, "kind");
@@ -152,9 +164,9 @@ std::string latency_row(const Value& k, const Value& sig, const Value& vendor) {
       << (number_of(k, "speedup") ? "&times;" : "") << "</td>"
       << "<td class=\"num\">" << ms_text(number_of(sig, "initial_median_ms")) << "</td>"
       << "<td class=\"num\">" << ms_text(number_of(sig, "winner_median_ms")) << "</td>"
-      << remeasured_cell(sig) << "<td class=\"num\">" << ms_text(number_of(vendor, "median_ms"))
-      << "</td><td class=\"num\">" << fixed(number_of(vendor, "vendor_over_best"), 3)
-      << "</td></tr>\n";
+      << remeasured_cell(sig) << aa_cell(sig) << "<td class=\"num\">"
+      << ms_text(number_of(vendor, "median_ms")) << "</td><td class=\"num\">"
+      << fixed(number_of(vendor, "vendor_over_best"), 3) << "</td></tr>\n";
     return o.str();
 }
 
@@ -183,13 +195,17 @@ std::string latency_section(const report_context& c) {
     std::ostringstream o;
     o << "<section id=\"latency\"><h2>Latency per case</h2>\n<p class=\"muted\">Medians. Search: "
          "the attempt as timed in the search. Re-measured: interleaved rounds of initial, winner "
-         "and winner again, speedup with its 95% bootstrap interval. Vendor: the library "
+         "and winner again, speedup with its 95% bootstrap interval, faster only beyond the "
+         "margin &delta; (3x the spread between processes, at least 0.5%); A/A: the winner "
+         "against itself, equivalent when its interval lies inside 1&plusmn;&delta;. Vendor: the "
+         "library "
          "baseline, timed once before the search; vendor / winner above 1 means the winner beats "
          "it. Clock: "
       << html_escape(text_of(timer, "name").empty() ? "not recorded" : text_of(timer, "name"))
       << ".</p>\n<table class=\"data\"><thead><tr><th>case</th><th>kind</th><th>initial</th>"
          "<th>winner</th><th>speedup</th><th>initial (re-measured)</th><th>winner "
-         "(re-measured)</th><th>speedup [95% interval]</th><th>vendor</th><th>vendor / "
+         "(re-measured)</th><th>speedup [95% interval]</th><th>A/A &plusmn; "
+         "margin</th><th>vendor</th><th>vendor / "
          "winner</th></tr></thead><tbody>\n";
     for (const Value& k : array_or_empty(c.folder.summary, "cases").GetArray())
         o << latency_row(k, at(sig, text_of(k, "name")), at(vendor, text_of(k, "name")));

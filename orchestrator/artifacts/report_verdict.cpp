@@ -67,10 +67,12 @@ go_condition significance_condition(const go_verdict& v, const std::string& no_e
     if (v.winner_is_initial) c.detail = "the winner is the initial kernel: nothing to compare";
     if (!v.speedup || !v.aa) return c;
     const bool faster = v.speedup->verdict == "faster";
-    const bool clean = v.aa->verdict == "no_significant_difference";
-    c.state = faster && clean ? condition_state::met : condition_state::not_met;
-    c.detail = format_ratio(*v.speedup) + " " + v.speedup->verdict + "; A/A " +
-               format_ratio(*v.aa) + (clean ? " clean" : " not clean: the GPU was too noisy");
+    c.state = faster && v.reliable ? condition_state::met : condition_state::not_met;
+    char margin[48] = "";
+    if (v.margin) std::snprintf(margin, sizeof margin, " at a margin of ±%.2f%%", 100 * *v.margin);
+    c.detail = format_ratio(*v.speedup) + " " + v.speedup->verdict + margin + "; A/A " +
+               format_ratio(*v.aa) + " " + (v.aa_class.empty() ? "" : v.aa_class + ", ") +
+               (v.reliable ? "clean" : "not clean: the GPU was too noisy");
     return c;
 }
 
@@ -175,6 +177,11 @@ go_verdict decide_go(const Value& summary, const Value& run) {
     const Value& sig = object_or_empty(ev, "significance");
     v.speedup = ratio_of(sig, "speedup");
     v.aa = ratio_of(sig, "aa");
+    v.aa_class = text_of(sig, "aa_class");
+    v.margin = number_of(sig, "margin");
+    // Older runs have no class: their A/A was clean when its interval held 1.
+    v.reliable =
+        bool_of(sig, "reliable").value_or(v.aa && v.aa->verdict == "no_significant_difference");
     const Value* entry = winner_entry(ev);
     const std::string none = no_evidence_reason(ev);
     v.conditions = {holdout_condition(entry, none), significance_condition(v, none),

@@ -36,6 +36,9 @@ struct go_verdict {
     std::optional<double> search_speedup;   // the winner's geomean speedup in the search
     std::optional<ratio_interval> speedup;  // re-measured against the initial kernel
     std::optional<ratio_interval> aa;       // the winner against itself
+    std::string aa_class;                   // "equivalent", "noisy", "biased"; "" in older runs
+    std::optional<double> margin;           // δ of the geometric mean (0.005 is ±0.5%)
+    bool reliable = false;                  // the A/A control (every case's) allows a verdict
     std::vector<go_condition> conditions;   // the rule's four, in its order
 };
 

@@ -119,6 +119,11 @@ static void define_evidence_options(CLI::App* app, optimizer_options& o) {
                     "Valid candidates checked in ranking order before the initial kernel")
         ->capture_default_str()
         ->check(whole_number_from(1, 1000));
+    app->add_option("--rerank", o.rerank,
+                    "The best K candidates re-measured against the initial kernel before the "
+                    "gates and gated in that order (0 or 1: the search's order)")
+        ->capture_default_str()
+        ->check(whole_number_from(0, 20));
     app->add_flag("--fail-on-no-go", o.fail_on_no_go,
                   "Exit 30 (no_go) when the verdict is no_go, not 0 (for CI and scripts)");
     app->add_flag("--allow-sanitizer-findings", o.allow_sanitizer_findings,

@@ -311,6 +311,7 @@ void open_run(run_context& c) {
                        {"holdout_cases", o.holdout_cases},
                        {"evidence", !o.no_evidence},
                        {"significance_runs", std::int64_t{o.significance_runs}},
+                       {"rerank", std::int64_t{o.rerank}},
                        {"stop_at_sol", o.search.stop_at_sol}};
     record_economics(o.economics, c.info);
     // The folder last, and run.json in it at once: a run killed from here on can be resumed.
@@ -382,6 +383,7 @@ evidence_settings evidence_settings_of(const optimizer_options& o) {
     s.enabled = !o.no_evidence;
     s.significance_runs = o.significance_runs;
     s.max_candidates = o.evidence_candidates;
+    s.rerank = o.rerank;
     if (!o.no_sanitizer) s.sanitizer = find_compute_sanitizer(o.sanitizer);
     s.allow_sanitizer_findings = o.allow_sanitizer_findings;
     s.sanitizer_timeout_s = o.sanitizer_timeout_s;

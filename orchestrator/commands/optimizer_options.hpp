@@ -81,6 +81,7 @@ struct optimizer_options {
     bool no_evidence = false;     // skip the gates after the search (not recommended)
     int significance_runs = 5;    // interleaved harness runs per side when re-measuring
     int evidence_candidates = 5;  // valid candidates checked in ranking order at most
+    int rerank = 3;  // the best this many re-measured before the gates, gated in that order
     std::string sanitizer;        // compute-sanitizer binary ("" = PATH, then the toolkit)
     bool no_sanitizer = false;    // skip compute-sanitizer even where it is found
     bool allow_sanitizer_findings = false;  // findings warn instead of disqualifying

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <stdexcept>
 
@@ -63,10 +64,42 @@ double pooled_median(const run_samples& runs) {
     return median_of(all);
 }
 
-significance classify_interval(double low, double high) {
-    if (low > 1) return significance::faster;
-    if (high < 1) return significance::slower;
+significance classify_interval(double low, double high, double margin) {
+    if (low > 1 + margin) return significance::faster;
+    if (high < 1 - margin) return significance::slower;
     return significance::no_significant_difference;
+}
+
+std::optional<double> process_spread(const std::vector<const run_samples*>& sides) {
+    double sum_squares = 0;
+    std::size_t values = 0, groups = 0;
+    for (const run_samples* side : sides) {
+        if (!side || side->size() < 2) continue;
+        std::vector<double> logs;
+        for (const auto& run : *side) {
+            if (run.empty()) continue;
+            std::vector<double> copy = run;
+            logs.push_back(std::log(median_of(copy)));
+        }
+        if (logs.size() < 2) continue;
+        double mean = 0;
+        for (double l : logs) mean += l / static_cast<double>(logs.size());
+        for (double l : logs) sum_squares += (l - mean) * (l - mean);
+        values += logs.size();
+        ++groups;
+    }
+    if (groups == 0) return std::nullopt;
+    return std::sqrt(sum_squares / static_cast<double>(values - groups));
+}
+
+double practical_margin(std::optional<double> spread, const margin_settings& s) {
+    return spread ? std::max(s.floor, s.factor * *spread) : s.floor;
+}
+
+aa_class classify_aa(const ratio_estimate& aa, double margin, const margin_settings& s) {
+    if (aa.low > 1 + margin || aa.high < 1 - margin) return aa_class::biased;
+    if (margin > s.cap || aa.low < 1 - margin || aa.high > 1 + margin) return aa_class::noisy;
+    return aa_class::equivalent;
 }
 
 ratio_estimate compare_runs(const run_samples& baseline, const run_samples& candidate,
@@ -112,6 +145,24 @@ multi_case_estimate compare_cases(const std::vector<run_samples>& baseline,
     for (double& g : geomean_rounds) g = std::exp(g);
     out.geomean = estimate(std::exp(log_sum / cases), geomean_rounds);
     return out;
+}
+
+std::string describe_aa(const ratio_estimate& aa, double margin, const margin_settings& s) {
+    const aa_class c = classify_aa(aa, margin, s);
+    char buf[200];
+    if (c == aa_class::noisy && margin > s.cap)
+        std::snprintf(buf, sizeof buf,
+                      "noisy: %.4f [%.4f, %.4f]; the spread between processes makes the margin "
+                      "±%.2f%%, beyond the practical ±%.2f%%",
+                      aa.ratio, aa.low, aa.high, 100 * margin, 100 * s.cap);
+    else
+        std::snprintf(buf, sizeof buf, "%s: %.4f [%.4f, %.4f] %s ±%.2f%%", to_string(c), aa.ratio,
+                      aa.low, aa.high,
+                      c == aa_class::equivalent ? "within"
+                      : c == aa_class::biased   ? "wholly outside"
+                                                : "reaching beyond",
+                      100 * margin);
+    return buf;
 }
 
 }  // namespace cuopt

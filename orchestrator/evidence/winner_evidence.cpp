@@ -53,6 +53,7 @@ class gate_runner {
                        : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()) {}
 
     candidate_check check(std::size_t index);
+    std::optional<rerank_report> rerank(const std::vector<std::size_t>& order);
 
   private:
     using gate = bool (gate_runner::*)(const attempt_result&, const fs::path&, candidate_check&);
@@ -112,15 +113,23 @@ bool gate_runner::holdout(const attempt_result& r, const fs::path& dir, candidat
     return true;
 }
 
-// Timed again with inputs from seeds the search never used and with a random number of extra
-// warm-up and timed launches, so the checked launch is another one: a kernel that counts its
-// launches and computes only where the search checked is caught here.
+// Timed again with inputs from seeds the search never used, a random number of extra warm-up
+// and timed launches, and the checked launch drawn among the timed ones (adaptive: among the
+// min_samples always taken): a kernel that counts its launches and computes only where a fixed
+// rule would check (the first, the last) is caught here unless the draw lands on one it computes.
 bool gate_runner::fresh_seeds(const attempt_result& r, const fs::path& dir, candidate_check& c) {
     evaluator_settings es = m_in.evaluator.settings();
     es.launch_offset = m_s.fresh_seed_offset;
     es.timing.warmup += draw(1, 16);
     es.timing.iterations += draw(1, 16);
+    const bool adaptive = es.timing.mode == timing_mode::adaptive;
+    const int positions = adaptive ? es.timing.min_samples : es.timing.iterations;
+    es.timing.checked_launch = draw(0, positions - 1);
     es.floors_ms.clear();
+    const std::string launches =
+        std::to_string(es.timing.warmup) + " warm-up + " + std::to_string(es.timing.iterations) +
+        " timed launches, checked launch " + std::to_string(*es.timing.checked_launch + 1) +
+        " of " + (adaptive ? "at least " : "") + std::to_string(positions) + " timed";
     const attempt_evaluator e = m_in.evaluator.with(es);
     std::string note;
     const std::optional<oracle_files> oracle =
@@ -133,15 +142,11 @@ bool gate_runner::fresh_seeds(const attempt_result& r, const fs::path& dir, cand
     }
     const attempt_result f = e.evaluate(r.cand, dir / "fresh-seeds", &*oracle);
     if (f.verdict != verdict::valid)
-        return disqualify(c, "fresh_seeds", "fresh_seed_failed",
-                          std::string(to_string(f.verdict)) + " with " +
-                              std::to_string(es.timing.warmup) + " warm-up + " +
-                              std::to_string(es.timing.iterations) +
-                              " timed launches: " + f.reason);
+        return disqualify(
+            c, "fresh_seeds", "fresh_seed_failed",
+            std::string(to_string(f.verdict)) + " with " + launches + ": " + f.reason);
     c.gates.push_back({"fresh_seeds", true, true,
-                       "the provided cases pass with other seeds and " +
-                           std::to_string(es.timing.warmup) + " warm-up + " +
-                           std::to_string(es.timing.iterations) + " timed launches" +
+                       "the provided cases pass with other seeds and " + launches +
                            (note.empty() ? "" : "; " + note)});
     return true;
 }
@@ -324,6 +329,29 @@ void collect(const attempt_result& r, std::map<std::string, run_samples>& into) 
             into[ce.name].push_back(ce.samples_ms);
 }
 
+// Each case's practical margin from the spread between the rounds' processes, the speedups
+// classified at it, and the A/A's class; reliable only when every class is equivalent.
+void apply_margins(significance_report& rep, const std::vector<run_samples>& vb,
+                   const std::vector<run_samples>& vw, const std::vector<run_samples>& va) {
+    rep.margin = 0;
+    for (std::size_t i = 0; i < rep.cases.size(); ++i) {
+        const std::optional<double> spread = process_spread({&vb[i], &vw[i], &va[i]});
+        const double delta = practical_margin(spread);
+        rep.spreads.push_back(spread);
+        rep.margins.push_back(delta);
+        rep.margin += delta / static_cast<double>(rep.cases.size());
+        ratio_estimate& e = rep.speedup.cases[i];
+        e.verdict = classify_interval(e.low, e.high, delta);
+        rep.aa_classes.push_back(classify_aa(rep.aa.cases[i], delta));
+    }
+    ratio_estimate& g = rep.speedup.geomean;
+    g.verdict = classify_interval(g.low, g.high, rep.margin);
+    rep.aa_overall = classify_aa(rep.aa.geomean, rep.margin);
+    rep.reliable = rep.aa_overall == aa_class::equivalent &&
+                   std::all_of(rep.aa_classes.begin(), rep.aa_classes.end(),
+                               [](aa_class c) { return c == aa_class::equivalent; });
+}
+
 // The interval estimates from the rounds' samples; nullopt without a case in common.
 std::optional<significance_report> estimate_rounds(std::map<std::string, run_samples>& base,
                                                    std::map<std::string, run_samples>& win,
@@ -342,10 +370,7 @@ std::optional<significance_report> estimate_rounds(std::map<std::string, run_sam
     if (rep.cases.empty()) return std::nullopt;
     rep.speedup = compare_cases(vb, vw);
     rep.aa = compare_cases(vw, va, {2000, 2});
-    rep.reliable = rep.aa.geomean.verdict == significance::no_significant_difference &&
-                   std::all_of(rep.aa.cases.begin(), rep.aa.cases.end(), [](const auto& e) {
-                       return e.verdict == significance::no_significant_difference;
-                   });
+    apply_margins(rep, vb, vw, va);
     return rep;
 }
 
@@ -396,16 +421,39 @@ bool gate_runner::significance(const attempt_result& r, const fs::path& dir, can
     rep->device = m_in.evaluator.settings().device;
     const ratio_estimate& g = rep->speedup.geomean;
     const std::string detail = fmt(g.ratio, 4) + "x [" + fmt(g.low, 4) + ", " + fmt(g.high, 4) +
-                               "] " + to_string(g.verdict) + " over " + std::to_string(rep->runs) +
-                               " rounds" + (note.empty() ? "" : "; " + note);
+                               "] " + to_string(g.verdict) + " at a margin of ±" +
+                               fmt(100 * rep->margin, 2) + "% over " + std::to_string(rep->runs) +
+                               " rounds; A/A " + describe_aa(rep->aa.geomean, rep->margin) +
+                               (note.empty() ? "" : "; " + note);
     if (g.verdict != significance::faster)
         c.warnings.push_back("significance: not significantly faster than the initial kernel: " +
                              detail);
     if (!rep->reliable)
-        c.warnings.push_back("significance: the A/A control is not clean: the GPU was noisy");
+        c.warnings.push_back("significance: the A/A control is not equivalent (" +
+                             aa_problem(*rep) + "): the verdicts are not reliable");
     c.significance = rep;
     c.gates.push_back({"significance", true, true, detail});
     return true;
+}
+
+// The best few of `order` re-measured against the initial kernel, when there are two or more.
+std::optional<rerank_report> gate_runner::rerank(const std::vector<std::size_t>& order) {
+    std::vector<std::size_t> top;
+    for (std::size_t i : order)
+        if (i != *m_outcome.initial && static_cast<int>(top.size()) < m_s.rerank) top.push_back(i);
+    if (top.size() < 2) return std::nullopt;
+    say("evidence: re-measuring the " + std::to_string(top.size()) +
+        " best candidates against the initial kernel before gating them");
+    std::optional<rerank_report> r = rerank_candidates(
+        m_outcome, top, m_s.rerank_runs, m_in.run / "evidence" / "rerank",
+        [this](const fs::path& rd) {
+            int warmup = 0;
+            std::string note;
+            return round_setup(rd, &warmup, &note);
+        },
+        [this](const std::string& line) { say(line); });
+    if (!r) say("  rerank: not enough rounds or candidates counted; the search's order stands");
+    return r;
 }
 
 candidate_check gate_runner::check(std::size_t index) {
@@ -540,16 +588,31 @@ evidence_report gather_evidence(search_outcome& outcome, const evidence_inputs& 
     }
     rep.ran = true;
     gate_runner gates(outcome, in, s);
-    for (std::size_t index : ranking_order(outcome, s.min_gain, s.max_candidates)) {
+    std::vector<std::size_t> order = ranking_order(outcome, s.min_gain, s.max_candidates);
+    rep.rerank = gates.rerank(order);
+    if (rep.rerank) order = reranked_order(order, *rep.rerank);
+    std::vector<std::size_t> disqualified;
+    for (std::size_t index : order) {
         rep.checked.push_back(gates.check(index));
         if (rep.checked.back().passed) {
             rep.winner = index;
             rep.significance = rep.checked.back().significance;
             break;
         }
+        disqualified.push_back(index);
     }
+    if (rep.rerank && rep.winner) margin_over_runner_up(*rep.rerank, *rep.winner, disqualified);
     outcome.best = rep.winner;
     return rep;
+}
+
+std::string aa_problem(const significance_report& rep) {
+    if (rep.aa_overall != aa_class::equivalent)
+        return "geomean " + describe_aa(rep.aa.geomean, rep.margin);
+    for (std::size_t i = 0; i < rep.cases.size(); ++i)
+        if (rep.aa_classes[i] != aa_class::equivalent)
+            return rep.cases[i] + " " + describe_aa(rep.aa.cases[i], rep.margins[i]);
+    return "equivalent";
 }
 
 }  // namespace cuopt

@@ -1,13 +1,14 @@
 #pragma once
 /// After the search, the winner earns its title. The valid candidates that beat the
-/// initial kernel are checked in ranking order, each through the gates below until one
+/// initial kernel are checked in ranking order (the best few re-measured first and ranked by
+/// that: rerank.hpp), each through the gates below until one
 /// fails; the first that passes them all is the declared winner (the initial kernel is
 /// the last resort).
 ///
 ///   holdout      the hidden cases (--holdout-cases), never shown to a proposer
-///   fresh_seeds  the provided cases again, timed, with inputs from other seeds and a
-///                random number of extra warm-up and timed launches (so the checked launch
-///                is another one)
+///   fresh_seeds  the provided cases again, timed, with inputs from other seeds, a random
+///                number of extra warm-up and timed launches, and the checked launch at a
+///                random position among the timed ones
 ///   repetition   timed with identical inputs repeated vs varied: faster when inputs
 ///                repeat means it memoises them
 ///   determinism  3 runs on identical inputs: bitwise, within tolerance (warning), beyond
@@ -29,6 +30,7 @@
 
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/evidence/determinism.hpp"
+#include "orchestrator/evidence/rerank.hpp"
 #include "orchestrator/evidence/sanitizer_report.hpp"
 #include "orchestrator/evidence/significance.hpp"
 #include "orchestrator/evidence/sol_floor.hpp"
@@ -41,7 +43,9 @@ struct evidence_settings {
     int significance_runs = 5;  // interleaved rounds (initial, winner, winner again)
     int min_rounds = 2;         // rounds that must count for a re-measured speedup
     int determinism_runs = 3;
-    int max_candidates = 5;                 // valid candidates checked before the initial kernel
+    int max_candidates = 5;  // valid candidates checked before the initial kernel
+    int rerank = 3;          // the best this many are re-measured and gated in that order (<2: off)
+    int rerank_runs = 3;     // interleaved rounds of that re-measure
     std::filesystem::path sanitizer;        // empty: compute-sanitizer not found
     bool allow_sanitizer_findings = false;  // findings (and unfinished tools) become warnings
     double sanitizer_timeout_s = 600;       // per tool run
@@ -84,10 +88,17 @@ struct gate_result {
 struct significance_report {
     int runs = 0;                    // rounds that counted
     std::vector<std::string> cases;  // performance cases, in order
-    multi_case_estimate speedup;     // initial / winner
+    multi_case_estimate speedup;     // initial / winner, classified at the margins below
     multi_case_estimate aa;          // winner / winner again
     std::map<std::string, double> initial_median_ms, winner_median_ms;
-    bool reliable = true;      // the A/A control showed no significant difference
+    /// Per case, in `cases` order: the spread between processes (nullopt with one round),
+    /// the practical margin δ it gives, and the A/A class at that margin.
+    std::vector<std::optional<double>> spreads;
+    std::vector<double> margins;
+    std::vector<aa_class> aa_classes;
+    double margin = 0;  // the geometric mean's δ: the mean of the cases'
+    aa_class aa_overall = aa_class::equivalent;
+    bool reliable = true;      // the A/A control is equivalent, overall and in every case
     std::vector<int> warmups;  // each round's warm-up count
     int device = 0;            // the one GPU that measured every round of both kernels
 };
@@ -119,9 +130,14 @@ struct evidence_report {
     std::optional<std::size_t> search_best, winner;
     std::vector<candidate_check> checked;
     std::optional<significance_report> significance;  // the winner's
+    std::optional<rerank_report> rerank;              // when two or more were re-measured
     vendor_report vendor;
     std::map<std::string, sol_floor> floors;
 };
+
+/// The first A/A that is not equivalent, described ("geomean noisy: …", or "CASE noisy: …");
+/// "equivalent" when every one is.
+std::string aa_problem(const significance_report& rep);
 
 /// Runs the gates, declares the winner (sets outcome.best) and measures it.
 evidence_report gather_evidence(search_outcome& outcome, const evidence_inputs& in,
