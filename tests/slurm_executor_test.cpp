@@ -597,6 +597,8 @@ TEST_CASE(
     }
     CHECK(s.read_status(resumed).state == job_state::running);
     CHECK(job_field(resumed_slurm_id, "TresPerNode") == "gres:gpu:1");
+    // serve's --job-time-limit (a day, not given) reached sbatch as --time.
+    CHECK(job_field(resumed_slurm_id, "TimeLimit") == "1-00:00:00");
     // While no daemon watches: Slurm goes on, and someone scancels job 4.
     const std::string away_slurm_id = s.read_status(cancelled_away).handle;
     REQUIRE_FALSE(away_slurm_id.empty());
