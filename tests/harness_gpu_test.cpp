@@ -431,3 +431,35 @@ extern "C" __global__ void launch_number(float* y, int n) {
     CHECK(bad.exit_code == 11);
     CHECK_THAT(bad.output, Catch::Contains("timing.checked_launch: 10 is not a timed launch"));
 }
+
+TEST_CASE(
+    "a checked launch inside the timed loop keeps the inputs and outputs of that launch, and an "
+    "untimed run based at its index reproduces them",
+    "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    const std::string timing =
+        R"("timing": { "warmup": 4, "iterations": 12, "fresh_inputs": true, "checked_launch": 2 }, )";
+    const std::string args = R"("launch": { "grid": [8], "block": [128] },
+      "args": [ { "name": "x", "dtype": "f32", "count": 1000, "generator": {"kind": "uniform", "low": -3, "high": 5, "seed": 42},
+                  "input_dump_file": "x.bin" },
+                { "name": "y", "dtype": "f32", "count": 1000, "output_file": "y.bin" },
+                { "name": "n", "dtype": "i32", "value": 1000 } ] } ] })";
+    const std::string kernel =
+        R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": "copy_f32" }, )";
+    REQUIRE(f.run(kernel + timing + R"("cases": [ { "name": "fr", )" + args).exit_code == 0);
+    const std::uint64_t launch = f.response()["cases"][0]["checked_launch_index"].GetUint64();
+    CHECK(launch == 4 + 2 + 1);
+    const auto x = test::read_values<float>(f.dir / "x.bin");
+    const auto y = test::read_values<float>(f.dir / "y.bin");
+    REQUIRE(x.size() == 1000);
+    CHECK(x == y);  // the kept outputs came from exactly the dumped inputs
+    for (std::size_t i = 0; i < x.size(); ++i)
+        REQUIRE(x[i] == static_cast<float>(
+                            cuopt_rng::uniform(cuopt_rng::random_bits(42, launch, i), -3, 5)));
+    // The oracle's way: one untimed launch based at the checked launch's index.
+    REQUIRE(f.run(kernel + timing +
+                  R"("cases": [ { "name": "fr", "measure": false, "launch_index_base": 7, )" + args)
+                .exit_code == 0);
+    CHECK(test::read_values<float>(f.dir / "y.bin") == y);
+}
