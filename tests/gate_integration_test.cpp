@@ -120,6 +120,20 @@ TEST_CASE("a kernel whose outputs differ from the run's oracle fails with exit 1
     CHECK(g["runs"][1]["wrong_outputs"].Size() == 3);
 }
 
+TEST_CASE(
+    "a kernel that writes into a declared input fails with exit 1 naming the case and the "
+    "argument, though its outputs match") {
+    accepted_run f;
+    const auto r = f.gate({"--kernel", f.version("scribbles.cu", "FAKE_MS=1 FAKE_WRITES_INPUT=b")});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 1);
+    CHECK_THAT(r.output, Catch::Contains("mutates_inputs: case 'correctness-31x37x29': the kernel "
+                                         "wrote into input 'b' (declared input, not inout)"));
+    const auto g = f.gate_json();
+    CHECK(text(g["runs"][1]["verdict"]) == "mutates_inputs");
+    CHECK(text(g["runs"][0]["verdict"]) == "valid");  // the accepted kernel beside it
+}
+
 TEST_CASE("a kernel that does not compile fails with exit 1 and the compiler's line") {
     accepted_run f;
     const auto r = f.gate({"--kernel", f.version("broken.cu", "FAKE_COMPILE_ERROR")});
