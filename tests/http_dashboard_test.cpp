@@ -235,6 +235,29 @@ TEST_CASE("an upload is checked, its table shown, and Queue this job queues it a
     CHECK(staged_files(d.jobs()).empty());
 }
 
+TEST_CASE("at most 16 checked uploads wait to be queued; the next gets 429 and keeps nothing",
+          "[http]") {
+    dashboard_under_test d;
+    std::string first;
+    for (int i = 0; i < 16; ++i) {
+        form_body f = matmul_upload();
+        const http_reply checked = d.post("/submit", f.headers(), f.close());
+        INFO(i << ": " << checked.body);
+        REQUIRE(checked.status == 200);
+        if (i == 0) first = staged_name(checked.body);
+    }
+    const std::size_t files = staged_files(d.jobs()).size();
+    form_body more = matmul_upload();
+    const http_reply refused = d.post("/submit", more.headers(), more.close());
+    CHECK(refused.status == 429);
+    CHECK_THAT(refused.body, Catch::Contains("16 checked jobs wait to be queued or discarded"));
+    CHECK(staged_files(d.jobs()).size() == files);
+    REQUIRE_FALSE(first.empty());
+    CHECK(d.post("/submit/" + first + "/discard").status == 303);
+    form_body again = matmul_upload();
+    CHECK(d.post("/submit", again.headers(), again.close()).status == 200);
+}
+
 TEST_CASE("a malformed config is rejected with check's table and nothing is queued", "[http]") {
     dashboard_under_test d;
     const std::string config =

@@ -11,6 +11,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto k_staged_lifetime = std::chrono::hours(1);
+// Checked uploads waiting for Queue or Discard at once (each up to --max-upload-mb on disk).
+constexpr std::size_t k_max_staged = 16;
 
 std::vector<std::string> split_path(const std::string& path) {
     std::vector<std::string> out;
@@ -168,7 +170,17 @@ std::optional<routed> post_route(const std::shared_ptr<dashboard_context>& c,
                                  const std::string& path, const std::string& content_type,
                                  std::string& body, const std::string& csrf) {
     const std::vector<std::string> parts = split_path(path);
-    if (path == "/submit") return intake_route(c, content_type, std::move(body), csrf);
+    if (path == "/submit") {
+        drop_stale_staged(*c);
+        if (c->staged.size() < k_max_staged)
+            return intake_route(c, content_type, std::move(body), csrf);
+        routed r;
+        r.now = message_reply(429, "Too many checked jobs waiting",
+                              std::to_string(c->staged.size()) +
+                                  " checked jobs wait to be queued or discarded; queue or "
+                                  "discard one first (each waits an hour at most).");
+        return r;
+    }
     if (parts.size() == 3 && parts[0] == "submit" && (parts[2] == "queue" || parts[2] == "discard"))
         return staged_route(c, parts[1], parts[2]);
     if (parts.size() == 3 && parts[0] == "jobs" && parts[2] == "cancel") {
