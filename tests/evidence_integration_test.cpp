@@ -433,3 +433,33 @@ TEST_CASE(
         CHECK_THAT(output, !Catch::Contains("re-ranked"));
     }
 }
+
+TEST_CASE(
+    "the evidence stage's timed runs are summarised like the search's, and a re-measure timed "
+    "while the GPU throttled is flagged") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_hot.cu", f.kernel("FAKE_MS=0.5 FAKE_THROTTLED"));
+    const auto r =
+        test::run_optimizer(f.args({"--proposer", "files", "--candidates",
+                                    (f.dir / "cands").string(), "--significance-runs", "2"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = test::read_checked_json(f.run() / "summary.json", "summary");
+    const auto& ev = summary["evidence"];
+    REQUIRE(ev["timer"].IsObject());
+    CHECK(std::string(ev["timer"]["name"].GetString()) == "cupti");
+    REQUIRE(ev["gpu_state"].IsObject());
+    CHECK(ev["gpu_state"]["throttled"].Size() > 0);
+    CHECK(ev["significance"]["throttled_cases"].GetInt() > 0);
+    const auto* winner = checked_entry(summary, "1.0");
+    REQUIRE(winner);
+    bool flagged = false;
+    for (const auto& w : (*winner)["warnings"].GetArray())
+        flagged = flagged ||
+                  std::string(w.GetString()).find("timed while the GPU throttled (sw_power_cap)") !=
+                      std::string::npos;
+    CHECK(flagged);
+    CHECK_THAT(r.output, Catch::Contains("evidence timer (simulated): cupti") &&
+                             Catch::Contains("evidence gpu (simulated): SM") &&
+                             Catch::Contains("measured cases timed while throttled"));
+}

@@ -214,13 +214,18 @@ std::string closing_table(const search_outcome& o, const manifest& m,
         while (!t.empty() && t.back() == ' ') t.pop_back();
         t += "\n";
     }
-    std::string conditions =
-        timer_line(summarize_timer(o.history)) + gpu_state_line(summarize_gpu_state(o.history));
-    if (simulated)  // "timer: cupti" and "gpu: SM 1980 MHz" are the fake harness's inventions
-        for (const char* name : {"timer: ", "gpu: "})
-            if (const auto at = conditions.find(name); at != std::string::npos)
-                conditions.insert(at + std::string(name).size() - 2, " (simulated)");
-    return t + conditions;
+    return t + timing_condition_lines(o.history, simulated);
+}
+
+std::string timing_condition_lines(const std::vector<attempt_result>& attempts, bool simulated,
+                                   const std::string& prefix) {
+    std::string timer = timer_line(summarize_timer(attempts));
+    std::string gpu = gpu_state_line(summarize_gpu_state(attempts));
+    if (simulated) {  // "timer: cupti" and "gpu: SM 1980 MHz" are the fake harness's inventions
+        if (!timer.empty()) timer.insert(5, " (simulated)");
+        if (!gpu.empty()) gpu.insert(3, " (simulated)");
+    }
+    return (timer.empty() ? "" : prefix + timer) + (gpu.empty() ? "" : prefix + gpu);
 }
 
 }  // namespace cuopt

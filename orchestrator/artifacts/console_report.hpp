@@ -37,6 +37,11 @@ std::string verdict_line(const search_outcome& o, const evidence_report& ev,
                          const std::string& run_name, double wall_s, const std::string& verdict,
                          const std::vector<std::string>& reasons = {}, bool simulated = false);
 
+/// "timer: …" and "gpu: …" lines over these attempts' responses (each marked "(simulated)" for
+/// a fake run), each line starting with `prefix`; "" where no response said anything.
+std::string timing_condition_lines(const std::vector<attempt_result>& attempts, bool simulated,
+                                   const std::string& prefix = "");
+
 /// Per case: the initial kernel's median, the best's and the speedup.
 /// With vendor medians (by case), two more columns: the vendor's time and vendor / best (above
 /// 1: the best beats the library). Then the clock the search timed with ("timer: cupti (CUDA

@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include "common/json_document.hpp"
+#include "orchestrator/artifacts/console_report.hpp"
+#include "orchestrator/artifacts/timing_conditions.hpp"
 
 namespace cuopt {
 
@@ -85,6 +87,7 @@ Value significance_json(const significance_report& s, allocator& a) {
     for (int w : s.warmups) warmups.PushBack(w, a);
     v.AddMember("warmups", warmups, a);
     v.AddMember("reliable", s.reliable, a);
+    v.AddMember("throttled_cases", s.throttled_cases, a);
     v.AddMember("device", s.device, a);
     v.AddMember("margin", s.margin, a);
     v.AddMember("aa_class", rapidjson::StringRef(to_string(s.aa_overall)), a);
@@ -207,6 +210,9 @@ Value evidence_json(const evidence_report& ev, const search_outcome& o, const ma
     else if (ev.winner && o.initial && *ev.winner == *o.initial)
         headline = 1.0;
     v.AddMember("headline_speedup", json_number(headline), a);
+    // The stage's own timed runs, summarised like the search's.
+    v.AddMember("timer", timer_json(summarize_timer(ev.timed_runs), a), a);
+    v.AddMember("gpu_state", gpu_state_json(summarize_gpu_state(ev.timed_runs), a), a);
     v.AddMember("sol", sol_json(ev, o, a), a);
     v.AddMember("vendor", vendor_json(ev, o, a), a);
     return v;
@@ -241,8 +247,7 @@ std::string rerank_lines(const search_outcome& o, const evidence_report& ev) {
 
 }  // namespace
 
-std::string evidence_lines(const search_outcome& o, const evidence_report& ev, const manifest& m) {
-    (void)m;
+std::string evidence_lines(const search_outcome& o, const evidence_report& ev, bool simulated) {
     if (!ev.ran) return ev.skipped.empty() ? "" : "evidence: skipped (" + ev.skipped + ")\n";
     std::string out = rerank_lines(o, ev);
     char buf[512];
@@ -282,7 +287,7 @@ std::string evidence_lines(const search_outcome& o, const evidence_report& ev, c
     }
     if (ev.vendor.ran && ev.vendor.verdict != "valid")
         out += "vendor: cublas " + ev.vendor.verdict + ": " + ev.vendor.reason + "\n";
-    return out;
+    return out + timing_condition_lines(ev.timed_runs, simulated, "evidence ");
 }
 
 }  // namespace cuopt

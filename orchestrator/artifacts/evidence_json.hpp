@@ -16,6 +16,7 @@ rapidjson::Value evidence_json(const evidence_report& ev, const search_outcome& 
                                const manifest& m, rapidjson::Document::AllocatorType& a);
 
 /// Lines for the end of a run (each ends in a newline); "" when the evidence did not run.
-std::string evidence_lines(const search_outcome& o, const evidence_report& ev, const manifest& m);
+/// `simulated`: a fake harness's run, whose clocks and GPU state are invented.
+std::string evidence_lines(const search_outcome& o, const evidence_report& ev, bool simulated);
 
 }  // namespace cuopt

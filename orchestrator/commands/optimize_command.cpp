@@ -651,7 +651,7 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     const bool reported = write_run_report(c);
     if (!c.o.quiet)
         std::cerr << closing_table(outcome, m, ev.vendor.median_ms, c.info.simulated)
-                  << evidence_lines(outcome, ev, m)
+                  << evidence_lines(outcome, ev, c.info.simulated)
                   << verdict_line(outcome, ev, c.run.filename().string(), c.info.wall_s,
                                   verdict.word,
                                   outcome.stop == stop_reason::error  // said on its own line

@@ -51,7 +51,8 @@ multi_case_estimate compare_on(const std::vector<std::string>& cases,
 // the round so that no candidate always runs first or right after the initial kernel.
 // Returns false when the initial kernel's run failed (the round does not count).
 bool run_round(const search_outcome& o, int round, const fs::path& rd, const round_setup_fn& setup,
-               std::vector<rerank_entry>& entries, std::map<std::string, run_samples>& base) {
+               rerank_report& rep, std::map<std::string, run_samples>& base) {
+    std::vector<rerank_entry>& entries = rep.entries;
     const auto [e, oracle] = setup(rd);
     std::vector<std::optional<std::size_t>> sides{std::nullopt};  // nullopt: the initial kernel
     for (std::size_t i = 0; i < entries.size(); ++i)
@@ -63,6 +64,7 @@ bool run_round(const search_outcome& o, int round, const fs::path& rd, const rou
     for (const auto& side : sides) {
         const attempt_result& r = o.history[side ? entries[*side].attempt : *o.initial];
         attempt_result run = e.evaluate(r.cand, rd / (side ? id_of(r) : "initial"), &oracle);
+        rep.runs.push_back(run);
         if (side)
             runs.emplace(*side, std::move(run));
         else
@@ -95,8 +97,7 @@ std::optional<rerank_report> rerank_candidates(const search_outcome& o,
     for (int round = 1; round <= rounds; ++round) {
         say("  rerank round " + std::to_string(round) + "/" + std::to_string(rounds) + " (" +
             std::to_string(candidates.size()) + " candidates and the initial kernel)");
-        if (!run_round(o, round, dir / ("round-" + std::to_string(round)), setup, rep.entries,
-                       base))
+        if (!run_round(o, round, dir / ("round-" + std::to_string(round)), setup, rep, base))
             continue;
         ++rep.rounds;
     }

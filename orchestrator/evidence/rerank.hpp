@@ -33,6 +33,7 @@ struct rerank_report {
     std::vector<rerank_entry> entries;     // fastest re-measured first; dropped ones last
     std::optional<std::size_t> runner_up;  // the winner's closest re-measured rival
     std::optional<ratio_estimate> over_runner_up;  // runner-up / winner: above 1, winner faster
+    std::vector<attempt_result> runs;              // every run of the rounds, in order
 };
 
 /// A round's evaluator and oracle, made for its folder (the evidence stage's round set-up).

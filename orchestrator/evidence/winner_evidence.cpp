@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "common/file_io.hpp"
@@ -54,6 +55,8 @@ class gate_runner {
 
     candidate_check check(std::size_t index);
     std::optional<rerank_report> rerank(const std::vector<std::size_t>& order);
+    /// Every timed harness run of the gates so far (fresh seeds, repetition, significance).
+    const std::vector<attempt_result>& timed() const { return m_timed; }
 
   private:
     using gate = bool (gate_runner::*)(const attempt_result&, const fs::path&, candidate_check&);
@@ -67,6 +70,7 @@ class gate_runner {
     /// oracle can be built for it, else the search's.
     std::pair<attempt_evaluator, oracle_files> round_setup(const fs::path& dir, int* warmup,
                                                            std::string* note);
+    void flag_throttling(significance_report& rep, std::size_t first, candidate_check& c);
     attempt_evaluator correctness_evaluator() const;
     manifest sanitized_cases() const;
     int draw(int low, int high) { return std::uniform_int_distribution<int>(low, high)(m_rng); }
@@ -78,6 +82,7 @@ class gate_runner {
     const evidence_inputs& m_in;
     const evidence_settings& m_s;
     std::mt19937_64 m_rng;
+    std::vector<attempt_result> m_timed;  // every timed run of the gates, in order
 };
 
 attempt_evaluator gate_runner::correctness_evaluator() const {
@@ -141,6 +146,7 @@ bool gate_runner::fresh_seeds(const attempt_result& r, const fs::path& dir, cand
         return true;
     }
     const attempt_result f = e.evaluate(r.cand, dir / "fresh-seeds", &*oracle);
+    m_timed.push_back(f);
     if (f.verdict != verdict::valid)
         return disqualify(
             c, "fresh_seeds", "fresh_seed_failed",
@@ -173,6 +179,7 @@ bool gate_runner::repetition(const attempt_result& r, const fs::path& dir, candi
             const attempt_result t =
                 m_in.evaluator.with(same ? repeated : m_in.evaluator.settings())
                     .evaluate(r.cand, dir / name, &none);
+            m_timed.push_back(t);
             const std::optional<double> g = t.geomean_ms;  // a valid run's, over its perf cases
             if (t.verdict != verdict::valid || !g)
                 return disqualify(c, "repetition", "run_failed",
@@ -382,6 +389,7 @@ bool gate_runner::significance(const attempt_result& r, const fs::path& dir, can
     std::map<std::string, run_samples> base, win, again;
     std::vector<int> warmups;
     std::string note;
+    const std::size_t first_run = m_timed.size();
     for (int round = 1; round <= m_s.significance_runs; ++round) {
         const fs::path rd = dir / "significance" / ("round-" + std::to_string(round));
         say("  significance round " + std::to_string(round) + "/" +
@@ -392,8 +400,9 @@ bool gate_runner::significance(const attempt_result& r, const fs::path& dir, can
         for (const char* who : round % 2
                                    ? std::vector<const char*>{"initial", "winner", "winner-aa"}
                                    : std::vector<const char*>{"winner-aa", "winner", "initial"})
-            runs[who] = e.evaluate(std::string(who) == "initial" ? initial.cand : r.cand, rd / who,
-                                   &oracle);
+            m_timed.push_back(runs[who] =
+                                  e.evaluate(std::string(who) == "initial" ? initial.cand : r.cand,
+                                             rd / who, &oracle));
         for (const char* who : {"winner", "winner-aa"})
             if (runs[who].verdict != verdict::valid)
                 return disqualify(c, "significance", "run_failed",
@@ -418,6 +427,7 @@ bool gate_runner::significance(const attempt_result& r, const fs::path& dir, can
     }
     rep->runs = static_cast<int>(warmups.size());
     rep->warmups = warmups;
+    flag_throttling(*rep, first_run, c);
     rep->device = m_in.evaluator.settings().device;
     const ratio_estimate& g = rep->speedup.geomean;
     const std::string detail = fmt(g.ratio, 4) + "x [" + fmt(g.low, 4) + ", " + fmt(g.high, 4) +
@@ -434,6 +444,29 @@ bool gate_runner::significance(const attempt_result& r, const fs::path& dir, can
     c.significance = rep;
     c.gates.push_back({"significance", true, true, detail});
     return true;
+}
+
+// The significance rounds' runs (m_timed from `first`) timed while the GPU throttled: counted,
+// and a warning, since a clock held down on one side of a ratio moves the ratio.
+void gate_runner::flag_throttling(significance_report& rep, std::size_t first, candidate_check& c) {
+    int cases = 0;
+    std::set<std::string> reasons;
+    for (std::size_t i = first; i < m_timed.size(); ++i)
+        for (const case_evaluation& ce : m_timed[i].cases) {
+            if (!ce.timing.gpu_state) continue;
+            ++cases;
+            if (!ce.timing.gpu_state->throttled) continue;
+            ++rep.throttled_cases;
+            reasons.insert(ce.timing.gpu_state->throttle_reasons.begin(),
+                           ce.timing.gpu_state->throttle_reasons.end());
+        }
+    if (!rep.throttled_cases) return;
+    std::string why;
+    for (const std::string& r : reasons) why += (why.empty() ? "" : ", ") + r;
+    c.warnings.push_back("significance: " + std::to_string(rep.throttled_cases) + " of " +
+                         std::to_string(cases) + " re-measured cases timed while the GPU " +
+                         "throttled (" + (why.empty() ? "no reason given" : why) +
+                         "): the speedup may not hold at full clocks");
 }
 
 // The best few of `order` re-measured against the initial kernel, when there are two or more.
@@ -590,7 +623,10 @@ evidence_report gather_evidence(search_outcome& outcome, const evidence_inputs& 
     gate_runner gates(outcome, in, s);
     std::vector<std::size_t> order = ranking_order(outcome, s.min_gain, s.max_candidates);
     rep.rerank = gates.rerank(order);
-    if (rep.rerank) order = reranked_order(order, *rep.rerank);
+    if (rep.rerank) {
+        order = reranked_order(order, *rep.rerank);
+        rep.timed_runs = rep.rerank->runs;
+    }
     std::vector<std::size_t> disqualified;
     for (std::size_t index : order) {
         rep.checked.push_back(gates.check(index));
@@ -602,6 +638,7 @@ evidence_report gather_evidence(search_outcome& outcome, const evidence_inputs& 
         disqualified.push_back(index);
     }
     if (rep.rerank && rep.winner) margin_over_runner_up(*rep.rerank, *rep.winner, disqualified);
+    rep.timed_runs.insert(rep.timed_runs.end(), gates.timed().begin(), gates.timed().end());
     outcome.best = rep.winner;
     return rep;
 }

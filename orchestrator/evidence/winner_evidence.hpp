@@ -99,6 +99,7 @@ struct significance_report {
     double margin = 0;  // the geometric mean's δ: the mean of the cases'
     aa_class aa_overall = aa_class::equivalent;
     bool reliable = true;      // the A/A control is equivalent, overall and in every case
+    int throttled_cases = 0;   // re-measured cases timed while the GPU throttled
     std::vector<int> warmups;  // each round's warm-up count
     int device = 0;            // the one GPU that measured every round of both kernels
 };
@@ -131,6 +132,9 @@ struct evidence_report {
     std::vector<candidate_check> checked;
     std::optional<significance_report> significance;  // the winner's
     std::optional<rerank_report> rerank;              // when two or more were re-measured
+    /// Every timed harness run of the stage (rerank and significance rounds, fresh seeds,
+    /// repetition): its timer and GPU state are summarised like the search's.
+    std::vector<attempt_result> timed_runs;
     vendor_report vendor;
     std::map<std::string, sol_floor> floors;
 };
