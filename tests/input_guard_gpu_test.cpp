@@ -36,14 +36,15 @@ struct guard_fixture {
         dir.write_values("x.bin", x);
         dir.write("u8.bin", "abcdefghijklm");  // 13 bytes: one whole 8-byte word and a tail
     }
-    // Runs `cases` with `entry` (4 warm-up and 12 timed launches, fresh inputs) and returns
-    // the response; REQUIREs exit 0.
-    rapidjson::Document run(const std::string& entry, const std::string& cases) {
-        dir.write(
-            "req.json",
-            R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": ")" + entry +
-                R"(" }, "timing": { "warmup": 4, "iterations": 12, "fresh_inputs": true }, "cases": [ )" +
-                cases + " ] }");
+    // Runs `cases` with `entry` (4 warm-up and 12 timed launches, fresh inputs, then
+    // `timing_extra`'s fields) and returns the response; REQUIREs exit 0.
+    rapidjson::Document run(const std::string& entry, const std::string& cases,
+                            const std::string& timing_extra = "") {
+        dir.write("req.json",
+                  R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": ")" +
+                      entry +
+                      R"(" }, "timing": { "warmup": 4, "iterations": 12, "fresh_inputs": true)" +
+                      timing_extra + R"( }, "cases": [ )" + cases + " ] }");
         const auto r =
             test::run_harness({(dir / "req.json").string(), "--cache-dir", test::test_cache_dir()});
         INFO(r.output);
@@ -137,4 +138,22 @@ TEST_CASE("an in-place argument written in place is not an input that changed", 
                 { "name": "n", "dtype": "i32", "value": 1000 } ] })");
     CHECK(changed(doc["cases"][0]).empty());
     CHECK(test::read_values<float>(f.dir / "x.out.bin")[999] == 1000.5f);  // it did write
+}
+
+TEST_CASE(
+    "with the checked launch in the middle of the timed loop the inputs are hashed right after it",
+    "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    guard_fixture f;
+    // Timed launch 4 of 12 is checked: the next launch's inputs are regenerated or rotated
+    // after the guard has hashed what the checked one left.
+    const std::string cases = copy_cases();
+    const auto writer = f.run("copy_then_zero_last", cases, R"(, "checked_launch": 3)");
+    const auto honest = f.run("copy_f32", cases, R"(, "checked_launch": 3)");
+    for (std::size_t i = 0; i < 4; ++i) {
+        INFO("case " << writer["cases"][i]["name"].GetString());
+        CHECK(changed(writer["cases"][i]) == std::vector<std::string>{"x"});
+        CHECK(changed(honest["cases"][i]).empty());
+    }
+    CHECK(honest["cases"][0]["checked_launch_index"].GetUint64() == 4 + 3 + 1);
 }
