@@ -87,7 +87,7 @@ bool run_round(const search_outcome& o, int round, const fs::path& rd, const rou
 
 std::optional<rerank_report> rerank_candidates(const search_outcome& o,
                                                const std::vector<std::size_t>& candidates,
-                                               int rounds, const fs::path& dir,
+                                               int rounds, double min_gain, const fs::path& dir,
                                                const round_setup_fn& setup,
                                                const std::function<void(const std::string&)>& say) {
     if (candidates.size() < 2 || !o.initial) return std::nullopt;
@@ -110,11 +110,18 @@ std::optional<rerank_report> rerank_candidates(const search_outcome& o,
     if (rep.rounds < 2 || measured < 2 || cases.empty()) return std::nullopt;
     for (rerank_entry& e : rep.entries)
         if (e.problem.empty()) e.speedup = compare_on(cases, base, e.samples, 4);
-    std::stable_sort(
-        rep.entries.begin(), rep.entries.end(), [](const rerank_entry& a, const rerank_entry& b) {
-            if (a.problem.empty() != b.problem.empty()) return a.problem.empty();
-            return a.problem.empty() && a.speedup.geomean.ratio > b.speedup.geomean.ratio;
-        });
+    // The search's order, where a candidate moves ahead only when re-measured faster than the
+    // one before it by more than min_gain (the search's own rule for a new best): a difference
+    // within it is a tie, and a tie keeps the search's order. Dropped ones go last.
+    for (std::size_t i = 1; i < rep.entries.size(); ++i)
+        for (std::size_t j = i; j > 0; --j) {
+            const rerank_entry &a = rep.entries[j - 1], &b = rep.entries[j];
+            const bool ahead = b.problem.empty() &&
+                               (!a.problem.empty() ||
+                                b.speedup.geomean.ratio > a.speedup.geomean.ratio * (1 + min_gain));
+            if (!ahead) break;
+            std::swap(rep.entries[j - 1], rep.entries[j]);
+        }
     return rep;
 }
 

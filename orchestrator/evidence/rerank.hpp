@@ -40,12 +40,14 @@ struct rerank_report {
 using round_setup_fn =
     std::function<std::pair<attempt_evaluator, oracle_files>(const std::filesystem::path& dir)>;
 
-/// Re-measures `candidates` (history indices, none of them the initial kernel) over `rounds`
-/// interleaved rounds under `dir`; nullopt when fewer than two rounds counted or fewer than two
-/// candidates stay measured (nothing to rank).
+/// Re-measures `candidates` (history indices in the search's order, none of them the initial
+/// kernel) over `rounds` interleaved rounds under `dir` and orders them by that: one moves
+/// ahead of another only when re-measured faster by more than `min_gain`. nullopt when fewer
+/// than two rounds counted or fewer than two candidates stay measured (nothing to rank).
 std::optional<rerank_report> rerank_candidates(const search_outcome& o,
                                                const std::vector<std::size_t>& candidates,
-                                               int rounds, const std::filesystem::path& dir,
+                                               int rounds, double min_gain,
+                                               const std::filesystem::path& dir,
                                                const round_setup_fn& setup,
                                                const std::function<void(const std::string&)>& say);
 

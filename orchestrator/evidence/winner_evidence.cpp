@@ -66,8 +66,8 @@ class gate_runner {
     bool determinism(const attempt_result& r, const fs::path& dir, candidate_check& c);
     bool sanitizer(const attempt_result& r, const fs::path& dir, candidate_check& c);
     bool significance(const attempt_result& r, const fs::path& dir, candidate_check& c);
-    /// The oracle and evaluator of one significance round: a random warm-up count where an
-    /// oracle can be built for it, else the search's.
+    /// The oracle and evaluator of one significance or rerank round: a random warm-up count and
+    /// checked launch where an oracle can be built for them, else the search's.
     std::pair<attempt_evaluator, oracle_files> round_setup(const fs::path& dir, int* warmup,
                                                            std::string* note);
     void flag_throttling(significance_report& rep, std::size_t first, candidate_check& c);
@@ -318,6 +318,12 @@ std::pair<attempt_evaluator, oracle_files> gate_runner::round_setup(const fs::pa
                                                                     std::string* note) {
     evaluator_settings es = m_in.evaluator.settings();
     es.timing.warmup += draw(1, 16);
+    // The checked launch drawn too, as in fresh_seeds: every round is one more chance to land
+    // on a launch that a kernel computing only where a fixed rule looks leaves undone.
+    es.timing.checked_launch = draw(
+        0,
+        (es.timing.mode == timing_mode::adaptive ? es.timing.min_samples : es.timing.iterations) -
+            1);
     attempt_evaluator e = m_in.evaluator.with(es);
     std::optional<oracle_files> oracle =
         m_in.oracle_for ? m_in.oracle_for(e, (dir / "reference").string(), note) : std::nullopt;
@@ -478,7 +484,7 @@ std::optional<rerank_report> gate_runner::rerank(const std::vector<std::size_t>&
     say("evidence: re-measuring the " + std::to_string(top.size()) +
         " best candidates against the initial kernel before gating them");
     std::optional<rerank_report> r = rerank_candidates(
-        m_outcome, top, m_s.rerank_runs, m_in.run / "evidence" / "rerank",
+        m_outcome, top, m_s.rerank_runs, m_s.min_gain, m_in.run / "evidence" / "rerank",
         [this](const fs::path& rd) {
             int warmup = 0;
             std::string note;
