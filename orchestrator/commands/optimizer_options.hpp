@@ -81,9 +81,9 @@ struct optimizer_options {
     bool no_evidence = false;     // skip the gates after the search (not recommended)
     int significance_runs = 5;    // interleaved harness runs per side when re-measuring
     int evidence_candidates = 5;  // valid candidates checked in ranking order at most
-    int rerank = 3;  // the best this many re-measured before the gates, gated in that order
-    std::string sanitizer;        // compute-sanitizer binary ("" = PATH, then the toolkit)
-    bool no_sanitizer = false;    // skip compute-sanitizer even where it is found
+    int rerank = 3;         // the best this many re-measured before the gates, gated in that order
+    std::string sanitizer;  // compute-sanitizer binary ("" = PATH, then the toolkit)
+    bool no_sanitizer = false;              // skip compute-sanitizer even where it is found
     bool allow_sanitizer_findings = false;  // findings warn instead of disqualifying
     bool fail_on_no_go = false;             // exit 30 (no_go) when the verdict is no_go
     double sanitizer_timeout_s = 600;       // per compute-sanitizer tool run
