@@ -98,7 +98,7 @@ struct significance_report {
     std::vector<aa_class> aa_classes;
     double margin = 0;  // the geometric mean's δ: the mean of the cases'
     aa_class aa_overall = aa_class::equivalent;
-    bool reliable = true;      // the A/A control is equivalent, overall and in every case
+    bool reliable = true;      // the geometric mean's A/A control is equivalent
     int throttled_cases = 0;   // re-measured cases timed while the GPU throttled
     std::vector<int> warmups;  // each round's warm-up count
     int device = 0;            // the one GPU that measured every round of both kernels
