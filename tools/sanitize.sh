@@ -18,7 +18,7 @@ fi
 cmake --build "$build" -j "$(nproc)"
 # Leaks are not what this run looks for (the harness keeps its CUDA context on purpose);
 # a SIGSEGV must stay a signal, as the crash tests expect of a crashing harness.
-export CUOPT_LOAD_JOBS=${CUOPT_LOAD_JOBS:-60}  # the daemon load test: 200 jobs in the plain run
+export CUOPT_LOAD_JOBS=${CUOPT_LOAD_JOBS:-30}  # the daemon load test: 200 jobs in the plain run
 export ASAN_OPTIONS=detect_leaks=0:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1
 cd "$build"
 # Left to the plain run: the source checks, and the tests that mostly wait on another program
