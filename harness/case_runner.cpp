@@ -233,7 +233,7 @@ void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launc
 }
 
 int case_runner::commands_per_launch(const std::vector<live_buffer>& buffers) const {
-    int commands = 3 + (m_timing.flush_l2 ? 1 : 0);
+    int commands = 3 + (m_timing.flush_l2 ? 2 : 0);  // the flush is two launches
     for (const live_buffer& b : buffers) {
         const kernel_arg& a = *b.arg;
         if (rotated(a))

@@ -12,6 +12,7 @@ support_kernels::support_kernels(int sm_count)
     : m_module(load_module(support_kernels_fatbin)), m_sm_count(std::max(1, sm_count)) {
     CU_CALL(cuModuleGetFunction(&m_hold, m_module.get(), "cuopt_hold_stream"));
     CU_CALL(cuModuleGetFunction(&m_flush, m_module.get(), "cuopt_flush_l2"));
+    CU_CALL(cuModuleGetFunction(&m_demote, m_module.get(), "cuopt_demote_l2"));
     CU_CALL(cuModuleGetFunction(&m_hash, m_module.get(), "cuopt_hash_bytes"));
     for (int t = 0; t <= static_cast<int>(dtype::u64); ++t) {
         const std::string name = "cuopt_generate_" + std::string(dtype_name(static_cast<dtype>(t)));
@@ -32,6 +33,10 @@ void support_kernels::flush_l2(CUstream stream, CUdeviceptr scratch, std::size_t
     void* params[] = {&scratch, &count, &sink};
     CU_CALL(cuLaunchKernel(m_flush, static_cast<unsigned>(4 * m_sm_count), 1, 1, 512, 1, 1, 0,
                            stream, params, nullptr));
+    unsigned long long lines = bytes / 128;
+    void* demote_params[] = {&scratch, &lines};
+    CU_CALL(cuLaunchKernel(m_demote, static_cast<unsigned>(4 * m_sm_count), 1, 1, 512, 1, 1, 0,
+                           stream, demote_params, nullptr));
 }
 
 void support_kernels::hash_bytes(CUstream stream, CUdeviceptr buffer, std::size_t bytes,

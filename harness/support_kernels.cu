@@ -28,16 +28,42 @@ extern "C" __global__ void cuopt_hold_stream(const volatile int* release, int* t
 
 // Evicts L2 by reading a scratch buffer larger than it. Reading (not writing) matters:
 // it writes back whatever was dirty now, outside the timed region, and leaves only clean
-// lines behind, so the timed kernel never pays for another write's eviction.
+// lines behind, so the timed kernel never pays for another write's eviction. The reads carry
+// the evict_last priority (sm_80 on): a kernel's own evict_last lines (PTX cache hints, an
+// access-policy window) are the last that normal-priority reads evict, and could outlive a
+// plain flush; within one priority the least recently used line goes first, so they go.
+// cuopt_demote_l2 then hands the scratch's lines back to evict_normal.
 extern "C" __global__ void cuopt_flush_l2(const uint4* scratch, unsigned long long count,
                                           unsigned* sink) {
     unsigned acc = 0;
+#if __CUDA_ARCH__ >= 800
+    unsigned long long policy;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+#endif
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
          i < count; i += (unsigned long long)gridDim.x * blockDim.x) {
+#if __CUDA_ARCH__ >= 800
+        uint4 v;
+        asm volatile("ld.global.cg.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(scratch + i), "l"(policy));
+#else
         const uint4 v = __ldcg(scratch + i);
+#endif
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
     if (acc == 0x9E3779B9u) *sink = acc;  // keeps the loads alive; the scratch is zeros
+}
+
+// After cuopt_flush_l2 (the next launch on its stream): every 128-byte line of the scratch back
+// to evict_normal, so the timed kernel's own lines can evict them as they would any other.
+extern "C" __global__ void cuopt_demote_l2(const char* scratch, unsigned long long lines) {
+#if __CUDA_ARCH__ >= 800
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+         i < lines; i += (unsigned long long)gridDim.x * blockDim.x)
+        asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(scratch + i * 128)
+                     : "memory");
+#endif
 }
 
 template <typename T>

@@ -21,7 +21,8 @@ class support_kernels {
     void hold_stream(CUstream stream, CUdeviceptr release, CUdeviceptr timed_out,
                      std::uint64_t timeout_ns) const;
 
-    /// Evicts L2 by reading `bytes` of zeroed scratch (bytes: a multiple of 16; sink: 4 bytes).
+    /// Evicts L2 by reading `bytes` of zeroed scratch at evict_last priority, then demotes the
+    /// scratch's lines to evict_normal: two launches (bytes: a multiple of 16; sink: 4 bytes).
     void flush_l2(CUstream stream, CUdeviceptr scratch, std::size_t bytes, CUdeviceptr sink) const;
 
     /// Fills `count` elements at `buffer` with the values of launch `launch_index`.
@@ -36,6 +37,7 @@ class support_kernels {
     module_handle m_module;
     CUfunction m_hold{};
     CUfunction m_flush{};
+    CUfunction m_demote{};
     CUfunction m_hash{};
     CUfunction m_generate[12]{};
     int m_sm_count = 1;
