@@ -32,3 +32,75 @@ TEST_CASE("long reasons wrap at words on indented lines and are cut at a word") 
     // Beyond the cap: cut at a word, and said.
     CHECK(wrap_text("alpha beta gamma delta", 80, "", 13) == "alpha beta ...");
 }
+
+namespace {
+
+// A case measured at `ms`.
+case_evaluation case_at(const std::string& name, double ms) {
+    case_evaluation ce;
+    ce.name = name;
+    ce.kind = case_kind::performance;
+    ce.median_ms = ms;
+    return ce;
+}
+
+// GPU `index`'s vendor run: `ms` per case.
+device_reference vendor_on(int index, const std::map<std::string, double>& ms) {
+    device_reference d;
+    d.index = index;
+    d.name = "NVIDIA H200";
+    d.vendor.ran = true;
+    d.vendor.verdict = "valid";
+    d.vendor.median_ms = ms;
+    return d;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the closing table gives the vendor one column while every GPU agrees within 2%, one per GPU "
+    "where they differ, and reads vs vendor on the GPU that measured the best") {
+    manifest m;
+    for (const char* name : {"check", "perf"}) {
+        m.cases.emplace_back();
+        m.cases.back().name = name;
+    }
+    search_outcome o;
+    o.history.resize(2);
+    o.history[0].cases = {case_at("perf", 2.0)};
+    o.history[0].device = 0;
+    o.history[1].cases = {case_at("perf", 1.0)};
+    o.history[1].device = 1;  // the best, measured on GPU 1
+    o.initial = 0;
+    o.best = 1;
+
+    const std::string same =
+        closing_table(o, m, {vendor_on(0, {{"perf", 0.50}}), vendor_on(1, {{"perf", 0.505}})});
+    INFO(same);
+    CHECK_THAT(same,
+               Catch::StartsWith("case                          initial        best           "
+                                 "speedup   vendor         vs vendor\n"));
+    CHECK_THAT(
+        same, Catch::Contains("\ncheck                         -              -              -\n"));
+    CHECK_THAT(same, Catch::Contains(" 0.5000 ms      0.500x\n"));  // GPU 0's, one column
+    CHECK_THAT(same, !Catch::Contains("vendor GPU"));
+
+    const std::string apart =
+        closing_table(o, m, {vendor_on(0, {{"perf", 0.50}}), vendor_on(1, {{"perf", 0.80}})});
+    INFO(apart);
+    CHECK_THAT(apart, Catch::Contains("speedup  vendor GPU 0   vendor GPU 1   vs vendor\n"));
+    CHECK_THAT(apart, Catch::Contains(" 0.5000 ms      0.8000 ms      0.800x\n"));  // GPU 1's
+    CHECK_THAT(apart, Catch::Contains(
+                          "\ncheck                         -              -              -\n"));
+    CHECK_THAT(apart, Catch::Contains(
+                          "\nvs vendor: against the vendor on GPU 1, the GPU that measured the "
+                          "best\n"));
+
+    // A GPU whose vendor run failed has no figures: it differs, and shows as "-".
+    device_reference failed = vendor_on(1, {});
+    failed.vendor.verdict = "wrong_output";
+    const std::string one_failed = closing_table(o, m, {vendor_on(0, {{"perf", 0.5}}), failed});
+    INFO(one_failed);
+    CHECK_THAT(one_failed, Catch::Contains(" 0.5000 ms      -              -\n"));
+    CHECK(closing_table(o, m).find("vendor") == std::string::npos);
+}

@@ -48,7 +48,10 @@
 //   FAKE_NO_NVML         no GPU state, with a note
 // --device-info answers a fixed fingerprint marked "simulated": true (the optimizer then labels
 // the whole run a fake one); with --measure (or --remeasure) also fixed
-// "measured" (copy_bandwidth_gbps 4000) and "peak_tflops" (f32 60, f16 800, ...) blocks.
+// "measured" (copy_bandwidth_gbps 4000) and "peak_tflops" (f32 60, f16 800, ...) blocks, each
+// divided by --device N's CUOPT_FAKE_DEVICE_SLOWDOWN, so a slower GPU has its own, higher
+// speed-of-light floors. "index" stays 0 whatever --device says (a daemon resumes a job on
+// whichever GPU is free, and resume holds the index against run.json's).
 // The environment changes the machine it claims to be, in --device-info and every response
 // (CUOPT_FAKE_*: the optimizer passes CUOPT_* to its children and scrubs everything else):
 //   CUOPT_FAKE_DEVICE_NAME  the GPU model (default "fake CPU device")
@@ -68,8 +71,8 @@
 //   CUOPT_FAKE_COMPILE_MS=x  NVRTC's time, once per kernel: a compile that succeeds leaves a
 //                        marker in the cubin cache folder; a later request for the kernel is a
 //                        cache hit
-//   CUOPT_FAKE_DEVICE_SLOWDOWN="1:1.1"  GPU 1's kernels 10% slower (GPUs of one model differ a
-//                        little)
+//   CUOPT_FAKE_DEVICE_SLOWDOWN="1:1.1"  GPU 1's kernels 10% slower, the vendor's too (GPUs of
+//                        one model differ a little)
 //   CUOPT_FAKE_BROKEN_DEVICE=N  every run on GPU N (N > 0) fails: context_lost, before any case
 //   CUOPT_FAKE_TRACE=FILE  each request appends "compile|run device=N start_us=T end_us=T key=K
 //                        pid=P folder=DIR" (CLOCK_MONOTONIC; K: the kernel's cache key)
@@ -384,19 +387,28 @@ case_outcome run_vendor_case(const request& req, const run_case& rc) {
             out.outputs.push_back(
                 write_values(*in, *in->input_dump_file, in == &A ? a : b, "input_dump"));
     if (rc.measure)
-        time_case(out, req, "", 0.5 * static_cast<double>(m * n * k) / (256.0 * 256.0 * 256.0));
+        time_case(out, req, "",
+                  0.5 * device_slowdown(req.device) * static_cast<double>(m * n * k) /
+                      (256.0 * 256.0 * 256.0));
     out.status = case_run_status::ok;
     return out;
 }
 
 }  // namespace
 
-// What --device-info --measure adds: fixed numbers, never cached.
-const char* k_fake_measured =
-    ",\n  \"measured\": { \"copy_bandwidth_gbps\": 4000, \"bytes\": 536870912, "
-    "\"repetitions\": 20, \"method\": \"fake: fixed numbers\", \"cached\": false },\n"
-    "  \"peak_tflops\": { \"f64\": 30, \"f32\": 60, \"tf32\": 400, \"f16\": 800, \"bf16\": 800, "
-    "\"i8\": 1600 },\n  \"peak_note\": \"fake: fixed numbers\"";
+// What --device-info --measure adds for GPU `device`: fixed numbers over its slowdown, never
+// cached.
+std::string fake_measured(int device) {
+    const double s = device_slowdown(device);
+    char out[512];
+    std::snprintf(out, sizeof out,
+                  ",\n  \"measured\": { \"copy_bandwidth_gbps\": %g, \"bytes\": 536870912, "
+                  "\"repetitions\": 20, \"method\": \"fake: fixed numbers\", \"cached\": false },\n"
+                  "  \"peak_tflops\": { \"f64\": %g, \"f32\": %g, \"tf32\": %g, \"f16\": %g, "
+                  "\"bf16\": %g, \"i8\": %g },\n  \"peak_note\": \"fake: fixed numbers\"",
+                  4000 / s, 30 / s, 60 / s, 400 / s, 800 / s, 800 / s, 1600 / s);
+    return out;
+}
 
 // A child that inherits stdout and stderr and sleeps; its pid goes to `pid_file` when given.
 void start_sleeping_child(const std::filesystem::path& pid_file) {
@@ -501,6 +513,7 @@ struct fake_options {
     std::string request, response, root;
     bool worker = false, device_info = false, measure = false, compile_only = false;
     bool unconfined = false, version = false;
+    int device = 0;  // --device
 };
 
 fake_options parse_fake_options(int argc, char** argv) {
@@ -512,7 +525,9 @@ fake_options parse_fake_options(int argc, char** argv) {
             o.response = argv[++i];
         else if (a == "--root" && has_value)
             o.root = argv[++i];
-        else if ((a == "--device" || a == "--arch" || a == "--cache-dir") && has_value)
+        else if (a == "--device" && has_value)
+            o.device = std::atoi(argv[++i]);
+        else if ((a == "--arch" || a == "--cache-dir") && has_value)
             ++i;
         else if (a.rfind("--", 0) != 0 && o.request.empty())
             o.request = a;
@@ -643,7 +658,7 @@ int main(int argc, char** argv) {
                   << (driver ? ", \"driver_version\": \"" + std::to_string(driver / 1000) + "." +
                                    std::to_string(driver % 1000 / 10) + "\""
                              : std::string())
-                  << (measure ? k_fake_measured : "") << " }\n";
+                  << (measure ? fake_measured(o.device) : "") << " }\n";
         return 0;
     }
     if (o.request.empty()) return to_int(exit_code::usage);

@@ -180,6 +180,28 @@ TEST_CASE(
     CHECK(figures[1]["index"].GetInt() == 1);
     CHECK(figures[1]["initial"]["geomean_ms"].GetDouble() ==
           Approx(1.1 * figures[0]["initial"]["geomean_ms"].GetDouble()));
+    // Each GPU's own references: the vendor library run there, and floors from its own peaks
+    // (the fake's bandwidth and peaks over its slowdown): GPU 1's 10% slower and 10% higher.
+    for (const auto& d : figures.GetArray()) {
+        REQUIRE(d["vendor"].IsObject());
+        CHECK(std::string(d["vendor"]["verdict"].GetString()) == "valid");
+        CHECK(std::string(d["name"].GetString()) == "fake CPU device");
+        REQUIRE(d["sol"].Size() == 2);
+    }
+    for (const char* c : {"perf-256", "perf-384x256x320"})
+        CHECK(figures[1]["vendor"]["median_ms"][c].GetDouble() ==
+              Approx(1.1 * figures[0]["vendor"]["median_ms"][c].GetDouble()));
+    for (rapidjson::SizeType i = 0; i < 2; ++i)
+        CHECK(figures[1]["sol"][i]["floor_ms"].GetDouble() ==
+              Approx(1.1 * figures[0]["sol"][i]["floor_ms"].GetDouble()));
+    CHECK(fs::exists(two.run / "vendor-device-1/response.json"));
+    CHECK(two.summary["evidence"]["vendor"].IsObject());  // the first GPU's, as before
+    // The closing table: a vendor column per GPU (they differ by 10%), one with one GPU.
+    CHECK_THAT(two.output, Catch::Contains("vendor GPU 0   vendor GPU 1   vs vendor\n") &&
+                               Catch::Contains("\nvs vendor: against the vendor on GPU "));
+    CHECK_THAT(one.output,
+               Catch::Contains("   vendor         vs vendor\n") && !Catch::Contains("vendor GPU"));
+    CHECK(one.summary["devices"][0]["sol"].Size() == 2);
     CHECK(two.run_json["devices"].Size() == 2);
     CHECK(two.run_json["devices"][1]["device"].IsObject());  // its --device-info
     std::size_t listed = 0;  // run.json says which GPU measured each attempt, too

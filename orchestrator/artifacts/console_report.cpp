@@ -1,5 +1,7 @@
 #include "orchestrator/artifacts/console_report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -195,10 +197,83 @@ std::string verdict_line(const search_outcome& o, const evidence_report& ev,
     return out;
 }
 
+namespace {
+
+// Two GPUs' figures for one case that a reader should see apart: more than 2% apart (GPUs of
+// one model differ by about that much, run to run).
+bool differ(double a, double b) {
+    return std::fabs(a - b) > 0.02 * std::max(std::fabs(a), std::fabs(b));
+}
+
+// The GPUs whose vendor medians get a column: every one that ran the vendor where two of them
+// differ (a case apart, or a figure one has and another lacks), else the first alone.
+std::vector<const device_reference*> vendor_columns(const std::vector<device_reference>& devices) {
+    std::vector<const device_reference*> ran;
+    for (const device_reference& d : devices)
+        if (d.vendor.ran) ran.push_back(&d);
+    if (ran.empty()) return ran;
+    const auto& first = ran.front()->vendor.median_ms;
+    for (const device_reference* d : ran) {
+        const auto& other = d->vendor.median_ms;
+        bool apart = other.size() != first.size();
+        for (const auto& [name, ms] : first)
+            if (const auto it = other.find(name); it == other.end() || differ(ms, it->second))
+                apart = true;
+        if (apart) return ran;
+    }
+    if (first.empty()) return {};
+    return {ran.front()};
+}
+
+// The column that "vs vendor" reads: the GPU that measured the best, else the first column.
+std::size_t vendor_column_of_best(const std::vector<const device_reference*>& columns,
+                                  const search_outcome& o) {
+    for (std::size_t i = 0; o.best && i < columns.size(); ++i)
+        if (columns[i]->index == o.history[*o.best].device) return i;
+    return 0;
+}
+
+// A case's vendor columns and "vs vendor" (`best_ms`: the best's median); "" where no column
+// has the case.
+std::string vendor_cells(const std::vector<const device_reference*>& columns, std::size_t against,
+                         const std::string& name, std::optional<double> best_ms) {
+    std::string out;
+    bool any = false;
+    std::optional<double> versus;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        const auto& medians = columns[i]->vendor.median_ms;
+        const auto v = medians.find(name);
+        const std::optional<double> ms =
+            v == medians.end() ? std::nullopt : std::optional<double>(v->second);
+        any |= ms.has_value();
+        if (i == against) versus = ms;
+        char cell[32];
+        std::snprintf(cell, sizeof cell, "%-14s ", format_ms(ms).c_str());
+        out += cell;
+    }
+    if (!any) return "";
+    return out + (versus && best_ms ? std::to_string(*versus / *best_ms).substr(0, 5) + "x" : "-");
+}
+
+}  // namespace
+
 std::string closing_table(const search_outcome& o, const manifest& m,
-                          const std::map<std::string, double>& vendor_ms, bool simulated) {
+                          const std::vector<device_reference>& devices, bool simulated) {
+    const std::vector<const device_reference*> columns = vendor_columns(devices);
+    const std::size_t against = vendor_column_of_best(columns, o);
     std::string t = "case                          initial        best           speedup";
-    t += vendor_ms.empty() ? "\n" : "   vendor         vs vendor\n";
+    if (columns.size() == 1) t += "   vendor         vs vendor";
+    if (columns.size() > 1) {
+        t += "  ";
+        for (const device_reference* d : columns) {
+            char head[32];
+            std::snprintf(head, sizeof head, "%-15s",
+                          ("vendor GPU " + std::to_string(d->index)).c_str());
+            t += head;
+        }
+        t += "vs vendor";
+    }
+    t += "\n";
     for (const manifest_case& mc : m.cases) {
         const auto a = o.median_ms(o.initial, mc.name), b = o.median_ms(o.best, mc.name);
         char row[200];
@@ -206,14 +281,16 @@ std::string closing_table(const search_outcome& o, const manifest& m,
                       format_ms(a).c_str(), format_ms(b).c_str(),
                       a && b ? (std::to_string(*a / *b).substr(0, 5) + "x").c_str() : "-");
         t += row;
-        if (const auto v = vendor_ms.find(mc.name); v != vendor_ms.end()) {
-            std::snprintf(row, sizeof row, "%-14s %s", format_ms(v->second).c_str(),
-                          b ? (std::to_string(v->second / *b).substr(0, 5) + "x").c_str() : "-");
-            t += row;
-        }
+        t += vendor_cells(columns, against, mc.name, b);
         while (!t.empty() && t.back() == ' ') t.pop_back();
         t += "\n";
     }
+    if (columns.size() > 1 && o.best)
+        t += "vs vendor: against the vendor on GPU " + std::to_string(columns[against]->index) +
+             (columns[against]->index == o.history[*o.best].device
+                  ? ", the GPU that measured the best"
+                  : "") +
+             "\n";
     return t + timing_condition_lines(o.history, simulated);
 }
 

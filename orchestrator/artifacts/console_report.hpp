@@ -43,13 +43,15 @@ std::string timing_condition_lines(const std::vector<attempt_result>& attempts, 
                                    const std::string& prefix = "");
 
 /// Per case: the initial kernel's median, the best's and the speedup.
-/// With vendor medians (by case), two more columns: the vendor's time and vendor / best (above
-/// 1: the best beats the library). Then the clock the search timed with ("timer: cupti (CUDA
-/// events beside: median overhead 1.3 us)") and the GPU's clocks, temperature, power and
-/// throttled cases over the search ("gpu: SM 1980 MHz, ...").
-/// A simulated harness's timer and GPU lines say "(simulated)".
+/// With the vendor library's medians (`devices`: each GPU of --devices, the first first), more
+/// columns: the vendor's time and vendor / best (above 1: the best beats the library). One
+/// vendor column where every GPU's figures agree within 2% (the first GPU's); one per GPU where
+/// they differ, "vs vendor" then against the GPU that measured the best, said on a line below.
+/// Then the clock the search timed with ("timer: cupti (CUDA events beside: median overhead
+/// 1.3 us)") and the GPU's clocks, temperature, power and throttled cases over the search
+/// ("gpu: SM 1980 MHz, ..."). A simulated harness's timer and GPU lines say "(simulated)".
 std::string closing_table(const search_outcome& o, const manifest& m,
-                          const std::map<std::string, double>& vendor_ms = {},
+                          const std::vector<device_reference>& devices = {},
                           bool simulated = false);
 
 }  // namespace cuopt

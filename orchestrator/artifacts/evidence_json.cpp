@@ -1,5 +1,7 @@
 #include "orchestrator/artifacts/evidence_json.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "common/json_document.hpp"
@@ -245,6 +247,35 @@ std::string rerank_lines(const search_outcome& o, const evidence_report& ev) {
     return out;
 }
 
+// The other GPUs of --devices where their references differ from the first's: "sol: GPU 1
+// (NAME) floors: perf-256 0.0004 ms (memory), ..." where a floor is more than 2% apart (GPUs of
+// two models), and "vendor: cublas on GPU 1 wrong_output: ..." where the library failed there.
+std::string device_lines(const evidence_report& ev) {
+    std::string out;
+    char buf[160];
+    for (std::size_t i = 1; i < ev.devices.size(); ++i) {
+        const device_reference& d = ev.devices[i];
+        bool apart = d.floors.size() != ev.floors.size();
+        std::string floors;
+        for (const auto& [name, f] : d.floors) {
+            const auto first = ev.floors.find(name);
+            apart |=
+                first == ev.floors.end() || std::fabs(f.floor_ms - first->second.floor_ms) >
+                                                0.02 * std::max(f.floor_ms, first->second.floor_ms);
+            std::snprintf(buf, sizeof buf, "%s%s %.4f ms (%s)", floors.empty() ? "" : ", ",
+                          name.c_str(), f.floor_ms, f.bound.c_str());
+            floors += buf;
+        }
+        const std::string gpu = "GPU " + std::to_string(d.index);
+        if (apart && !floors.empty())
+            out += "sol: " + gpu + " (" + d.name + ") floors: " + floors + "\n";
+        if (d.vendor.ran && d.vendor.verdict != "valid")
+            out +=
+                "vendor: cublas on " + gpu + " " + d.vendor.verdict + ": " + d.vendor.reason + "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string evidence_lines(const search_outcome& o, const evidence_report& ev, bool simulated) {
@@ -287,6 +318,7 @@ std::string evidence_lines(const search_outcome& o, const evidence_report& ev, b
     }
     if (ev.vendor.ran && ev.vendor.verdict != "valid")
         out += "vendor: cublas " + ev.vendor.verdict + ": " + ev.vendor.reason + "\n";
+    out += device_lines(ev);
     return out + timing_condition_lines(ev.timed_runs, simulated, "evidence ");
 }
 

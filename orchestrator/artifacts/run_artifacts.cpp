@@ -308,7 +308,8 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     int iterations = 0;
     for (const auto& r : o.history) iterations = std::max(iterations, r.iteration);
     doc.AddMember("iterations_run", iterations, a);
-    doc.AddMember("devices", devices_json(o, nullptr, a), a);
+    doc.AddMember("devices", devices_json(o, nullptr, a, evidence ? &evidence->devices : nullptr),
+                  a);
     doc.AddMember("timer", timer_json(summarize_timer(o.history), a), a);
     const auto gpu = summarize_gpu_state(o.history);
     doc.AddMember("throttled_cases", gpu ? Value(static_cast<int>(gpu->throttled.size())) : Value(),

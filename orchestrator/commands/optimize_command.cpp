@@ -62,13 +62,15 @@ struct run_context {
     std::unique_ptr<ncu_profiler> profiler;
     std::unique_ptr<docs_library> docs;
     std::unique_ptr<proposer> prop;
-    std::map<std::string, sol_floor> floors;
+    std::map<std::string, sol_floor> floors;                        // the first device's
+    std::map<int, std::map<std::string, sol_floor>> device_floors;  // every device's, by index
     std::optional<manifest> holdout;
     oracle_files holdout_oracle;
     std::optional<candidate> reference;
-    std::optional<attempt_result> vendor;  // the vendor library on the declaring cases
-    std::optional<recorded_run> recorded;  // --resume: what run.json said
-    std::optional<search_record> record;   // --resume: the attempts and candidates so far
+    std::optional<attempt_result> vendor;          // the vendor library on the declaring cases
+    std::map<int, attempt_result> device_vendors;  // the same on every other device of --devices
+    std::optional<recorded_run> recorded;          // --resume: what run.json said
+    std::optional<search_record> record;           // --resume: the attempts and candidates so far
 };
 
 // The kernel's name: the signature's, else the first __global__ function in the source.
@@ -89,6 +91,13 @@ std::string device_name(const std::string& device_json) {
     try_parse_json(d, device_json);
     return d.IsObject() && d.HasMember("name") && d["name"].IsString() ? d["name"].GetString()
                                                                        : "unknown";
+}
+
+// A device's --device-info, by its index in --devices ("null" when none was read).
+std::string device_json_of(const run_context& c, int device) {
+    const auto info = c.info.devices_json.find(device);
+    if (info != c.info.devices_json.end()) return info->second;
+    return device == devices_of(c.o).front() ? c.device_json : "null";
 }
 
 // "0,1".
@@ -246,12 +255,15 @@ void reopen_run(run_context& c) {
         fs::remove_all(f);
     }
     fs::remove_all(c.run / "evidence");
-    for (attempt_result& r : c.record->history)  // the evaluator notes each valid case's floor
+    for (attempt_result& r : c.record->history) {  // the evaluator notes each valid case's floor
+        const auto own = c.device_floors.find(r.device);  // the floors of the GPU that measured it
+        const auto& floors = own == c.device_floors.end() ? c.floors : own->second;
         for (case_evaluation& ce : r.cases)
-            if (const auto f = c.floors.find(ce.name);
-                f != c.floors.end() &&
+            if (const auto f = floors.find(ce.name);
+                f != floors.end() &&
                 (r.verdict == verdict::valid || r.verdict == verdict::impossible_time))
                 ce.floor_ms = f->second.floor_ms;
+    }
     c.info.command_line = c.recorded->command_line;
     c.info.started_utc = c.recorded->started_utc;
     c.info.resumes = c.recorded->resumes;
@@ -275,7 +287,9 @@ void open_run(run_context& c) {
     es.timing.fresh_inputs = true;
     es.initial_file_name = fs::path(o.initial_kernel).filename().string();
     es.arch = device_arch(c.device_json);
-    c.floors = floors_for(*c.contract, read_device_peaks(c.device_json));
+    for (const int d : devices_of(o))
+        c.device_floors[d] = floors_for(*c.contract, read_device_peaks(device_json_of(c, d)));
+    c.floors = c.device_floors[es.device];
     for (const auto& [name, f] : c.floors) es.floors_ms[name] = f.floor_ms;
     c.evaluator = std::make_unique<attempt_evaluator>(*c.contract, es, *c.runner);
     c.info.launches_per_measured_case = 1 + o.timing.warmup + o.timing.iterations;
@@ -367,15 +381,53 @@ void prepare_holdout(run_context& c) {
                   << " case(s), never shown to the proposer\n";
 }
 
+// "cuda-optimizer: vendor baseline cublas[ on GPU 1]: valid  perf-256 0.0123 ms ...".
+void say_vendor(const attempt_result& v, const std::string& where) {
+    std::cerr << "cuda-optimizer: vendor baseline cublas" << where << ": " << to_string(v.verdict);
+    for (const case_evaluation& ce : v.cases)
+        if (ce.median_ms) std::cerr << "  " << ce.name << " " << format_ms(ce.median_ms);
+    std::cerr << (v.reason.empty() ? "" : ": " + v.reason) << "\n";
+}
+
 // The vendor library on the cases that declare it, before the search, so every progress line
 // can be read against it; its outputs are checked against the oracle like any candidate's.
+// With --devices, on every GPU (RUN/vendor on the first, RUN/vendor-device-N on GPU N): each
+// attempt is measured on one of them, and is read against the library on the same GPU.
 void measure_vendor(run_context& c) {
+    const std::vector<int> devices = devices_of(c.o);
     c.vendor = c.evaluator->evaluate_vendor(c.initial, c.run / "vendor", c.oracle);
-    if (!c.vendor || c.o.quiet) return;
-    std::cerr << "cuda-optimizer: vendor baseline cublas: " << to_string(c.vendor->verdict);
-    for (const case_evaluation& ce : c.vendor->cases)
-        if (ce.median_ms) std::cerr << "  " << ce.name << " " << format_ms(ce.median_ms);
-    std::cerr << (c.vendor->reason.empty() ? "" : ": " + c.vendor->reason) << "\n";
+    if (!c.vendor) return;
+    if (!c.o.quiet)
+        say_vendor(*c.vendor, devices.size() > 1 ? " on GPU " + std::to_string(devices[0]) : "");
+    for (std::size_t i = 1; i < devices.size(); ++i) {
+        evaluator_settings es = c.evaluator->settings();
+        es.device = devices[i];
+        if (const std::string arch = device_arch(device_json_of(c, devices[i])); !arch.empty())
+            es.arch = arch;
+        const fs::path folder = c.run / ("vendor-device-" + std::to_string(devices[i]));
+        auto v = c.evaluator->with(es).evaluate_vendor(c.initial, folder, c.oracle);
+        if (!v) continue;
+        if (!c.o.quiet) say_vendor(*v, " on GPU " + std::to_string(devices[i]));
+        c.device_vendors.emplace(devices[i], std::move(*v));
+    }
+}
+
+// Every GPU of --devices with its vendor run and floors, the first's being c.vendor and c.floors.
+std::vector<device_reference> device_references(const run_context& c) {
+    std::vector<device_reference> out;
+    for (const int d : devices_of(c.o)) {
+        device_reference r;
+        r.index = d;
+        r.name = device_name(device_json_of(c, d));
+        const auto v = c.device_vendors.find(d);
+        r.vendor = vendor_report_of(out.empty() ? (c.vendor ? &*c.vendor : nullptr)
+                                    : v == c.device_vendors.end() ? nullptr
+                                                                  : &v->second);
+        if (const auto f = c.device_floors.find(d); f != c.device_floors.end())
+            r.floors = f->second;
+        out.push_back(std::move(r));
+    }
+    return out;
 }
 
 evidence_settings evidence_settings_of(const optimizer_options& o) {
@@ -443,6 +495,7 @@ evidence_report evidence(run_context& c, search_outcome& outcome) {
     };
     if (c.vendor) in.vendor = &*c.vendor;
     in.floors = c.floors;
+    in.devices = device_references(c);
     in.run = c.run;
     if (!c.o.quiet) in.progress = [](const std::string& line) { std::cerr << line << "\n"; };
     return gather_evidence(outcome, in, evidence_settings_of(c.o));
@@ -527,6 +580,8 @@ parallel_settings parallel_of(const run_context& c) {
         const auto info = c.info.devices_json.find(d);
         const std::string json = info == c.info.devices_json.end() ? "null" : info->second;
         p.devices.emplace_back(d, device_arch(json));
+        if (const auto f = c.device_floors.find(d); f != c.device_floors.end())
+            for (const auto& [name, floor] : f->second) p.floors_ms[d][name] = floor.floor_ms;
         names += (names.empty() ? "" : ", ") + std::to_string(d) + " (" + device_name(json) + ")";
     }
     p.compile_threads = compile_threads_of(c.o);
@@ -650,7 +705,7 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     write_file_durable(c.run / "run.json", run_json(c.info, outcome));
     const bool reported = write_run_report(c);
     if (!c.o.quiet)
-        std::cerr << closing_table(outcome, m, ev.vendor.median_ms, c.info.simulated)
+        std::cerr << closing_table(outcome, m, ev.devices, c.info.simulated)
                   << evidence_lines(outcome, ev, c.info.simulated)
                   << verdict_line(outcome, ev, c.run.filename().string(), c.info.wall_s,
                                   verdict.word,

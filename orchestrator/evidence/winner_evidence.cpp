@@ -526,19 +526,19 @@ candidate_check gate_runner::check(std::size_t index) {
     return c;
 }
 
-vendor_report measure_vendor(const evidence_inputs& in) {
+}  // namespace
+
+vendor_report vendor_report_of(const attempt_result* vendor) {
     vendor_report v;
-    if (!in.vendor) return v;
+    if (!vendor) return v;
     v.ran = true;
-    v.verdict = to_string(in.vendor->verdict);
-    v.reason = in.vendor->reason;
-    if (in.vendor->verdict != verdict::valid) return v;  // wrong answers have no speed
-    for (const case_evaluation& ce : in.vendor->cases)
+    v.verdict = to_string(vendor->verdict);
+    v.reason = vendor->reason;
+    if (vendor->verdict != verdict::valid) return v;  // wrong answers have no speed
+    for (const case_evaluation& ce : vendor->cases)
         if (ce.median_ms) v.median_ms[ce.name] = *ce.median_ms;
     return v;
 }
-
-}  // namespace
 
 std::vector<std::size_t> ranking_order(const search_outcome& o, double min_gain,
                                        int max_candidates) {
@@ -625,7 +625,8 @@ evidence_report gather_evidence(search_outcome& outcome, const evidence_inputs& 
     evidence_report rep;
     rep.floors = in.floors;
     rep.search_best = outcome.best;
-    rep.vendor = measure_vendor(in);
+    rep.vendor = vendor_report_of(in.vendor);
+    rep.devices = in.devices;
     if (!s.enabled || !outcome.initial ||
         outcome.history[*outcome.initial].verdict != verdict::valid) {
         rep.skipped = !s.enabled ? "--no-evidence" : "the initial kernel is not valid";

@@ -57,6 +57,26 @@ struct evidence_settings {
     std::uint64_t seed = 0;               // the random launch counts; 0 = from std::random_device
 };
 
+struct vendor_report {
+    bool ran = false;
+    std::string verdict;  // the vendor's own verdict against the oracle
+    std::string reason;
+    std::map<std::string, double> median_ms;  // per case; only when its outputs are right
+};
+
+/// The vendor library's run as the report gives it (ran = false for none).
+vendor_report vendor_report_of(const attempt_result* vendor);
+
+/// The references of one GPU of --devices: the vendor library run there, and the
+/// speed-of-light floors from that GPU's own copy bandwidth and peaks (its --device-info).
+/// GPUs of one model differ by a few percent; GPUs of two models by much more.
+struct device_reference {
+    int index = 0;
+    std::string name;  // the GPU's model, from its --device-info
+    vendor_report vendor;
+    std::map<std::string, sol_floor> floors;
+};
+
 /// The oracle of the provided cases for an evaluator's seeds and launch counts, its
 /// reference run in RUN/`folder`; nullopt when there can be none (generated inputs and no
 /// reference kernel). `note` says what could not be re-checked, if anything.
@@ -73,6 +93,8 @@ struct evidence_inputs {
     oracle_builder oracle_for;
     const attempt_result* vendor = nullptr;  // the vendor library's run, when declared
     std::map<std::string, sol_floor> floors;
+    /// Every GPU of --devices in order, the first being the one `vendor` and `floors` describe.
+    std::vector<device_reference> devices;
     std::filesystem::path run;
     std::function<void(const std::string&)> progress;  // one line per step
 };
@@ -118,13 +140,6 @@ struct candidate_check {
     std::optional<significance_report> significance;
 };
 
-struct vendor_report {
-    bool ran = false;
-    std::string verdict;  // the vendor's own verdict against the oracle
-    std::string reason;
-    std::map<std::string, double> median_ms;  // per case; only when its outputs are right
-};
-
 struct evidence_report {
     bool ran = false;
     std::string skipped;  // why not, when it did not run
@@ -137,6 +152,7 @@ struct evidence_report {
     std::vector<attempt_result> timed_runs;
     vendor_report vendor;
     std::map<std::string, sol_floor> floors;
+    std::vector<device_reference> devices;  // every GPU of --devices; the first's also above
 };
 
 /// The first A/A that is not equivalent, described ("geomean noisy: …", or "CASE noisy: …");

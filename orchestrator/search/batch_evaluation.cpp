@@ -214,6 +214,7 @@ std::vector<measuring_device> measuring_devices(const attempt_evaluator& e,
         evaluator_settings s = e.settings();
         s.device = index;
         if (!arch.empty()) s.arch = arch;
+        if (const auto f = p.floors_ms.find(index); f != p.floors_ms.end()) s.floors_ms = f->second;
         out.push_back({index, e.with(s)});
     }
     return out;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,9 @@ struct parallel_settings {
     /// The GPUs that measure, each with its arch ("": the evaluator's); the first also runs
     /// iteration 0, the repairs and everything after the search. Empty: the evaluator's device.
     std::vector<std::pair<int, std::string>> devices;
+    /// Each device's own speed-of-light floors by case (from its peaks), against which an
+    /// attempt it measures is impossible_time; a device not named: the evaluator's.
+    std::map<int, std::map<std::string, double>> floors_ms;
     int compile_threads = 0;  // compile-ahead threads; 0: none (each run compiles for itself)
 };
 
