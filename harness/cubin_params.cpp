@@ -45,8 +45,19 @@ struct section {
     std::uint64_t offset = 0, size = 0;
 };
 
-// The ELF64 section named `wanted`, if there is one and it lies inside the image.
-std::optional<section> find_section(const byte_view& elf, const std::string& wanted) {
+// One ELF64 section header: where its name, type and contents are.
+struct section_header {
+    std::string name;
+    std::uint32_t type = 0;
+    std::uint64_t offset = 0, size = 0;
+    std::uint32_t link = 0;
+};
+
+constexpr std::uint32_t k_sht_symtab = 2;
+
+// Every section header of a little-endian ELF64 image, or nullopt when it is not one or its
+// header table or section names lie outside the image.
+std::optional<std::vector<section_header>> read_sections(const byte_view& elf) {
     if (!elf.has(0, 64) ||
         std::memcmp(elf.data(),
                     "\x7f"
@@ -67,17 +78,64 @@ std::optional<section> find_section(const byte_view& elf, const std::string& wan
     const section names{elf.at<std::uint64_t>(header(names_index) + 24),
                         elf.at<std::uint64_t>(header(names_index) + 32)};
     if (!elf.has(names.offset, names.size)) return std::nullopt;
+    std::vector<section_header> out;
     for (std::uint16_t i = 0; i < count; ++i) {
+        section_header& s = out.emplace_back();
         const auto name = elf.at<std::uint32_t>(header(i));
-        if (name >= names.size || names.size - name < wanted.size() + 1) continue;
-        const char* text = elf.data() + names.offset + name;
-        if (std::memcmp(text, wanted.c_str(), wanted.size() + 1) != 0) continue;
-        const section s{elf.at<std::uint64_t>(header(i) + 24),
-                        elf.at<std::uint64_t>(header(i) + 32)};
-        if (!elf.has(s.offset, s.size)) return std::nullopt;
-        return s;
+        if (name < names.size) {
+            const char* text = elf.data() + names.offset + name;
+            s.name.assign(text, strnlen(text, names.size - name));
+        }
+        s.type = elf.at<std::uint32_t>(header(i) + 4);
+        s.offset = elf.at<std::uint64_t>(header(i) + 24);
+        s.size = elf.at<std::uint64_t>(header(i) + 32);
+        s.link = elf.at<std::uint32_t>(header(i) + 40);
+    }
+    return out;
+}
+
+// The ELF64 section named `wanted`, if there is one and it lies inside the image.
+std::optional<section> find_section(const byte_view& elf, const std::string& wanted) {
+    const auto sections = read_sections(elf);
+    if (!sections) return std::nullopt;
+    for (const section_header& h : *sections) {
+        if (h.name != wanted) continue;
+        if (!elf.has(h.offset, h.size)) return std::nullopt;
+        return section{h.offset, h.size};
     }
     return std::nullopt;
+}
+
+// The names of the symbols the image imports (undefined in its symbol table), or nullopt
+// when the table or its string table does not read.
+std::optional<std::vector<std::string>> imported_symbols(const byte_view& elf,
+                                                         const std::vector<section_header>& all) {
+    constexpr std::uint64_t k_symbol_bytes = 24;  // Elf64_Sym
+    const auto table = std::find_if(all.begin(), all.end(),
+                                    [](const section_header& h) { return h.type == k_sht_symtab; });
+    if (table == all.end() || table->link >= all.size()) return std::nullopt;
+    const section_header& strings = all[table->link];
+    if (!elf.has(table->offset, table->size) || !elf.has(strings.offset, strings.size))
+        return std::nullopt;
+    std::vector<std::string> out;
+    for (std::uint64_t at = table->offset; table->offset + table->size - at >= k_symbol_bytes;
+         at += k_symbol_bytes) {
+        const auto name = elf.at<std::uint32_t>(at);
+        if (elf.at<std::uint16_t>(at + 6) != 0 /* SHN_UNDEF */ || name == 0) continue;
+        if (name >= strings.size) return std::nullopt;
+        const char* text = elf.data() + strings.offset + name;
+        out.emplace_back(text, strnlen(text, strings.size - name));
+    }
+    return out;
+}
+
+// The device heap's system calls as ptxas imports them: malloc and free (in-kernel new and
+// delete lower to them), __cuda_syscall_aligned_malloc (__nv_aligned_device_malloc), and any
+// other __cuda_syscall that allocates or frees.
+bool is_heap_call(const std::string& name) {
+    if (name == "malloc" || name == "free") return true;
+    return name.rfind("__cuda_syscall", 0) == 0 &&
+           (name.find("alloc") != std::string::npos || name.find("free") != std::string::npos);
 }
 
 }  // namespace
@@ -112,6 +170,37 @@ std::optional<std::size_t> count_kernel_params(const std::vector<char>& cubin,
     for (std::size_t i = 0; i < ordinals.size(); ++i)
         if (ordinals[i] != i) return std::nullopt;
     return ordinals.size();
+}
+
+std::optional<module_footprint> read_module_footprint(const std::vector<char>& cubin) {
+    const byte_view elf(cubin.data(), cubin.size());
+    const auto sections = read_sections(elf);
+    if (!sections) return std::nullopt;
+    const auto imported = imported_symbols(elf, *sections);
+    if (!imported) return std::nullopt;
+    module_footprint f;
+    for (const std::string& name : *imported)
+        if (is_heap_call(name)) f.heap_calls.push_back(name);
+    for (const section_header& h : *sections)
+        if (h.name == ".nv.global" || h.name == ".nv.global.init")
+            f.writable_global_bytes += h.size;
+    return f;
+}
+
+std::string worker_retire_reason(const std::vector<char>& cubin) {
+    const std::optional<module_footprint> f = read_module_footprint(cubin);
+    if (!f)
+        return "its cubin's symbol table does not read, so its use of the device heap is unknown";
+    if (!f->heap_calls.empty()) {
+        std::string calls;
+        for (const std::string& c : f->heap_calls) calls += (calls.empty() ? "" : ", ") + c;
+        return "its kernel uses the device heap (" + calls +
+               "): blocks it never freed outlive its module in this context";
+    }
+    if (f->writable_global_bytes > 0)
+        return "its module has " + std::to_string(f->writable_global_bytes) +
+               " bytes of writable __device__ globals, freed unzeroed when it unloads";
+    return "";
 }
 
 }  // namespace cuopt

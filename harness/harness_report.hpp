@@ -62,6 +62,9 @@ struct harness_report {
     bool gpu_monitor = false;  // NVML read the GPU's state around each timed loop
     std::string gpu_monitor_note;
     std::vector<case_outcome> cases;
+    // Why a worker must not serve another request in this context once this one is answered
+    // (its kernel was loaded and can malloc, or its module had writable globals); "" if none.
+    std::string retire_reason;
     double wall_ms = 0;
     std::vector<std::pair<std::string, double>> phases_ms;  // where the wall time went, in order
 

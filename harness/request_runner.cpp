@@ -204,6 +204,9 @@ void run_kernel_phases(const request& req, const harness_options& o, harness_rep
                        const std::function<void(const char*)>& lap) {
     const module_handle module = load_module(report.compile->cubin.data());
     CUfunction kernel{};
+    // Loaded, so its globals exist and its kernel may run: what it leaves behind decides
+    // whether a worker may go on. The module itself unloads when this phase ends.
+    report.retire_reason = worker_retire_reason(report.compile->cubin);
     CU_CALL(cuModuleGetFunction(&kernel, module.get(), report.compile->lowered_name.c_str()));
     report.attributes = read_attributes(kernel);
     lap("context_and_module");

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -68,6 +67,7 @@ std::string reply_line(const harness_options& o, const served_request& s, long l
     doc.AddMember("wall_ms", s.wall_ms, a);
     doc.AddMember("served", static_cast<std::int64_t>(served), a);
     doc.AddMember("messages", json_text(s.messages, a), a);
+    if (!s.retire_reason.empty()) doc.AddMember("retired", json_text(s.retire_reason, a), a);
     return to_compact_json(doc);
 }
 
@@ -87,6 +87,7 @@ served_request serve_request(const harness_options& o) {
     const harness_report report = run_request(o);
     s.code = report.code;
     s.status = k_response_statuses.name(report.status);
+    s.retire_reason = report.retire_reason;
     try {
         write_file_atomic(response, write_response_json(report));
     } catch (const std::exception& e) {
@@ -105,9 +106,7 @@ served_request serve_request(const harness_options& o) {
 
 int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
                  const std::function<served_request(const harness_options&)>& serve) {
-    // The control of the [gpu] test that proves scrubbing matters; never set it otherwise.
-    const char* no_scrub = std::getenv("CUDA_HARNESS_WORKER_NO_SCRUB_FOR_TESTS");
-    scrub_freed_memory() = !(no_scrub && std::string(no_scrub) == "1");
+    scrub_freed_memory() = true;
     long long served = 0;
     std::string line;
     while (std::getline(in, line)) {
@@ -128,9 +127,13 @@ int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
             out << reply_line(one, refused, served) << "\n" << std::flush;
             continue;
         }
-        const served_request s = serve(one);
+        served_request s = serve(one);
+        if (!s.retire_reason.empty())
+            s.messages += "cuda-harness --worker: retired after this request: " + s.retire_reason +
+                          "; the next request gets a fresh process\n";
         out << reply_line(one, s, ++served) << "\n" << std::flush;
         if (worker_must_exit(s.code)) return to_int(s.code);
+        if (!s.retire_reason.empty()) return 0;
     }
     return 0;
 }

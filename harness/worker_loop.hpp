@@ -5,8 +5,9 @@
 /// the response file exactly as a one-shot harness would and answers with one JSON line on
 /// stdout. Freed device memory is zeroed. After a reply whose exit code leaves the process
 /// untrustworthy (a sticky CUDA error, a failed case, an internal error) the worker exits with
-/// that code,
-/// so its next request starts in a fresh process; end of input ends it with 0.
+/// that code, and after a request whose kernel could leave state the context keeps (device
+/// heap, module globals) it retires with 0, its reply saying why ("retired"): either way the
+/// next request starts in a fresh process. End of input ends it with 0.
 
 #include <functional>
 #include <iosfwd>
@@ -23,6 +24,9 @@ struct served_request {
     exit_code code = exit_code::ok;
     std::string status;    // the response's status ("ok", "cuda_error", ...)
     std::string messages;  // stderr text
+    // Why the worker exits after this reply although the request went well: its kernel may
+    // have left device-heap blocks or global memory behind in the context; "" to go on.
+    std::string retire_reason;
     double wall_ms = 0;
 };
 

@@ -82,3 +82,77 @@ TEST_CASE("an image that is not a cubin, or lacks the kernel's section, gives no
         if (n) REQUIRE(*n == 3);
     }
 }
+
+namespace {
+
+// Kernels that reach the device heap each way CUDA C++ spells it, and one that does not; one
+// source each, since a cubin imports what any of its kernels calls.
+const char* k_with_malloc = R"(
+extern "C" __global__ void k(float* y) {
+  float* p = static_cast<float*>(malloc(64)); p[0] = y[0]; y[1] = p[0]; })";
+const char* k_with_new = R"(
+struct item { float v; };
+extern "C" __global__ void k(float* y) { item* p = new item; p->v = y[0]; y[1] = p->v; delete p; })";
+const char* k_with_aligned = R"(
+extern "C" __global__ void k(float* y) {
+  float* p = static_cast<float*>(__nv_aligned_device_malloc(64, 128)); y[1] = p ? 1.0f : 0.0f; })";
+const char* k_with_printf = R"(
+extern "C" __global__ void k(float* y) { y[0] = 1.0f; printf("%f\n", y[1]); })";
+// The call written in inline PTX; the C++ call on a path never taken declares malloc to ptxas.
+const char* k_with_ptx_call = R"(
+extern "C" __global__ void k(float* y) {
+  unsigned long long p;
+  asm volatile("{\n .param .b64 pa; .param .b64 rv;\n st.param.b64 [pa], 64;\n"
+               " call.uni (rv), malloc, (pa);\n ld.param.b64 %0, [rv];\n}" : "=l"(p));
+  if (p == 1) y[1] = static_cast<float>(reinterpret_cast<size_t>(malloc(8)));
+  y[0] = static_cast<float>(p); })";
+
+const char* k_globals = R"(
+__device__ int g_counter;
+extern "C" __global__ void with_global(int* y) { y[0] = atomicAdd(&g_counter, 1); }
+)";
+
+std::vector<std::string> heap_calls_of(const char* source, const char* entry) {
+    const compile_result r = compiled(source, entry);
+    const std::optional<module_footprint> f = read_module_footprint(r.cubin);
+    REQUIRE(f);
+    return f->heap_calls;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a cubin that calls malloc, new or aligned malloc is seen to use the device heap; "
+    "one that only printfs is not") {
+    using names = std::vector<std::string>;
+    CHECK(heap_calls_of(k_with_malloc, "k") == names{"malloc"});
+    CHECK(heap_calls_of(k_with_new, "k") == names{"malloc", "free"});
+    CHECK(heap_calls_of(k_with_aligned, "k") == names{"__cuda_syscall_aligned_malloc"});
+    CHECK(heap_calls_of(k_with_printf, "k").empty());
+    CHECK(heap_calls_of(k_with_ptx_call, "k") == names{"malloc"});
+    const compile_result plain = compiled(k_kernels, "three");
+    CHECK(worker_retire_reason(plain.cubin).empty());
+    CHECK_THAT(worker_retire_reason(compiled(k_with_new, "k").cubin),
+               Catch::Contains("device heap (malloc, free)"));
+}
+
+TEST_CASE(
+    "a module's writable __device__ globals are counted, and an unreadable image retires "
+    "a worker as if it used both") {
+    const compile_result g = compiled(k_globals, "with_global");
+    const std::optional<module_footprint> f = read_module_footprint(g.cubin);
+    REQUIRE(f);
+    CHECK(f->heap_calls.empty());
+    CHECK(f->writable_global_bytes == 4);
+    CHECK_THAT(worker_retire_reason(g.cubin), Catch::Contains("4 bytes of writable __device__"));
+    CHECK(read_module_footprint(compiled(k_kernels, "three").cubin)->writable_global_bytes == 0);
+    CHECK_FALSE(read_module_footprint({}));
+    CHECK_THAT(worker_retire_reason({}), Catch::Contains("unknown"));
+    // Truncations never read past the end and never invent a heap call.
+    const compile_result plain = compiled(k_kernels, "three");
+    for (std::size_t cut = 0; cut < plain.cubin.size(); cut += 7) {
+        const auto cut_f = read_module_footprint(
+            std::vector<char>(plain.cubin.begin(), plain.cubin.begin() + cut));
+        if (cut_f) REQUIRE(cut_f->heap_calls.empty());
+    }
+}

@@ -63,6 +63,7 @@
 // (harness/worker_loop), so a marker that crashes or hangs takes the whole worker down, and
 // FAKE_ILLEGAL_ADDRESS (exit 13) ends it after its reply, as the real worker does.
 //   FAKE_STDOUT_NOISE    prints a forged reply line and half of another on stdout (a printf)
+//   FAKE_DEVICE_HEAP     a kernel that mallocs: the worker retires after its reply (exit 0)
 //   CUOPT_FAKE_WORKER_LOG=FILE  each request appends "PID worker|once REQUEST" (who served
 //                        which run)
 // Parallelism and compile-ahead (several GPUs, a batch compiled ahead), from the environment:
@@ -102,6 +103,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "common/counter_rng.h"
 #include "common/file_io.hpp"
@@ -507,6 +509,9 @@ bool fake_compile(const request& req, bool ok) {
 int serve_one(const std::string& request_arg, const std::string& response_path, bool compile_only);
 
 bool g_worker = false;  // serving as --worker
+// FAKE_DEVICE_HEAP: why the worker retires after this request (as the real one does after a
+// kernel that can malloc); "" otherwise.
+std::string g_retire_reason;
 
 // The command line, as the real harness reads it (what the fake needs of it).
 struct fake_options {
@@ -636,6 +641,7 @@ int serve_as_worker(const fake_options& fo) {
         }
         s.code = static_cast<exit_code>(serve_one(one.request, response_path(one).string(), false));
         s.status = "fake";
+        s.retire_reason = std::exchange(g_retire_reason, "");
         return s;
     });
 }
@@ -760,6 +766,8 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
     if (src.find("FAKE_CRASH") != std::string::npos) std::raise(SIGSEGV);
     if (src.find("FAKE_HANG") != std::string::npos)
         for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (src.find("FAKE_DEVICE_HEAP") != std::string::npos)
+        g_retire_reason = "fake: its kernel uses the device heap (malloc)";
     describe_clocks(report, req, src);
     if (src.find("FAKE_NO_CASES") != std::string::npos) return finish();
     double define_factor = 1.0;

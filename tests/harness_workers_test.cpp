@@ -179,80 +179,231 @@ TEST_CASE(
 
 namespace {
 
-// plant fills its output with a marker; scavenge copies what lies just past its own output's
-// end (a range the previous request's larger output held) into that output.
-const char* k_scrub_kernels = R"(
-extern "C" __global__ void plant(float* y, int n) {
+// With scavenge = 0 fills its output with a marker; with 1 copies what lies just past its own
+// output's end (a range an earlier, larger output held) into that output.
+const char* k_scrub_kernel = R"(
+extern "C" __global__ void plant_or_scavenge(float* y, int n, int scavenge) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        y[i] = 12345.0f;
-}
-extern "C" __global__ void scavenge(float* y, int n) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        y[i] = y[n + i];
+        y[i] = scavenge ? y[n + i] : 12345.0f;
 }
 )";
 
-std::string scrub_request(const char* entry, int count) {
+std::string scrub_case(const std::string& name, int count, int scavenge) {
     const std::string n = std::to_string(count);
-    return std::string(R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": ")") +
-           entry + R"(" }, "cases": [ { "name": "c", "measure": false,
+    return R"({ "name": ")" + name + R"(", "measure": false,
       "launch": { "grid": [132], "block": [256] },
       "args": [ { "name": "y", "dtype": "f32", "count": )" +
-           n + R"(, "output_file": "y.bin" }, { "name": "n", "dtype": "i32", "value": )" + n +
-           R"( } ] } ] })";
+           n + R"(, "output_file": ")" + name +
+           R"(.bin" }, { "name": "n", "dtype": "i32", "value": )" + n +
+           R"( }, { "name": "scavenge", "dtype": "i32", "value": )" + std::to_string(scavenge) +
+           " } ] }";
 }
 
-// How many of scavenge's outputs hold plant's marker, after a worker served plant then
-// scavenge; nullopt when scavenge could not run (the range past its output was unmapped).
-std::optional<long> markers_found(const test::scratch_folder& dir, bool scrub) {
-    const std::string env = scrub ? "" : "CUDA_HARNESS_WORKER_NO_SCRUB_FOR_TESTS=1 ";
+std::string scrub_request(const std::string& cases) {
+    return R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": "plant_or_scavenge" },
+      "cases": [ )" +
+           cases + " ] }";
+}
+
+long markers_in(const fs::path& file) {
+    long found = 0;
+    for (const float v : test::read_values<float>(file)) found += v == 12345.0f;
+    return found;
+}
+
+// The control: one one-shot harness (which never zeroes what it frees) runs plant then
+// scavenge as two cases of one request; nullopt when scavenge could not run (the range past
+// its output was unmapped).
+std::optional<long> markers_found_one_shot(const test::scratch_folder& dir) {
+    const auto r =
+        test::run_harness({(dir / "c/req.json").string(), "--cache-dir", test::test_cache_dir()});
+    INFO(r.output);
+    if (r.exit_code == 13) return std::nullopt;
+    REQUIRE(r.exit_code == 0);
+    return markers_in(dir / "c/scavenge.bin");
+}
+
+// A worker serves plant, then scavenge, as two requests: how many markers scavenge found.
+long markers_found_in_worker(const test::scratch_folder& dir) {
     const auto r = test::run_program(
         "/bin/sh", {"-c", "printf '%s\\n%s\\n' " + (dir / "p/req.json").string() + " " +
-                              (dir / "s/req.json").string() + " | " + env + CUOPT_HARNESS_BINARY +
+                              (dir / "s/req.json").string() + " | " + CUOPT_HARNESS_BINARY +
                               " --worker --root " + dir.path().string() + " --cache-dir " +
                               test::test_cache_dir()});
     INFO(r.output);
-    REQUIRE_THAT(r.output, Catch::Contains("\"served\":1") && Catch::Contains("\"exit_code\":0"));
-    if (r.output.find("\"served\":2,") == std::string::npos ||
-        r.output.find("\"exit_code\":13") != std::string::npos)
-        return std::nullopt;
-    long found = 0;
-    for (const float v : test::read_values<float>(dir / "s/y.bin")) found += v == 12345.0f;
-    return found;
+    REQUIRE_THAT(r.output, Catch::Contains("\"served\":1") && Catch::Contains("\"served\":2,"));
+    REQUIRE_THAT(r.output, !Catch::Contains("\"exit_code\":13") && !Catch::Contains("retired"));
+    return markers_in(dir / "s/scavenge.bin");
 }
 
 }  // namespace
 
 TEST_CASE(
-    "a worker zeroes what a request freed: the next kernel finds no earlier outputs past "
-    "its own buffer, where without scrubbing it does",
+    "a worker zeroes what a request freed: the next kernel finds no earlier outputs past its own "
+    "buffer, where a process that does not zero hands them from one case to the next",
     "[gpu][worker]") {
     REQUIRE_GPU_OR_SKIP();
     test::scratch_folder dir;
-    fs::create_directories(dir / "p");
-    fs::create_directories(dir / "s");
-    for (const char* sub : {"p/k.cu", "s/k.cu"}) dir.write(sub, k_scrub_kernels);
+    for (const char* sub : {"p", "s", "c"}) {
+        fs::create_directories(dir / sub);
+        dir.write(std::string(sub) + "/k.cu", k_scrub_kernel);
+    }
     // Sizes (floats) where the allocator may hand plant's freed range to scavenge: small
     // allocations come from pools that stay mapped.
     std::string tried;
     for (const auto& [planted, scavenged] : std::vector<std::pair<int, int>>{
              {1 << 16, 1 << 14}, {1 << 18, 1 << 16}, {1 << 20, 1 << 18}}) {
-        dir.write("p/req.json", scrub_request("plant", planted));
-        dir.write("s/req.json", scrub_request("scavenge", scavenged));
-        const std::optional<long> without = markers_found(dir, false);
+        dir.write("c/req.json", scrub_request(scrub_case("plant", planted, 0) + ", " +
+                                              scrub_case("scavenge", scavenged, 1)));
+        const std::optional<long> control = markers_found_one_shot(dir);
         tried += " " + std::to_string(planted) + "/" + std::to_string(scavenged) + ": " +
-                 (without ? std::to_string(*without) : std::string("faulted")) + ";";
-        if (!without || *without == 0) continue;
-        INFO("markers found without scrubbing:" << tried);
-        const std::optional<long> with = markers_found(dir, true);
-        REQUIRE(with);
-        CHECK(*with == 0);  // the control above found them; the scrubbed worker leaves none
+                 (control ? std::to_string(*control) : std::string("faulted")) + ";";
+        if (!control || *control == 0) continue;
+        INFO("markers found by the one-shot control, per size:" << tried);
+        dir.write("p/req.json", scrub_request(scrub_case("plant", planted, 0)));
+        dir.write("s/req.json", scrub_request(scrub_case("scavenge", scavenged, 1)));
+        CHECK(markers_found_in_worker(dir) == 0);  // the control found them; the worker none
         return;
     }
     WARN(
         "skipped: the allocator never handed plant's freed range to scavenge here, so "
-        "scrubbing cannot be told apart (markers found without scrubbing, per size:"
+        "scrubbing cannot be told apart (markers found by the one-shot control, per size:"
         << tried << ")");
+}
+
+namespace {
+
+// plant (mode 0) mallocs a block of n floats, fills it with a marker, never frees it and writes
+// the block's address to its output; peek (mode 1) mallocs one block of the same size (so the
+// context has a heap), then counts the markers at the address it is given and says whether its
+// own block landed there.
+const char* k_heap_kernel = R"(
+extern "C" __global__ void heap_probe(unsigned* y, int n, int mode, unsigned low, unsigned high) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    float* own = static_cast<float*>(malloc(n * sizeof(float)));
+    if (mode == 0) {
+        const unsigned long long at = reinterpret_cast<unsigned long long>(own);
+        y[0] = static_cast<unsigned>(at);
+        y[1] = static_cast<unsigned>(at >> 32);
+        if (own)
+            for (int i = 0; i < n; ++i) own[i] = 12345.0f;
+        return;
+    }
+    const float* p =
+        reinterpret_cast<const float*>(static_cast<unsigned long long>(high) << 32 | low);
+    unsigned found = 0;
+    for (int i = 0; i < n; ++i) found += p[i] == 12345.0f;
+    y[0] = found;
+    y[1] = own == p;
+}
+)";
+
+constexpr unsigned k_heap_floats = 4096;
+
+// One case: plant, or peek at `address` (low and high 32 bits).
+std::string heap_case(const std::string& name, int mode, const std::vector<unsigned>& address) {
+    auto scalar = [](const char* arg, const char* dtype, unsigned long long v) {
+        return std::string(R"(, { "name": ")") + arg + R"(", "dtype": ")" + dtype +
+               R"(", "value": )" + std::to_string(v) + " }";
+    };
+    return R"({ "name": ")" + name +
+           R"(", "measure": false, "launch": { "grid": [1], "block": [32] }, "args": [ )" +
+           R"({ "name": "y", "dtype": "u32", "count": 2, "output_file": ")" + name + R"(.bin" })" +
+           scalar("n", "i32", k_heap_floats) + scalar("mode", "i32", mode) +
+           scalar("low", "u32", address[0]) + scalar("high", "u32", address[1]) + " ] }";
+}
+
+std::string heap_request(const std::string& cases) {
+    return R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": "heap_probe" },
+      "cases": [ )" +
+           cases + " ] }";
+}
+
+process_result run_in_pool(harness_workers& pool, const fs::path& request) {
+    return pool.run(
+        {CUOPT_HARNESS_BINARY, request.string(), "--quiet", "--cache-dir", test::test_cache_dir()},
+        std::chrono::seconds(60));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a request whose kernel mallocs retires its worker: the next request, in a fresh worker, "
+    "finds nothing where the first left a block on the device heap, where a second case in the "
+    "same process finds the block whole",
+    "[gpu][worker]") {
+    REQUIRE_GPU_OR_SKIP();
+    test::scratch_folder dir;
+    for (const char* sub : {"p", "s", "c"}) {
+        fs::create_directories(dir / sub);
+        dir.write(std::string(sub) + "/k.cu", k_heap_kernel);
+    }
+    const auto pool = harness_workers::make(CUOPT_HARNESS_BINARY, make_child_process_runner());
+    pool->serve_under(dir.path());
+    dir.write("p/req.json", heap_request(heap_case("plant", 0, {0, 0})));
+    const process_result planted = run_in_pool(*pool, dir / "p/req.json");
+    INFO(planted.stdout_text << planted.stderr_text);
+    REQUIRE(planted.exit_code == 0);
+    CHECK_THAT(planted.stdout_text,
+               Catch::Contains("\"retired\":\"its kernel uses the device heap (malloc)"));
+    const std::vector<unsigned> address = test::read_values<unsigned>(dir / "p/plant.bin");
+    REQUIRE((address[0] | address[1]) != 0);  // malloc gave a block
+
+    dir.write("s/req.json", heap_request(heap_case("peek", 1, address)));
+    const process_result peeked = run_in_pool(*pool, dir / "s/req.json");
+    INFO(peeked.stdout_text << peeked.stderr_text);
+    const worker_stats stats = pool->stats();
+    CHECK(stats.started == 2);  // the retired worker was not asked again
+    CHECK(stats.retired >= 1);
+    CHECK(stats.replaced == 0);
+    // A fresh context's heap either does not cover the address (a fault) or is new memory there.
+    REQUIRE((peeked.exit_code == 0 || peeked.exit_code == 13));
+    if (peeked.exit_code == 0) CHECK(test::read_values<unsigned>(dir / "s/peek.bin")[0] == 0);
+
+    // The control: plant and peek as two cases of one request, in one process and context.
+    dir.write("c/req.json",
+              heap_request(heap_case("plant", 0, {0, 0}) + ", " + heap_case("peek", 1, address)));
+    const auto control =
+        test::run_harness({(dir / "c/req.json").string(), "--cache-dir", test::test_cache_dir()});
+    INFO(control.output);
+    REQUIRE(control.exit_code == 0);
+    if (test::read_values<unsigned>(dir / "c/plant.bin") != address) {
+        WARN(
+            "skipped: the control's block landed elsewhere (heap addresses are not "
+            "deterministic here), so it cannot show what the fresh worker would have seen");
+        return;
+    }
+    CHECK(test::read_values<unsigned>(dir / "c/peek.bin")[0] == k_heap_floats);
+}
+
+TEST_CASE(
+    "a worker retires cleanly after a kernel that mallocs: its run keeps its verdict, the next "
+    "run gets a fresh worker, and run.json counts it retired, not replaced",
+    "[worker]") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_fast.cu", f.kernel("FAKE_MS=1"));
+    f.dir.write("cands/b_heap.cu", f.kernel("FAKE_MS=0.9 FAKE_DEVICE_HEAP"));
+    f.dir.write("cands/c_after_heap.cu", f.kernel("FAKE_MS=0.8"));
+    f.dir.write("cands/d_same_worker.cu", f.kernel("FAKE_MS=0.7"));
+    const fs::path log = f.dir / "served.log";
+    const test::scoped_env env("CUOPT_FAKE_WORKER_LOG", log.c_str());
+    const auto r = test::run_optimizer(files_run(f, "worker"));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto by_label = outcomes(f.run());
+    for (const char* label : {"a_fast.cu", "b_heap.cu", "c_after_heap.cu", "d_same_worker.cu"})
+        CHECK_THAT(by_label.at(label), Catch::StartsWith("valid"));
+    std::map<std::string, std::string> pid_of;  // iteration folder -> pid
+    for (const auto& [pid, request] : served_log(log))
+        if (request.find("/candidates/") != std::string::npos)
+            pid_of[fs::path(request).parent_path().parent_path().filename().string()] = pid;
+    CHECK(pid_of["iter-00"] == pid_of["iter-01"]);
+    CHECK(pid_of["iter-01"] == pid_of["iter-02"]);  // a_fast's worker went on to b_heap
+    CHECK(pid_of["iter-03"] != pid_of["iter-02"]);  // b_heap retired its worker
+    CHECK(pid_of["iter-04"] == pid_of["iter-03"]);
+    const auto run = test::read_checked_json(f.run() / "run.json", "run");
+    CHECK(run["harness_processes"]["workers_retired"].GetInt() == 1);
+    CHECK(run["harness_processes"]["workers_replaced"].GetInt() == 0);
 }
 
 TEST_CASE(

@@ -653,6 +653,7 @@ std::string harness_processes_json(const run_context& c) {
         json += ", \"workers_started\": " + std::to_string(s.started) +
                 ", \"worker_requests\": " + std::to_string(s.requests) +
                 ", \"workers_replaced\": " + std::to_string(s.replaced) +
+                ", \"workers_retired\": " + std::to_string(s.retired) +
                 ", \"one_shot_runs\": " + std::to_string(s.one_shot);
     }
     return json + "}";

@@ -92,6 +92,9 @@ class worker_process {
         if (!m_gone) end(std::chrono::milliseconds(500));
     }
 
+    /// Whether it ended by retiring after its last reply (not a crash, a timeout or an error).
+    bool retired() const { return m_retired; }
+
     /// Whether it has ended (or must be replaced): checked before each request.
     bool gone() {
         if (!m_gone && m_child->poll()) end(std::chrono::milliseconds(0));
@@ -181,9 +184,13 @@ class worker_process {
         if (doc.HasMember("messages") && doc["messages"].IsString())
             r.stderr_text = doc["messages"].GetString();
         // A worker that must exit after this reply (harness/worker_loop: a failed case, a sticky
-        // error, no driver, an internal error) does so now; it is replaced next time.
-        if (r.exit_code == 12 || r.exit_code == 13 || r.exit_code == 14 || r.exit_code == 70)
-            end(std::chrono::milliseconds(2000));
+        // error, no driver, an internal error) does so now; it is replaced next time. One that
+        // retires (its kernel could leave device-heap blocks or globals behind) exits with 0:
+        // the run is what the reply says, and only the process is new next time.
+        const bool must_exit =
+            r.exit_code == 12 || r.exit_code == 13 || r.exit_code == 14 || r.exit_code == 70;
+        m_retired = !must_exit && doc.HasMember("retired");
+        if (must_exit || m_retired) end(std::chrono::milliseconds(2000));
     }
 
     void fill_from_status(process_result& r) {
@@ -221,6 +228,7 @@ class worker_process {
     bool m_line_ready = false;  // it completed (a line is in m_out_buf, or m_out_eof)
     bool m_out_eof = false;
     bool m_gone = false;
+    bool m_retired = false;  // its last reply said it retires
 };
 
 /// Starts workers from one thread that lives as long as the runner. A child's
@@ -297,8 +305,8 @@ class workers_runner final : public harness_workers {
             }
             std::optional<process_result> r = s.worker->serve(*parsed, timeout);
             if (s.worker->gone()) {
+                count(s.worker->retired() ? &worker_stats::retired : &worker_stats::replaced);
                 s.worker.reset();
-                count(&worker_stats::replaced);
             }
             if (r || tries == 1) {
                 count(&worker_stats::requests);

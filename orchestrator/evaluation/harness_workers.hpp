@@ -7,8 +7,10 @@
 /// Isolation holds where it matters: a worker that crashes, hangs past the timeout (killed)
 /// or exits after a sticky CUDA error is gone, the run's result is what a one-shot harness
 /// would have given (signal, timeout, exit 13 with its response), and the next run on that
-/// key starts a fresh worker. Anything else (--compile-only, a wrapper such as
-/// compute-sanitizer, --device-info, other programs, a request outside the run folder the
+/// key starts a fresh worker. A worker also retires (exits cleanly, its reply saying why) after
+/// a kernel that can leave device-heap blocks or globals in its context; the run counts as
+/// answered, and the next one starts a fresh worker. Anything else (--compile-only, a wrapper such
+/// as compute-sanitizer, --device-info, other programs, a request outside the run folder the
 /// workers are confined to) runs one-shot through the fallback.
 
 #include <filesystem>
@@ -30,6 +32,8 @@ struct worker_stats {
     int started = 0;   // worker processes started
     int requests = 0;  // runs they answered or died on
     int replaced = 0;  // workers gone after a crash, a timeout or a sticky error
+    int retired = 0;   // workers that exited cleanly after a kernel that used the device heap
+                       // or had writable globals (the next request gets a fresh one)
     int one_shot = 0;  // runs passed to the fallback runner
 };
 
