@@ -1,7 +1,9 @@
 #pragma once
-/// The three things cuda-optimizer does, each a function from settings to an exit
-/// code: optimize (the gated search), replay (re-run a best-case request and compare
-/// it with the run's oracle) and check (the preflight table).
+/// Three of cuda-optimizer's nine subcommands, each a function from settings to an exit
+/// code: optimize (the gated search), replay (re-run a best-case request and compare it
+/// with the run's oracle) and check (the preflight table). report, gate and the service's
+/// serve/submit/status/cancel have their own headers (report_command, gate_command,
+/// service/serve_command).
 
 #include <CLI/CLI.hpp>
 #include <atomic>
