@@ -7,11 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build-asan
 sanitize="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all"
-# Warnings stay errors (CMakeLists.txt), except GCC's maybe-uninitialized: under the
+# -g1: line tables for the reports' stack traces, without full debug information (minutes of
+# CI's build). Warnings stay errors (CMakeLists.txt), except GCC's maybe-uninitialized: under the
 # sanitizers' instrumentation at -O1 it misfires inside libstdc++'s <regex> (std::function).
 no_false_alarms="-Wno-maybe-uninitialized"
 if [[ ! -f $build/build.ninja ]]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUDAToolkit_ROOT="${CUDAToolkit_ROOT:-/usr/local/cuda}" \
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCUDAToolkit_ROOT="${CUDAToolkit_ROOT:-/usr/local/cuda}" \
     "-DCMAKE_CXX_FLAGS=-O1 -fno-omit-frame-pointer $sanitize $no_false_alarms" \
     "-DCMAKE_EXE_LINKER_FLAGS=$sanitize -Wl,--as-needed" >/dev/null
 fi
