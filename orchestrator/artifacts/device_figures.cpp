@@ -25,7 +25,7 @@ rapidjson::Value initial_figures_json(const attempt_result* r,
 namespace {
 
 // {"verdict", "reason", "median_ms": {case: ms}} of one GPU's vendor run; null for none.
-Value vendor_figures_json(const vendor_report& v, rapidjson::Document::AllocatorType& a) {
+Value vendor_figures_json(const vendor_outcome& v, rapidjson::Document::AllocatorType& a) {
     if (!v.ran) return Value();
     Value out(rapidjson::kObjectType);
     out.AddMember("verdict", json_text(v.verdict, a), a);
@@ -84,10 +84,7 @@ rapidjson::Value devices_json(const search_outcome& o, const std::map<int, std::
             d.AddMember("device", parsed.IsObject() ? Value(parsed, a) : Value(), a);
             Value measured(rapidjson::kArrayType);
             for (const attempt_result& r : o.history)
-                if (r.device == index)
-                    measured.PushBack(
-                        json_text(std::to_string(r.iteration) + "." + std::to_string(r.attempt), a),
-                        a);
+                if (r.device == index) measured.PushBack(json_text(r.id(), a), a);
             d.AddMember("attempts", measured, a);
         }
         d.AddMember("initial", initial_figures_json(initial_on(o, index), a), a);

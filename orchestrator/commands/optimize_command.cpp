@@ -420,9 +420,9 @@ std::vector<device_reference> device_references(const run_context& c) {
         r.index = d;
         r.name = device_name(device_json_of(c, d));
         const auto v = c.device_vendors.find(d);
-        r.vendor = vendor_report_of(out.empty() ? (c.vendor ? &*c.vendor : nullptr)
-                                    : v == c.device_vendors.end() ? nullptr
-                                                                  : &v->second);
+        r.vendor = vendor_outcome_of(out.empty() ? (c.vendor ? &*c.vendor : nullptr)
+                                     : v == c.device_vendors.end() ? nullptr
+                                                                   : &v->second);
         if (const auto f = c.device_floors.find(d); f != c.device_floors.end())
             r.floors = f->second;
         out.push_back(std::move(r));

@@ -133,16 +133,16 @@ run_lock::~run_lock() {
     if (m_fd >= 0) ::close(m_fd);
 }
 
-std::optional<device_fingerprint> fingerprint_of(const std::string& device_json) {
+std::optional<recorded_device> fingerprint_of(const std::string& device_json) {
     rapidjson::Document d;
     if (!try_parse_json(d, device_json).empty() || !d.IsObject()) return std::nullopt;
-    return device_fingerprint{integer_of(d, "index").value_or(-1), text_of(d, "name"),
-                              text_of(d, "uuid")};
+    return recorded_device{integer_of(d, "index").value_or(-1), text_of(d, "name"),
+                           text_of(d, "uuid")};
 }
 
-void check_same_device(const recorded_run& then, const std::optional<device_fingerprint>& now) {
+void check_same_device(const recorded_run& then, const std::optional<recorded_device>& now) {
     if (!then.device || !now) return;
-    const auto said = [](const device_fingerprint& f) {
+    const auto said = [](const recorded_device& f) {
         return "device " + std::to_string(f.index) + " " + f.name +
                (f.uuid.empty() ? "" : " (" + f.uuid + ")");
     };
@@ -318,9 +318,9 @@ void complete_candidate(attempt_result& r, const candidate& c, const std::string
     const fs::path kernel = r.folder / "kernel.cu";
     r.cand.source = fs::is_regular_file(kernel, ec) ? read_text_file(kernel) : c.source;
     if (sha256_hex(r.cand.source) != sha256)
-        refuse(run, "the source of attempt " + std::to_string(r.iteration) + "." +
-                        std::to_string(r.attempt) + " is not the one history.json names (sha256 " +
-                        sha256.substr(0, 12) + "...)");
+        refuse(run, "the source of attempt " + r.id() +
+                        " is not the one history.json names (sha256 " + sha256.substr(0, 12) +
+                        "...)");
     r.cand.launch = c.launch;
     r.cand.case_launch = c.case_launch;
     r.cand.rejected = c.rejected;
@@ -344,8 +344,7 @@ search_record read_search_record(const fs::path& run, const manifest& m, const c
             refuse(run, "history.json's attempts are not in iteration order");
         const candidate* c = candidate_of(out, r, initial);
         if (!c)
-            refuse(run, "history.json has attempt " + std::to_string(r.iteration) + "." +
-                            std::to_string(r.attempt) + ", and " +
+            refuse(run, "history.json has attempt " + r.id() + ", and " +
                             candidates_file(run, r.iteration).lexically_relative(run).string() +
                             " has no candidate for it");
         complete_candidate(r, *c, ra.source_sha256, run);

@@ -20,9 +20,8 @@
 
 namespace cuopt {
 
-/// What run.json recorded that a resume needs.
 /// What tells one GPU from another: run.json device's index, name and uuid ("" where none).
-struct device_fingerprint {
+struct recorded_device {
     long long index = -1;
     std::string name, uuid;
 };
@@ -37,7 +36,7 @@ struct recorded_run {
     std::map<std::string, std::string> sha256;
     std::map<std::string, std::string> settings;  // each value as compact JSON
     std::vector<resume_entry> resumes;
-    std::optional<device_fingerprint> device;  // run.json device (the first of --devices)
+    std::optional<recorded_device> device;  // run.json device (the first of --devices)
 };
 
 /// RUN/run.json. Refuses a folder without one (not a run folder), a malformed one, one from
@@ -65,12 +64,12 @@ class run_lock {
 };
 
 /// The fingerprint of a harness device block (--device-info's JSON); nothing when it is not one.
-std::optional<device_fingerprint> fingerprint_of(const std::string& device_json);
+std::optional<recorded_device> fingerprint_of(const std::string& device_json);
 
 /// Refuses the resume (exit 28) when the first device now is not the one the run began on
 /// (another name or uuid, or another index first in --devices): the recorded initial figures
 /// would be held against another GPU's times.
-void check_same_device(const recorded_run& then, const std::optional<device_fingerprint>& now);
+void check_same_device(const recorded_run& then, const std::optional<recorded_device>& now);
 
 /// Settings that may differ on a resume: they change how the run is carried out, not what it
 /// finds (--isolation, --devices and the first of them, --compile-threads).

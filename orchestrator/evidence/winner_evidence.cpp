@@ -16,10 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string attempt_id(const attempt_result& r) {
-    return std::to_string(r.iteration) + "." + std::to_string(r.attempt);
-}
-
 std::string fmt(double v, int precision = 4) {
     std::ostringstream s;
     s.precision(precision);
@@ -335,13 +331,6 @@ std::pair<attempt_evaluator, oracle_files> gate_runner::round_setup(const fs::pa
     return {std::move(e), std::move(*oracle)};
 }
 
-// Per performance case, the samples of every run of one side.
-void collect(const attempt_result& r, std::map<std::string, run_samples>& into) {
-    for (const case_evaluation& ce : r.cases)
-        if (ce.kind == case_kind::performance && !ce.samples_ms.empty())
-            into[ce.name].push_back(ce.samples_ms);
-}
-
 // Each case's practical margin from the spread between the rounds' processes, the speedups
 // classified at it, and the A/A's class; reliable only when every class is equivalent.
 void apply_margins(significance_report& rep, const std::vector<run_samples>& vb,
@@ -418,9 +407,9 @@ bool gate_runner::significance(const attempt_result& r, const fs::path& dir, can
                                       to_string(runs[who].verdict) + ": " + runs[who].reason);
         if (runs["initial"].verdict != verdict::valid) continue;  // the baseline's problem
         warmups.push_back(warmup);
-        collect(runs["initial"], base);
-        collect(runs["winner"], win);
-        collect(runs["winner-aa"], again);
+        append_performance_samples(runs["initial"], base);
+        append_performance_samples(runs["winner"], win);
+        append_performance_samples(runs["winner-aa"], again);
     }
     std::optional<significance_report> rep = static_cast<int>(warmups.size()) >= m_s.min_rounds
                                                  ? estimate_rounds(base, win, again)
@@ -505,7 +494,7 @@ candidate_check gate_runner::check(std::size_t index) {
     const attempt_result& r = m_outcome.history[index];
     candidate_check c;
     c.attempt = index;
-    const fs::path dir = m_in.run / "evidence" / attempt_id(r);
+    const fs::path dir = m_in.run / "evidence" / r.id();
     say("evidence: checking " + r.cand.label + " (iteration " + std::to_string(r.iteration) +
         ", attempt " + std::to_string(r.attempt) + ")");  // "1.0" would read as a number
     const bool is_initial = m_outcome.initial && index == *m_outcome.initial;
@@ -528,8 +517,8 @@ candidate_check gate_runner::check(std::size_t index) {
 
 }  // namespace
 
-vendor_report vendor_report_of(const attempt_result* vendor) {
-    vendor_report v;
+vendor_outcome vendor_outcome_of(const attempt_result* vendor) {
+    vendor_outcome v;
     if (!vendor) return v;
     v.ran = true;
     v.verdict = to_string(vendor->verdict);
@@ -625,7 +614,7 @@ evidence_report gather_evidence(search_outcome& outcome, const evidence_inputs& 
     evidence_report rep;
     rep.floors = in.floors;
     rep.search_best = outcome.best;
-    rep.vendor = vendor_report_of(in.vendor);
+    rep.vendor = vendor_outcome_of(in.vendor);
     rep.devices = in.devices;
     if (!s.enabled || !outcome.initial ||
         outcome.history[*outcome.initial].verdict != verdict::valid) {

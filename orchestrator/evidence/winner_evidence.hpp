@@ -57,7 +57,7 @@ struct evidence_settings {
     std::uint64_t seed = 0;               // the random launch counts; 0 = from std::random_device
 };
 
-struct vendor_report {
+struct vendor_outcome {
     bool ran = false;
     std::string verdict;  // the vendor's own verdict against the oracle
     std::string reason;
@@ -65,7 +65,7 @@ struct vendor_report {
 };
 
 /// The vendor library's run as the report gives it (ran = false for none).
-vendor_report vendor_report_of(const attempt_result* vendor);
+vendor_outcome vendor_outcome_of(const attempt_result* vendor);
 
 /// The references of one GPU of --devices: the vendor library run there, and the
 /// speed-of-light floors from that GPU's own copy bandwidth and peaks (its --device-info).
@@ -73,7 +73,7 @@ vendor_report vendor_report_of(const attempt_result* vendor);
 struct device_reference {
     int index = 0;
     std::string name;  // the GPU's model, from its --device-info
-    vendor_report vendor;
+    vendor_outcome vendor;
     std::map<std::string, sol_floor> floors;
 };
 
@@ -150,7 +150,7 @@ struct evidence_report {
     /// Every timed harness run of the stage (rerank and significance rounds, fresh seeds,
     /// repetition): its timer and GPU state are summarised like the search's.
     std::vector<attempt_result> timed_runs;
-    vendor_report vendor;
+    vendor_outcome vendor;
     std::map<std::string, sol_floor> floors;
     std::vector<device_reference> devices;  // every GPU of --devices; the first's also above
 };
