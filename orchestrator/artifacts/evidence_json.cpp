@@ -17,7 +17,7 @@ namespace {
 
 std::string id_of(const search_outcome& o, std::optional<std::size_t> i) {
     if (!i) return "";
-    return std::to_string(o.history[*i].iteration) + "." + std::to_string(o.history[*i].attempt);
+    return o.history[*i].id();
 }
 
 // An attempt as the console names it, as the summary line does: "tiled.cu (iteration 1,

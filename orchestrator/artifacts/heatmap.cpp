@@ -166,8 +166,7 @@ heatmap_data make_heatmap_data(const search_outcome& o, const manifest& m) {
     };
     for (std::size_t i = 0; i < o.history.size(); ++i) {
         const attempt_result& r = o.history[i];
-        d.row_labels.push_back(std::to_string(r.iteration) + "." + std::to_string(r.attempt) + " " +
-                               r.cand.label);
+        d.row_labels.push_back(r.id() + " " + r.cand.label);
         d.rejected.push_back(r.verdict == verdict::valid ? std::nullopt
                                                          : std::optional<verdict>(r.verdict));
         d.best.push_back(o.best && *o.best == i);

@@ -78,6 +78,9 @@ struct attempt_result {
     bool became_best = false;
     std::optional<double> speedup_vs_initial;
     int repair_of = -1;  // attempt index this one repairs, or -1
+
+    /// "ITERATION.ATTEMPT", as the console, the run folder and the report name it.
+    std::string id() const { return std::to_string(iteration) + "." + std::to_string(attempt); }
 };
 
 /// A case of a response as the evaluator sees it: its status, timing (samples, clocks, GPU

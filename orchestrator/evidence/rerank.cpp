@@ -6,18 +6,13 @@ namespace cuopt {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string id_of(const attempt_result& r) {
-    return std::to_string(r.iteration) + "." + std::to_string(r.attempt);
-}
-
-// Per performance case, this run's samples appended to `into`.
-void collect_samples(const attempt_result& r, std::map<std::string, run_samples>& into) {
+void append_performance_samples(const attempt_result& r, std::map<std::string, run_samples>& into) {
     for (const case_evaluation& ce : r.cases)
         if (ce.kind == case_kind::performance && !ce.samples_ms.empty())
             into[ce.name].push_back(ce.samples_ms);
 }
+
+namespace {
 
 // The cases every side measured in every counted round, and each side's samples of them.
 std::vector<std::string> common_cases(const std::map<std::string, run_samples>& base,
@@ -63,7 +58,7 @@ bool run_round(const search_outcome& o, int round, const fs::path& rd, const rou
     std::optional<attempt_result> initial;
     for (const auto& side : sides) {
         const attempt_result& r = o.history[side ? entries[*side].attempt : *o.initial];
-        attempt_result run = e.evaluate(r.cand, rd / (side ? id_of(r) : "initial"), &oracle);
+        attempt_result run = e.evaluate(r.cand, rd / (side ? r.id() : "initial"), &oracle);
         rep.runs.push_back(run);
         if (side)
             runs.emplace(*side, std::move(run));
@@ -71,14 +66,14 @@ bool run_round(const search_outcome& o, int round, const fs::path& rd, const rou
             initial = std::move(run);
     }
     if (initial->verdict != verdict::valid) return false;
-    collect_samples(*initial, base);
+    append_performance_samples(*initial, base);
     for (auto& [i, run] : runs) {
         if (run.verdict != verdict::valid) {
             entries[i].problem = "round " + std::to_string(round) + ": " + to_string(run.verdict) +
                                  ": " + run.reason;
             continue;
         }
-        collect_samples(run, entries[i].samples);
+        append_performance_samples(run, entries[i].samples);
     }
     return true;
 }

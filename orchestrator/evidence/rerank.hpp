@@ -40,6 +40,9 @@ struct rerank_report {
 using round_setup_fn =
     std::function<std::pair<attempt_evaluator, oracle_files>(const std::filesystem::path& dir)>;
 
+/// Appends each performance case's samples of one run to `into` (one entry per run).
+void append_performance_samples(const attempt_result& r, std::map<std::string, run_samples>& into);
+
 /// Re-measures `candidates` (history indices in the search's order, none of them the initial
 /// kernel) over `rounds` interleaved rounds under `dir` and orders them by that: one moves
 /// ahead of another only when re-measured faster by more than `min_gain`. nullopt when fewer

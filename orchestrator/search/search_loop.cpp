@@ -41,8 +41,7 @@ const attempt_result& search_loop::record(attempt_result r, search_outcome& out)
         throw std::runtime_error(
             "cannot resume: history.json holds attempts its candidates.json files do not lead "
             "to (attempt " +
-            std::to_string(r.iteration) + "." + std::to_string(r.attempt) +
-            " is new, and not every recorded one came before it)");
+            r.id() + " is new, and not every recorded one came before it)");
     if (r.verdict == verdict::valid && r.geomean_ms) {
         if (const std::optional<double> initial_ms = initial_geomean_ms(out, r.device))
             r.speedup_vs_initial = *initial_ms / *r.geomean_ms;
