@@ -72,7 +72,7 @@ TEST_CASE(
     CHECK(verdict_of(s).conditions[1].state == condition_state::not_met);
     s = {};
     s.aa = "slower";
-    CHECK_THAT(verdict_of(s).conditions[1].detail, Catch::Contains("not clean"));
+    CHECK_THAT(verdict_of(s).conditions[1].detail, Catch::Contains("verdicts not reliable"));
     s = {};
     s.sanitizer_errors = 2;  // passed with --allow-sanitizer-findings, but not clean
     CHECK(verdict_of(s).conditions[2].state == condition_state::not_met);

@@ -111,7 +111,8 @@ std::string verdict_section(const report_context& c) {
           << to_string(k.state) << "</span><span class=\"name\">" << html_escape(k.name)
           << "</span><span class=\"detail\">" << html_escape(k.detail) << "</span></li>\n";
     o << "</ul>\n<p class=\"rule\">The rule: GO only when the declared winner passes the "
-         "holdout, is significantly faster than the initial kernel with a clean A/A control, is "
+         "holdout, is faster than the initial kernel beyond the practical margin with an "
+         "equivalent A/A control, is "
          "sanitizer clean and is not below the speed-of-light floor. A condition that was not run "
          "proves nothing and counts against.</p>\n</section>\n";
     return o.str();

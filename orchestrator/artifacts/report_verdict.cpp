@@ -61,9 +61,11 @@ go_condition holdout_condition(const Value* entry, const std::string& no_evidenc
     return c;
 }
 
+constexpr const char* k_significance_title =
+    "faster than the initial kernel beyond the practical margin (A/A equivalent)";
+
 go_condition significance_condition(const go_verdict& v, const std::string& no_evidence) {
-    go_condition c{"significantly faster than the initial kernel (A/A control clean)",
-                   condition_state::not_run, no_evidence};
+    go_condition c{k_significance_title, condition_state::not_run, no_evidence};
     if (v.winner_is_initial) c.detail = "the winner is the initial kernel: nothing to compare";
     if (!v.speedup || !v.aa) return c;
     const bool faster = v.speedup->verdict == "faster";
@@ -72,7 +74,7 @@ go_condition significance_condition(const go_verdict& v, const std::string& no_e
     if (v.margin) std::snprintf(margin, sizeof margin, " at a margin of ±%.2f%%", 100 * *v.margin);
     c.detail = format_ratio(*v.speedup) + " " + v.speedup->verdict + margin + "; A/A " +
                format_ratio(*v.aa) + " " + (v.aa_class.empty() ? "" : v.aa_class + ", ") +
-               (v.reliable ? "clean" : "not clean: the GPU was too noisy");
+               (v.reliable ? "verdicts reliable" : "verdicts not reliable: the GPU was too noisy");
     return c;
 }
 
@@ -162,10 +164,8 @@ go_verdict decide_go(const Value& summary, const Value& run) {
         if (why.empty() && bool_of(ev, "ran").value_or(false))
             why = "no candidate passes the evidence gates, the initial kernel included";
         v.headline = "NO-GO: no declared winner" + (why.empty() ? "" : ": " + why);
-        for (const char* name : {"passes the holdout",
-                                 "significantly faster than the initial "
-                                 "kernel (A/A control clean)",
-                                 "sanitizer clean", "not below the speed-of-light floor"})
+        for (const char* name : {"passes the holdout", k_significance_title, "sanitizer clean",
+                                 "not below the speed-of-light floor"})
             v.conditions.push_back({name, condition_state::not_run, "no declared winner"});
         return v;
     }

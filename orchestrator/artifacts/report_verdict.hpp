@@ -1,7 +1,7 @@
 #pragma once
 /// The go / no-go rule the report opens with: the declared winner passes the holdout, is
-/// significantly faster than the initial kernel with a clean A/A control, is sanitizer clean
-/// and is not below its speed-of-light floor. Each condition is met, not met or not run (a
+/// faster than the initial kernel beyond the practical margin (an equivalent A/A), is sanitizer
+/// clean and is not below its speed-of-light floor. Each condition is met, not met or not run (a
 /// gate that did not run proves nothing); only all four met is a go. Read from summary.json.
 
 #include <rapidjson/document.h>
