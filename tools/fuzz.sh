@@ -2,9 +2,9 @@
 # Fuzzes what the two programs read, with libFuzzer + ASan + UBSan (clang):
 #   tools/fuzz.sh TARGET SECONDS     one target: request, manifest, expression, config,
 #                                    candidate, model_reply, run_record
-#   tools/fuzz.sh all SECONDS        each target in turn (tools/test.sh runs `all 60`)
+#   tools/fuzz.sh all SECONDS        each target in turn (tools/test.sh runs `all 40`)
 # Seeds are tests/fuzz/corpus/TARGET (committed); what a run learns goes to
-# build-fuzz/corpus/TARGET, a crashing input to build-fuzz/crash-TARGET-*. Prints one line
+# build-asan/corpus/TARGET, a crashing input to build-asan/crash-TARGET-*. Prints one line
 # per target with its executions; exits 1 when any target found a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,16 +12,8 @@ targets=(request manifest expression config candidate model_reply run_record)
 which=${1:?usage: tools/fuzz.sh TARGET|all SECONDS}
 seconds=${2:?usage: tools/fuzz.sh TARGET|all SECONDS}
 [[ $which == all ]] || targets=("$which")
-build=build-fuzz
-# pointer-overflow stays off: RapidJSON 1.1's internal Stack::Reserve adds an offset to a
-# null pointer on every first push (harmless, and in a Debian header we do not patch).
-flags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-sanitize=pointer-overflow"
-if [[ ! -f $build/build.ninja ]]; then
-  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF \
-    -DCUOPT_FUZZ=ON -DCUDAToolkit_ROOT="${CUDAToolkit_ROOT:-/usr/local/cuda}" \
-    "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" >/dev/null
-fi
-cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz-}" >/dev/null
+build=build-asan  # shared with tools/sanitize.sh
+tools/sanitized-build.sh "${targets[@]/#/fuzz-}" >/dev/null
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 failed=0
 for t in "${targets[@]}"; do

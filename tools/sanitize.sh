@@ -1,22 +1,12 @@
 #!/usr/bin/env bash
-# The CPU test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (plus
-# float-cast-overflow, which GCC's "undefined" leaves out) into build-asan/, every report
-# fatal. The binaries the tests start (cuda-harness, cuda-optimizer, fake-harness) are
+# The CPU test suite built with AddressSanitizer and UndefinedBehaviorSanitizer into
+# build-asan/ (tools/sanitized-build.sh: clang, every report fatal, shared with the fuzz
+# targets). The binaries the tests start (cuda-harness, cuda-optimizer, fake-harness) are
 # built the same way, so the integration tests run them sanitized too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build-asan
-sanitize="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all"
-# -g1: line tables for the reports' stack traces, without full debug information (minutes of
-# CI's build). Warnings stay errors (CMakeLists.txt), except GCC's maybe-uninitialized: under the
-# sanitizers' instrumentation at -O1 it misfires inside libstdc++'s <regex> (std::function).
-no_false_alarms="-Wno-maybe-uninitialized"
-if [[ ! -f $build/build.ninja ]]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCUDAToolkit_ROOT="${CUDAToolkit_ROOT:-/usr/local/cuda}" \
-    "-DCMAKE_CXX_FLAGS=-O1 -fno-omit-frame-pointer $sanitize $no_false_alarms" \
-    "-DCMAKE_EXE_LINKER_FLAGS=$sanitize -Wl,--as-needed" >/dev/null
-fi
-cmake --build "$build" -j "$(nproc)"
+tools/sanitized-build.sh
 # Leaks are not what this run looks for (the harness keeps its CUDA context on purpose);
 # a SIGSEGV must stay a signal, as the crash tests expect of a crashing harness.
 export CUOPT_LOAD_JOBS=${CUOPT_LOAD_JOBS:-30}  # the daemon load test: 200 jobs in the plain run
