@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <future>
 #include <memory>
 
+#include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "harness/cubin_cache.hpp"
 #include "harness/cubin_params.hpp"
@@ -25,6 +27,22 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* k_fallback_arch = "sm_90";
+
+// What a one-shot harness prints on stderr once the response is written: the status, and
+// each measured case's median.
+std::string summary_lines(const harness_report& report, const std::filesystem::path& response) {
+    std::string text = "cuda-harness: " + std::string(k_response_statuses.name(report.status)) +
+                       " (exit " + std::to_string(to_int(report.code)) + ", " +
+                       exit_code_name(report.code) + "); response: " + response.string() + "\n";
+    for (const auto& c : report.cases)
+        if (c.status == case_run_status::ok && c.measured) {
+            char line[256];
+            std::snprintf(line, sizeof line, "  %-24s median %.6f ms over %d launches\n",
+                          c.name.c_str(), c.stats_ms.median, c.iterations);
+            text += line;
+        }
+    return text;
+}
 
 std::optional<request> read_phase(const harness_options& o, harness_report& report) {
     try {
@@ -309,6 +327,30 @@ harness_report run_request(const harness_options& o) {
         report.fail(exit_code::internal_error, e.what());
     }
     return finish();
+}
+
+served_request serve_request(const harness_options& o) {
+    const auto start = std::chrono::steady_clock::now();
+    served_request s;
+    const std::filesystem::path response = response_path(o);
+    const harness_report report = run_request(o);
+    s.code = report.code;
+    s.status = k_response_statuses.name(report.status);
+    s.retire_reason = report.retire_reason;
+    try {
+        write_file_atomic(response, write_response_json(report));
+    } catch (const std::exception& e) {
+        s.code = exit_code::internal_error;
+        s.status = "internal_error";
+        s.messages = std::string("cuda-harness: cannot write the response: ") + e.what() + "\n";
+    }
+    if (!report.error.empty())
+        s.messages += "cuda-harness: " + std::string(k_response_statuses.name(report.status)) +
+                      ": " + report.error + "\n";
+    if (!o.quiet) s.messages += summary_lines(report, response);
+    s.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return s;
 }
 
 }  // namespace cuopt

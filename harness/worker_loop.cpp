@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -15,27 +14,12 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "harness/cuda_handles.hpp"
-#include "harness/harness_report.hpp"
 #include "harness/harness_sandbox.hpp"
 #include "harness/request_runner.hpp"
 
 namespace cuopt {
 
 namespace {
-
-std::string summary_lines(const harness_report& report, const std::filesystem::path& response) {
-    std::string text = "cuda-harness: " + std::string(k_response_statuses.name(report.status)) +
-                       " (exit " + std::to_string(to_int(report.code)) + ", " +
-                       exit_code_name(report.code) + "); response: " + response.string() + "\n";
-    for (const auto& c : report.cases)
-        if (c.status == case_run_status::ok && c.measured) {
-            char line[256];
-            std::snprintf(line, sizeof line, "  %-24s median %.6f ms over %d launches\n",
-                          c.name.c_str(), c.stats_ms.median, c.iterations);
-            text += line;
-        }
-    return text;
-}
 
 // A request line: a bare path, or {"request": PATH, "response": PATH}. "" or what is wrong.
 std::string parse_line(const std::string& line, harness_options& o) {
@@ -78,30 +62,6 @@ bool worker_must_exit(exit_code code) {
     // than proving the next request cannot meet them.
     return code == exit_code::context_lost || code == exit_code::internal_error ||
            code == exit_code::no_driver || code == exit_code::case_failed;
-}
-
-served_request serve_request(const harness_options& o) {
-    const auto start = std::chrono::steady_clock::now();
-    served_request s;
-    const std::filesystem::path response = response_path(o);
-    const harness_report report = run_request(o);
-    s.code = report.code;
-    s.status = k_response_statuses.name(report.status);
-    s.retire_reason = report.retire_reason;
-    try {
-        write_file_atomic(response, write_response_json(report));
-    } catch (const std::exception& e) {
-        s.code = exit_code::internal_error;
-        s.status = "internal_error";
-        s.messages = std::string("cuda-harness: cannot write the response: ") + e.what() + "\n";
-    }
-    if (!report.error.empty())
-        s.messages += "cuda-harness: " + std::string(k_response_statuses.name(report.status)) +
-                      ": " + report.error + "\n";
-    if (!o.quiet) s.messages += summary_lines(report, response);
-    s.wall_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return s;
 }
 
 int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,

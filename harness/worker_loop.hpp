@@ -15,23 +15,9 @@
 
 #include "common/exit_codes.hpp"
 #include "harness/harness_options.hpp"
+#include "harness/request_runner.hpp"
 
 namespace cuopt {
-
-/// One request served: the response file written, and what a one-shot harness would have
-/// printed on stderr (the error line, and the summary unless --quiet).
-struct served_request {
-    exit_code code = exit_code::ok;
-    std::string status;    // the response's status ("ok", "cuda_error", ...)
-    std::string messages;  // stderr text
-    // Why the worker exits after this reply although the request went well: its kernel may
-    // have left device-heap blocks or global memory behind in the context; "" to go on.
-    std::string retire_reason;
-    double wall_ms = 0;
-};
-
-/// Runs o.request and writes its response (o.response or beside the request).
-served_request serve_request(const harness_options& o);
 
 /// A worker's loop: requests from `in` until its end, each served by `serve` (the real
 /// harness; the fake harness of the tests passes its own), one reply line each on `out`.
