@@ -1,10 +1,11 @@
 #pragma once
 /// Runs one case honestly: upload inputs, poison outputs, launch once, warm up, then
-/// time each launch with CUDA events while the stream is held until the whole batch
-/// is enqueued. Before every launch, outside the events: fresh, rotated (perturbed file
+/// time each launch (launch_timer) while the stream is held until the whole batch is
+/// enqueued. Before every launch, outside the timed region: fresh, rotated (perturbed file
 /// inputs) or restored inputs, re-poisoned outputs, L2 flushed last. The outputs kept are
 /// the checked launch's (the last timed one, or timing.checked_launch's), which sees file
-/// inputs exactly. No JSON here: a case in, a case_outcome out.
+/// inputs exactly. No JSON here: a case in, a case_outcome out. The launch sequence is in
+/// case_runner.cpp; the buffers' part in case_buffers.cpp, the outputs' in case_outputs.cpp.
 
 #include <cstdint>
 #include <functional>
@@ -14,6 +15,8 @@
 
 #include "common/request.hpp"
 #include "common/response_status.hpp"
+#include "harness/case_buffers.hpp"
+#include "harness/case_outputs.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/device_info.hpp"
 #include "harness/device_session.hpp"
@@ -24,16 +27,6 @@
 #include "harness/support_kernels.hpp"
 
 namespace cuopt {
-
-struct output_record {
-    std::string arg;
-    std::string role;  // "output" or "input_dump"
-    std::filesystem::path file;
-    dtype type = dtype::f32;
-    std::uint64_t count = 0;
-    std::string sha256;
-    std::uint64_t unwritten = 0;  // elements still holding the poison pattern
-};
 
 struct case_outcome {
     std::string name;
@@ -69,19 +62,6 @@ std::string check_launch(const run_case& c, const device_fingerprint& device, CU
 /// the last parameter, which compute-sanitizer reports as an API error.
 std::string check_arguments(const run_case& c, CUfunction kernel,
                             std::optional<std::size_t> param_count);
-
-/// How far a perturbed file input is rotated (in elements, left) before launch `launch_index`
-/// when it is not the checked launch: in [1, count - 1], different for successive launches;
-/// 0 when count < 2 (nothing to rotate).
-std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count);
-
-/// A buffer argument on the device for one case.
-struct live_buffer {
-    const kernel_arg* arg = nullptr;
-    device_buffer working;   // what the kernel sees
-    device_buffer pristine;  // in-place and perturbed inputs: the values to restore or rotate
-    CUdeviceptr param{};
-};
 
 /// What one launch of a case is: a kernel launch (kernel_launcher) or a vendor library
 /// call (cublas_launcher). The case runner does everything around it (inputs, poison, L2
@@ -134,6 +114,8 @@ class case_runner {
     case_outcome run(const run_case& c);
 
   private:
+    // The buffers (case_buffers.cpp).
+
     /// The case's buffers, inputs uploaded (or generated, when inputs are not fresh per launch).
     /// Arms the input guard: the inputs whose values are fixed for the case hashed as given.
     std::vector<live_buffer> make_buffers(const run_case& c);
@@ -150,6 +132,9 @@ class case_runner {
     /// First, right after a checked launch: the input guard hashes what it left in the inputs.
     void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index, bool checked);
     int commands_per_launch(const std::vector<live_buffer>& buffers) const;
+
+    // The outputs (case_outputs.cpp).
+
     /// Whether the checked launch may be followed by other timed launches (checked_launch).
     bool keeps_mid_loop(const run_case& c) const;
     /// Where the checked launch's outputs wait while later launches run: one buffer per
@@ -159,8 +144,6 @@ class case_runner {
     /// Enqueues copies of every output into `kept` (to_kept) or back into the working buffers.
     void copy_outputs(const std::vector<live_buffer>& buffers,
                       const std::vector<device_buffer>& kept, bool to_kept) const;
-    output_record save(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
-                       const char* role) const;
     /// The outputs of the checked launch, and the inputs it saw (reference runs), to disk.
     /// And the names of the inputs the checked launch wrote into (input_guard).
     void save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
@@ -168,6 +151,9 @@ class case_runner {
     /// The guard's verdict on the inputs of the checked launch `launch_index` into `out`.
     void check_inputs(const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
                       case_outcome& out);
+
+    // The launch sequence (case_runner.cpp).
+
     /// The timed loop's samples into `out`: the primary channel, both channels, the rule
     /// that ended it and the GPU's state around it. False: invalid_timing (out says why).
     bool record_samples(timed_samples t, case_outcome& out) const;

@@ -1,0 +1,137 @@
+#include "harness/case_buffers.hpp"
+
+#include "common/file_io.hpp"
+#include "harness/case_runner.hpp"
+
+namespace cuopt {
+
+namespace {
+
+void poison(CUstream stream, const device_buffer& b, dtype type, std::uint64_t count) {
+    const std::uint64_t bits = poison_bits(type);
+    switch (dtype_size(type)) {
+        case 1:
+            CU_CALL(cuMemsetD8Async(b.get(), static_cast<unsigned char>(bits), count, stream));
+            break;
+        case 2:
+            CU_CALL(cuMemsetD16Async(b.get(), static_cast<unsigned short>(bits), count, stream));
+            break;
+        case 4:
+            CU_CALL(cuMemsetD32Async(b.get(), static_cast<unsigned>(bits), count, stream));
+            break;
+        default:  // 8-byte patterns repeat their 32-bit half
+            CU_CALL(cuMemsetD32Async(b.get(), static_cast<unsigned>(bits), count * 2, stream));
+    }
+}
+
+// Rotates `count` elements of `from` left by `shift` into `to`: two copies, values kept.
+void rotate_copy(CUstream stream, CUdeviceptr to, CUdeviceptr from, std::uint64_t count,
+                 std::uint64_t shift, std::size_t element_bytes) {
+    const std::size_t head = shift * element_bytes, bytes = count * element_bytes;
+    if (shift == 0) {
+        CU_CALL(cuMemcpyDtoDAsync(to, from, bytes, stream));
+        return;
+    }
+    CU_CALL(cuMemcpyDtoDAsync(to, from + head, bytes - head, stream));
+    CU_CALL(cuMemcpyDtoDAsync(to + (bytes - head), from, head, stream));
+}
+
+// A large odd step (the golden ratio in 64 bits) spreads successive shifts over the buffer.
+constexpr std::uint64_t k_rotation_step = 0x9E3779B97F4A7C15ull;
+
+}  // namespace
+
+std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count) {
+    if (count < 2) return 0;
+    const std::uint64_t period = count - 1;
+    const std::uint64_t step = k_rotation_step % period ? k_rotation_step % period : 1;
+    // Successive launches differ by `step` (mod period), which is never 0: no two neighbours
+    // share a shift, and no shift is 0 (the checked launch's, which sees the file exactly).
+    return 1 + static_cast<std::uint64_t>(static_cast<unsigned __int128>(launch_index % period) *
+                                          step % period);
+}
+
+bool case_runner::regenerated(const kernel_arg& a) const {
+    return a.generator && m_timing.fresh_inputs && a.timing_inputs_mode != timing_inputs::as_given;
+}
+
+bool case_runner::rotated(const kernel_arg& a) {
+    return a.input_file && a.perturbed_for_timing();
+}
+
+std::uint64_t case_runner::held_values_launch(const run_case& c) const {
+    if (!m_timing.fresh_inputs) return c.launch_index_base;
+    // The checked launch: a reference run matches it.
+    return c.launch_index_base + (c.measure ? m_timing.checked_offset() : 0);
+}
+
+std::vector<live_buffer> case_runner::make_buffers(const run_case& c) {
+    std::vector<live_buffer> buffers;
+    buffers.reserve(c.args.size());
+    for (const kernel_arg& a : c.args) {
+        if (!a.is_buffer) continue;
+        live_buffer& b = buffers.emplace_back();
+        b.arg = &a;
+        b.working = device_buffer(a.bytes());
+        b.param = b.working.get();
+        const bool in_place = a.has_input() && a.is_output();
+        if ((in_place && !regenerated(a)) || rotated(a)) b.pristine = device_buffer(a.bytes());
+        const device_buffer& first = b.pristine.get() ? b.pristine : b.working;
+        if (a.input_file) {
+            // On the case's stream, and waited for: a synchronous copy from pageable memory may
+            // return before the data lands, and the stream does not wait for the legacy one.
+            const auto bytes = read_binary_file(*a.input_file);
+            CU_CALL(cuMemcpyHtoDAsync(first.get(), bytes.data(), bytes.size(), m_stream.get()));
+            CU_CALL(cuStreamSynchronize(m_stream.get()));
+        } else if (a.generator && !regenerated(a)) {
+            m_support.generate(m_stream.get(), first.get(), a.type, a.count, *a.generator,
+                               held_values_launch(c));
+        }
+    }
+    std::vector<input_guard::guarded> inputs;
+    for (const live_buffer& b : buffers)
+        if (input_guard::guards(*b.arg))
+            inputs.push_back({b.arg->name, b.working.get(), b.arg->bytes()});
+    m_guard.emplace(m_support, m_stream.get(), std::move(inputs));
+    // A regenerated input's expected values are made again once the checked launch is known.
+    for (const live_buffer& b : buffers)
+        if (input_guard::guards(*b.arg) && !regenerated(*b.arg))
+            m_guard->expect(b.arg->name, b.pristine.get() ? b.pristine.get() : b.working.get());
+    return buffers;
+}
+
+void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index,
+                          bool checked) {
+    const CUstream stream = m_stream.get();
+    m_guard->hash_after();  // after a checked launch: before any input is rewritten
+    for (live_buffer& b : buffers) {
+        const kernel_arg& a = *b.arg;
+        if (regenerated(a))
+            m_support.generate(stream, b.working.get(), a.type, a.count, *a.generator,
+                               launch_index);
+        else if (rotated(a))  // the checked launch sees the file exactly
+            rotate_copy(stream, b.working.get(), b.pristine.get(), a.count,
+                        checked ? 0 : rotation_shift(launch_index, a.count), dtype_size(a.type));
+        else if (b.pristine.get())
+            CU_CALL(cuMemcpyDtoDAsync(b.working.get(), b.pristine.get(), a.bytes(), stream));
+        else if (!a.has_input())
+            poison(stream, b.working, a.type, a.count);
+    }
+    if (m_timing.flush_l2)  // last, so nothing written above stays in L2, warm or dirty
+        m_support.flush_l2(stream, m_l2_scratch.get(), m_l2_scratch.bytes(), m_flush_sink.get());
+    if (checked) m_guard->arm();
+}
+
+int case_runner::commands_per_launch(const std::vector<live_buffer>& buffers) const {
+    int commands = 3 + (m_timing.flush_l2 ? 2 : 0);  // the flush is two launches
+    for (const live_buffer& b : buffers) {
+        const kernel_arg& a = *b.arg;
+        if (rotated(a))
+            commands += a.count >= 2 ? 2 : 1;
+        else
+            commands += regenerated(a) || b.pristine.get() || !a.has_input();
+    }
+    return commands;
+}
+
+}  // namespace cuopt
