@@ -1,7 +1,7 @@
 #pragma once
-/// Everything one harness invocation learned, as plain data: the phases of main()
-/// fill it in, response_writer turns it into response.json. Kept apart so the
-/// timing loop never touches JSON and the writer never touches the GPU.
+/// Everything one request's run learned, as plain data: request_runner's phases fill it
+/// in, response_writer turns it into response.json. Kept apart so the timing loop never
+/// touches JSON and the writer never touches the GPU.
 
 #include <rapidjson/document.h>
 
