@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 
 namespace cuopt {
@@ -54,76 +55,75 @@ std::string trim_slash(std::string s) {
     return s;
 }
 
+// The headers and fields every request shares.
+http_request json_post(const llm_settings& s, const rapidjson::Document& d) {
+    http_request r;
+    r.url = model_endpoint_url(s);
+    r.headers["Content-Type"] = "application/json";
+    r.body = to_compact_json(d);
+    r.timeout = s.timeout;
+    return r;
+}
+
+Value openai_message(const chat_turn& t, allocator& a) {
+    json_object m(a);
+    if (t.who == chat_turn::role::tool_result) {
+        m.add("role", "tool").add("tool_call_id", t.tool_call_id).add("content", t.text);
+        return m.take();
+    }
+    m.add("role", t.who == chat_turn::role::user ? "user" : "assistant").add("content", t.text);
+    if (t.calls.empty()) return m.take();
+    json_array calls(a);
+    for (const tool_call& c : t.calls) {
+        json_object fn(a), call(a);
+        fn.add("name", c.name).add("arguments", c.arguments_json);
+        call.add("id", c.id).add("type", "function").add("function", fn);
+        calls.push(call);
+    }
+    m.add("tool_calls", calls);
+    return m.take();
+}
+
 http_request openai_request(const llm_settings& s, const std::string& key,
                             const std::string& system, const std::vector<chat_turn>& turns,
                             const std::vector<tool_spec>& tools) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("model", json_text(s.model, a), a);
-    Value messages(rapidjson::kArrayType);
-    Value sys(rapidjson::kObjectType);
-    sys.AddMember("role", "system", a);
-    sys.AddMember("content", json_text(system, a), a);
-    messages.PushBack(sys, a);
-    for (const chat_turn& t : turns) {
-        Value m(rapidjson::kObjectType);
-        if (t.who == chat_turn::role::tool_result) {
-            m.AddMember("role", "tool", a);
-            m.AddMember("tool_call_id", json_text(t.tool_call_id, a), a);
-            m.AddMember("content", json_text(t.text, a), a);
-        } else {
-            m.AddMember("role", Value(t.who == chat_turn::role::user ? "user" : "assistant", a), a);
-            m.AddMember("content", json_text(t.text, a), a);
-            if (!t.calls.empty()) {
-                Value calls(rapidjson::kArrayType);
-                for (const tool_call& c : t.calls) {
-                    Value call(rapidjson::kObjectType), fn(rapidjson::kObjectType);
-                    call.AddMember("id", json_text(c.id, a), a);
-                    call.AddMember("type", "function", a);
-                    fn.AddMember("name", json_text(c.name, a), a);
-                    fn.AddMember("arguments", json_text(c.arguments_json, a), a);
-                    call.AddMember("function", fn, a);
-                    calls.PushBack(call, a);
-                }
-                m.AddMember("tool_calls", calls, a);
-            }
-        }
-        messages.PushBack(m, a);
-    }
-    d.AddMember("messages", messages, a);
-    Value ts(rapidjson::kArrayType);
+    json_object sys(a);
+    sys.add("role", "system").add("content", system);
+    json_array messages(a);
+    messages.push(sys);
+    for (const chat_turn& t : turns) messages.push(openai_message(t, a));
+    json_array ts(a);
     for (const tool_spec& t : tools) {
-        Value tool(rapidjson::kObjectType), fn(rapidjson::kObjectType);
-        tool.AddMember("type", "function", a);
-        fn.AddMember("name", json_text(t.name, a), a);
-        fn.AddMember("description", json_text(t.description, a), a);
-        fn.AddMember("parameters", tool_parameters(t, a), a);
-        tool.AddMember("function", fn, a);
-        ts.PushBack(tool, a);
+        json_object tool(a), fn(a);
+        fn.add("name", t.name)
+            .add("description", t.description)
+            .add("parameters", tool_parameters(t, a));
+        tool.add("type", "function").add("function", fn);
+        ts.push(tool);
     }
-    if (!tools.empty()) d.AddMember("tools", ts, a);
-    if (!s.reasoning_effort.empty())
-        d.AddMember("reasoning_effort", json_text(s.reasoning_effort, a), a);
-    if (s.temperature) d.AddMember("temperature", *s.temperature, a);
-    d.AddMember("max_completion_tokens", s.max_output_tokens, a);
-    http_request r;
-    r.url = model_endpoint_url(s);
-    r.headers["Content-Type"] = "application/json";
+    json_object o(d);
+    o.add("model", s.model)
+        .add("messages", messages)
+        .add_if(!tools.empty(), "tools", ts)
+        .add_if(!s.reasoning_effort.empty(), "reasoning_effort", s.reasoning_effort);
+    if (s.temperature) o.add("temperature", *s.temperature);
+    o.add("max_completion_tokens", s.max_output_tokens);
+    http_request r = json_post(s, d);
     if (!key.empty())
         r.headers["Authorization"] = "Bearer " + key;  // local servers often need none
-    r.body = to_compact_json(d);
-    r.timeout = s.timeout;
     return r;
 }
 
 // One conversation turn as Responses API input items (appended to `input`).
 void add_response_items(const chat_turn& t, Value& input, allocator& a) {
     if (t.who == chat_turn::role::tool_result) {
-        Value item(rapidjson::kObjectType);
-        item.AddMember("type", "function_call_output", a);
-        item.AddMember("call_id", json_text(t.tool_call_id, a), a);
-        item.AddMember("output", json_text(t.text, a), a);
-        input.PushBack(item, a);
+        json_object item(a);
+        item.add("type", "function_call_output")
+            .add("call_id", t.tool_call_id)
+            .add("output", t.text);
+        input.PushBack(item.take(), a);
         return;
     }
     if (t.who == chat_turn::role::assistant && !t.raw_items_json.empty()) {
@@ -139,18 +139,18 @@ void add_response_items(const chat_turn& t, Value& input, allocator& a) {
         return;
     }
     if (!t.text.empty() || t.who == chat_turn::role::user) {
-        Value msg(rapidjson::kObjectType);
-        msg.AddMember("role", Value(t.who == chat_turn::role::user ? "user" : "assistant", a), a);
-        msg.AddMember("content", json_text(t.text, a), a);
-        input.PushBack(msg, a);
+        json_object msg(a);
+        msg.add("role", t.who == chat_turn::role::user ? "user" : "assistant")
+            .add("content", t.text);
+        input.PushBack(msg.take(), a);
     }
     for (const tool_call& c : t.calls) {
-        Value call(rapidjson::kObjectType);
-        call.AddMember("type", "function_call", a);
-        call.AddMember("call_id", json_text(c.id, a), a);
-        call.AddMember("name", json_text(c.name, a), a);
-        call.AddMember("arguments", json_text(c.arguments_json, a), a);
-        input.PushBack(call, a);
+        json_object call(a);
+        call.add("type", "function_call")
+            .add("call_id", c.id)
+            .add("name", c.name)
+            .add("arguments", c.arguments_json);
+        input.PushBack(call.take(), a);
     }
 }
 
@@ -161,39 +161,32 @@ http_request responses_request(const llm_settings& s, const std::string& key,
                                const std::vector<tool_spec>& tools) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("model", json_text(s.model, a), a);
-    d.AddMember("instructions", json_text(system, a), a);
     Value input(rapidjson::kArrayType);
     for (const chat_turn& t : turns) add_response_items(t, input, a);
-    d.AddMember("input", input, a);
-    Value ts(rapidjson::kArrayType);
+    json_array ts(a);
     for (const tool_spec& t : tools) {
-        Value tool(rapidjson::kObjectType);
-        tool.AddMember("type", "function", a);
-        tool.AddMember("name", json_text(t.name, a), a);
-        tool.AddMember("description", json_text(t.description, a), a);
-        tool.AddMember("parameters", tool_parameters(t, a), a);
-        tool.AddMember("strict", false, a);  // our schemas have optional fields
-        ts.PushBack(tool, a);
+        json_object tool(a);
+        tool.add("type", "function")
+            .add("name", t.name)
+            .add("description", t.description)
+            .add("parameters", tool_parameters(t, a))
+            .add("strict", false);  // our schemas have optional fields
+        ts.push(tool);
     }
-    if (!tools.empty()) d.AddMember("tools", ts, a);
+    json_object o(d);
+    o.add("model", s.model).add("instructions", system).add("input", std::move(input));
+    o.add_if(!tools.empty(), "tools", ts);
     if (!s.reasoning_effort.empty()) {
-        Value reasoning(rapidjson::kObjectType);
-        reasoning.AddMember("effort", json_text(s.reasoning_effort, a), a);
-        d.AddMember("reasoning", reasoning, a);
+        json_object reasoning(a);
+        reasoning.add("effort", s.reasoning_effort);
+        o.add("reasoning", reasoning);
     }
-    if (s.temperature) d.AddMember("temperature", *s.temperature, a);
-    d.AddMember("max_output_tokens", s.max_output_tokens, a);
-    d.AddMember("store", false, a);
-    Value include(rapidjson::kArrayType);
-    include.PushBack("reasoning.encrypted_content", a);
-    d.AddMember("include", include, a);
-    http_request r;
-    r.url = model_endpoint_url(s);
-    r.headers["Content-Type"] = "application/json";
+    if (s.temperature) o.add("temperature", *s.temperature);
+    o.add("max_output_tokens", s.max_output_tokens)
+        .add("store", false)
+        .add("include", std::vector<std::string>{"reasoning.encrypted_content"});
+    http_request r = json_post(s, d);
     if (!key.empty()) r.headers["Authorization"] = "Bearer " + key;
-    r.body = to_compact_json(d);
-    r.timeout = s.timeout;
     return r;
 }
 
@@ -218,21 +211,50 @@ void append_reply_blocks(const std::string& raw_json, Value& content, allocator&
 
 // Temperature, thinking and effort as the settings say (model_settings checked them against
 // the model's family).
-void add_anthropic_sampling(const llm_settings& s, Value& d, allocator& a) {
+void add_anthropic_sampling(const llm_settings& s, json_object& d) {
     // Extended thinking refuses a changed temperature (the settings refuse the pair too).
-    if (s.temperature && s.thinking_budget == 0) d.AddMember("temperature", *s.temperature, a);
+    if (s.temperature && s.thinking_budget == 0) d.add("temperature", *s.temperature);
     if (s.thinking_budget > 0 || s.adaptive_thinking) {
-        Value thinking(rapidjson::kObjectType);
-        thinking.AddMember("type",
-                           rapidjson::StringRef(s.thinking_budget > 0 ? "enabled" : "adaptive"), a);
-        if (s.thinking_budget > 0) thinking.AddMember("budget_tokens", s.thinking_budget, a);
-        d.AddMember("thinking", thinking, a);
+        json_object thinking(d.allocator());
+        thinking.add("type", s.thinking_budget > 0 ? "enabled" : "adaptive")
+            .add_if(s.thinking_budget > 0, "budget_tokens", s.thinking_budget);
+        d.add("thinking", thinking);
     }
     if (!s.reasoning_effort.empty()) {  // models with effort take it here, not in thinking
-        Value output_config(rapidjson::kObjectType);
-        output_config.AddMember("effort", json_text(s.reasoning_effort, a), a);
-        d.AddMember("output_config", output_config, a);
+        json_object output_config(d.allocator());
+        output_config.add("effort", s.reasoning_effort);
+        d.add("output_config", output_config);
     }
+}
+
+// A turn's content blocks: a tool result, a reply as sent, or text and tool calls.
+Value anthropic_content(const chat_turn& t, allocator& a) {
+    Value content(rapidjson::kArrayType);
+    if (t.who == chat_turn::role::tool_result) {
+        json_object block(a);
+        block.add("type", "tool_result")
+            .add("tool_use_id", t.tool_call_id)
+            .add("content", t.text)
+            .add_if(t.is_error, "is_error", true);
+        content.PushBack(block.take(), a);
+    } else if (t.who == chat_turn::role::assistant && !t.raw_items_json.empty()) {
+        append_reply_blocks(t.raw_items_json, content, a);
+    } else {
+        if (!t.text.empty()) {
+            json_object block(a);
+            block.add("type", "text").add("text", t.text);
+            content.PushBack(block.take(), a);
+        }
+        for (const tool_call& c : t.calls) {
+            json_object block(a);
+            block.add("type", "tool_use")
+                .add("id", c.id)
+                .add("name", c.name)
+                .add("input", parsed(c.arguments_json, a, "tool call " + c.name + " input"));
+            content.PushBack(block.take(), a);
+        }
+    }
+    return content;
 }
 
 http_request anthropic_request(const llm_settings& s, const std::string& key,
@@ -240,40 +262,9 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
                                const std::vector<tool_spec>& tools) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("model", json_text(s.model, a), a);
-    d.AddMember("max_tokens", s.max_output_tokens, a);
-    d.AddMember("system", json_text(system, a), a);
     Value messages(rapidjson::kArrayType);
     for (const chat_turn& t : turns) {
-        Value m(rapidjson::kObjectType), content(rapidjson::kArrayType);
-        const bool from_user = t.who != chat_turn::role::assistant;
-        m.AddMember("role", Value(from_user ? "user" : "assistant", a), a);
-        if (t.who == chat_turn::role::tool_result) {
-            Value block(rapidjson::kObjectType);
-            block.AddMember("type", "tool_result", a);
-            block.AddMember("tool_use_id", json_text(t.tool_call_id, a), a);
-            block.AddMember("content", json_text(t.text, a), a);
-            if (t.is_error) block.AddMember("is_error", true, a);
-            content.PushBack(block, a);
-        } else if (t.who == chat_turn::role::assistant && !t.raw_items_json.empty()) {
-            append_reply_blocks(t.raw_items_json, content, a);
-        } else {
-            if (!t.text.empty()) {
-                Value block(rapidjson::kObjectType);
-                block.AddMember("type", "text", a);
-                block.AddMember("text", json_text(t.text, a), a);
-                content.PushBack(block, a);
-            }
-            for (const tool_call& c : t.calls) {
-                Value block(rapidjson::kObjectType);
-                block.AddMember("type", "tool_use", a);
-                block.AddMember("id", json_text(c.id, a), a);
-                block.AddMember("name", json_text(c.name, a), a);
-                block.AddMember("input",
-                                parsed(c.arguments_json, a, "tool call " + c.name + " input"), a);
-                content.PushBack(block, a);
-            }
-        }
+        Value content = anthropic_content(t, a);
         // Consecutive tool results travel in one user message, as the API requires.
         if (t.who == chat_turn::role::tool_result && !messages.Empty()) {
             Value& last = messages[messages.Size() - 1];
@@ -285,27 +276,29 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
             }
         }
         if (content.Empty()) continue;  // an empty turn is refused (400): never echo one
-        m.AddMember("content", content, a);
-        messages.PushBack(m, a);
+        json_object m(a);
+        m.add("role", t.who != chat_turn::role::assistant ? "user" : "assistant")
+            .add("content", std::move(content));
+        messages.PushBack(m.take(), a);
     }
-    d.AddMember("messages", messages, a);
-    Value ts(rapidjson::kArrayType);
+    json_array ts(a);
     for (const tool_spec& t : tools) {
-        Value tool(rapidjson::kObjectType);
-        tool.AddMember("name", json_text(t.name, a), a);
-        tool.AddMember("description", json_text(t.description, a), a);
-        tool.AddMember("input_schema", tool_parameters(t, a), a);
-        ts.PushBack(tool, a);
+        json_object tool(a);
+        tool.add("name", t.name)
+            .add("description", t.description)
+            .add("input_schema", tool_parameters(t, a));
+        ts.push(tool);
     }
-    if (!tools.empty()) d.AddMember("tools", ts, a);
-    add_anthropic_sampling(s, d, a);
-    http_request r;
-    r.url = model_endpoint_url(s);
-    r.headers["Content-Type"] = "application/json";
+    json_object o(d);
+    o.add("model", s.model)
+        .add("max_tokens", s.max_output_tokens)
+        .add("system", system)
+        .add("messages", std::move(messages))
+        .add_if(!tools.empty(), "tools", ts);
+    add_anthropic_sampling(s, o);
+    http_request r = json_post(s, d);
     r.headers["anthropic-version"] = s.anthropic_version;
     if (!key.empty()) r.headers["x-api-key"] = key;
-    r.body = to_compact_json(d);
-    r.timeout = s.timeout;
     return r;
 }
 
@@ -524,8 +517,7 @@ std::string redact(std::string text, const std::vector<std::string>& secrets) {
 std::string record_request(const http_request& request, const std::vector<std::string>& secrets) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("url", json_text(request.url, a), a);
-    Value headers(rapidjson::kObjectType);
+    json_object headers(a);
     for (const auto& [name, value] : request.headers) {
         std::string lower = name;
         std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -533,12 +525,16 @@ std::string record_request(const http_request& request, const std::vector<std::s
         if (lower == "authorization" || lower == "x-api-key" || lower == "api-key" ||
             lower == "proxy-authorization")
             continue;  // credentials never leave the process
-        headers.AddMember(json_text(name, a), json_text(value, a), a);
+        headers.add(name, value);
     }
-    d.AddMember("headers", headers, a);
     rapidjson::Document body;
     const bool parsed_ok = try_parse_json(body, request.body).empty();
-    d.AddMember("body", parsed_ok ? Value(body, a) : json_text(request.body, a), a);
+    json_object o(d);
+    o.add("url", request.url).add("headers", headers);
+    if (parsed_ok)
+        o.add("body", static_cast<const Value&>(body));
+    else
+        o.add("body", request.body);
     return redact(to_pretty_json(d), secrets);
 }
 
