@@ -13,7 +13,9 @@
 #include <stdexcept>
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "common/sha256.hpp"
 #include "common/utc_time.hpp"
 
@@ -32,21 +34,6 @@ constexpr std::size_t k_max_record_bytes = 4u << 20;  // run.json, summary.json,
 bool valid_job_id(const std::string& id) {
     static const std::regex k_id("job-[0-9]{6,}");
     return std::regex_match(id, k_id);
-}
-
-std::string string_or(const Value& o, const char* key, const std::string& fallback = "") {
-    const auto it = o.FindMember(key);
-    return it != o.MemberEnd() && it->value.IsString() ? it->value.GetString() : fallback;
-}
-
-int int_or(const Value& o, const char* key, int fallback) {
-    const auto it = o.FindMember(key);
-    return it != o.MemberEnd() && it->value.IsInt() ? it->value.GetInt() : fallback;
-}
-
-double double_or(const Value& o, const char* key, double fallback) {
-    const auto it = o.FindMember(key);
-    return it != o.MemberEnd() && it->value.IsNumber() ? it->value.GetDouble() : fallback;
 }
 
 // Every file of the spool is the daemon user's alone (0600), whatever the caller's umask.
@@ -140,51 +127,48 @@ void make_read_only(const fs::path& folder) {
 std::string spec_json(const job_spec& s) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("schema_version", 1, a);
-    d.AddMember("id", json_text(s.id, a), a);
-    d.AddMember("kind", json_text(s.kind, a), a);
-    d.AddMember("priority", s.priority, a);
-    d.AddMember("submitted", json_text(s.submitted, a), a);
-    d.AddMember("submitted_by", json_text(s.submitted_by, a), a);
-    d.AddMember("submitter_uid", s.submitter_uid, a);
-    d.AddMember("submitter", json_text(s.submitter, a), a);
-    d.AddMember("config", json_text(s.config, a), a);
-    d.AddMember("accepted", json_text(s.accepted, a), a);
-    Value args(rapidjson::kArrayType);
-    for (const std::string& x : s.args) args.PushBack(json_text(x, a), a);
-    d.AddMember("args", args, a);
-    Value files(rapidjson::kArrayType);
+    json_array files(a);
     for (const locked_file& f : s.files) {
-        Value o(rapidjson::kObjectType);
-        o.AddMember("path", json_text(f.path, a), a);
-        o.AddMember("sha256", json_text(f.sha256, a), a);
-        o.AddMember("bytes", static_cast<std::uint64_t>(f.bytes), a);
-        files.PushBack(o, a);
+        json_object o(a);
+        o.add("path", f.path).add("sha256", f.sha256).add("bytes", f.bytes);
+        files.push(o);
     }
-    d.AddMember("files", files, a);
+    json_object o(d);
+    o.add("schema_version", 1)
+        .add("id", s.id)
+        .add("kind", s.kind)
+        .add("priority", s.priority)
+        .add("submitted", s.submitted)
+        .add("submitted_by", s.submitted_by)
+        .add("submitter_uid", s.submitter_uid)
+        .add("submitter", s.submitter)
+        .add("config", s.config)
+        .add("accepted", s.accepted)
+        .add("args", s.args)
+        .add("files", files);
     return to_pretty_json(d);
 }
 
-Value status_value(const job_status& s, rapidjson::Document::AllocatorType& a) {
-    Value o(rapidjson::kObjectType);
-    o.AddMember("id", json_text(s.id, a), a);
-    o.AddMember("state", json_text(to_string(s.state), a), a);
-    o.AddMember("reason", json_text(s.reason, a), a);
-    o.AddMember("updated", json_text(s.updated, a), a);
-    o.AddMember("started", json_text(s.started, a), a);
-    o.AddMember("finished", json_text(s.finished, a), a);
-    o.AddMember("starts", s.starts, a);
-    o.AddMember("exit_code", s.exit_code, a);
-    o.AddMember("device", s.device, a);
-    o.AddMember("executor", json_text(s.executor, a), a);
-    o.AddMember("handle", json_text(s.handle, a), a);
-    o.AddMember("slurm_state", json_text(s.slurm_state, a), a);
-    o.AddMember("iteration", s.iteration, a);
-    o.AddMember("max_iterations", s.max_iterations, a);
-    o.AddMember("attempts", s.attempts, a);
-    o.AddMember("best_speedup", s.best_speedup, a);
-    o.AddMember("run_dir", json_text(s.run_dir, a), a);
-    o.AddMember("verdict", json_text(s.verdict, a), a);
+json_object status_value(const job_status& s, json_allocator& a) {
+    json_object o(a);
+    o.add("id", s.id)
+        .add("state", to_string(s.state))
+        .add("reason", s.reason)
+        .add("updated", s.updated)
+        .add("started", s.started)
+        .add("finished", s.finished)
+        .add("starts", s.starts)
+        .add("exit_code", s.exit_code)
+        .add("device", s.device)
+        .add("executor", s.executor)
+        .add("handle", s.handle)
+        .add("slurm_state", s.slurm_state)
+        .add("iteration", s.iteration)
+        .add("max_iterations", s.max_iterations)
+        .add("attempts", s.attempts)
+        .add("best_speedup", s.best_speedup)
+        .add("run_dir", s.run_dir)
+        .add("verdict", s.verdict);
     return o;
 }
 
@@ -239,9 +223,10 @@ spool::spool(fs::path root, bool create) : m_root(fs::absolute(std::move(root)))
         write_private(marker, "{\"format\": \"cuda-optimizer-spool\", \"version\": 1}\n");
     }
     const rapidjson::Document d = read_object(marker);
-    if (string_or(d, "format") != "cuda-optimizer-spool" || int_or(d, "version", 0) != 1)
-        throw std::runtime_error(marker.string() +
-                                 ": field format: expected \"cuda-optimizer-spool\" version 1");
+    const json_field f(d, marker.string());
+    if (f.optional_text("format") != "cuda-optimizer-spool")
+        f["format"].fail("\"cuda-optimizer-spool\"");
+    if (f.optional_integer("version") != 1) f["version"].fail("1");
     make_private_folder(m_root / "jobs");
     make_private_folder(m_root / "staging");
 }
@@ -266,55 +251,57 @@ std::vector<std::string> spool::job_ids() const {
 job_spec spool::read_spec(const std::string& id) const {
     const fs::path file = job_dir(id) / "job.json";
     const rapidjson::Document d = read_object(file);
+    const json_field f(d, file.string());
     job_spec s;
-    s.id = string_or(d, "id");
-    if (s.id != id) throw json_error(file.string() + ": field id: expected \"" + id + "\"");
-    s.kind = string_or(d, "kind", "optimize");
-    s.priority = int_or(d, "priority", 0);
-    s.submitted = string_or(d, "submitted");
-    s.submitted_by = string_or(d, "submitted_by");
-    s.submitter_uid = int_or(d, "submitter_uid", -1);
-    s.submitter = string_or(d, "submitter");
-    s.config = string_or(d, "config");
-    s.accepted = string_or(d, "accepted");
-    if (d.HasMember("args") && d["args"].IsArray())
-        for (const auto& x : d["args"].GetArray())
-            if (x.IsString()) s.args.emplace_back(x.GetString());
-    if (d.HasMember("files") && d["files"].IsArray())
-        for (const auto& f : d["files"].GetArray())
-            if (f.IsObject())
-                s.files.push_back(
-                    {string_or(f, "path"), string_or(f, "sha256"),
-                     f.HasMember("bytes") && f["bytes"].IsUint64() ? f["bytes"].GetUint64() : 0});
+    s.id = f.optional_text("id").value_or("");
+    if (s.id != id) f["id"].fail("\"" + id + "\"");
+    s.kind = f.optional_text("kind").value_or("optimize");
+    s.priority = f.optional_integer<int>("priority").value_or(0);
+    s.submitted = f.optional_text("submitted").value_or("");
+    s.submitted_by = f.optional_text("submitted_by").value_or("");
+    s.submitter_uid = f.optional_integer<int>("submitter_uid").value_or(-1);
+    s.submitter = f.optional_text("submitter").value_or("");
+    s.config = f.optional_text("config").value_or("");
+    s.accepted = f.optional_text("accepted").value_or("");
+    s.args = f.optional_texts("args");
+    if (const auto files = f.find("files"))
+        for (const json_field& x : files->items())
+            s.files.push_back({x.optional_text("path").value_or(""),
+                               x.optional_text("sha256").value_or(""),
+                               x.optional_integer<std::uint64_t>("bytes").value_or(0)});
     return s;
 }
 
 job_status spool::read_status(const std::string& id) const {
     const fs::path file = job_dir(id) / "state.json";
     const rapidjson::Document d = read_object(file);
+    const json_field f(d, file.string());
     job_status s;
     s.id = id;
-    const auto state = job_state_from(string_or(d, "state"));
-    if (!state)
-        throw json_error(file.string() +
-                         ": field state: expected queued, running, done, failed or cancelled");
+    const std::string word = f.text("state");
+    const auto state = job_state_from(word);
+    if (!state) f["state"].fail("one of queued, running, done, failed, cancelled", "'" + word + "'");
     s.state = *state;
-    s.reason = string_or(d, "reason");
-    s.updated = string_or(d, "updated");
-    s.started = string_or(d, "started");
-    s.finished = string_or(d, "finished");
-    s.starts = int_or(d, "starts", 0);
-    s.exit_code = int_or(d, "exit_code", -1);
-    s.device = int_or(d, "device", -1);
-    s.executor = string_or(d, "executor");
-    s.handle = string_or(d, "handle");
-    s.slurm_state = string_or(d, "slurm_state");
-    s.iteration = int_or(d, "iteration", -1);
-    s.max_iterations = int_or(d, "max_iterations", 0);
-    s.attempts = int_or(d, "attempts", 0);
-    s.best_speedup = double_or(d, "best_speedup", 0);
-    s.run_dir = string_or(d, "run_dir");
-    s.verdict = string_or(d, "verdict");
+    auto text = [&](const char* key) { return f.optional_text(key).value_or(""); };
+    auto integer = [&](const char* key, int fallback) {
+        return f.optional_integer<int>(key).value_or(fallback);
+    };
+    s.reason = text("reason");
+    s.updated = text("updated");
+    s.started = text("started");
+    s.finished = text("finished");
+    s.starts = integer("starts", 0);
+    s.exit_code = integer("exit_code", -1);
+    s.device = integer("device", -1);
+    s.executor = text("executor");
+    s.handle = text("handle");
+    s.slurm_state = text("slurm_state");
+    s.iteration = integer("iteration", -1);
+    s.max_iterations = integer("max_iterations", 0);
+    s.attempts = integer("attempts", 0);
+    s.best_speedup = f.optional_number("best_speedup").value_or(0);
+    s.run_dir = text("run_dir");
+    s.verdict = text("verdict");
     return s;
 }
 
@@ -322,7 +309,7 @@ void spool::write_status(const job_status& s) const {
     job_status copy = s;
     copy.updated = utc_now();
     rapidjson::Document d;
-    const Value v = status_value(copy, d.GetAllocator());
+    const Value v = status_value(copy, d.GetAllocator()).take();
     write_private(job_dir(s.id) / "state.json", to_pretty_json(v) + "\n");
 }
 
@@ -360,7 +347,7 @@ std::string spool::commit(const fs::path& stage, job_spec spec) const {
     st.id = spec.id;
     st.updated = utc_now();
     rapidjson::Document d;
-    const Value v = status_value(st, d.GetAllocator());
+    const Value v = status_value(st, d.GetAllocator()).take();
     write_private(stage / "state.json", to_pretty_json(v) + "\n");
     if (::rename(stage.c_str(), job_dir(spec.id).c_str()) != 0)
         throw std::runtime_error(job_dir(spec.id).string() + ": cannot queue the job");
@@ -401,33 +388,36 @@ std::string spool::verify_locked(const std::string& id) const {
     return "";
 }
 
+// A running job's files are read for progress only: one that does not read as expected is
+// passed over, never an error.
 void read_progress(const fs::path& job, job_status& st) {
     if (st.run_dir.empty()) return;
     rapidjson::Document d;
     const auto history = read_job_file(job, st.run_dir + "/history.json", k_max_history_bytes);
-    if (history && try_parse_json(d, *history).empty() && d.IsObject() && d.HasMember("attempts") &&
-        d["attempts"].IsArray()) {
-        int attempts = 0, iteration = -1;
-        double best = st.best_speedup;
-        for (const auto& a : d["attempts"].GetArray()) {
-            if (!a.IsObject()) continue;
-            ++attempts;
-            iteration = std::max(iteration, int_or(a, "iteration", -1));
-            const auto b = a.FindMember("became_best");
-            if (b != a.MemberEnd() && b->value.IsBool() && b->value.GetBool())
-                best = std::max(best, double_or(a, "speedup_vs_initial", 0));
+    if (history && try_parse_json(d, *history).empty() && d.IsObject()) try {
+            const json_field f(d, "history.json");
+            int attempts = 0, iteration = -1;
+            double best = st.best_speedup;
+            for (const json_field& a : f["attempts"].items()) {
+                ++attempts;
+                iteration = std::max(iteration, a.optional_integer<int>("iteration").value_or(-1));
+                if (a.optional_boolean("became_best").value_or(false))
+                    best = std::max(best, a.optional_number("speedup_vs_initial").value_or(0));
+            }
+            st.attempts = attempts;
+            st.iteration = iteration;
+            if (std::isfinite(best) && best < 1e9) st.best_speedup = best;
+        } catch (const json_error&) {
         }
-        st.attempts = attempts;
-        st.iteration = iteration;
-        if (std::isfinite(best) && best < 1e9) st.best_speedup = best;
-    }
     rapidjson::Document run;
     const auto run_json = read_job_file(job, st.run_dir + "/run.json", k_max_record_bytes);
     if (!run_json || !try_parse_json(run, *run_json).empty() || !run.IsObject()) return;
-    const auto settings = run.FindMember("settings");
-    if (settings == run.MemberEnd() || !settings->value.IsObject()) return;
-    const int n = int_or(settings->value, "max_iterations", 0);
-    if (n > 0) st.max_iterations = n;
+    try {
+        const auto settings = json_field(run, "run.json").find("settings");
+        const int n = settings ? settings->optional_integer<int>("max_iterations").value_or(0) : 0;
+        if (n > 0) st.max_iterations = n;
+    } catch (const json_error&) {
+    }
 }
 
 std::optional<std::string> read_job_file(const fs::path& job, const std::string& relative,
@@ -490,10 +480,16 @@ std::string problem_of(const spool& s, const job_spec& spec, std::size_t max_cha
     rapidjson::Document d;
     if (!text || !try_parse_json(d, *text).empty() || !d.IsObject())
         return one_line(spec.config, max_chars);
-    if (const std::string what = one_line(string_or(d, "description"), max_chars); !what.empty())
+    // The user's file: a member of another kind reads as absent.
+    const json_field f(d, spec.config);
+    auto member_text = [&](const char* key) {
+        const auto m = f.find(key);
+        return m && m->is_text() ? m->text() : std::string();
+    };
+    if (const std::string what = one_line(member_text("description"), max_chars); !what.empty())
         return what;
     // "void matmul_f32(const float* a, ...)": the name before the parenthesis.
-    const std::string sig = string_or(d, "signature");
+    const std::string sig = member_text("signature");
     static const std::regex k_name("([A-Za-z_][A-Za-z0-9_]*)\\s*\\(");
     std::smatch m;
     if (std::regex_search(sig, m, k_name)) return one_line(m[1].str(), max_chars);
@@ -503,10 +499,8 @@ std::string problem_of(const spool& s, const job_spec& spec, std::size_t max_cha
 namespace {
 
 // What a job's listing adds to its status: the problem's one line and whether a report exists.
-void add_job_extras(const spool& s, const job_spec& spec, const job_status& st, Value& o,
-                    rapidjson::Document::AllocatorType& a) {
-    o.AddMember("problem", json_text(problem_of(s, spec), a), a);
-    o.AddMember("has_report", job_has_report(s.job_dir(spec.id), st), a);
+void add_job_extras(const spool& s, const job_spec& spec, const job_status& st, json_object& o) {
+    o.add("problem", problem_of(s, spec)).add("has_report", job_has_report(s.job_dir(spec.id), st));
 }
 
 // state.json, with a running job's progress read from its run folder (as the dashboard's page
@@ -526,25 +520,25 @@ std::string jobs_json(const spool& s) {
 std::string jobs_json(const spool& s, const std::function<bool(const job_spec&)>& visible) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    Value jobs(rapidjson::kArrayType);
+    json_array jobs(a);
     for (const std::string& id : s.job_ids()) {
         try {
             const job_spec spec = s.read_spec(id);
             if (!visible(spec)) continue;
             const job_status st = status_now(s, id);
-            Value o = status_value(st, a);
-            o.AddMember("kind", json_text(spec.kind, a), a);
-            o.AddMember("priority", spec.priority, a);
-            o.AddMember("submitted", json_text(spec.submitted, a), a);
-            o.AddMember("submitter", json_text(spec.submitter, a), a);
-            o.AddMember("cancel_requested", s.cancel_requested(id), a);
-            add_job_extras(s, spec, st, o, a);
-            jobs.PushBack(o, a);
+            json_object o = status_value(st, a);
+            o.add("kind", spec.kind)
+                .add("priority", spec.priority)
+                .add("submitted", spec.submitted)
+                .add("submitter", spec.submitter)
+                .add("cancel_requested", s.cancel_requested(id));
+            add_job_extras(s, spec, st, o);
+            jobs.push(o);
         } catch (const std::exception&) {
             // a job being written or damaged: status shows the others
         }
     }
-    d.AddMember("jobs", jobs, a);
+    json_object(d).add("jobs", jobs);
     return to_compact_json(d);
 }
 
@@ -609,10 +603,10 @@ std::string job_json(const spool& s, const std::string& id) {
     auto& a = d.GetAllocator();
     rapidjson::Document spec = parse_json(read_text_file(s.job_dir(id) / "job.json"), "job.json");
     const job_status st = status_now(s, id);
-    d.AddMember("status", status_value(st, a), a);
-    d.AddMember("cancel_requested", s.cancel_requested(id), a);
-    add_job_extras(s, s.read_spec(id), st, d, a);
-    d.AddMember("spec", Value(spec, a), a);
+    json_object o(d);
+    o.add("status", status_value(st, a)).add("cancel_requested", s.cancel_requested(id));
+    add_job_extras(s, s.read_spec(id), st, o);
+    o.add("spec", static_cast<const Value&>(spec));
     return to_compact_json(d);
 }
 
