@@ -58,19 +58,6 @@ input_init read_init(const Value& v, const fs::path& folder, dtype type, const c
     return init;
 }
 
-tolerance default_tolerance(dtype type) {
-    switch (type) {
-        case dtype::f16:
-            return {1e-2, 1e-2};
-        case dtype::bf16:
-            return {2e-2, 2e-2};
-        case dtype::f64:
-            return {1e-10, 1e-10};
-        default:
-            return {1e-5, 1e-5};
-    }
-}
-
 manifest_arg read_arg(const Value& a, std::size_t index, const fs::path& folder,
                       const context& ctx) {
     const std::string field = "args[" + std::to_string(index) + "]";

@@ -18,7 +18,7 @@
 #include "common/dtype.hpp"
 #include "common/request.hpp"
 #include "orchestrator/contract/integer_expression.hpp"
-#include "orchestrator/evaluation/output_validator.hpp"
+#include "orchestrator/contract/tolerance.hpp"
 
 namespace cuopt {
 

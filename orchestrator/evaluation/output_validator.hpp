@@ -9,13 +9,9 @@
 #include <string>
 
 #include "common/dtype.hpp"
+#include "orchestrator/contract/tolerance.hpp"
 
 namespace cuopt {
-
-struct tolerance {
-    double atol = 1e-5;
-    double rtol = 1e-5;
-};
 
 struct validation_result {
     bool passed = false;
