@@ -8,7 +8,7 @@
 #include "common/response_status.hpp"
 #include "orchestrator/contract/candidate.hpp"
 #include "orchestrator/evaluation/verdict.hpp"
-#include "orchestrator/search/stop_reason.hpp"
+#include "orchestrator/proposers/stop_reason.hpp"
 
 using namespace cuopt;
 

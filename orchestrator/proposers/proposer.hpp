@@ -13,7 +13,7 @@
 #include "orchestrator/contract/candidate.hpp"
 #include "orchestrator/contract/manifest.hpp"
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
-#include "orchestrator/search/stop_reason.hpp"
+#include "orchestrator/proposers/stop_reason.hpp"
 
 namespace cuopt {
 

@@ -15,9 +15,9 @@
 
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/proposers/proposer.hpp"
+#include "orchestrator/proposers/stop_reason.hpp"
 #include "orchestrator/search/batch_evaluation.hpp"
 #include "orchestrator/search/search_record.hpp"
-#include "orchestrator/search/stop_reason.hpp"
 
 namespace cuopt {
 

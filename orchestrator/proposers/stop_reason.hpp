@@ -1,5 +1,6 @@
 #pragma once
-/// Why a search ended, as summary.json spells it.
+/// Why a search ended, as summary.json spells it. A proposer says some of them (it ran out
+/// of ideas or of model budget), so the names live here, below search/, which reads them.
 
 #include "common/name_table.hpp"
 
