@@ -4,7 +4,7 @@
 
 #include "common/exit_codes.hpp"
 #include "orchestrator/commands/commands.hpp"
-#include "orchestrator/commands/replay_oracle.hpp"
+#include "orchestrator/evaluation/replay_oracle.hpp"
 
 namespace cuopt {
 

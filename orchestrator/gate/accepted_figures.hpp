@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/commands/replay_oracle.hpp"
+#include "orchestrator/evaluation/replay_oracle.hpp"
 #include "orchestrator/gate/environment_check.hpp"
 #include "orchestrator/gate/gate_verdict.hpp"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/commands/replay_oracle.hpp"
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
+#include "orchestrator/evaluation/replay_oracle.hpp"
 #include "orchestrator/gate/gate_verdict.hpp"
 
 namespace cuopt {

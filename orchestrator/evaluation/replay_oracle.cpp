@@ -1,4 +1,4 @@
-#include "orchestrator/commands/replay_oracle.hpp"
+#include "orchestrator/evaluation/replay_oracle.hpp"
 
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
