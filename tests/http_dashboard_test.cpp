@@ -332,6 +332,6 @@ TEST_CASE(
                              Catch::Contains("cancelled while queued; it never started"));
     CHECK(d.get("/jobs/" + cancelled + "/report").status == 404);
     // The script links a report only where the API says one exists.
-    CHECK_THAT(std::string(k_dashboard_js), Catch::Contains("field(j, 'has_report') === true") &&
+    CHECK_THAT(std::string(dashboard_js()), Catch::Contains("field(j, 'has_report') === true") &&
                                                 Catch::Contains("field(j, 'problem')"));
 }

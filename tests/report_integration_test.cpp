@@ -245,7 +245,7 @@ TEST_CASE("a script error on the page is caught and shown, so the test above wou
     REQUIRE_CHROMIUM_OR_SKIP();
     test::scratch_folder dir;
     std::string page = "<!DOCTYPE html><html><head><script>" +
-                       std::string(report::k_error_catcher) +
+                       std::string(report::error_catcher_js()) +
                        "</script></head><body><script>undefined_function();</script></body></html>";
     const fs::path file = dir.write("broken.html", page);
     const test::rendered_page p = test::render_headless(file, dir.path());

@@ -96,7 +96,7 @@ std::string page_head(const report_context& c, const std::string& run_name) {
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       << "<title>" << (c.simulated ? "FAKE RUN " : "") << html_escape(run_name) << ": "
       << (c.verdict.go ? "GO" : "NO-GO") << " - cuda-optimizer report</title>\n<script>"
-      << report::k_error_catcher << "</script>\n<style>" << report::k_report_css
+      << report::error_catcher_js() << "</script>\n<style>" << report::report_css()
       << "</style>\n</head>\n";
     return o.str();
 }
@@ -143,7 +143,7 @@ std::string render_report(const fs::path& run_dir, const report_economics& flags
         "</main>\n<footer class=\"muted\">Written by cuda-optimizer from the files of " +
         html_escape(run_name) +
         " alone; regenerate with <code>cuda-optimizer report RUN_DIR</code>.</footer>\n<script>" +
-        report::k_report_script + "</script>\n</body>\n</html>\n";
+        std::string(report::report_js()) + "</script>\n</body>\n</html>\n";
     return page;
 }
 

@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 
 #include <string>
+#include <string_view>
 
 #include "orchestrator/artifacts/cost_sheet.hpp"
 #include "orchestrator/artifacts/report_verdict.hpp"
@@ -41,11 +42,12 @@ std::string cost_section(const report_context& c);
 /// another stylesheet).
 std::string fake_run_banner();
 
-/// The page's stylesheet and script (report_assets.cpp).
-extern const char* const k_report_css;
-extern const char* const k_report_script;
-/// Runs first: any script error lands in the page as #script-error (the Chromium test looks).
-extern const char* const k_error_catcher;
+/// The page's stylesheet and script (assets/report.css and report.js, embedded).
+std::string_view report_css();
+std::string_view report_js();
+/// Runs first: any script error lands in the page as #script-error (the Chromium test looks;
+/// assets/error_catcher.js).
+std::string_view error_catcher_js();
 
 /// "1.0" for an attempt of history.json.
 std::string attempt_id(const rapidjson::Value& attempt);

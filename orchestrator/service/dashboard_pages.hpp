@@ -5,6 +5,7 @@
 /// allows nothing else), whose script refreshes them from the JSON API.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "orchestrator/service/daemon.hpp"
@@ -39,8 +40,9 @@ std::string unauthorized_page();
 std::string progress_text(const job_status& s);
 std::string speedup_text(const job_status& s);
 
-/// The stylesheet and script every page loads (dashboard_assets.cpp).
-extern const char* const k_dashboard_css;
-extern const char* const k_dashboard_js;
+/// The stylesheet and script every page loads (assets/dashboard.css and dashboard.js,
+/// embedded by dashboard_assets.cpp).
+std::string_view dashboard_css();
+std::string_view dashboard_js();
 
 }  // namespace cuopt

@@ -119,9 +119,11 @@ dashboard_reply no_such_job_json() {
 
 dashboard_reply static_reply(const std::string& name) {
     if (name == "dashboard.css")
-        return text_reply(k_dashboard_css, "text/css; charset=utf-8", reply_kind::asset);
+        return text_reply(std::string(dashboard_css()), "text/css; charset=utf-8",
+                          reply_kind::asset);
     if (name == "dashboard.js")
-        return text_reply(k_dashboard_js, "text/javascript; charset=utf-8", reply_kind::asset);
+        return text_reply(std::string(dashboard_js()), "text/javascript; charset=utf-8",
+                          reply_kind::asset);
     return message_reply(404, "Not found", "No such file.");
 }
 
