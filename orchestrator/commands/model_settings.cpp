@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/model/model_families.hpp"
@@ -252,26 +253,24 @@ std::string model_usage_json(const llm_client& client, const price_table& prices
     const llm_totals& t = client.totals();
     const auto cost = estimate_cost(prices, client.settings().model, t);
     rapidjson::Document d(rapidjson::kObjectType);
-    auto& a = d.GetAllocator();
-    d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(client.settings().provider)),
-                a);
-    d.AddMember("model", json_text(client.settings().model, a), a);
-    d.AddMember("api", json_text(api_name(client.settings()), a), a);
-    d.AddMember("url", json_text(api_url(client.settings()), a), a);
-    d.AddMember("calls", t.calls, a);
-    d.AddMember("prompt_tokens", static_cast<std::int64_t>(t.usage.prompt), a);
-    d.AddMember("completion_tokens", static_cast<std::int64_t>(t.usage.completion), a);
-    // Thinking inside the output that the API did not count apart: null, not 0.
-    if (t.usage.reasoning_reported)
-        d.AddMember("reasoning_tokens", static_cast<std::int64_t>(t.usage.reasoning), a);
-    else
-        d.AddMember("reasoning_tokens", rapidjson::Value(), a);
-    d.AddMember("cached_tokens", static_cast<std::int64_t>(t.usage.cached), a);
-    d.AddMember("cache_write_tokens", static_cast<std::int64_t>(t.usage.cache_written), a);
+    json_object o(d);
+    o.add("provider", k_llm_providers.name(client.settings().provider))
+        .add("model", client.settings().model)
+        .add("api", api_name(client.settings()))
+        .add("url", api_url(client.settings()))
+        .add("calls", t.calls)
+        .add("prompt_tokens", t.usage.prompt)
+        .add("completion_tokens", t.usage.completion)
+        // Thinking inside the output that the API did not count apart: null, not 0.
+        .add("reasoning_tokens", t.usage.reasoning_reported
+                                     ? std::optional<long long>(t.usage.reasoning)
+                                     : std::nullopt)
+        .add("cached_tokens", t.usage.cached)
+        .add("cache_write_tokens", t.usage.cache_written);
     if (cost)
-        d.AddMember("estimated_cost_usd", std::round(*cost * 1e6) / 1e6, a);  // to the micro-dollar
+        o.add("estimated_cost_usd", std::round(*cost * 1e6) / 1e6);  // to the micro-dollar
     else
-        d.AddMember("estimated_cost_usd", "unknown", a);
+        o.add("estimated_cost_usd", "unknown");
     return to_compact_json(d);
 }
 

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
 
@@ -304,17 +305,13 @@ std::string without_fragment(const std::string& url) {
 
 std::string sections_json(const std::string& url, const std::vector<doc_section>& sections) {
     rapidjson::Document d(rapidjson::kObjectType);
-    auto& a = d.GetAllocator();
-    d.AddMember("url", json_text(url, a), a);
-    Value list(rapidjson::kArrayType);
+    json_array list(d.GetAllocator());
     for (const doc_section& s : sections) {
-        Value v(rapidjson::kObjectType);
-        v.AddMember("title", json_text(s.title, a), a);
-        v.AddMember("anchor", json_text(s.anchor, a), a);
-        v.AddMember("text", json_text(s.text, a), a);
-        list.PushBack(v, a);
+        json_object v(d.GetAllocator());
+        v.add("title", s.title).add("anchor", s.anchor).add("text", s.text);
+        list.push(v);
     }
-    d.AddMember("sections", list, a);
+    json_object(d).add("url", url).add("sections", list);
     return to_compact_json(d);
 }
 
@@ -503,13 +500,11 @@ std::string docs_library::answer(const rapidjson::Value& args) {
     }
     if (m_record) {
         rapidjson::Document d(rapidjson::kObjectType);
-        auto& a = d.GetAllocator();
-        Value pages(rapidjson::kArrayType);
-        for (const std::string& line : log) pages.PushBack(json_text(line, a), a);
-        d.AddMember("pages", pages, a);
-        d.AddMember("chars", static_cast<uint64_t>(out.size()), a);
-        d.AddMember("text", json_text(out, a), a);
-        d.AddMember("error", error.empty() ? Value() : json_text(error, a), a);
+        json_object(d)
+            .add("pages", log)
+            .add("chars", out.size())
+            .add("text", out)
+            .add("error", error.empty() ? std::nullopt : std::optional<std::string>(error));
         m_record({to_compact_json(args), to_compact_json(d)});
     }
     if (!error.empty()) throw docs_error(error);

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 
 namespace cuopt {
@@ -106,57 +107,65 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
     return reply;
 }
 
+namespace {
+
+// A recorded request or response: its JSON where it parses, else its text.
+Value json_or_text(const std::string& text, json_allocator& a) {
+    rapidjson::Document d;
+    if (try_parse_json(d, text).empty()) return Value(d, a);
+    return json_text(text, a);
+}
+
+Value usage_json(const std::optional<model_reply>& reply, json_allocator& a) {
+    if (!reply) return Value();
+    const token_usage& u = reply->usage;
+    json_object usage(a);
+    usage.add("prompt_tokens", u.prompt)
+        .add("completion_tokens", u.completion)
+        // Anthropic: thinking is inside completion_tokens
+        .add("reasoning_tokens",
+             u.reasoning_reported ? std::optional<long long>(u.reasoning) : std::nullopt)
+        .add("cached_tokens", u.cached)
+        .add("cache_write_tokens", u.cache_written);
+    return usage.take();
+}
+
+}  // namespace
+
 void llm_client::record(const http_request& request, const exchange_result& result,
                         const std::optional<model_reply>& reply, const std::string& error) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("schema_version", 1, a);
-    d.AddMember("index", ++m_exchanges, a);
-    d.AddMember("iteration", m_iteration >= 0 ? Value(m_iteration) : Value(), a);
-    d.AddMember("kind", "model", a);
-    d.AddMember("provider", rapidjson::StringRef(k_llm_providers.name(m_settings.provider)), a);
-    d.AddMember("model", json_text(m_settings.model, a), a);
-    rapidjson::Document req;
-    try_parse_json(req, record_request(request, {m_key}));  // our own JSON: it parses
-    d.AddMember("request", Value(req, a), a);
-    Value response(rapidjson::kObjectType);
-    response.AddMember("http_status", static_cast<int64_t>(result.response.status), a);
-    rapidjson::Document body;
-    const std::string clean_body = redact(result.response.body, {m_key});
-    const bool parsed_ok = try_parse_json(body, clean_body).empty();
-    response.AddMember("body", parsed_ok ? Value(body, a) : json_text(clean_body, a), a);
-    d.AddMember("response", response, a);
+    json_object o(d);
+    o.add("schema_version", 1)
+        .add("index", ++m_exchanges)
+        .add("iteration", m_iteration >= 0 ? std::optional<int>(m_iteration) : std::nullopt)
+        .add("kind", "model")
+        .add("provider", k_llm_providers.name(m_settings.provider))
+        .add("model", m_settings.model)
+        .add("request", json_or_text(record_request(request, {m_key}), a));  // our own: parses
+    json_object response(a);
+    response.add("http_status", static_cast<int64_t>(result.response.status))
+        .add("body", json_or_text(redact(result.response.body, {m_key}), a));
+    o.add("response", response);
     double latency = 0;
-    Value attempts(rapidjson::kArrayType);
+    json_array attempts(a);
     for (const exchange_attempt& at : result.attempts) {
-        Value v(rapidjson::kObjectType);
-        v.AddMember("http_status", static_cast<int64_t>(at.status), a);
-        v.AddMember("transport_error", json_text(redact(at.transport_error, {m_key}), a), a);
-        v.AddMember("latency_ms", at.latency_ms, a);
-        v.AddMember("waited_ms", at.waited_ms, a);
-        attempts.PushBack(v, a);
+        json_object v(a);
+        v.add("http_status", static_cast<int64_t>(at.status))
+            .add("transport_error", redact(at.transport_error, {m_key}))
+            .add("latency_ms", at.latency_ms)
+            .add("waited_ms", at.waited_ms);
+        attempts.push(v);
         latency += at.latency_ms + at.waited_ms;
     }
-    d.AddMember("latency_ms", latency, a);
-    d.AddMember("retries",
-                static_cast<int>(result.attempts.empty() ? 0 : result.attempts.size() - 1), a);
-    d.AddMember("attempts", attempts, a);
-    Value usage;
-    if (reply) {
-        usage.SetObject();
-        usage.AddMember("prompt_tokens", static_cast<int64_t>(reply->usage.prompt), a);
-        usage.AddMember("completion_tokens", static_cast<int64_t>(reply->usage.completion), a);
-        usage.AddMember("reasoning_tokens",
-                        reply->usage.reasoning_reported
-                            ? Value(static_cast<int64_t>(reply->usage.reasoning))
-                            : Value(),  // Anthropic: thinking is inside completion_tokens
-                        a);
-        usage.AddMember("cached_tokens", static_cast<int64_t>(reply->usage.cached), a);
-        usage.AddMember("cache_write_tokens", static_cast<int64_t>(reply->usage.cache_written), a);
-    }
-    d.AddMember("usage", usage, a);
-    d.AddMember("stop_reason", reply ? json_text(reply->stop_reason, a) : Value(), a);
-    d.AddMember("error", error.empty() ? Value() : json_text(redact(error, {m_key}), a), a);
+    o.add("latency_ms", latency)
+        .add("retries", static_cast<int>(result.attempts.empty() ? 0 : result.attempts.size() - 1))
+        .add("attempts", attempts)
+        .add("usage", usage_json(reply, a))
+        .add("stop_reason", reply ? std::optional<std::string>(reply->stop_reason) : std::nullopt)
+        .add("error",
+             error.empty() ? std::nullopt : std::optional<std::string>(redact(error, {m_key})));
     write_exchange(to_pretty_json(d));
 }
 
@@ -170,15 +179,13 @@ void llm_client::record_tool_exchange(const std::string& tool, const std::string
                                       const std::string& response_json) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
-    d.AddMember("schema_version", 1, a);
-    d.AddMember("index", ++m_exchanges, a);
-    d.AddMember("iteration", m_iteration >= 0 ? Value(m_iteration) : Value(), a);
-    d.AddMember("kind", json_text(tool, a), a);
-    rapidjson::Document req, resp;
-    const bool req_ok = try_parse_json(req, request_json).empty();
-    const bool resp_ok = try_parse_json(resp, response_json).empty();
-    d.AddMember("request", req_ok ? Value(req, a) : json_text(request_json, a), a);
-    d.AddMember("response", resp_ok ? Value(resp, a) : json_text(response_json, a), a);
+    json_object o(d);
+    o.add("schema_version", 1)
+        .add("index", ++m_exchanges)
+        .add("iteration", m_iteration >= 0 ? std::optional<int>(m_iteration) : std::nullopt)
+        .add("kind", tool)
+        .add("request", json_or_text(request_json, a))
+        .add("response", json_or_text(response_json, a));
     write_exchange(to_pretty_json(d));
 }
 
