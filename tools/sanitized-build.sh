@@ -2,8 +2,9 @@
 # Builds build-asan/ with clang: AddressSanitizer + UndefinedBehaviorSanitizer, every report
 # fatal, plus libFuzzer's coverage hooks (fuzzer-no-link) and the fuzz targets, so the
 # sanitized test run (tools/sanitize.sh) and the fuzzing (tools/fuzz.sh) share one build
-# instead of compiling everything twice. Configures once; builds the targets named (all
-# when none): tools/sanitized-build.sh fuzz-request
+# instead of compiling everything twice. The test programs' own code is not instrumented
+# (CUOPT_TEST_CODE_FLAGS): what is checked is the product they call and start. Configures
+# once; builds the targets named (all when none): tools/sanitized-build.sh fuzz-request
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build-asan
@@ -14,7 +15,8 @@ if [[ ! -f $build/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUOPT_FUZZ=ON \
     -DCUDAToolkit_ROOT="${CUDAToolkit_ROOT:-/usr/local/cuda}" \
     "-DCMAKE_CXX_FLAGS=-O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $sanitize" \
-    "-DCMAKE_EXE_LINKER_FLAGS=$sanitize -Wl,--as-needed" >/dev/null
+    "-DCMAKE_EXE_LINKER_FLAGS=$sanitize -Wl,--as-needed" \
+    "-DCUOPT_TEST_CODE_FLAGS=-O1;-g1;-fno-sanitize=all" >/dev/null
 fi
 if (($#)); then
   cmake --build "$build" -j "$(nproc)" --target "$@"
