@@ -56,6 +56,10 @@ class json_object {
     explicit json_object(rapidjson::Document& doc) : a_(&doc.GetAllocator()), v_(&doc) {
         if (!doc.IsObject()) doc.SetObject();
     }
+    /// Adds to an existing object (made one if it is not), after what it holds.
+    json_object(rapidjson::Value& target, json_allocator& a) : a_(&a), v_(&target) {
+        if (!target.IsObject()) target.SetObject();
+    }
     json_object(const json_object&) = delete;
     json_object& operator=(const json_object&) = delete;
     json_object(json_object&& o) noexcept

@@ -55,9 +55,12 @@ class json_field {
     long long integer_in(long long low, long long high) const;
     template <class Int = long long>
     Int integer() const {
-        return static_cast<Int>(
-            integer_in(static_cast<long long>(std::numeric_limits<Int>::min()),
-                       static_cast<long long>(std::numeric_limits<Int>::max())));
+        constexpr long long low = static_cast<long long>(std::numeric_limits<Int>::min());
+        constexpr long long high =
+            static_cast<unsigned long long>(std::numeric_limits<Int>::max()) > LLONG_MAX
+                ? LLONG_MAX
+                : static_cast<long long>(std::numeric_limits<Int>::max());
+        return static_cast<Int>(integer_in(low, high));
     }
     double number() const;  // finite
     bool boolean() const;
