@@ -1,7 +1,9 @@
 #include "orchestrator/artifacts/candidates_file.hpp"
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "orchestrator/artifacts/run_artifacts.hpp"
 #include "orchestrator/artifacts/run_folder.hpp"
 
@@ -13,81 +15,41 @@ using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
-Value texts(const std::array<std::string, 3>& v, allocator& a) {
-    Value out(rapidjson::kArrayType);
-    for (const auto& x : v) out.PushBack(json_text(x, a), a);
-    return out;
-}
-
 Value launch_json(const launch_expressions& l, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("grid", texts(l.grid, a), a);
-    v.AddMember("block", texts(l.block, a), a);
-    v.AddMember("dynamic_shared_bytes", json_text(l.dynamic_shared_bytes, a), a);
-    return v;
+    json_object v(a);
+    v.add("grid", l.grid).add("block", l.block).add("dynamic_shared_bytes", l.dynamic_shared_bytes);
+    return v.take();
 }
 
 Value candidate_json(const candidate& c, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("proposer", rapidjson::StringRef(to_string(c.proposer)), a);
-    v.AddMember("label", json_text(c.label, a), a);
-    v.AddMember("rationale", json_text(c.rationale, a), a);
-    v.AddMember("parent_iteration", c.parent_iteration ? Value(*c.parent_iteration) : Value(), a);
-    v.AddMember("entry", json_text(c.entry, a), a);
-    v.AddMember("source", json_text(c.source, a), a);
-    Value defines(rapidjson::kObjectType);
-    for (const auto& [k, x] : c.defines) defines.AddMember(json_text(k, a), json_text(x, a), a);
-    v.AddMember("defines", defines, a);
-    Value tunables(rapidjson::kObjectType);
-    for (const auto& [k, x] : c.tunables)
-        tunables.AddMember(json_text(k, a), Value(static_cast<int64_t>(x)), a);
-    v.AddMember("tunables", tunables, a);
-    Value options(rapidjson::kArrayType);
-    for (const std::string& o : c.compile_options) options.PushBack(json_text(o, a), a);
-    v.AddMember("compile_options", options, a);
-    v.AddMember("launch", c.launch ? launch_json(*c.launch, a) : Value(), a);
-    Value per_case(rapidjson::kObjectType);
-    for (const auto& [name, l] : c.case_launch)
-        per_case.AddMember(json_text(name, a), launch_json(l, a), a);
-    v.AddMember("case_launch", per_case, a);
-    v.AddMember("rejected", json_text(c.rejected, a), a);
-    return v;
+    json_object v(a);
+    v.add("proposer", to_string(c.proposer)).add("label", c.label).add("rationale", c.rationale);
+    v.add("parent_iteration", c.parent_iteration).add("entry", c.entry).add("source", c.source);
+    v.add("defines", c.defines).add("tunables", c.tunables);
+    v.add("compile_options", c.compile_options);
+    v.add("launch", c.launch ? launch_json(*c.launch, a) : Value());
+    json_object per_case(a);
+    for (const auto& [name, l] : c.case_launch) per_case.add(name, launch_json(l, a));
+    return v.add("case_launch", per_case).add("rejected", c.rejected).take();
 }
 
-std::string string_of(const Value& v, const char* key) {
-    const Value& s = v[key];
-    return std::string(s.GetString(), s.GetStringLength());
-}
-
-// A JSON integer the schema let through that does not fit (a number past 2^63 is one to it).
-int int_of(const Value& v, const char* key) {
-    if (!v[key].IsInt()) throw candidates_file_error(std::string("field ") + key + ": too large");
-    return v[key].GetInt();
-}
-
-// The schema has been checked: every member is there, of its kind.
-candidate candidate_from(const Value& v, const manifest& m) {
+// The schema has been checked: every member is there, of its kind; what is left are
+// integers too large for their field.
+candidate candidate_from(const json_field& v, const manifest& m) {
     candidate c;
-    const auto kind = k_proposer_kinds.parse(v["proposer"].GetString());
-    if (!kind) throw candidates_file_error(std::string("field proposer: unknown proposer"));
-    c.proposer = *kind;
-    c.label = string_of(v, "label");
-    c.rationale = string_of(v, "rationale");
-    if (!v["parent_iteration"].IsNull()) c.parent_iteration = int_of(v, "parent_iteration");
-    c.entry = string_of(v, "entry");
-    c.source = string_of(v, "source");
-    for (const auto& d : v["defines"].GetObject())
-        c.defines[d.name.GetString()] = d.value.GetString();
-    for (const auto& t : v["tunables"].GetObject()) {
-        if (!t.value.IsInt64()) throw candidates_file_error("field tunables: too large");
-        c.tunables[t.name.GetString()] = t.value.GetInt64();
-    }
-    for (const Value& o : v["compile_options"].GetArray())
-        c.compile_options.emplace_back(o.GetString());
-    if (v["launch"].IsObject()) c.launch = read_launch_expressions(v["launch"], m.launch);
-    for (const auto& l : v["case_launch"].GetObject())
-        c.case_launch[l.name.GetString()] = read_launch_expressions(l.value, m.launch);
-    c.rejected = string_of(v, "rejected");
+    c.proposer = v.word("proposer", k_proposer_kinds);
+    c.label = v.text("label");
+    c.rationale = v.text("rationale");
+    c.parent_iteration = v.optional_integer<int>("parent_iteration");
+    c.entry = v.text("entry");
+    c.source = v.text("source");
+    for (const auto& [name, d] : v["defines"].members()) c.defines[name] = d.text();
+    for (const auto& [name, t] : v["tunables"].members()) c.tunables[name] = t.integer();
+    c.compile_options = v.texts("compile_options");
+    if (const auto l = v.find("launch")) c.launch = read_launch_expressions(l->value(), m.launch);
+    for (const auto& [name, l] : v["case_launch"].members())
+        c.case_launch[name] = read_launch_expressions(l.value(), m.launch);
+    c.rejected = v.text("rejected");
     return c;
 }
 
@@ -96,20 +58,19 @@ candidate candidate_from(const Value& v, const manifest& m) {
 std::string candidates_json(int iteration, const iteration_record& record) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
-    doc.AddMember("schema_version", 1, a);
-    doc.AddMember("iteration", iteration, a);
-    Value batch(rapidjson::kArrayType);
-    for (const candidate& c : record.batch) batch.PushBack(candidate_json(c, a), a);
-    doc.AddMember("batch", batch, a);
-    Value repairs(rapidjson::kArrayType);
+    json_array batch(a);
+    for (const candidate& c : record.batch) batch.push(candidate_json(c, a));
+    json_array repairs(a);
     for (const repair_record& r : record.repairs) {
-        Value v(rapidjson::kObjectType);
-        v.AddMember("repair_of", r.repair_of, a);
-        v.AddMember("attempt", r.attempt, a);
-        v.AddMember("candidate", r.fixed ? candidate_json(*r.fixed, a) : Value(), a);
-        repairs.PushBack(v, a);
+        json_object v(a);
+        v.add("repair_of", r.repair_of).add("attempt", r.attempt);
+        repairs.push(v.add("candidate", r.fixed ? candidate_json(*r.fixed, a) : Value()));
     }
-    doc.AddMember("repairs", repairs, a);
+    json_object(doc)
+        .add("schema_version", 1)
+        .add("iteration", iteration)
+        .add("batch", batch)
+        .add("repairs", repairs);
     return to_pretty_json(doc);
 }
 
@@ -117,18 +78,17 @@ iteration_record iteration_record_from_json(const Value& doc, const manifest& m,
                                             const std::string& source) {
     try {
         validate_json(doc, embedded_schema("candidates"), source);
+        const json_field root(doc, source);
         iteration_record out;
-        for (const Value& c : doc["batch"].GetArray()) out.batch.push_back(candidate_from(c, m));
-        for (const Value& r : doc["repairs"].GetArray()) {
+        for (const json_field& c : root["batch"].items()) out.batch.push_back(candidate_from(c, m));
+        for (const json_field& r : root["repairs"].items()) {
             repair_record rr;
-            rr.repair_of = int_of(r, "repair_of");
-            rr.attempt = int_of(r, "attempt");
-            if (r["candidate"].IsObject()) rr.fixed = candidate_from(r["candidate"], m);
+            rr.repair_of = r.integer<int>("repair_of");
+            rr.attempt = r.integer<int>("attempt");
+            if (const auto c = r.find("candidate")) rr.fixed = candidate_from(*c, m);
             out.repairs.push_back(std::move(rr));
         }
         return out;
-    } catch (const candidates_file_error& e) {
-        throw candidates_file_error(source + ": " + e.what());
     } catch (const std::exception& e) {  // json_error, expression_error
         throw candidates_file_error(e.what());
     }
