@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -44,55 +46,13 @@ void add_reading(gpu_state_summary& s, const response_gpu_reading& r) {
     raise_to(s.power_limit_w, r.power_limit_w);
 }
 
-Value text_or_null(const std::optional<std::string>& s, allocator& a) {
-    return s ? json_text(*s, a) : Value();
-}
-
-Value integer_or_null(const std::optional<int>& v) {
-    return v ? Value(*v) : Value();
-}
-
-Value texts(const std::vector<std::string>& v, allocator& a) {
-    Value out(rapidjson::kArrayType);
-    for (const std::string& s : v) out.PushBack(json_text(s, a), a);
-    return out;
-}
-
 Value reading_json(const std::optional<response_gpu_reading>& r, allocator& a) {
     if (!r) return Value();
-    Value v(rapidjson::kObjectType);
-    v.AddMember("sm_clock_mhz", integer_or_null(r->sm_clock_mhz), a);
-    v.AddMember("mem_clock_mhz", integer_or_null(r->mem_clock_mhz), a);
-    v.AddMember("temperature_c", integer_or_null(r->temperature_c), a);
-    v.AddMember("power_w", json_number(r->power_w), a);
-    v.AddMember("power_limit_w", json_number(r->power_limit_w), a);
-    v.AddMember("throttle_reasons", texts(r->throttle_reasons, a), a);
-    return v;
-}
-
-// An object's member of one kind, or nothing (absent, null or another kind).
-const Value* member_of(const Value& v, const char* key) {
-    const auto it = v.FindMember(key);
-    return it == v.MemberEnd() ? nullptr : &it->value;
-}
-std::optional<int> int_member(const Value& v, const char* key) {
-    const Value* x = member_of(v, key);
-    return x && x->IsInt() ? std::optional<int>(x->GetInt()) : std::nullopt;
-}
-std::optional<double> number_member(const Value& v, const char* key) {
-    const Value* x = member_of(v, key);
-    return x && x->IsNumber() ? std::optional<double>(x->GetDouble()) : std::nullopt;
-}
-std::optional<std::string> text_member(const Value& v, const char* key) {
-    const Value* x = member_of(v, key);
-    return x && x->IsString() ? std::optional<std::string>(x->GetString()) : std::nullopt;
-}
-std::vector<std::string> texts_member(const Value& v, const char* key) {
-    std::vector<std::string> out;
-    if (const Value* x = member_of(v, key); x && x->IsArray())
-        for (const Value& e : x->GetArray())
-            if (e.IsString()) out.emplace_back(e.GetString());
-    return out;
+    json_object v(a);
+    v.add("sm_clock_mhz", r->sm_clock_mhz).add("mem_clock_mhz", r->mem_clock_mhz);
+    v.add("temperature_c", r->temperature_c).add("power_w", r->power_w);
+    v.add("power_limit_w", r->power_limit_w).add("throttle_reasons", r->throttle_reasons);
+    return v.take();
 }
 
 }  // namespace
@@ -160,95 +120,77 @@ std::optional<gpu_state_summary> summarize_gpu_state(const std::vector<attempt_r
 
 Value timer_json(const std::optional<timer_use>& t, allocator& a) {
     if (!t) return Value();
-    Value v(rapidjson::kObjectType);
-    v.AddMember("name", json_text(t->name, a), a);
-    v.AddMember("note", text_or_null(t->note, a), a);
-    v.AddMember("library", text_or_null(t->library, a), a);
-    Value cases(rapidjson::kObjectType);
-    for (const auto& [name, n] : t->cases) cases.AddMember(json_text(name, a), Value(n), a);
-    v.AddMember("cases", cases, a);
-    v.AddMember("event_overhead_ms_median", json_number(t->median_event_overhead_ms), a);
-    v.AddMember("channels_disagree", t->channels_disagree, a);
-    return v;
+    json_object v(a);
+    v.add("name", t->name).add("note", t->note).add("library", t->library).add("cases", t->cases);
+    v.add("event_overhead_ms_median", t->median_event_overhead_ms);
+    return v.add("channels_disagree", t->channels_disagree).take();
 }
 
 Value gpu_state_json(const std::optional<gpu_state_summary>& g, allocator& a) {
     if (!g) return Value();
-    Value v(rapidjson::kObjectType);
-    v.AddMember("source", text_or_null(g->source, a), a);
-    v.AddMember("note", text_or_null(g->note, a), a);
-    v.AddMember("cases", g->cases, a);
-    v.AddMember("sm_clock_min_mhz", integer_or_null(g->sm_clock_min_mhz), a);
-    v.AddMember("sm_clock_max_mhz", integer_or_null(g->sm_clock_max_mhz), a);
-    v.AddMember("mem_clock_min_mhz", integer_or_null(g->mem_clock_min_mhz), a);
-    v.AddMember("mem_clock_max_mhz", integer_or_null(g->mem_clock_max_mhz), a);
-    v.AddMember("max_temperature_c", integer_or_null(g->max_temperature_c), a);
-    v.AddMember("max_power_w", json_number(g->max_power_w), a);
-    v.AddMember("power_limit_w", json_number(g->power_limit_w), a);
-    v.AddMember("throttled_cases", static_cast<int>(g->throttled.size()), a);
-    v.AddMember("throttle_reasons", texts(g->throttle_reasons, a), a);
-    Value list(rapidjson::kArrayType);
+    json_object v(a);
+    v.add("source", g->source).add("note", g->note).add("cases", g->cases);
+    v.add("sm_clock_min_mhz", g->sm_clock_min_mhz).add("sm_clock_max_mhz", g->sm_clock_max_mhz);
+    v.add("mem_clock_min_mhz", g->mem_clock_min_mhz).add("mem_clock_max_mhz", g->mem_clock_max_mhz);
+    v.add("max_temperature_c", g->max_temperature_c).add("max_power_w", g->max_power_w);
+    v.add("power_limit_w", g->power_limit_w);
+    v.add("throttled_cases", static_cast<int>(g->throttled.size()));
+    v.add("throttle_reasons", g->throttle_reasons);
+    json_array list(a);
     for (const throttled_case& c : g->throttled) {
-        Value e(rapidjson::kObjectType);
-        e.AddMember("iteration", c.iteration, a);
-        e.AddMember("attempt", c.attempt, a);
-        e.AddMember("label", json_text(c.label, a), a);
-        e.AddMember("case", json_text(c.case_name, a), a);
-        e.AddMember("reasons", texts(c.reasons, a), a);
-        list.PushBack(e, a);
+        json_object e(a);
+        e.add("iteration", c.iteration).add("attempt", c.attempt).add("label", c.label);
+        list.push(e.add("case", c.case_name).add("reasons", c.reasons));
     }
-    v.AddMember("throttled", list, a);
-    return v;
+    return v.add("throttled", list).take();
 }
 
-std::optional<gpu_state_summary> gpu_state_from_json(const Value& v) {
-    if (!v.IsObject()) return std::nullopt;
+std::optional<gpu_state_summary> gpu_state_from_json(const Value& doc) {
+    if (!doc.IsObject()) return std::nullopt;
+    const json_field v(doc, "", "gpu_state");
     gpu_state_summary g;
-    g.source = text_member(v, "source");
-    g.note = text_member(v, "note");
-    g.cases = int_member(v, "cases").value_or(0);
-    g.sm_clock_min_mhz = int_member(v, "sm_clock_min_mhz");
-    g.sm_clock_max_mhz = int_member(v, "sm_clock_max_mhz");
-    g.mem_clock_min_mhz = int_member(v, "mem_clock_min_mhz");
-    g.mem_clock_max_mhz = int_member(v, "mem_clock_max_mhz");
-    g.max_temperature_c = int_member(v, "max_temperature_c");
-    g.max_power_w = number_member(v, "max_power_w");
-    g.power_limit_w = number_member(v, "power_limit_w");
-    g.throttle_reasons = texts_member(v, "throttle_reasons");
-    const auto list = v.FindMember("throttled");
-    if (list != v.MemberEnd() && list->value.IsArray())
-        for (const Value& e : list->value.GetArray()) {
-            if (!e.IsObject()) continue;
-            g.throttled.push_back(
-                {int_member(e, "iteration").value_or(0), int_member(e, "attempt").value_or(0),
-                 text_member(e, "label").value_or(""), text_member(e, "case").value_or(""),
-                 texts_member(e, "reasons")});
-        }
+    g.source = v.optional_text("source");
+    g.note = v.optional_text("note");
+    g.cases = v.optional_integer<int>("cases").value_or(0);
+    g.sm_clock_min_mhz = v.optional_integer<int>("sm_clock_min_mhz");
+    g.sm_clock_max_mhz = v.optional_integer<int>("sm_clock_max_mhz");
+    g.mem_clock_min_mhz = v.optional_integer<int>("mem_clock_min_mhz");
+    g.mem_clock_max_mhz = v.optional_integer<int>("mem_clock_max_mhz");
+    g.max_temperature_c = v.optional_integer<int>("max_temperature_c");
+    g.max_power_w = v.optional_number("max_power_w");
+    g.power_limit_w = v.optional_number("power_limit_w");
+    g.throttle_reasons = v.optional_texts("throttle_reasons");
+    if (const std::optional<json_field> list = v.find("throttled"))
+        for (const json_field& e : list->items())
+            g.throttled.push_back({e.optional_integer<int>("iteration").value_or(0),
+                                   e.optional_integer<int>("attempt").value_or(0),
+                                   e.optional_text("label").value_or(""),
+                                   e.optional_text("case").value_or(""),
+                                   e.optional_texts("reasons")});
     return g;
 }
 
 void add_case_timing(Value& entry, const case_evaluation& ce, allocator& a) {
     const response_timing_details& d = ce.timing;
     auto word = [](const char* name) { return Value(rapidjson::StringRef(name)); };
-    entry.AddMember("iterations", integer_or_null(ce.iterations), a);
-    entry.AddMember("timer", d.timer ? word(k_response_timer_kinds.name(*d.timer)) : Value(), a);
-    entry.AddMember("timer_note", text_or_null(d.timer_note, a), a);
-    entry.AddMember("stop_rule",
-                    d.stop_rule ? word(k_response_stop_rules.name(*d.stop_rule)) : Value(), a);
-    entry.AddMember("relative_standard_error", json_number(d.relative_standard_error), a);
-    entry.AddMember("cupti_median_ms", d.cupti ? Value(d.cupti->median_ms) : Value(), a);
-    entry.AddMember("events_median_ms", d.events ? Value(d.events->median_ms) : Value(), a);
-    entry.AddMember("event_overhead_ms", json_number(d.event_overhead_ms), a);
-    entry.AddMember("channels_agree", d.channels_agree ? Value(*d.channels_agree) : Value(), a);
+    json_object e(entry, a);
+    e.add("iterations", ce.iterations);
+    e.add("timer", d.timer ? word(k_response_timer_kinds.name(*d.timer)) : Value());
+    e.add("timer_note", d.timer_note);
+    e.add("stop_rule", d.stop_rule ? word(k_response_stop_rules.name(*d.stop_rule)) : Value());
+    e.add("relative_standard_error", d.relative_standard_error);
+    e.add("cupti_median_ms", d.cupti ? std::optional<double>(d.cupti->median_ms) : std::nullopt);
+    e.add("events_median_ms", d.events ? std::optional<double>(d.events->median_ms) : std::nullopt);
+    e.add("event_overhead_ms", d.event_overhead_ms).add("channels_agree", d.channels_agree);
     Value gpu;
     if (d.gpu_state) {
-        gpu.SetObject();
-        gpu.AddMember("throttled", d.gpu_state->throttled, a);
-        gpu.AddMember("throttle_reasons", texts(d.gpu_state->throttle_reasons, a), a);
-        gpu.AddMember("before", reading_json(d.gpu_state->before, a), a);
-        gpu.AddMember("after", reading_json(d.gpu_state->after, a), a);
+        json_object g(a);
+        g.add("throttled", d.gpu_state->throttled);
+        g.add("throttle_reasons", d.gpu_state->throttle_reasons);
+        g.add("before", reading_json(d.gpu_state->before, a));
+        gpu = g.add("after", reading_json(d.gpu_state->after, a)).take();
     }
-    entry.AddMember("gpu_state", gpu, a);
+    e.add("gpu_state", std::move(gpu));
 }
 
 }  // namespace cuopt

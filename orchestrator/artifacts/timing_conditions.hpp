@@ -60,7 +60,8 @@ rapidjson::Value gpu_state_json(const std::optional<gpu_state_summary>& g,
                                 rapidjson::Document::AllocatorType& a);
 
 /// The inverse of gpu_state_json (run.json's "gpu_state", or a gate's): nothing for null or
-/// anything that is not an object; a field absent or of another kind reads as nothing.
+/// anything that is not an object; a field absent or null reads as nothing (the schema has
+/// been checked: one of another kind throws json_error).
 std::optional<gpu_state_summary> gpu_state_from_json(const rapidjson::Value& v);
 
 /// history.json's per-case timing fields (iterations, timer, stop_rule, the noise, both
