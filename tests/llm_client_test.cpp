@@ -154,7 +154,7 @@ TEST_CASE("a reply that is not the documented shape is recorded and raised as a 
     llm_client client = f.make(server);
     CHECK_THROWS_AS(client.send("sys", f.turns(), {}), model_protocol_error);
     const auto rec = parse_json(test::read_text(f.dir / "model-001.json"), "model-001.json");
-    CHECK_THAT(rec["error"].GetString(), Catch::Contains("missing 'choices'"));
+    CHECK_THAT(rec["error"].GetString(), Catch::Contains("field choices: expected a member"));
 }
 
 TEST_CASE("cost is estimated from the price table and unknown models say so") {

@@ -99,9 +99,9 @@ TEST_CASE("a malformed or misshapen reply is a protocol error that says what is 
     CHECK_THROWS_WITH(parse_model_reply(llm_provider::openai, "{\"choices\": [{\"mess"),
                       Catch::Contains("not a JSON object"));
     CHECK_THROWS_WITH(parse_model_reply(llm_provider::openai, R"({"choices": []})"),
-                      Catch::Contains("'choices' is empty"));
+                      Catch::Contains("reply: field choices[0]: expected an element"));
     CHECK_THROWS_WITH(parse_model_reply(llm_provider::anthropic, R"({"id": "x"})"),
-                      Catch::Contains("missing 'content'"));
+                      Catch::Contains("reply: field content: expected a member, found none"));
 }
 
 TEST_CASE("a recorded request has no credential header and no key anywhere") {

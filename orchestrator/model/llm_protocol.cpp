@@ -7,6 +7,7 @@
 
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -322,17 +323,14 @@ void filtered(model_reply& r) {
     r.stop_reason = "refusal";
 }
 
-const Value& member(const Value& obj, const char* key, const std::string& where) {
-    if (!obj.IsObject() || !obj.HasMember(key))
-        throw model_protocol_error(where + ": missing '" + key + "'");
-    return obj[key];
-}
-
-// A member that must be a string: a server's reply is outside input like any other.
-std::string text_of(const Value& obj, const char* key, const std::string& where) {
-    const Value& v = member(obj, key, where);
-    if (!v.IsString()) throw model_protocol_error(where + ": '" + key + "' is not a string");
-    return std::string(v.GetString(), v.GetStringLength());
+// A reply's document: an object, else a protocol error quoting the body's start.
+json_field reply_object(const rapidjson::Document& d, const std::string& why,
+                        const std::string& body) {
+    if (!why.empty() || !d.IsObject())
+        throw model_protocol_error("the reply is not a JSON object" +
+                                   (why.empty() ? "" : " (" + why + ")") + ": " +
+                                   body.substr(0, 200));
+    return json_field(d, "reply");
 }
 
 }  // namespace
@@ -361,22 +359,24 @@ http_request build_model_request(const llm_settings& s, const std::string& key,
 namespace {
 
 // One output item of a Responses reply into `r`: message text (and refusals), function calls.
-void read_output_item(const Value& item, model_reply& r) {
-    const std::string type = text_of(item, "type", "reply output item");
+void read_output_item(const json_field& item, model_reply& r) {
+    const std::string type = item.text("type");
     if (type == "function_call") {
         tool_call call;
-        call.id = text_of(item, "call_id", "reply function_call");
-        call.name = text_of(item, "name", "reply function_call");
-        call.arguments_json = text_of(item, "arguments", "reply function_call");
+        call.id = item.text("call_id");
+        call.name = item.text("name");
+        call.arguments_json = item.text("arguments");
         r.calls.push_back(call);
         return;
     }
-    if (type != "message" || !item.HasMember("content") || !item["content"].IsArray()) return;
-    for (const Value& part : item["content"].GetArray()) {
-        const std::string kind = text_of(part, "type", "reply message content");
-        if (kind == "output_text") r.text += text_of(part, "text", "reply output_text");
+    const std::optional<json_field> content =
+        type == "message" ? item.find("content") : std::nullopt;
+    if (!content || !content->is_array()) return;
+    for (const json_field& part : content->items()) {
+        const std::string kind = part.text("type");
+        if (kind == "output_text") r.text += part.text("text");
         if (kind == "refusal") {
-            r.text += "refusal: " + text_of(part, "refusal", "reply refusal");
+            r.text += "refusal: " + part.text("refusal");
             r.stop_reason = "refusal";
         }
     }
@@ -386,16 +386,14 @@ void read_output_item(const Value& item, model_reply& r) {
 
 model_reply parse_responses_reply(const std::string& body) {
     rapidjson::Document d;
-    const std::string why = try_parse_json(d, body);
-    if (!why.empty() || !d.IsObject())
-        throw model_protocol_error("the reply is not a JSON object" +
-                                   (why.empty() ? "" : " (" + why + ")") + ": " +
-                                   body.substr(0, 200));
+    const json_field reply = reply_object(d, try_parse_json(d, body), body);
     model_reply r;
-    const Value& output = member(d, "output", "reply");
-    if (!output.IsArray()) throw model_protocol_error("reply: 'output' is not an array");
-    for (const Value& item : output.GetArray()) read_output_item(item, r);
-    r.raw_items_json = to_compact_json(output);
+    try {
+        for (const json_field& item : reply["output"].items()) read_output_item(item, r);
+    } catch (const json_error& e) {
+        throw model_protocol_error(e.what());
+    }
+    r.raw_items_json = to_compact_json(d["output"]);
     if (d.HasMember("status") && d["status"].IsString() && r.stop_reason.empty()) {
         r.stop_reason = d["status"].GetString();
         if (r.stop_reason == "incomplete" && d.HasMember("incomplete_details") &&
@@ -420,65 +418,63 @@ model_reply parse_reply(const llm_settings& s, const std::string& body) {
                : parse_model_reply(s.provider, body);
 }
 
-model_reply parse_model_reply(llm_provider provider, const std::string& body) {
-    rapidjson::Document d;
-    const std::string why = try_parse_json(d, body);
-    if (!why.empty() || !d.IsObject())
-        throw model_protocol_error("the reply is not a JSON object" +
-                                   (why.empty() ? "" : " (" + why + ")") + ": " +
-                                   body.substr(0, 200));
+namespace {
+
+// A Chat Completions reply: the first choice's message, its tool calls and the usage.
+model_reply openai_reply(const json_field& reply) {
+    const Value& d = reply.value();
     model_reply r;
-    if (provider == llm_provider::openai) {
-        const Value& choices = member(d, "choices", "reply");
-        if (!choices.IsArray() || choices.Empty())
-            throw model_protocol_error("reply: 'choices' is empty");
-        const Value& msg = member(choices[0], "message", "reply.choices[0]");
-        if (!msg.IsObject())
-            throw model_protocol_error("reply.choices[0]: 'message' is not an object");
-        if (msg.HasMember("content") && msg["content"].IsString())
-            r.text = msg["content"].GetString();
-        if (choices[0].HasMember("finish_reason") && choices[0]["finish_reason"].IsString())
-            r.stop_reason = choices[0]["finish_reason"].GetString();
-        if (r.stop_reason == "content_filter") filtered(r);
-        if (msg.HasMember("refusal") && msg["refusal"].IsString()) {
-            r.text = std::string("refusal: ") + msg["refusal"].GetString();
-            r.stop_reason = "refusal";
-        }
-        if (msg.HasMember("tool_calls") && msg["tool_calls"].IsArray())
-            for (const Value& c : msg["tool_calls"].GetArray()) {
-                const Value& fn = member(c, "function", "reply tool call");
-                tool_call call;
-                call.id = c.HasMember("id") && c["id"].IsString() ? c["id"].GetString() : "";
-                call.name = text_of(fn, "name", "reply tool call");
-                const Value& args = member(fn, "arguments", "reply tool call");
-                call.arguments_json = args.IsString() ? args.GetString() : to_compact_json(args);
-                r.calls.push_back(call);
-            }
-        const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
-        r.usage.prompt = number_at(u, "prompt_tokens");
-        r.usage.completion = number_at(u, "completion_tokens");
-        if (u.IsObject() && u.HasMember("completion_tokens_details"))
-            r.usage.reasoning = number_at(u["completion_tokens_details"], "reasoning_tokens");
-        if (u.IsObject() && u.HasMember("prompt_tokens_details"))
-            r.usage.cached = number_at(u["prompt_tokens_details"], "cached_tokens");
-        return r;
+    const json_field choice = reply["choices"][0];
+    const json_field message = choice["message"];
+    if (!message.is_object()) message.fail("an object");
+    const Value& msg = message.value();
+    if (msg.HasMember("content") && msg["content"].IsString()) r.text = msg["content"].GetString();
+    if (const auto finish = choice.find("finish_reason"); finish && finish->is_text())
+        r.stop_reason = finish->text();
+    if (r.stop_reason == "content_filter") filtered(r);
+    if (msg.HasMember("refusal") && msg["refusal"].IsString()) {
+        r.text = std::string("refusal: ") + msg["refusal"].GetString();
+        r.stop_reason = "refusal";
     }
-    const Value& content = member(d, "content", "reply");
-    if (!content.IsArray()) throw model_protocol_error("reply: 'content' is not an array");
-    for (const Value& block : content.GetArray()) {
-        const std::string type = text_of(block, "type", "reply content block");
-        if (type == "text") r.text += text_of(block, "text", "reply text block");
+    if (const auto calls = message.find("tool_calls"); calls && calls->is_array())
+        for (const json_field& c : calls->items()) {
+            const json_field fn = c["function"];
+            tool_call call;
+            const auto id = c.find("id");
+            call.id = id && id->is_text() ? id->text() : "";
+            call.name = fn.text("name");
+            const json_field args = fn["arguments"];
+            call.arguments_json = args.is_text() ? args.text() : to_compact_json(args.value());
+            r.calls.push_back(call);
+        }
+    const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
+    r.usage.prompt = number_at(u, "prompt_tokens");
+    r.usage.completion = number_at(u, "completion_tokens");
+    if (u.IsObject() && u.HasMember("completion_tokens_details"))
+        r.usage.reasoning = number_at(u["completion_tokens_details"], "reasoning_tokens");
+    if (u.IsObject() && u.HasMember("prompt_tokens_details"))
+        r.usage.cached = number_at(u["prompt_tokens_details"], "cached_tokens");
+    return r;
+}
+
+// A Messages reply: text and tool_use blocks (thinking blocks kept verbatim) and the usage.
+model_reply anthropic_reply(const json_field& reply) {
+    const Value& d = reply.value();
+    model_reply r;
+    for (const json_field& block : reply["content"].items()) {
+        const std::string type = block.text("type");
+        if (type == "text") r.text += block.text("text");
         if (type == "tool_use") {
             tool_call call;
-            call.id = text_of(block, "id", "reply tool_use");
-            call.name = text_of(block, "name", "reply tool_use");
-            call.arguments_json = to_compact_json(member(block, "input", "reply tool_use"));
+            call.id = block.text("id");
+            call.name = block.text("name");
+            call.arguments_json = to_compact_json(block["input"].value());
             r.calls.push_back(call);
         }
     }
     if (d.HasMember("stop_reason") && d["stop_reason"].IsString())
         r.stop_reason = d["stop_reason"].GetString();
-    r.raw_items_json = to_compact_json(content);  // thinking blocks go back verbatim
+    r.raw_items_json = to_compact_json(d["content"]);  // thinking blocks go back verbatim
     const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
     // Anthropic's input_tokens leave out the cache reads and writes: all three are input.
     r.usage.cached = number_at(u, "cache_read_input_tokens");
@@ -492,6 +488,18 @@ model_reply parse_model_reply(llm_provider provider, const std::string& body) {
                                  details["thinking_tokens"].IsInt64();
     r.usage.reasoning = number_at(details, "thinking_tokens");
     return r;
+}
+
+}  // namespace
+
+model_reply parse_model_reply(llm_provider provider, const std::string& body) {
+    rapidjson::Document d;
+    const json_field reply = reply_object(d, try_parse_json(d, body), body);
+    try {
+        return provider == llm_provider::openai ? openai_reply(reply) : anthropic_reply(reply);
+    } catch (const json_error& e) {
+        throw model_protocol_error(e.what());
+    }
 }
 
 std::string redact_url_credentials(std::string text) {
