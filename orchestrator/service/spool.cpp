@@ -280,7 +280,8 @@ job_status spool::read_status(const std::string& id) const {
     s.id = id;
     const std::string word = f.text("state");
     const auto state = job_state_from(word);
-    if (!state) f["state"].fail("one of queued, running, done, failed, cancelled", "'" + word + "'");
+    if (!state)
+        f["state"].fail("one of queued, running, done, failed, cancelled", "'" + word + "'");
     s.state = *state;
     auto text = [&](const char* key) { return f.optional_text(key).value_or(""); };
     auto integer = [&](const char* key, int fallback) {
