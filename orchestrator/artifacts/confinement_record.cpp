@@ -1,5 +1,6 @@
 #include "orchestrator/artifacts/confinement_record.hpp"
 
+#include "common/json_builder.hpp"
 #include "orchestrator/artifacts/run_folder.hpp"
 
 namespace cuopt {
@@ -32,19 +33,16 @@ confinement_record count_confinement(confinement_record r,
     return r;
 }
 
-Value confinement_record_json(const confinement_record& r, rapidjson::Document::AllocatorType& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("mode", Value(r.harness.mode.c_str(), a), a);
+Value confinement_record_json(const confinement_record& r, json_allocator& a) {
+    json_object v(a);
+    v.add("mode", r.harness.mode.c_str());
     if (r.harness.confined())
-        v.AddMember("abi", r.harness.abi, a);
+        v.add("abi", r.harness.abi);
     else
-        v.AddMember("reason", Value(r.harness.reason.c_str(), a), a);
-    v.AddMember("allow_unconfined", r.allow_unconfined, a);
-    Value attempts(rapidjson::kObjectType);
-    attempts.AddMember("landlock", r.landlock_attempts, a);
-    attempts.AddMember("none", r.unconfined_attempts, a);
-    v.AddMember("attempts", attempts, a);
-    return v;
+        v.add("reason", r.harness.reason.c_str());
+    json_object attempts(a);
+    attempts.add("landlock", r.landlock_attempts).add("none", r.unconfined_attempts);
+    return v.add("allow_unconfined", r.allow_unconfined).add("attempts", attempts).take();
 }
 
 std::optional<confinement_record> read_confinement_record(const Value& run_json) {

@@ -1,99 +1,85 @@
 #include "orchestrator/artifacts/device_figures.hpp"
 
-#include "common/json_document.hpp"
+#include "common/json_builder.hpp"
 #include "orchestrator/search/device_baselines.hpp"
 
 namespace cuopt {
 
 using rapidjson::Value;
 
-rapidjson::Value initial_figures_json(const attempt_result* r,
-                                      rapidjson::Document::AllocatorType& a) {
+rapidjson::Value initial_figures_json(const attempt_result* r, json_allocator& a) {
     if (!r) return Value();
-    Value v(rapidjson::kObjectType);
-    v.AddMember("verdict", rapidjson::StringRef(to_string(r->verdict)), a);
-    v.AddMember("reason", json_text(r->reason, a), a);
-    v.AddMember("geomean_ms", json_number(r->geomean_ms), a);
-    Value medians(rapidjson::kObjectType);
+    json_object medians(a);
     for (const case_evaluation& ce : r->cases)
-        if (ce.kind == case_kind::performance)
-            medians.AddMember(json_text(ce.name, a), json_number(ce.median_ms), a);
-    v.AddMember("median_ms", medians, a);
-    return v;
+        if (ce.kind == case_kind::performance) medians.add(ce.name, ce.median_ms);
+    json_object v(a);
+    v.add("verdict", to_string(r->verdict)).add("reason", r->reason);
+    v.add("geomean_ms", r->geomean_ms).add("median_ms", medians);
+    return v.take();
 }
 
 namespace {
 
 // {"verdict", "reason", "median_ms": {case: ms}} of one GPU's vendor run; null for none.
-Value vendor_figures_json(const vendor_outcome& v, rapidjson::Document::AllocatorType& a) {
+Value vendor_figures_json(const vendor_outcome& v, json_allocator& a) {
     if (!v.ran) return Value();
-    Value out(rapidjson::kObjectType);
-    out.AddMember("verdict", json_text(v.verdict, a), a);
-    out.AddMember("reason", json_text(v.reason, a), a);
-    Value medians(rapidjson::kObjectType);
-    for (const auto& [name, ms] : v.median_ms) medians.AddMember(json_text(name, a), Value(ms), a);
-    out.AddMember("median_ms", medians, a);
-    return out;
+    json_object out(a);
+    out.add("verdict", v.verdict).add("reason", v.reason).add("median_ms", v.median_ms);
+    return out.take();
 }
 
 // [{"name", "floor_ms", "bound", "initial_fraction"}] of one GPU: its floors, and the initial
 // kernel's median there against them.
-Value sol_figures_json(const search_outcome& o, const device_reference& d,
-                       rapidjson::Document::AllocatorType& a) {
-    Value cases(rapidjson::kArrayType);
+Value sol_figures_json(const search_outcome& o, const device_reference& d, json_allocator& a) {
+    json_array cases(a);
     const attempt_result* initial = initial_on(o, d.index);
     for (const auto& [name, f] : d.floors) {
-        Value c(rapidjson::kObjectType);
-        c.AddMember("name", json_text(name, a), a);
-        c.AddMember("floor_ms", f.floor_ms, a);
-        c.AddMember("bound", json_text(f.bound, a), a);
         std::optional<double> fraction;
         if (initial)
             for (const case_evaluation& ce : initial->cases)
                 if (ce.name == name && ce.median_ms)
                     fraction = sol_fraction(f.floor_ms, *ce.median_ms);
-        c.AddMember("initial_fraction", json_number(fraction), a);
-        cases.PushBack(c, a);
+        json_object c(a);
+        c.add("name", name).add("floor_ms", f.floor_ms).add("bound", f.bound);
+        cases.push(c.add("initial_fraction", fraction));
     }
-    return cases;
+    return cases.take();
 }
 
-void add_references(const device_reference& d, const search_outcome& o, Value& entry,
-                    rapidjson::Document::AllocatorType& a) {
-    entry.AddMember("name", json_text(d.name, a), a);
-    entry.AddMember("vendor", vendor_figures_json(d.vendor, a), a);
-    entry.AddMember("sol", sol_figures_json(o, d, a), a);
+void add_references(const device_reference& d, const search_outcome& o, json_object& entry) {
+    json_allocator& a = entry.allocator();
+    entry.add("name", d.name).add("vendor", vendor_figures_json(d.vendor, a));
+    entry.add("sol", sol_figures_json(o, d, a));
 }
 
 }  // namespace
 
 rapidjson::Value devices_json(const search_outcome& o, const std::map<int, std::string>* infos,
-                              rapidjson::Document::AllocatorType& a,
-                              const std::vector<device_reference>* references) {
-    Value out(rapidjson::kArrayType);
-    if (!o.initial) return out;
+                              json_allocator& a, const std::vector<device_reference>* references) {
+    json_array out(a);
+    if (!o.initial) return out.take();
     std::vector<int> indices{o.history[*o.initial].device};
     for (const attempt_result& b : o.baselines) indices.push_back(b.device);
     for (const int index : indices) {
-        Value d(rapidjson::kObjectType);
-        d.AddMember("index", index, a);
+        json_object d(a);
+        d.add("index", index);
         if (infos) {
             rapidjson::Document parsed;
             const auto info = infos->find(index);
             if (info != infos->end()) try_parse_json(parsed, info->second);
-            d.AddMember("device", parsed.IsObject() ? Value(parsed, a) : Value(), a);
-            Value measured(rapidjson::kArrayType);
+            d.add("device", parsed.IsObject() ? Value(parsed, a) : Value());
+            json_array measured(a);
             for (const attempt_result& r : o.history)
-                if (r.device == index) measured.PushBack(json_text(r.id(), a), a);
-            d.AddMember("attempts", measured, a);
+                if (r.device == index) measured.push(r.id());
+            d.add("attempts", measured);
         }
-        d.AddMember("initial", initial_figures_json(initial_on(o, index), a), a);
+        d.add("initial", initial_figures_json(initial_on(o, index), a));
         if (references)
             for (const device_reference& r : *references)
-                if (r.index == index) add_references(r, o, d, a);
-        out.PushBack(d, a);
+                if (r.index == index) add_references(r, o, d);
+        out.push(d);
     }
-    return out;
+    return out.take();
 }
 
 }  // namespace cuopt

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/artifacts/console_report.hpp"
 #include "orchestrator/artifacts/timing_conditions.hpp"
@@ -33,83 +34,59 @@ Value id_json(const search_outcome& o, std::optional<std::size_t> i, allocator& 
 }
 
 Value estimate_json(const ratio_estimate& e, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("ratio", e.ratio, a);
-    v.AddMember("low", e.low, a);
-    v.AddMember("high", e.high, a);
-    v.AddMember("verdict", rapidjson::StringRef(to_string(e.verdict)), a);
-    return v;
+    json_object v(a);
+    v.add("ratio", e.ratio).add("low", e.low).add("high", e.high);
+    return v.add("verdict", to_string(e.verdict)).take();
+}
+
+Value gates_json(const std::vector<gate_result>& gates, allocator& a) {
+    json_array out(a);
+    for (const gate_result& g : gates) {
+        json_object gv(a);
+        gv.add("gate", g.gate).add("ran", g.ran).add("passed", g.passed);
+        out.push(gv.add("detail", g.detail));
+    }
+    return out.take();
+}
+
+Value sanitizer_json(const std::vector<sanitizer_result>& runs, allocator& a) {
+    json_array out(a);
+    for (const sanitizer_result& s : runs) {
+        json_object sv(a);
+        sv.add("tool", s.tool).add("completed", s.completed).add("errors", s.errors);
+        out.push(sv.add("warnings", s.warnings).add("first_lines", s.first_lines));
+    }
+    return out.take();
 }
 
 Value check_json(const candidate_check& c, const search_outcome& o, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("attempt", id_json(o, c.attempt, a), a);
-    v.AddMember("label", json_text(o.history[c.attempt].cand.label, a), a);
-    v.AddMember("outcome", rapidjson::StringRef(c.passed ? "passed" : "disqualified"), a);
-    v.AddMember("gate", c.gate.empty() ? Value() : json_text(c.gate, a), a);
-    v.AddMember("verdict", json_text(c.verdict, a), a);
-    v.AddMember("reason", json_text(c.reason, a), a);
-    Value warnings(rapidjson::kArrayType);
-    for (const std::string& w : c.warnings) warnings.PushBack(json_text(w, a), a);
-    v.AddMember("warnings", warnings, a);
-    Value gates(rapidjson::kArrayType);
-    for (const gate_result& g : c.gates) {
-        Value gv(rapidjson::kObjectType);
-        gv.AddMember("gate", json_text(g.gate, a), a);
-        gv.AddMember("ran", g.ran, a);
-        gv.AddMember("passed", g.passed, a);
-        gv.AddMember("detail", json_text(g.detail, a), a);
-        gates.PushBack(gv, a);
-    }
-    v.AddMember("gates", gates, a);
-    Value san(rapidjson::kArrayType);
-    for (const sanitizer_result& s : c.sanitizer) {
-        Value sv(rapidjson::kObjectType);
-        sv.AddMember("tool", json_text(s.tool, a), a);
-        sv.AddMember("completed", s.completed, a);
-        sv.AddMember("errors", s.errors, a);
-        sv.AddMember("warnings", s.warnings, a);
-        Value lines(rapidjson::kArrayType);
-        for (const std::string& l : s.first_lines) lines.PushBack(json_text(l, a), a);
-        sv.AddMember("first_lines", lines, a);
-        san.PushBack(sv, a);
-    }
-    v.AddMember("sanitizer", san, a);
-    v.AddMember(
-        "determinism",
-        c.determinism ? Value(rapidjson::StringRef(to_string(c.determinism->kind))) : Value(), a);
-    v.AddMember("repetition_ratio", json_number(c.repetition_ratio), a);
-    return v;
+    json_object v(a);
+    v.add("attempt", id_json(o, c.attempt, a)).add("label", o.history[c.attempt].cand.label);
+    v.add("outcome", c.passed ? "passed" : "disqualified");
+    v.add("gate", c.gate.empty() ? Value() : json_text(c.gate, a));
+    v.add("verdict", c.verdict).add("reason", c.reason).add("warnings", c.warnings);
+    v.add("gates", gates_json(c.gates, a)).add("sanitizer", sanitizer_json(c.sanitizer, a));
+    v.add("determinism",
+          c.determinism ? Value(rapidjson::StringRef(to_string(c.determinism->kind))) : Value());
+    return v.add("repetition_ratio", c.repetition_ratio).take();
 }
 
 Value significance_json(const significance_report& s, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("runs", s.runs, a);
-    Value warmups(rapidjson::kArrayType);
-    for (int w : s.warmups) warmups.PushBack(w, a);
-    v.AddMember("warmups", warmups, a);
-    v.AddMember("reliable", s.reliable, a);
-    v.AddMember("throttled_cases", s.throttled_cases, a);
-    v.AddMember("device", s.device, a);
-    v.AddMember("margin", s.margin, a);
-    v.AddMember("aa_class", rapidjson::StringRef(to_string(s.aa_overall)), a);
-    v.AddMember("speedup", estimate_json(s.speedup.geomean, a), a);
-    v.AddMember("aa", estimate_json(s.aa.geomean, a), a);
-    Value cases(rapidjson::kArrayType);
+    json_object v(a);
+    v.add("runs", s.runs).add("warmups", s.warmups).add("reliable", s.reliable);
+    v.add("throttled_cases", s.throttled_cases).add("device", s.device).add("margin", s.margin);
+    v.add("aa_class", to_string(s.aa_overall));
+    v.add("speedup", estimate_json(s.speedup.geomean, a)).add("aa", estimate_json(s.aa.geomean, a));
+    json_array cases(a);
     for (std::size_t i = 0; i < s.cases.size(); ++i) {
-        Value c(rapidjson::kObjectType);
-        c.AddMember("name", json_text(s.cases[i], a), a);
-        c.AddMember("initial_median_ms", s.initial_median_ms.at(s.cases[i]), a);
-        c.AddMember("winner_median_ms", s.winner_median_ms.at(s.cases[i]), a);
-        c.AddMember("speedup", estimate_json(s.speedup.cases[i], a), a);
-        c.AddMember("aa", estimate_json(s.aa.cases[i], a), a);
-        c.AddMember("process_spread", json_number(s.spreads[i]), a);
-        c.AddMember("margin", s.margins[i], a);
-        c.AddMember("aa_class", rapidjson::StringRef(to_string(s.aa_classes[i])), a);
-        cases.PushBack(c, a);
+        json_object c(a);
+        c.add("name", s.cases[i]).add("initial_median_ms", s.initial_median_ms.at(s.cases[i]));
+        c.add("winner_median_ms", s.winner_median_ms.at(s.cases[i]));
+        c.add("speedup", estimate_json(s.speedup.cases[i], a));
+        c.add("aa", estimate_json(s.aa.cases[i], a)).add("process_spread", s.spreads[i]);
+        cases.push(c.add("margin", s.margins[i]).add("aa_class", to_string(s.aa_classes[i])));
     }
-    v.AddMember("cases", cases, a);
-    return v;
+    return v.add("cases", cases).take();
 }
 
 // The median of a case for the SOL table: the re-measured one where there is one.
@@ -127,64 +104,51 @@ std::optional<double> measured(const evidence_report& ev, const search_outcome& 
 // The re-measured top candidates, fastest first, each with its speedup over the initial kernel
 // (null for one dropped after a failed run, with why).
 Value reranked_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
-    Value list(rapidjson::kArrayType);
-    if (!ev.rerank) return list;
+    json_array list(a);
+    if (!ev.rerank) return list.take();
     for (const rerank_entry& e : ev.rerank->entries) {
-        Value v(rapidjson::kObjectType);
-        v.AddMember("attempt", id_json(o, e.attempt, a), a);
-        v.AddMember("label", json_text(o.history[e.attempt].cand.label, a), a);
-        v.AddMember("speedup", e.problem.empty() ? estimate_json(e.speedup.geomean, a) : Value(),
-                    a);
-        v.AddMember("dropped", e.problem.empty() ? Value() : json_text(e.problem, a), a);
-        list.PushBack(v, a);
+        json_object v(a);
+        v.add("attempt", id_json(o, e.attempt, a)).add("label", o.history[e.attempt].cand.label);
+        v.add("speedup", e.problem.empty() ? estimate_json(e.speedup.geomean, a) : Value());
+        list.push(v.add("dropped", e.problem.empty() ? Value() : json_text(e.problem, a)));
     }
-    return list;
+    return list.take();
 }
 
 Value runner_up_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
     if (!ev.rerank || !ev.rerank->runner_up || !ev.rerank->over_runner_up) return Value();
-    Value v(rapidjson::kObjectType);
-    v.AddMember("runner_up", id_json(o, ev.rerank->runner_up, a), a);
-    v.AddMember("estimate", estimate_json(*ev.rerank->over_runner_up, a), a);
-    return v;
+    json_object v(a);
+    v.add("runner_up", id_json(o, ev.rerank->runner_up, a));
+    return v.add("estimate", estimate_json(*ev.rerank->over_runner_up, a)).take();
 }
 
 Value sol_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
-    Value cases(rapidjson::kArrayType);
+    json_array cases(a);
     for (const auto& [name, f] : ev.floors) {
-        Value c(rapidjson::kObjectType);
-        c.AddMember("name", json_text(name, a), a);
-        c.AddMember("floor_ms", f.floor_ms, a);
-        c.AddMember("bound", json_text(f.bound, a), a);
-        c.AddMember("bytes", f.bytes, a);
-        c.AddMember("flops", json_number(f.flops), a);
         const auto ti = measured(ev, o, o.initial, name, false);
         const auto tb = measured(ev, o, o.best, name, true);
-        c.AddMember("initial_fraction", ti ? Value(sol_fraction(f.floor_ms, *ti)) : Value(), a);
-        c.AddMember("best_fraction", tb ? Value(sol_fraction(f.floor_ms, *tb)) : Value(), a);
-        c.AddMember("sol_score", ti && tb ? json_number(sol_score(*tb, *ti, f.floor_ms)) : Value(),
-                    a);
-        cases.PushBack(c, a);
+        json_object c(a);
+        c.add("name", name).add("floor_ms", f.floor_ms).add("bound", f.bound);
+        c.add("bytes", f.bytes).add("flops", f.flops);
+        c.add("initial_fraction", ti ? Value(sol_fraction(f.floor_ms, *ti)) : Value());
+        c.add("best_fraction", tb ? Value(sol_fraction(f.floor_ms, *tb)) : Value());
+        cases.push(c.add("sol_score", ti && tb ? sol_score(*tb, *ti, f.floor_ms) : std::nullopt));
     }
-    return cases;
+    return cases.take();
 }
 
 Value vendor_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
     if (!ev.vendor.ran) return Value();
-    Value v(rapidjson::kObjectType);
-    v.AddMember("verdict", json_text(ev.vendor.verdict, a), a);
-    v.AddMember("reason", json_text(ev.vendor.reason, a), a);
-    Value cases(rapidjson::kArrayType);
+    json_object v(a);
+    v.add("verdict", ev.vendor.verdict).add("reason", ev.vendor.reason);
+    json_array cases(a);
     for (const auto& [name, ms] : ev.vendor.median_ms) {
-        Value c(rapidjson::kObjectType);
-        c.AddMember("name", json_text(name, a), a);
-        c.AddMember("median_ms", ms, a);
         const auto best = measured(ev, o, o.best, name, true);
-        c.AddMember("vendor_over_best", best ? Value(ms / *best) : Value(), a);
-        cases.PushBack(c, a);
+        json_object c(a);
+        c.add("name", name).add("median_ms", ms);
+        cases.push(c.add("vendor_over_best", best ? Value(ms / *best) : Value()));
     }
-    v.AddMember("cases", cases, a);
-    return v;
+    return v.add("cases", cases).take();
 }
 
 }  // namespace
@@ -192,32 +156,26 @@ Value vendor_json(const evidence_report& ev, const search_outcome& o, allocator&
 Value evidence_json(const evidence_report& ev, const search_outcome& o, const manifest& m,
                     allocator& a) {
     (void)m;
-    Value v(rapidjson::kObjectType);
-    v.AddMember("ran", ev.ran, a);
-    v.AddMember("skipped", ev.skipped.empty() ? Value() : json_text(ev.skipped, a), a);
-    v.AddMember("search_best", id_json(o, ev.search_best, a), a);
-    v.AddMember("winner", id_json(o, ev.winner, a), a);
-    Value checked(rapidjson::kArrayType);
-    for (const candidate_check& c : ev.checked) checked.PushBack(check_json(c, o, a), a);
-    v.AddMember("checked", checked, a);
-    v.AddMember("rerank_rounds", ev.rerank ? ev.rerank->rounds : 0, a);
-    v.AddMember("reranked", reranked_json(ev, o, a), a);
-    v.AddMember("winner_over_runner_up", runner_up_json(ev, o, a), a);
-    v.AddMember("significance", ev.significance ? significance_json(*ev.significance, a) : Value(),
-                a);
+    json_object v(a);
+    v.add("ran", ev.ran).add("skipped", ev.skipped.empty() ? Value() : json_text(ev.skipped, a));
+    v.add("search_best", id_json(o, ev.search_best, a)).add("winner", id_json(o, ev.winner, a));
+    json_array checked(a);
+    for (const candidate_check& c : ev.checked) checked.push(check_json(c, o, a));
+    v.add("checked", checked).add("rerank_rounds", ev.rerank ? ev.rerank->rounds : 0);
+    v.add("reranked", reranked_json(ev, o, a))
+        .add("winner_over_runner_up", runner_up_json(ev, o, a));
+    v.add("significance", ev.significance ? significance_json(*ev.significance, a) : Value());
     // The speedup to quote: the interleaved re-measure's where there is one.
     std::optional<double> headline;
     if (ev.significance)
         headline = ev.significance->speedup.geomean.ratio;
     else if (ev.winner && o.initial && *ev.winner == *o.initial)
         headline = 1.0;
-    v.AddMember("headline_speedup", json_number(headline), a);
+    v.add("headline_speedup", headline);
     // The stage's own timed runs, summarised like the search's.
-    v.AddMember("timer", timer_json(summarize_timer(ev.timed_runs), a), a);
-    v.AddMember("gpu_state", gpu_state_json(summarize_gpu_state(ev.timed_runs), a), a);
-    v.AddMember("sol", sol_json(ev, o, a), a);
-    v.AddMember("vendor", vendor_json(ev, o, a), a);
-    return v;
+    v.add("timer", timer_json(summarize_timer(ev.timed_runs), a));
+    v.add("gpu_state", gpu_state_json(summarize_gpu_state(ev.timed_runs), a));
+    return v.add("sol", sol_json(ev, o, a)).add("vendor", vendor_json(ev, o, a)).take();
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/contract/request_writer.hpp"
 
@@ -58,42 +59,22 @@ std::vector<case_launch> case_launches(const candidate& c, const manifest& m) {
     return out;
 }
 
-Value texts(const std::array<std::string, 3>& v, allocator& a) {
-    Value out(rapidjson::kArrayType);
-    for (const auto& x : v) out.PushBack(json_text(x, a), a);
-    return out;
-}
-
-Value numbers(const std::array<unsigned, 3>& v, allocator& a) {
-    Value out(rapidjson::kArrayType);
-    for (unsigned x : v) out.PushBack(x, a);
-    return out;
-}
-
 Value expressions_json(const launch_expressions& l, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("grid", texts(l.grid, a), a);
-    v.AddMember("block", texts(l.block, a), a);
-    v.AddMember("dynamic_shared_bytes", json_text(l.dynamic_shared_bytes, a), a);
-    return v;
+    json_object v(a);
+    v.add("grid", l.grid).add("block", l.block).add("dynamic_shared_bytes", l.dynamic_shared_bytes);
+    return v.take();
 }
 
 Value case_launch_json(const case_launch& cl, std::size_t index, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("name", json_text(cl.mc->name, a), a);
-    v.AddMember("kind",
-                json_text(cl.mc->kind == case_kind::performance ? "performance" : "correctness", a),
-                a);
-    Value params(rapidjson::kObjectType);
-    for (const auto& [k, x] : cl.mc->params)
-        params.AddMember(json_text(k, a), Value(static_cast<int64_t>(x)), a);
-    v.AddMember("params", params, a);
-    v.AddMember("grid", numbers(cl.numbers.grid, a), a);
-    v.AddMember("block", numbers(cl.numbers.block, a), a);
-    v.AddMember("dynamic_shared_bytes", cl.numbers.dynamic_shared_bytes, a);
-    v.AddMember("launch", expressions_json(*cl.expressions, a), a);
-    v.AddMember("replay_request", json_text("best-case-" + std::to_string(index) + ".json", a), a);
-    return v;
+    json_object v(a);
+    v.add("name", cl.mc->name);
+    v.add("kind", cl.mc->kind == case_kind::performance ? "performance" : "correctness");
+    json_object params(a);
+    for (const auto& [k, x] : cl.mc->params) params.add(k, static_cast<int64_t>(x));
+    v.add("params", params).add("grid", cl.numbers.grid).add("block", cl.numbers.block);
+    v.add("dynamic_shared_bytes", cl.numbers.dynamic_shared_bytes);
+    v.add("launch", expressions_json(*cl.expressions, a));
+    return v.add("replay_request", "best-case-" + std::to_string(index) + ".json").take();
 }
 
 double speedup_of(const attempt_result& r) {
@@ -230,24 +211,15 @@ std::string winner_comment(const attempt_result& r, const manifest& m, const fs:
 }  // namespace
 
 void add_winner_fields(Value& v, const candidate& c, const manifest& m, allocator& a) {
-    v.AddMember("entry", json_text(c.entry, a), a);
-    Value defines(rapidjson::kObjectType);
-    for (const auto& [k, val] : harness_defines(c))
-        defines.AddMember(json_text(k, a), json_text(val, a), a);
-    v.AddMember("defines", defines, a);
-    Value opts(rapidjson::kArrayType);
-    for (const auto& o : c.compile_options) opts.PushBack(json_text(o, a), a);
-    v.AddMember("compile_options", opts, a);
-    Value tunables(rapidjson::kObjectType);
-    for (const auto& [k, x] : bound_tunables(c, m))
-        tunables.AddMember(json_text(k, a), Value(static_cast<int64_t>(x)), a);
-    v.AddMember("tunables", tunables, a);
-    v.AddMember("launch", expressions_json(default_launch(c, m), a), a);
-    Value cases(rapidjson::kArrayType);
+    json_object w(v, a);
+    w.add("entry", c.entry).add("defines", harness_defines(c));
+    w.add("compile_options", c.compile_options).add("tunables", bound_tunables(c, m));
+    w.add("launch", expressions_json(default_launch(c, m), a));
+    json_array cases(a);
     const auto launches = case_launches(c, m);
     for (std::size_t i = 0; i < launches.size(); ++i)
-        cases.PushBack(case_launch_json(launches[i], i, a), a);
-    v.AddMember("cases", cases, a);
+        cases.push(case_launch_json(launches[i], i, a));
+    w.add("cases", cases);
 }
 
 std::string best_source_text(const search_outcome& o, const manifest& m, const fs::path& run) {
@@ -263,15 +235,11 @@ std::string best_json(const search_outcome& o, const manifest& m, const fs::path
     const attempt_result& r = o.history[o.best.value()];
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
-    doc.AddMember("schema_version", 1, a);
-    doc.AddMember("run_dir", json_text(absolute_path(run), a), a);
-    doc.AddMember("source_file", Value("best.cu"), a);
-    doc.AddMember("iteration", r.iteration, a);
-    doc.AddMember("attempt", r.attempt, a);
-    doc.AddMember("proposer", rapidjson::StringRef(to_string(r.cand.proposer)), a);
-    doc.AddMember("label", json_text(r.cand.label, a), a);
-    doc.AddMember("speedup_vs_initial", speedup_of(r), a);
-    doc.AddMember("geomean_ms", json_number(r.geomean_ms), a);
+    json_object top(doc);
+    top.add("schema_version", 1).add("run_dir", absolute_path(run)).add("source_file", "best.cu");
+    top.add("iteration", r.iteration).add("attempt", r.attempt);
+    top.add("proposer", to_string(r.cand.proposer)).add("label", r.cand.label);
+    top.add("speedup_vs_initial", speedup_of(r)).add("geomean_ms", r.geomean_ms);
     add_winner_fields(doc, r.cand, m, a);
     return to_pretty_json(doc);
 }
