@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/json_builder.hpp"
+
 namespace cuopt {
 
 namespace {
@@ -62,28 +64,22 @@ std::optional<generator_problem> check_generator(const generator_spec& g, dtype 
 }
 
 rapidjson::Value write_generator(const generator_spec& g, rapidjson::Document::AllocatorType& a) {
-    rapidjson::Value v(rapidjson::kObjectType);
-    v.AddMember("kind", rapidjson::StringRef(k_generator_kinds.name(g.kind)), a);
+    json_object v(a);
+    v.add("kind", k_generator_kinds.name(g.kind));
     switch (g.kind) {
         case generator_kind::uniform:
         case generator_kind::int_range:
-            v.AddMember("low", g.low, a);
-            v.AddMember("high", g.high, a);
+            v.add("low", g.low).add("high", g.high);
             break;
         case generator_kind::normal:
-            v.AddMember("mean", g.mean, a);
-            v.AddMember("stddev", g.stddev, a);
+            v.add("mean", g.mean).add("stddev", g.stddev);
             break;
         case generator_kind::sequence:
-            v.AddMember("start", g.start, a);
-            v.AddMember("step", g.step, a);
-            return v;  // the same values every launch: no seed
+            return v.add("start", g.start).add("step", g.step).take();  // the same every launch
         case generator_kind::constant:
-            v.AddMember("value", g.value, a);
-            return v;
+            return v.add("value", g.value).take();
     }
-    v.AddMember("seed", static_cast<std::uint64_t>(g.seed), a);
-    return v;
+    return v.add("seed", static_cast<std::uint64_t>(g.seed)).take();
 }
 
 }  // namespace cuopt

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
 #include "harness/confined_compile.hpp"
@@ -114,15 +115,12 @@ void cubin_cache::store(const compile_result& result) const noexcept {
     if (m_folder.empty()) return;
     try {
         rapidjson::Document meta(rapidjson::kObjectType);
-        auto& a = meta.GetAllocator();
-        meta.AddMember("schema_version", 1, a);
-        meta.AddMember("arch", json_text(result.arch, a), a);
-        meta.AddMember("lowered_name", json_text(result.lowered_name, a), a);
-        meta.AddMember("cubin_sha256", json_text(result.cubin_sha256, a), a);
-        meta.AddMember("log", json_text(result.log, a), a);
-        rapidjson::Value opts(rapidjson::kArrayType);
-        for (const auto& o : result.options) opts.PushBack(json_text(o, a), a);
-        meta.AddMember("options", opts, a);
+        json_object m(meta);
+        m.add("schema_version", 1)
+            .add("arch", result.arch)
+            .add("lowered_name", result.lowered_name);
+        m.add("cubin_sha256", result.cubin_sha256).add("log", result.log);
+        m.add("options", result.options);
         // cubin first: a reader needs the .json, so it never sees a cubin without its record.
         // write_file_atomic: a fresh O_EXCL|O_NOFOLLOW file renamed into place, never through
         // a link, in the user's own folder.

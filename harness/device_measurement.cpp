@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/sample_statistics.hpp"
@@ -104,13 +105,12 @@ void write_cached_bandwidth(const fs::path& file, const device_fingerprint& devi
                             const copy_bandwidth& measured) noexcept {
     try {
         rapidjson::Document doc(rapidjson::kObjectType);
-        auto& a = doc.GetAllocator();
         add_document_header(doc, "cuda-harness");
-        doc.AddMember("uuid", json_text(device.uuid, a), a);
-        doc.AddMember("driver_version", device.driver_version, a);
-        doc.AddMember("copy_bandwidth_gbps", measured.gbps, a);
-        doc.AddMember("bytes", static_cast<std::uint64_t>(measured.bytes), a);
-        doc.AddMember("repetitions", measured.repetitions, a);
+        json_object d(doc);
+        d.add("uuid", device.uuid).add("driver_version", device.driver_version);
+        d.add("copy_bandwidth_gbps", measured.gbps);
+        d.add("bytes", static_cast<std::uint64_t>(measured.bytes));
+        d.add("repetitions", measured.repetitions);
         write_file_atomic(file, to_pretty_json(doc));
     } catch (...) {
     }
