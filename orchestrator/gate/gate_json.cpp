@@ -1,6 +1,7 @@
 #include "orchestrator/gate/gate_json.hpp"
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/artifacts/run_artifacts.hpp"
@@ -10,148 +11,133 @@ namespace cuopt {
 
 namespace fs = std::filesystem;
 using rapidjson::Value;
-using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
-Value text_or_null(const std::string& s, allocator& a) {
-    return s.empty() ? Value() : json_text(s, a);
+std::optional<std::string> text_or_null(const std::string& s) {
+    return s.empty() ? std::nullopt : std::optional<std::string>(s);
 }
 
-Value device_json(const device_summary& d, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("name", text_or_null(d.name, a), a);
-    v.AddMember("uuid", text_or_null(d.uuid, a), a);
-    v.AddMember("compute_capability", text_or_null(d.compute_capability, a), a);
-    v.AddMember("driver_version", text_or_null(d.driver_version, a), a);
-    v.AddMember("nvrtc_version", text_or_null(d.nvrtc_version, a), a);
-    v.AddMember("sm_clock_max_khz", d.sm_clock_max_khz ? Value(*d.sm_clock_max_khz) : Value(), a);
-    v.AddMember("memory_clock_max_khz",
-                d.memory_clock_max_khz ? Value(*d.memory_clock_max_khz) : Value(), a);
-    return v;
+Value device_json(const device_summary& d, json_allocator& a) {
+    json_object v(a);
+    v.add("name", text_or_null(d.name))
+        .add("uuid", text_or_null(d.uuid))
+        .add("compute_capability", text_or_null(d.compute_capability))
+        .add("driver_version", text_or_null(d.driver_version))
+        .add("nvrtc_version", text_or_null(d.nvrtc_version))
+        .add("sm_clock_max_khz", d.sm_clock_max_khz)
+        .add("memory_clock_max_khz", d.memory_clock_max_khz);
+    return v.take();
 }
 
-Value environment_json(const environment& e, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("device", device_json(e.device, a), a);
-    v.AddMember("gpu_state", gpu_state_json(e.gpu_state, a), a);
-    return v;
+Value environment_json(const environment& e, json_allocator& a) {
+    json_object v(a);
+    v.add("device", device_json(e.device, a)).add("gpu_state", gpu_state_json(e.gpu_state, a));
+    return v.take();
 }
 
-Value texts_json(const std::vector<std::string>& texts, allocator& a) {
-    Value v(rapidjson::kArrayType);
-    for (const std::string& t : texts) v.PushBack(json_text(t, a), a);
-    return v;
-}
-
-Value comparison_json(const gate_record& r, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("recorded", environment_json(r.recorded, a), a);
-    v.AddMember("now", environment_json(r.now, a), a);
-    v.AddMember("same_model", r.comparison ? Value(r.comparison->same_model) : Value(), a);
-    Value changes(rapidjson::kArrayType);
+Value comparison_json(const gate_record& r, json_allocator& a) {
+    json_object v(a);
+    v.add("recorded", environment_json(r.recorded, a))
+        .add("now", environment_json(r.now, a))
+        .add("same_model",
+             r.comparison ? std::optional<bool>(r.comparison->same_model) : std::nullopt);
+    json_array changes(a);
     if (r.comparison)
         for (const environment_change& c : r.comparison->changes) {
-            Value e(rapidjson::kObjectType);
-            e.AddMember("what", json_text(c.what, a), a);
-            e.AddMember("recorded", json_text(c.recorded, a), a);
-            e.AddMember("now", json_text(c.now, a), a);
-            changes.PushBack(e, a);
+            json_object e(a);
+            e.add("what", c.what).add("recorded", c.recorded).add("now", c.now);
+            changes.push(e);
         }
-    v.AddMember("changes", changes, a);
-    v.AddMember("conditions",
-                texts_json(r.comparison ? r.comparison->conditions : std::vector<std::string>{}, a),
-                a);
-    return v;
+    v.add("changes", changes)
+        .add("conditions", r.comparison ? r.comparison->conditions : std::vector<std::string>{});
+    return v.take();
 }
 
-Value slowdown_json(const std::optional<slowdown_estimate>& s, allocator& a) {
+Value slowdown_json(const std::optional<slowdown_estimate>& s, json_allocator& a) {
     if (!s) return Value();
-    Value v(rapidjson::kObjectType);
-    v.AddMember("ratio", s->ratio, a);
-    v.AddMember("low", s->low, a);
-    v.AddMember("high", s->high, a);
-    v.AddMember("verdict", json_text(to_string(s->verdict), a), a);
-    v.AddMember("regression", s->regression, a);
-    return v;
+    json_object v(a);
+    v.add("ratio", s->ratio)
+        .add("low", s->low)
+        .add("high", s->high)
+        .add("verdict", to_string(s->verdict))
+        .add("regression", s->regression);
+    return v.take();
 }
 
-Value latency_json(const std::optional<latency_report>& l, allocator& a) {
+Value latency_json(const std::optional<latency_report>& l, json_allocator& a) {
     if (!l) return Value();
-    Value cases(rapidjson::kArrayType);
+    json_array cases(a);
     for (const case_latency& c : l->cases) {
-        Value e(rapidjson::kObjectType);
-        e.AddMember("name", json_text(c.name, a), a);
-        e.AddMember("accepted_median_ms", c.accepted_ms, a);
-        e.AddMember("kernel_median_ms", c.kernel_ms, a);
-        e.AddMember("accepted_now_median_ms", json_number(c.accepted_now_ms), a);
-        e.AddMember("vs_accepted", slowdown_json(c.vs_accepted, a), a);
-        e.AddMember("vs_accepted_now", slowdown_json(c.vs_accepted_now, a), a);
-        e.AddMember("drift", slowdown_json(c.drift, a), a);
-        cases.PushBack(e, a);
+        json_object e(a);
+        e.add("name", c.name)
+            .add("accepted_median_ms", c.accepted_ms)
+            .add("kernel_median_ms", c.kernel_ms)
+            .add("accepted_now_median_ms", json_number(c.accepted_now_ms))
+            .add("vs_accepted", slowdown_json(c.vs_accepted, a))
+            .add("vs_accepted_now", slowdown_json(c.vs_accepted_now, a))
+            .add("drift", slowdown_json(c.drift, a));
+        cases.push(e);
     }
-    Value g(rapidjson::kObjectType);
-    g.AddMember("vs_accepted", slowdown_json(l->geomean, a), a);
-    g.AddMember("vs_accepted_now", slowdown_json(l->geomean_vs_accepted_now, a), a);
-    g.AddMember("drift", slowdown_json(l->geomean_drift, a), a);
-    Value v(rapidjson::kObjectType);
-    v.AddMember("cases", cases, a);
-    v.AddMember("geomean", g, a);
-    return v;
+    json_object g(a);
+    g.add("vs_accepted", slowdown_json(l->geomean, a))
+        .add("vs_accepted_now", slowdown_json(l->geomean_vs_accepted_now, a))
+        .add("drift", slowdown_json(l->geomean_drift, a));
+    json_object v(a);
+    v.add("cases", cases).add("geomean", g);
+    return v.take();
 }
 
-Value runs_json(const gate_record& r, allocator& a) {
-    Value runs(rapidjson::kArrayType);
+Value runs_json(const gate_record& r, json_allocator& a) {
+    json_array runs(a);
     for (const kernel_run& k : r.runs) {
-        Value e(rapidjson::kObjectType);
-        e.AddMember("round", k.round, a);
-        e.AddMember("role", json_text(k.role, a), a);
-        e.AddMember("folder", json_text(k.result.folder.lexically_relative(r.folder).string(), a),
-                    a);
-        e.AddMember("verdict", json_text(to_string(k.result.verdict), a), a);
-        e.AddMember("reason", json_text(k.result.reason, a), a);
-        e.AddMember("wrong_outputs", texts_json(k.wrong, a), a);
-        runs.PushBack(e, a);
+        json_object e(a);
+        e.add("round", k.round)
+            .add("role", k.role)
+            .add("folder", k.result.folder.lexically_relative(r.folder).string())
+            .add("verdict", to_string(k.result.verdict))
+            .add("reason", k.result.reason)
+            .add("wrong_outputs", k.wrong);
+        runs.push(e);
     }
-    return runs;
+    return runs.take();
 }
 
-Value kernel_json(const fs::path& file, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("file", json_text(file.string(), a), a);
-    v.AddMember("sha256", fs::is_regular_file(file) ? json_text(sha256_file_hex(file), a) : Value(),
-                a);
+json_object kernel_json(const fs::path& file, json_allocator& a) {
+    json_object v(a);
+    v.add("file", file.string())
+        .add("sha256", fs::is_regular_file(file) ? std::optional<std::string>(sha256_file_hex(file))
+                                                 : std::nullopt);
     return v;
 }
 
-Value settings_json(const gate_options& o, allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("threshold", o.threshold, a);
-    v.AddMember("runs", o.runs, a);
-    v.AddMember("accept", o.accept, a);
-    v.AddMember("harness", json_text(o.harness, a), a);
-    v.AddMember("timeout_s", o.timeout_s, a);
-    v.AddMember("device", o.device ? Value(*o.device) : Value(), a);
-    return v;
+Value settings_json(const gate_options& o, json_allocator& a) {
+    json_object v(a);
+    v.add("threshold", o.threshold)
+        .add("runs", o.runs)
+        .add("accept", o.accept)
+        .add("harness", o.harness)
+        .add("timeout_s", o.timeout_s)
+        .add("device", o.device);
+    return v.take();
 }
 
 void add_outcome(rapidjson::Document& doc, const gate_record& r) {
-    auto& a = doc.GetAllocator();
-    doc.AddMember("verdict", json_text(k_gate_outcomes.name(r.verdict.outcome), a), a);
-    doc.AddMember("exit_code", r.exit_code, a);
-    doc.AddMember("summary", json_text(r.verdict.line, a), a);
-    doc.AddMember("reasons", texts_json(r.verdict.reasons, a), a);
-    doc.AddMember(
-        "environment_notes",
-        texts_json(r.comparison ? environment_lines(*r.comparison) : std::vector<std::string>{}, a),
-        a);
-    Value baseline(rapidjson::kObjectType);
-    baseline.AddMember("written", r.baseline_written, a);
-    baseline.AddMember(
-        "file",
-        r.baseline_written ? json_text((r.run / k_gate_baseline_file).string(), a) : Value(), a);
-    baseline.AddMember("note", text_or_null(r.baseline_note, a), a);
-    doc.AddMember("baseline", baseline, a);
+    json_object d(doc);
+    auto& a = d.allocator();
+    d.add("verdict", k_gate_outcomes.name(r.verdict.outcome))
+        .add("exit_code", r.exit_code)
+        .add("summary", r.verdict.line)
+        .add("reasons", r.verdict.reasons)
+        .add("environment_notes",
+             r.comparison ? environment_lines(*r.comparison) : std::vector<std::string>{});
+    json_object baseline(a);
+    baseline.add("written", r.baseline_written)
+        .add("file", r.baseline_written
+                         ? std::optional<std::string>((r.run / k_gate_baseline_file).string())
+                         : std::nullopt)
+        .add("note", text_or_null(r.baseline_note));
+    d.add("baseline", baseline);
 }
 
 }  // namespace
@@ -161,20 +147,21 @@ std::string gate_json(const gate_record& r) {
     auto& a = doc.GetAllocator();
     add_document_header(doc, "cuda-optimizer");
     add_outcome(doc, r);
-    doc.AddMember("accepted_run", json_text(r.run.string(), a), a);
-    doc.AddMember("gate_dir", json_text(r.folder.string(), a), a);
-    doc.AddMember("accepted_kernel", kernel_json(r.accepted_kernel, a), a);
-    Value kernel = kernel_json(r.kernel, a);
-    kernel.AddMember("is_accepted", r.options.kernel.empty(), a);
-    doc.AddMember("kernel", kernel, a);
-    doc.AddMember("figures_source", text_or_null(r.figures_source, a), a);
-    doc.AddMember("settings", settings_json(r.options, a), a);
-    doc.AddMember("started", json_text(r.started, a), a);
-    doc.AddMember("finished", json_text(r.finished, a), a);
-    doc.AddMember("wall_s", r.wall_s, a);
-    doc.AddMember("environment", comparison_json(r, a), a);
-    doc.AddMember("runs", runs_json(r, a), a);
-    doc.AddMember("latency", latency_json(r.latency, a), a);
+    json_object kernel = kernel_json(r.kernel, a);
+    kernel.add("is_accepted", r.options.kernel.empty());
+    json_object d(doc);
+    d.add("accepted_run", r.run.string())
+        .add("gate_dir", r.folder.string())
+        .add("accepted_kernel", kernel_json(r.accepted_kernel, a))
+        .add("kernel", kernel)
+        .add("figures_source", text_or_null(r.figures_source))
+        .add("settings", settings_json(r.options, a))
+        .add("started", r.started)
+        .add("finished", r.finished)
+        .add("wall_s", r.wall_s)
+        .add("environment", comparison_json(r, a))
+        .add("runs", runs_json(r, a))
+        .add("latency", latency_json(r.latency, a));
     try {
         validate_json(doc, embedded_schema("gate"), "gate.json");
     } catch (const json_error& e) {
@@ -187,29 +174,23 @@ void write_gate_baseline(const gate_record& r) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     add_document_header(doc, "cuda-optimizer");
-    doc.AddMember("recorded", json_text(utc_now(), a), a);
-    doc.AddMember("gate_dir", json_text(r.folder.string(), a), a);
-    Value kernel(rapidjson::kObjectType);
-    kernel.AddMember("file", json_text(k_gate_baseline_kernel, a), a);
-    kernel.AddMember("sha256", json_text(sha256_file_hex(r.kernel), a), a);
-    kernel.AddMember("from", json_text(r.kernel.string(), a), a);
-    doc.AddMember("kernel", kernel, a);
-    doc.AddMember("device", device_json(r.now.device, a), a);
-    doc.AddMember("gpu_state", gpu_state_json(r.now.gpu_state, a), a);
-    Value cases(rapidjson::kArrayType);
+    json_object kernel(a);
+    kernel.add("file", k_gate_baseline_kernel)
+        .add("sha256", sha256_file_hex(r.kernel))
+        .add("from", r.kernel.string());
+    json_array cases(a);
     for (const auto& [name, runs] : samples_of(r.runs, "kernel")) {
-        Value c(rapidjson::kObjectType), list(rapidjson::kArrayType);
-        c.AddMember("name", json_text(name, a), a);
-        c.AddMember("median_ms", pooled_median(runs), a);
-        for (const std::vector<double>& run : runs) {
-            Value samples(rapidjson::kArrayType);
-            for (double s : run) samples.PushBack(s, a);
-            list.PushBack(samples, a);
-        }
-        c.AddMember("runs", list, a);
-        cases.PushBack(c, a);
+        json_object c(a);
+        c.add("name", name).add("median_ms", pooled_median(runs)).add("runs", runs);
+        cases.push(c);
     }
-    doc.AddMember("cases", cases, a);
+    json_object d(doc);
+    d.add("recorded", utc_now())
+        .add("gate_dir", r.folder.string())
+        .add("kernel", kernel)
+        .add("device", device_json(r.now.device, a))
+        .add("gpu_state", gpu_state_json(r.now.gpu_state, a))
+        .add("cases", cases);
     validate_json(doc, embedded_schema("gate-baseline"), k_gate_baseline_file);
     const std::string source = read_text_file(r.kernel);  // before a copy onto itself
     write_file_atomic(r.run / k_gate_baseline_kernel, source);
