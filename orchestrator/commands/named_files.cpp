@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "common/exit_codes.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/contract/manifest.hpp"
 
@@ -75,10 +76,9 @@ int run_list_files(const optimizer_options& o, const fs::path& box) {
         return to_int(exit_code::invalid_request);
     }
     rapidjson::Document d(rapidjson::kObjectType);
-    auto& a = d.GetAllocator();
-    rapidjson::Value list(rapidjson::kArrayType);
-    for (const fs::path& f : files) list.PushBack(json_text(f.string(), a), a);
-    d.AddMember("files", list, a);
+    json_array list(d.GetAllocator());
+    for (const fs::path& f : files) list.push(f.string());
+    json_object(d).add("files", list);
     std::cout << to_compact_json(d) << "\n";
     return 0;
 }

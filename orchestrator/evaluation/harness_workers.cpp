@@ -21,6 +21,7 @@
 #include "common/child_environment.hpp"
 #include "common/child_process.hpp"
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 
 namespace cuopt {
@@ -60,9 +61,9 @@ std::optional<harness_run> parse_run(const std::vector<std::string>& argv,
 
 std::string request_line(const harness_run& run) {
     rapidjson::Document doc(rapidjson::kObjectType);
-    auto& a = doc.GetAllocator();
-    doc.AddMember("request", json_text(run.request, a), a);
-    if (!run.response.empty()) doc.AddMember("response", json_text(run.response, a), a);
+    json_object(doc)
+        .add("request", run.request)
+        .add_if(!run.response.empty(), "response", run.response);
     return to_compact_json(doc) + "\n";
 }
 

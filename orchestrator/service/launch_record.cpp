@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/utc_time.hpp"
 
@@ -74,14 +75,12 @@ std::string working_folder_of(const fs::path& job) {
 void write_launch_record(const fs::path& job, const std::string& kind,
                          const std::vector<std::string>& argv) {
     rapidjson::Document d(rapidjson::kObjectType);
-    auto& a = d.GetAllocator();
-    d.AddMember("schema_version", 1, a);
-    d.AddMember("kind", json_text(kind, a), a);
-    rapidjson::Value cmd(rapidjson::kArrayType);
-    for (const std::string& w : argv) cmd.PushBack(json_text(w, a), a);
-    d.AddMember("command_line", cmd, a);
-    d.AddMember("working_directory", json_text(working_folder_of(job), a), a);
-    d.AddMember("recorded", json_text(utc_now(), a), a);
+    json_object(d)
+        .add("schema_version", 1)
+        .add("kind", kind)
+        .add("command_line", argv)
+        .add("working_directory", working_folder_of(job))
+        .add("recorded", utc_now());
     const std::string text = to_pretty_json(d) + "\n";
     write_file_with(
         job / "launch.json",

@@ -16,6 +16,7 @@
 
 #include "common/exit_codes.hpp"
 #include "common/html_text.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/service/spool.hpp"
 
@@ -137,34 +138,24 @@ std::string submit_request(const submission& sub, const fs::path& optimizer) {
     const fs::path root =
         sub.kind == "gate" ? folder_path(sub.accepted).parent_path() : common_folder(files);
     rapidjson::Document d(rapidjson::kObjectType);
-    auto& a = d.GetAllocator();
-    d.AddMember("op", "submit", a);
-    d.AddMember("kind", json_text(sub.kind, a), a);
-    d.AddMember("priority", sub.priority, a);
-    if (!config.empty())
-        d.AddMember("config", json_text(config.lexically_relative(root).generic_string(), a), a);
-    if (sub.kind == "gate") {
-        const fs::path accepted = folder_path(sub.accepted);
-        d.AddMember("accepted", json_text(accepted.filename().string(), a), a);
-    }
-    Value args(rapidjson::kArrayType);
-    for (const std::string& x : sub.args) args.PushBack(json_text(x, a), a);
-    d.AddMember("args", args, a);
-    Value list(rapidjson::kArrayType);
+    json_object o(d);
+    o.add("op", "submit").add("kind", sub.kind).add("priority", sub.priority);
+    if (!config.empty()) o.add("config", config.lexically_relative(root).generic_string());
+    if (sub.kind == "gate") o.add("accepted", folder_path(sub.accepted).filename().string());
+    json_array list(o.allocator());
     for (const fs::path& f : files) {
-        Value o(rapidjson::kObjectType);
-        o.AddMember("path", json_text(f.lexically_relative(root).generic_string(), a), a);
-        o.AddMember("base64", json_text(base64(read_regular(f)), a), a);
-        list.PushBack(o, a);
+        json_object file(o.allocator());
+        file.add("path", f.lexically_relative(root).generic_string())
+            .add("base64", base64(read_regular(f)));
+        list.push(file);
     }
-    d.AddMember("files", list, a);
+    o.add("args", sub.args).add("files", list);
     return to_compact_json(d) + "\n";
 }
 
 std::string job_request(const std::string& op, const std::string& job) {
     rapidjson::Document d(rapidjson::kObjectType);
-    d.AddMember("op", json_text(op, d.GetAllocator()), d.GetAllocator());
-    d.AddMember("job", json_text(job, d.GetAllocator()), d.GetAllocator());
+    json_object(d).add("op", op).add("job", job);
     return to_compact_json(d) + "\n";
 }
 
