@@ -457,9 +457,9 @@ TEST_CASE(
         return r.output;
     };
     CHECK_THAT(reply_to(R"({"op":"submit","args":"--max-iterations 3","files":[]})"),
-               Catch::Contains("field args: expected an array of strings"));
+               Catch::Contains("field args: expected an array, found a string"));
     CHECK_THAT(reply_to(R"({"op":"submit","args":["--max-iterations",3],"files":[]})"),
-               Catch::Contains("field args: expected an array of strings"));
+               Catch::Contains("field args[1]: expected a string, found an integer"));
     // The command line would end the word at the NUL and run --model.
     CHECK_THAT(reply_to(R"({"op":"submit","args":["--model\u0000x","gpt"],"files":[]})"),
                Catch::Contains("holds a NUL character"));

@@ -13,7 +13,9 @@
 #include <mutex>
 
 #include "common/exit_codes.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "orchestrator/service/dashboard_intake.hpp"
 #include "orchestrator/service/dashboard_workers.hpp"
 #include "orchestrator/service/job_intake.hpp"
@@ -58,32 +60,12 @@ std::string user_name(unsigned uid) {
 
 std::string refusal_reply(const refusal& r) {
     rapidjson::Document d(rapidjson::kObjectType);
-    auto& a = d.GetAllocator();
-    d.AddMember("ok", false, a);
-    d.AddMember("error", json_text(r.what(), a), a);
-    d.AddMember("exit", to_int(r.exit), a);
-    d.AddMember("table", json_text(r.check_table, a), a);
+    json_object(d)
+        .add("ok", false)
+        .add("error", r.what())
+        .add("exit", to_int(r.exit))
+        .add("table", r.check_table);
     return to_compact_json(d) + "\n";
-}
-
-std::string string_field(const Value& o, const char* key) {
-    const auto it = o.FindMember(key);
-    if (it == o.MemberEnd()) return "";
-    if (!it->value.IsString()) throw refusal(std::string("field ") + key + ": expected a string");
-    return it->value.GetString();
-}
-
-// The job's extra flags: an array of strings, or absent (none).
-std::vector<std::string> read_args(const Value& request) {
-    std::vector<std::string> args;
-    const auto it = request.FindMember("args");
-    if (it == request.MemberEnd()) return args;
-    if (!it->value.IsArray()) throw refusal("field args: expected an array of strings");
-    for (const Value& a : it->value.GetArray()) {
-        if (!a.IsString()) throw refusal("field args: expected an array of strings");
-        args.emplace_back(a.GetString(), a.GetStringLength());  // a NUL: daemon_flag_problem
-    }
-    return args;
 }
 
 std::string decode_base64(const std::string& name, const std::string& text) {
@@ -100,21 +82,18 @@ std::string decode_base64(const std::string& name, const std::string& text) {
 }
 
 // The uploaded files, each name checked, their count and decoded total held to the limits.
-std::vector<uploaded_file> read_files(const Value& request, std::size_t max_bytes) {
-    const auto it = request.FindMember("files");
-    if (it == request.MemberEnd() || !it->value.IsArray())
-        throw refusal("field files: expected an array");
-    if (it->value.Size() > k_max_files)
-        throw refusal("field files: " + std::to_string(it->value.Size()) + " files; at most " +
+std::vector<uploaded_file> read_files(const json_field& request, std::size_t max_bytes) {
+    const json_field list = request["files"];
+    if (list.size() > k_max_files)
+        throw refusal("field files: " + std::to_string(list.size()) + " files; at most " +
                       std::to_string(k_max_files) + " per submission");
     std::vector<uploaded_file> files;
     std::size_t total = 0;
-    for (const Value& f : it->value.GetArray()) {
-        if (!f.IsObject()) throw refusal("field files: expected objects");
-        uploaded_file u{string_field(f, "path"), ""};
+    for (const json_field& f : list.items()) {
+        uploaded_file u{f.optional_text("path").value_or(""), ""};
         if (const std::string why = upload_name_problem(u.name); !why.empty())
             throw refusal("file name '" + u.name + "' refused: " + why);
-        u.data = decode_base64(u.name, string_field(f, "base64"));
+        u.data = decode_base64(u.name, f.optional_text("base64").value_or(""));
         total += u.data.size();
         if (total > max_bytes)
             throw refusal("the job's files exceed the limit of " + std::to_string(max_bytes) +
@@ -122,6 +101,37 @@ std::vector<uploaded_file> read_files(const Value& request, std::size_t max_byte
         files.push_back(std::move(u));
     }
     return files;
+}
+
+// What a submit request asks for: its kind, priority and flags.
+submission read_submission(const json_field& request, const submit_settings& settings,
+                           const peer& p) {
+    submission sub;
+    sub.kind = request.optional_text("kind").value_or("optimize");
+    if (sub.kind.empty()) sub.kind = "optimize";
+    if (const auto priority = request.optional_integer<int>("priority")) {
+        sub.priority = *priority;
+        // A submitter may lower its job, never put it ahead of others': only operators may.
+        if (sub.priority > 0 && !p.privileged)
+            throw refusal("field priority: above 0 only for operators (serve --operators)");
+    }
+    sub.args = request.optional_texts("args");  // a NUL: daemon_flag_problem
+    sub.job_time_limit_s = settings.job_time_limit_s;
+    if (const std::string why = job_args_problem(sub.args, sub.job_time_limit_s); !why.empty())
+        throw refusal("submit: " + why);
+    return sub;
+}
+
+// config and accepted: the names of uploaded files, checked as the files' own are.
+void read_upload_names(const json_field& request, submission& sub) {
+    for (const char* key : {"config", "accepted"}) {
+        const std::string rel = request.optional_text(key).value_or("");
+        if (rel.empty()) continue;
+        if (const std::string why = upload_name_problem(rel); !why.empty())
+            throw refusal(std::string("field ") + key + " '" + rel.substr(0, 200) +
+                          "' refused: " + why);
+        (key[0] == 'c' ? sub.config : sub.accepted) = rel;
+    }
 }
 
 // Removes a folder when the scope ends.
@@ -138,31 +148,20 @@ struct folder_guard {
 std::string submit_uploaded(const spool& s, const submit_settings& settings, const peer& p,
                             const Value& request) {
     submission sub;
-    sub.kind = string_field(request, "kind");
-    if (sub.kind.empty()) sub.kind = "optimize";
-    if (request.HasMember("priority")) {
-        if (!request["priority"].IsInt()) throw refusal("field priority: expected an integer");
-        sub.priority = request["priority"].GetInt();
-        // A submitter may lower its job, never put it ahead of others': only operators may.
-        if (sub.priority > 0 && !p.privileged)
-            throw refusal("field priority: above 0 only for operators (serve --operators)");
+    std::vector<uploaded_file> files;
+    try {  // a field of another kind is the client's mistake, refused with its path
+        const json_field fields(request, "");
+        sub = read_submission(fields, settings, p);
+        files = read_files(fields, settings.max_upload_bytes);
+        read_upload_names(fields, sub);
+    } catch (const json_error& e) {
+        throw refusal(e.what());
     }
-    sub.args = read_args(request);
-    sub.job_time_limit_s = settings.job_time_limit_s;
-    if (const std::string why = job_args_problem(sub.args, sub.job_time_limit_s); !why.empty())
-        throw refusal("submit: " + why);
-    const std::vector<uploaded_file> files = read_files(request, settings.max_upload_bytes);
     folder_guard box{s.new_staging()};
     write_uploads(box.path, files);
     const fs::path root = box.path / "files";
-    for (const char* key : {"config", "accepted"}) {
-        const std::string rel = string_field(request, key);
-        if (rel.empty()) continue;
-        if (const std::string why = upload_name_problem(rel); !why.empty())
-            throw refusal(std::string("field ") + key + " '" + rel.substr(0, 200) +
-                          "' refused: " + why);
-        (key[0] == 'c' ? sub.config : sub.accepted) = root / rel;
-    }
+    if (!sub.config.empty()) sub.config = root / sub.config;
+    if (!sub.accepted.empty()) sub.accepted = root / sub.accepted;
     sub.submitted_by = "cli";
     sub.submitter_uid = static_cast<int>(p.uid);
     sub.submitter = p.name;
@@ -171,8 +170,7 @@ std::string submit_uploaded(const spool& s, const submit_settings& settings, con
         std::string table;
         const std::string id = submit_job(s, sub, settings.optimizer, settings.harness, &table);
         rapidjson::Document d(rapidjson::kObjectType);
-        d.AddMember("ok", true, d.GetAllocator());
-        d.AddMember("job", json_text(id, d.GetAllocator()), d.GetAllocator());
+        json_object(d).add("ok", true).add("job", id);
         return to_compact_json(d) + "\n";
     } catch (const intake_error& e) {
         throw refusal(e.what(), exit_code::invalid_request, e.check_table);
@@ -182,10 +180,8 @@ std::string submit_uploaded(const spool& s, const submit_settings& settings, con
 // A reply holding `result` (JSON text) as its "result".
 std::string result_reply(const std::string& result) {
     rapidjson::Document d(rapidjson::kObjectType);
-    auto& a = d.GetAllocator();
-    rapidjson::Document r = parse_json(result, "result");
-    d.AddMember("ok", true, a);
-    d.AddMember("result", Value(r, a), a);
+    const rapidjson::Document r = parse_json(result, "result");
+    json_object(d).add("ok", true).add("result", static_cast<const Value&>(r));
     return to_compact_json(d) + "\n";
 }
 
@@ -358,10 +354,17 @@ void submit_server::impl::answer(std::shared_ptr<local::socket> sock, const peer
         if (const std::string why = try_parse_json(*d, request); !why.empty() || !d->IsObject())
             throw refusal("the request is not a JSON object");
         request.clear();
-        const std::string op = string_field(*d, "op");
+        std::string op, job;
+        try {
+            const json_field fields(*d, "");
+            op = fields.optional_text("op").value_or("");
+            if (op == "status" || op == "cancel") job = fields.optional_text("job").value_or("");
+        } catch (const json_error& e) {
+            throw refusal(e.what());
+        }
         if (op == "submit") return submit(sock, p, d);
-        if (op == "status") return reply(sock, answer_status(jobs, p, string_field(*d, "job")));
-        if (op == "cancel") return reply(sock, answer_cancel(jobs, p, string_field(*d, "job")));
+        if (op == "status") return reply(sock, answer_status(jobs, p, job));
+        if (op == "cancel") return reply(sock, answer_cancel(jobs, p, job));
         throw refusal("op '" + op.substr(0, 40) + "': expected submit, status or cancel");
     } catch (const refusal& r) {
         reply(sock, refusal_reply(r));
