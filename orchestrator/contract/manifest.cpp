@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 
 namespace cuopt {
@@ -432,9 +433,7 @@ manifest read_holdout_manifest(const fs::path& file, const manifest& main) {
         const rapidjson::Document base = load_document(main.file, main_ctx);
         for (const char* key :
              {"args", "launch", "tunables", "reference_launch", "vendor_baseline"})
-            if (base.HasMember(key) && !doc.HasMember(key))
-                doc.AddMember(rapidjson::Value(key, doc.GetAllocator()),
-                              rapidjson::Value(base[key], doc.GetAllocator()), doc.GetAllocator());
+            if (base.HasMember(key) && !doc.HasMember(key)) json_object(doc).add(key, base[key]);
     }
     read_body(doc, m, ctx, false, inherits ? &main.folder : nullptr);
     for (std::size_t i = 0; i < std::max(m.args.size(), main.args.size()); ++i) {

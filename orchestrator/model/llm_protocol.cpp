@@ -44,9 +44,9 @@ Value tool_parameters(const tool_spec& t, allocator& a) {
     v.RemoveMember("$schema");
     v.RemoveMember("title");
     if (v.HasMember("definitions") && !v.HasMember("$defs")) {
-        Value defs(v["definitions"], a);
+        Value defs(std::move(v["definitions"]));
         v.RemoveMember("definitions");
-        v.AddMember("$defs", defs, a);
+        json_object(v, a).add("$defs", std::move(defs));
     }
     return v;
 }
