@@ -3,7 +3,8 @@
 # fatal, plus libFuzzer's coverage hooks (fuzzer-no-link) and the fuzz targets, so the
 # sanitized test run (tools/sanitize.sh) and the fuzzing (tools/fuzz.sh) share one build
 # instead of compiling everything twice. The test programs' own code is not instrumented
-# (CUOPT_TEST_CODE_FLAGS): what is checked is the product they call and start. Configures
+# (CUOPT_TEST_CODE_FLAGS), nor the fake harness's CPU matmul (CUOPT_FAKE_HARNESS_FLAGS): what
+# is checked is the product they call and start. Configures
 # once; builds the targets named (all when none): tools/sanitized-build.sh fuzz-request
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,8 @@ if [[ ! -f $build/build.ninja ]]; then
     -DCUDAToolkit_ROOT="${CUDAToolkit_ROOT:-/usr/local/cuda}" \
     "-DCMAKE_CXX_FLAGS=-O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $sanitize" \
     "-DCMAKE_EXE_LINKER_FLAGS=$sanitize -Wl,--as-needed" \
-    "-DCUOPT_TEST_CODE_FLAGS=-O1;-g1;-fno-sanitize=all" >/dev/null
+    "-DCUOPT_TEST_CODE_FLAGS=-O1;-g1;-fno-sanitize=all" \
+    "-DCUOPT_FAKE_HARNESS_FLAGS=-O2;-fno-sanitize=all" >/dev/null
 fi
 if (($#)); then
   cmake --build "$build" -j "$(nproc)" --target "$@"
