@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/dtype.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 
 namespace cuopt {
@@ -29,19 +30,18 @@ std::string native_dtype(const std::string& type, const std::string& field) {
 
 // One v0.0 argument in the native layout; `field` names it in messages.
 Value convert_argument(const Value& in, const std::string& field, const std::string& default_name,
-                       rapidjson::Document::AllocatorType& a) {
+                       json_allocator& a) {
     const std::string kind = in["kind"].GetString();
-    Value arg(rapidjson::kObjectType);
     const std::string name =
         in.HasMember("name") && in["name"].IsString() ? in["name"].GetString() : default_name;
-    arg.AddMember("name", json_text(name, a), a);
+    json_object arg(a);
+    arg.add("name", name);
     if (kind == "scalar") {
         if (!in.HasMember("type") || !in.HasMember("value"))
             throw json_error(field + ": a scalar needs 'type' and 'value'");
-        arg.AddMember("dtype", json_text(native_dtype(in["type"].GetString(), field + ".type"), a),
-                      a);
-        arg.AddMember("value", Value(in["value"], a), a);
-        return arg;
+        arg.add("dtype", native_dtype(in["type"].GetString(), field + ".type"))
+            .add("value", in["value"]);
+        return arg.take();
     }
     const std::string type =
         in.HasMember("type") ? native_dtype(in["type"].GetString(), field + ".type") : "u8";
@@ -52,20 +52,17 @@ Value convert_argument(const Value& in, const std::string& field, const std::str
         throw json_error(field + ".bytes: " + std::to_string(bytes) + " is not a multiple of the " +
                          type + " element size " + std::to_string(size));
     const std::string direction = in.HasMember("direction") ? in["direction"].GetString() : "in";
-    arg.AddMember("dtype", json_text(type, a), a);
-    arg.AddMember("count", bytes / size, a);
+    arg.add("dtype", type).add("count", bytes / size);
     if (direction != "out") {
         if (!in.HasMember("input_file"))
             throw json_error(field + ": a buffer with direction '" + direction +
                              "' needs 'input_file'");
-        arg.AddMember("input_file", Value(in["input_file"], a), a);
+        arg.add("input_file", in["input_file"]);
     }
-    if (direction != "in") {
-        const std::string file = in.HasMember("output_file") ? in["output_file"].GetString()
-                                                             : "outputs/" + name + ".bin";
-        arg.AddMember("output_file", json_text(file, a), a);
-    }
-    return arg;
+    if (direction != "in")
+        arg.add("output_file", in.HasMember("output_file") ? in["output_file"].GetString()
+                                                           : "outputs/" + name + ".bin");
+    return arg.take();
 }
 
 }  // namespace
@@ -80,51 +77,43 @@ rapidjson::Document convert_upstream_request(const Value& doc, const std::filesy
     rapidjson::Document out(rapidjson::kObjectType);
     auto& a = out.GetAllocator();
 
-    Value kernel(rapidjson::kObjectType);
     const std::string source = doc["source"].GetString();
     const bool looks_inline =
         source.find('\n') != std::string::npos || source.find("__global__") != std::string::npos;
     std::error_code ec;  // a long inline source is no file name: never an error here
-    if (!looks_inline || std::filesystem::exists(folder / source, ec))
-        kernel.AddMember("source_file", json_text(source, a), a);
-    else
-        kernel.AddMember("source", json_text(source, a), a);
-    kernel.AddMember("entry", json_text(doc["kernel"].GetString(), a), a);
-    out.AddMember("schema_version", 1, a);
-    out.AddMember("kernel", kernel, a);
+    const bool is_file = !looks_inline || std::filesystem::exists(folder / source, ec);
+    json_object kernel(a);
+    kernel.add(is_file ? "source_file" : "source", source).add("entry", doc["kernel"].GetString());
 
-    Value timing(rapidjson::kObjectType);
-    if (doc.HasMember("warmup")) timing.AddMember("warmup", doc["warmup"].GetInt(), a);
-    if (doc.HasMember("iterations")) timing.AddMember("iterations", doc["iterations"].GetInt(), a);
-    out.AddMember("timing", timing, a);
+    json_object timing(a);
+    if (doc.HasMember("warmup")) timing.add("warmup", doc["warmup"].GetInt());
+    if (doc.HasMember("iterations")) timing.add("iterations", doc["iterations"].GetInt());
 
-    Value launch(rapidjson::kObjectType);
-    launch.AddMember("grid", Value(doc["grid"], a), a);
-    launch.AddMember("block", Value(doc["block"], a), a);
+    json_object launch(a);
+    launch.add("grid", doc["grid"]).add("block", doc["block"]);
     if (doc.HasMember("shared_memory_bytes")) {
         const Value& bytes = doc["shared_memory_bytes"];
         if (!bytes.IsUint())
             throw json_error(
                 source_name +
                 ": field shared_memory_bytes: expected a whole number of bytes below 2^32");
-        launch.AddMember("dynamic_shared_bytes", bytes.GetUint(), a);
+        launch.add("dynamic_shared_bytes", bytes.GetUint());
     }
 
-    Value args(rapidjson::kArrayType);
+    json_array args(a);
     const auto& in_args = doc["arguments"].GetArray();
     for (rapidjson::SizeType i = 0; i < in_args.Size(); ++i)
-        args.PushBack(convert_argument(in_args[i],
-                                       source_name + ": field arguments[" + std::to_string(i) + "]",
-                                       "arg" + std::to_string(i), a),
-                      a);
+        args.push(convert_argument(in_args[i],
+                                   source_name + ": field arguments[" + std::to_string(i) + "]",
+                                   "arg" + std::to_string(i), a));
 
-    Value one_case(rapidjson::kObjectType);
-    one_case.AddMember("name", "main", a);
-    one_case.AddMember("launch", launch, a);
-    one_case.AddMember("args", args, a);
-    Value cases(rapidjson::kArrayType);
-    cases.PushBack(one_case, a);
-    out.AddMember("cases", cases, a);
+    json_object one_case(a);
+    one_case.add("name", "main").add("launch", std::move(launch)).add("args", std::move(args));
+    json_object(out)
+        .add("schema_version", 1)
+        .add("kernel", std::move(kernel))
+        .add("timing", std::move(timing))
+        .add("cases", json_array(a).push(std::move(one_case)));
     return out;
 }
 

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <ostream>
 
 #include "common/file_io.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/harness_sandbox.hpp"
@@ -41,17 +41,16 @@ std::string parse_line(const std::string& line, harness_options& o) {
 
 std::string reply_line(const harness_options& o, const served_request& s, long long served) {
     rapidjson::Document doc(rapidjson::kObjectType);
-    auto& a = doc.GetAllocator();
-    doc.AddMember("request", json_text(o.request, a), a);
-    doc.AddMember("response",
-                  json_text(o.request.empty() ? std::string() : response_path(o).string(), a), a);
-    doc.AddMember("exit_code", to_int(s.code), a);
-    doc.AddMember("exit_name", json_text(exit_code_name(s.code), a), a);
-    doc.AddMember("status", json_text(s.status, a), a);
-    doc.AddMember("wall_ms", s.wall_ms, a);
-    doc.AddMember("served", static_cast<std::int64_t>(served), a);
-    doc.AddMember("messages", json_text(s.messages, a), a);
-    if (!s.retire_reason.empty()) doc.AddMember("retired", json_text(s.retire_reason, a), a);
+    json_object(doc)
+        .add("request", o.request)
+        .add("response", o.request.empty() ? std::string() : response_path(o).string())
+        .add("exit_code", to_int(s.code))
+        .add("exit_name", exit_code_name(s.code))
+        .add("status", s.status)
+        .add("wall_ms", s.wall_ms)
+        .add("served", served)
+        .add("messages", s.messages)
+        .add_if(!s.retire_reason.empty(), "retired", s.retire_reason);
     return to_compact_json(doc);
 }
 
