@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include "common/exit_codes.hpp"
+
 namespace cuopt {
 
 namespace {
@@ -106,6 +108,18 @@ CLI::Validator number_above_at_most(double low, double high) {
                                                : "expected " + expected + ", got " + text;
         },
         "(" + number_text(low) + ", " + number_text(high) + "]");
+}
+
+std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const* argv) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return to_int(exit_code::usage);
+    }
+    return std::nullopt;
 }
 
 }  // namespace cuopt

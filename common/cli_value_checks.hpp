@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace cuopt {
@@ -30,5 +31,9 @@ CLI::Validator number_above_at_most(double low, double high);
 
 /// `x` as a person writes it: 0.5, 10000, 1e+12 (no trailing zeros, no 300 digits).
 std::string number_text(double x);
+
+/// Parses a program's command line into `app`: nullopt to go on, else the status to return at
+/// once (0 after --help, the usage exit code after an error, which CLI11 has printed).
+std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const* argv);
 
 }  // namespace cuopt

@@ -142,14 +142,7 @@ int main(int argc, char** argv) {
     CLI::App app{"cuda-harness: compile, launch, time and dump one CUDA kernel request"};
     harness_options options;
     define_options(app, options);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::Success& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        app.exit(e);
-        return to_int(exit_code::usage);
-    }
+    if (const auto done = cuopt::parse_command_line(app, argc, argv)) return *done;
     if (options.device_info) return print_device_info(options);
     if (options.worker) {
         if (!options.request.empty() || !options.response.empty()) {

@@ -157,14 +157,7 @@ int main(int argc, char** argv) {
         std::cerr << "cuda-optimizer: " << bad << "\n";
         return cuopt::to_int(cuopt::exit_code::usage);
     }
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::Success& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        app.exit(e);
-        return cuopt::to_int(cuopt::exit_code::usage);
-    }
+    if (const auto done = cuopt::parse_command_line(app, argc, argv)) return *done;
     if (const std::optional<int> code = settle_options(
             optimize, check, options, std::vector<std::string>(argv + 1, argv + argc)))
         return *code;
