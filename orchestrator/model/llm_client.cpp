@@ -130,6 +130,14 @@ Value usage_json(const std::optional<model_reply>& reply, json_allocator& a) {
     return usage.take();
 }
 
+// The members every exchange record opens with (its iteration null before the search).
+json_object& add_exchange_header(json_object& o, int index, int iteration, std::string_view kind) {
+    return o.add("schema_version", 1)
+        .add("index", index)
+        .add("iteration", iteration >= 0 ? std::optional<int>(iteration) : std::nullopt)
+        .add("kind", kind);
+}
+
 }  // namespace
 
 void llm_client::record(const http_request& request, const exchange_result& result,
@@ -137,10 +145,7 @@ void llm_client::record(const http_request& request, const exchange_result& resu
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     json_object o(d);
-    o.add("schema_version", 1)
-        .add("index", ++m_exchanges)
-        .add("iteration", m_iteration >= 0 ? std::optional<int>(m_iteration) : std::nullopt)
-        .add("kind", "model")
+    add_exchange_header(o, ++m_exchanges, m_iteration, "model")
         .add("provider", k_llm_providers.name(m_settings.provider))
         .add("model", m_settings.model)
         .add("request", json_or_text(record_request(request, {m_key}), a));  // our own: parses
@@ -180,10 +185,7 @@ void llm_client::record_tool_exchange(const std::string& tool, const std::string
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();
     json_object o(d);
-    o.add("schema_version", 1)
-        .add("index", ++m_exchanges)
-        .add("iteration", m_iteration >= 0 ? std::optional<int>(m_iteration) : std::nullopt)
-        .add("kind", tool)
+    add_exchange_header(o, ++m_exchanges, m_iteration, tool)
         .add("request", json_or_text(request_json, a))
         .add("response", json_or_text(response_json, a));
     write_exchange(to_pretty_json(d));
