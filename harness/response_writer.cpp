@@ -11,9 +11,8 @@ namespace cuopt {
 namespace {
 
 using rapidjson::Value;
-using allocator = rapidjson::Document::AllocatorType;
 
-Value device_json(const device_fingerprint& d, allocator& a) {
+Value device_json(const device_fingerprint& d, json_allocator& a) {
     json_object v(a);
     v.add("index", d.index).add("name", d.name).add("uuid", d.uuid).add("pci_bus_id", d.pci_bus_id);
     v.add("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
@@ -36,7 +35,7 @@ std::optional<int64_t> known(long long x) {
     return x < 0 ? std::nullopt : std::optional<int64_t>(x);
 }
 
-Value resources_json(const harness_report& r, allocator& a) {
+Value resources_json(const harness_report& r, json_allocator& a) {
     const auto& p = r.compile->ptxas;
     const auto& k = r.attributes;
     using figure = std::optional<int64_t>;
@@ -53,7 +52,7 @@ Value resources_json(const harness_report& r, allocator& a) {
     return res.add("source", k ? "driver" : "ptxas").take();
 }
 
-Value compile_json(const harness_report& r, allocator& a) {
+Value compile_json(const harness_report& r, json_allocator& a) {
     const compile_result& c = *r.compile;
     json_object v(a);
     v.add("ok", c.ok).add("entry", r.entry).add("lowered_name", c.lowered_name).add("arch", c.arch);
@@ -64,7 +63,7 @@ Value compile_json(const harness_report& r, allocator& a) {
 }
 
 // One channel's samples and their summary; null for a channel that did not run.
-Value channel_json(const std::vector<double>& samples, allocator& a) {
+Value channel_json(const std::vector<double>& samples, json_allocator& a) {
     if (samples.empty()) return Value();
     const sample_statistics s = summarize(samples);
     json_object v(a);
@@ -72,7 +71,7 @@ Value channel_json(const std::vector<double>& samples, allocator& a) {
     return v.add("samples_ms", samples).take();
 }
 
-Value state_json(const gpu_state& s, allocator& a) {
+Value state_json(const gpu_state& s, json_allocator& a) {
     json_object v(a);
     v.add("sm_clock_mhz", s.sm_clock_mhz).add("mem_clock_mhz", s.mem_clock_mhz);
     v.add("temperature_c", s.temperature_c).add("power_w", s.power_w);
@@ -83,7 +82,7 @@ Value state_json(const gpu_state& s, allocator& a) {
 
 // The GPU's state before and after the timed loop, and whether power, heat or a hardware
 // slowdown held the clocks down at either end.
-Value gpu_state_json(const case_outcome& c, allocator& a) {
+Value gpu_state_json(const case_outcome& c, json_allocator& a) {
     if (!c.state_before || !c.state_after) return Value();
     const std::uint64_t slowing =
         slowing_reasons(c.state_before->throttle_mask | c.state_after->throttle_mask);
@@ -115,7 +114,7 @@ void add_channels(const case_outcome& c, json_object& t) {
     t.add("channels_agree", overhead >= -slack && overhead <= k_event_overhead_max_ms + slack);
 }
 
-Value timing_json(const case_outcome& c, allocator& a) {
+Value timing_json(const case_outcome& c, json_allocator& a) {
     json_object t(a);
     t.add("warmup", c.warmup).add("iterations", c.iterations).add("timer", c.timer);
     t.add("timer_note", c.timer_note.empty() ? Value() : json_text(c.timer_note, a));
@@ -131,7 +130,7 @@ Value timing_json(const case_outcome& c, allocator& a) {
     return t.add("gpu_state", gpu_state_json(c, a)).take();
 }
 
-Value outputs_json(const case_outcome& c, const harness_report& r, allocator& a) {
+Value outputs_json(const case_outcome& c, const harness_report& r, json_allocator& a) {
     json_array outs(a);
     for (const auto& o : c.outputs) {
         json_object ov(a);
@@ -144,7 +143,7 @@ Value outputs_json(const case_outcome& c, const harness_report& r, allocator& a)
     return outs.take();
 }
 
-Value case_json(const case_outcome& c, const harness_report& r, allocator& a) {
+Value case_json(const case_outcome& c, const harness_report& r, json_allocator& a) {
     json_object v(a);
     v.add("name", c.name).add("status", k_case_run_statuses.name(c.status));
     v.add("error", c.error.empty() ? Value() : json_text(c.error, a)).add("measured", c.measured);
@@ -182,7 +181,7 @@ std::string write_device_json(const device_fingerprint& device, const device_mea
     return to_pretty_json(v);
 }
 
-Value confinement_json(const confinement& c, allocator& a) {
+Value confinement_json(const confinement& c, json_allocator& a) {
     json_object v(a);
     v.add("mode", c.mode);
     if (c.confined())
@@ -194,14 +193,14 @@ Value confinement_json(const confinement& c, allocator& a) {
 
 namespace {
 
-Value vendor_json(const harness_report& r, allocator& a) {
+Value vendor_json(const harness_report& r, json_allocator& a) {
     json_object v(a);
     v.add("library", r.vendor->library).add("file", r.vendor->file);
     v.add("version", r.vendor->version).add("math_mode", r.vendor->math_mode);
     return v.add("notes", r.vendor->notes).take();
 }
 
-Value timing_config_json(const harness_report& r, allocator& a) {
+Value timing_config_json(const harness_report& r, json_allocator& a) {
     if (!r.timing) return Value();
     json_object t(a);
     t.add("warmup", r.timing->warmup).add("iterations", r.timing->iterations);

@@ -11,17 +11,16 @@ namespace cuopt {
 
 namespace fs = std::filesystem;
 using rapidjson::Value;
-using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
-Value launch_json(const launch_expressions& l, allocator& a) {
+Value launch_json(const launch_expressions& l, json_allocator& a) {
     json_object v(a);
     v.add("grid", l.grid).add("block", l.block).add("dynamic_shared_bytes", l.dynamic_shared_bytes);
     return v.take();
 }
 
-Value candidate_json(const candidate& c, allocator& a) {
+Value candidate_json(const candidate& c, json_allocator& a) {
     json_object v(a);
     v.add("proposer", to_string(c.proposer)).add("label", c.label).add("rationale", c.rationale);
     v.add("parent_iteration", c.parent_iteration).add("entry", c.entry).add("source", c.source);

@@ -12,7 +12,6 @@
 namespace cuopt {
 
 using rapidjson::Value;
-using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
@@ -29,17 +28,17 @@ std::string console_name_of(const search_outcome& o, std::size_t i) {
            std::to_string(r.attempt) + ")";
 }
 
-Value id_json(const search_outcome& o, std::optional<std::size_t> i, allocator& a) {
+Value id_json(const search_outcome& o, std::optional<std::size_t> i, json_allocator& a) {
     return i ? json_text(id_of(o, i), a) : Value();
 }
 
-Value estimate_json(const ratio_estimate& e, allocator& a) {
+Value estimate_json(const ratio_estimate& e, json_allocator& a) {
     json_object v(a);
     v.add("ratio", e.ratio).add("low", e.low).add("high", e.high);
     return v.add("verdict", to_string(e.verdict)).take();
 }
 
-Value gates_json(const std::vector<gate_result>& gates, allocator& a) {
+Value gates_json(const std::vector<gate_result>& gates, json_allocator& a) {
     json_array out(a);
     for (const gate_result& g : gates) {
         json_object gv(a);
@@ -49,7 +48,7 @@ Value gates_json(const std::vector<gate_result>& gates, allocator& a) {
     return out.take();
 }
 
-Value sanitizer_json(const std::vector<sanitizer_result>& runs, allocator& a) {
+Value sanitizer_json(const std::vector<sanitizer_result>& runs, json_allocator& a) {
     json_array out(a);
     for (const sanitizer_result& s : runs) {
         json_object sv(a);
@@ -59,7 +58,7 @@ Value sanitizer_json(const std::vector<sanitizer_result>& runs, allocator& a) {
     return out.take();
 }
 
-Value check_json(const candidate_check& c, const search_outcome& o, allocator& a) {
+Value check_json(const candidate_check& c, const search_outcome& o, json_allocator& a) {
     json_object v(a);
     v.add("attempt", id_json(o, c.attempt, a)).add("label", o.history[c.attempt].cand.label);
     v.add("outcome", c.passed ? "passed" : "disqualified");
@@ -71,7 +70,7 @@ Value check_json(const candidate_check& c, const search_outcome& o, allocator& a
     return v.add("repetition_ratio", c.repetition_ratio).take();
 }
 
-Value significance_json(const significance_report& s, allocator& a) {
+Value significance_json(const significance_report& s, json_allocator& a) {
     json_object v(a);
     v.add("runs", s.runs).add("warmups", s.warmups).add("reliable", s.reliable);
     v.add("throttled_cases", s.throttled_cases).add("device", s.device).add("margin", s.margin);
@@ -103,7 +102,7 @@ std::optional<double> measured(const evidence_report& ev, const search_outcome& 
 
 // The re-measured top candidates, fastest first, each with its speedup over the initial kernel
 // (null for one dropped after a failed run, with why).
-Value reranked_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
+Value reranked_json(const evidence_report& ev, const search_outcome& o, json_allocator& a) {
     json_array list(a);
     if (!ev.rerank) return list.take();
     for (const rerank_entry& e : ev.rerank->entries) {
@@ -115,14 +114,14 @@ Value reranked_json(const evidence_report& ev, const search_outcome& o, allocato
     return list.take();
 }
 
-Value runner_up_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
+Value runner_up_json(const evidence_report& ev, const search_outcome& o, json_allocator& a) {
     if (!ev.rerank || !ev.rerank->runner_up || !ev.rerank->over_runner_up) return Value();
     json_object v(a);
     v.add("runner_up", id_json(o, ev.rerank->runner_up, a));
     return v.add("estimate", estimate_json(*ev.rerank->over_runner_up, a)).take();
 }
 
-Value sol_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
+Value sol_json(const evidence_report& ev, const search_outcome& o, json_allocator& a) {
     json_array cases(a);
     for (const auto& [name, f] : ev.floors) {
         const auto ti = measured(ev, o, o.initial, name, false);
@@ -137,7 +136,7 @@ Value sol_json(const evidence_report& ev, const search_outcome& o, allocator& a)
     return cases.take();
 }
 
-Value vendor_json(const evidence_report& ev, const search_outcome& o, allocator& a) {
+Value vendor_json(const evidence_report& ev, const search_outcome& o, json_allocator& a) {
     if (!ev.vendor.ran) return Value();
     json_object v(a);
     v.add("verdict", ev.vendor.verdict).add("reason", ev.vendor.reason);
@@ -154,7 +153,7 @@ Value vendor_json(const evidence_report& ev, const search_outcome& o, allocator&
 }  // namespace
 
 Value evidence_json(const evidence_report& ev, const search_outcome& o, const manifest& m,
-                    allocator& a) {
+                    json_allocator& a) {
     (void)m;
     json_object v(a);
     v.add("ran", ev.ran).add("skipped", ev.skipped.empty() ? Value() : json_text(ev.skipped, a));

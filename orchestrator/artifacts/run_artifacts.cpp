@@ -27,12 +27,11 @@ namespace cuopt {
 
 namespace fs = std::filesystem;
 using rapidjson::Value;
-using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
 // A setting as run.json records it: text as a string, every other kind as itself.
-Value setting_json(const setting_value& v, allocator& a) {
+Value setting_json(const setting_value& v, json_allocator& a) {
     return std::visit(
         [&a](const auto& x) {
             if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>)
@@ -42,7 +41,7 @@ Value setting_json(const setting_value& v, allocator& a) {
         },
         v);
 }
-Value compile_json(const compile_summary& c, allocator& a) {
+Value compile_json(const compile_summary& c, json_allocator& a) {
     json_object comp(a);
     comp.add("ok", c.ok).add("cache_hit", c.cache_hit).add("wall_ms", c.wall_ms);
     comp.add("registers", c.registers).add("static_shared_bytes", c.static_shared_bytes);
@@ -54,7 +53,7 @@ std::optional<double> finite(double x) {
     return std::isfinite(x) ? std::optional<double>(x) : std::nullopt;
 }
 
-Value output_json(const output_check& oc, const fs::path& run, allocator& a) {
+Value output_json(const output_check& oc, const fs::path& run, json_allocator& a) {
     json_object o(a);
     o.add("arg", oc.arg).add("file", oc.file.lexically_relative(run).generic_string());
     o.add("unwritten", static_cast<uint64_t>(oc.unwritten));
@@ -67,7 +66,7 @@ Value output_json(const output_check& oc, const fs::path& run, allocator& a) {
     return o.add("relative_l2_error", finite(vr.relative_l2_error)).take();
 }
 
-Value case_json(const case_evaluation& ce, const fs::path& run, allocator& a) {
+Value case_json(const case_evaluation& ce, const fs::path& run, json_allocator& a) {
     Value v(rapidjson::kObjectType);
     json_object c(v, a);
     c.add("name", ce.name);
@@ -83,13 +82,13 @@ Value case_json(const case_evaluation& ce, const fs::path& run, allocator& a) {
 }
 
 // What compile-ahead did for an attempt; null where its run compiled it.
-Value compile_ahead_json(const std::optional<compile_ahead_record>& c, allocator& a) {
+Value compile_ahead_json(const std::optional<compile_ahead_record>& c, json_allocator& a) {
     if (!c) return Value();
     json_object v(a);
     return v.add("ok", c->ok).add("wall_ms", c->wall_ms).add("waited_ms", c->waited_ms).take();
 }
 
-Value attempt_candidate_json(const attempt_result& r, const fs::path& run, allocator& a) {
+Value attempt_candidate_json(const attempt_result& r, const fs::path& run, json_allocator& a) {
     json_object cand(a);
     cand.add("entry", r.cand.entry);
     cand.add("source_file", (r.folder / "kernel.cu").lexically_relative(run).generic_string());
@@ -98,7 +97,7 @@ Value attempt_candidate_json(const attempt_result& r, const fs::path& run, alloc
     return cand.take();
 }
 
-Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
+Value attempt_json(const attempt_result& r, const fs::path& run, json_allocator& a) {
     json_object v(a);
     v.add("iteration", r.iteration).add("attempt", r.attempt).add("device", r.device);
     v.add("proposer", to_string(r.cand.proposer)).add("label", r.cand.label);
@@ -119,7 +118,7 @@ Value attempt_json(const attempt_result& r, const fs::path& run, allocator& a) {
     return v.add("cases", cases).take();
 }
 
-Value attempt_ref(const search_outcome& o, std::optional<std::size_t> index, allocator& a) {
+Value attempt_ref(const search_outcome& o, std::optional<std::size_t> index, json_allocator& a) {
     if (!index) return Value();
     const attempt_result& r = o.history[*index];
     json_object v(a);
@@ -131,7 +130,7 @@ Value attempt_ref(const search_outcome& o, std::optional<std::size_t> index, all
 
 // summary.json's outputs of manifest case `mc`: each output argument with its oracle file.
 Value summary_outputs_json(const manifest& m, const manifest_case& mc, const oracle_files& oracle,
-                           const fs::path& run, allocator& a) {
+                           const fs::path& run, json_allocator& a) {
     json_array outs(a);
     for (const manifest_arg& ma : m.args) {
         if (!ma.has_output()) continue;
@@ -149,7 +148,7 @@ Value summary_outputs_json(const manifest& m, const manifest_case& mc, const ora
 
 // summary.json's entry for manifest case i: medians initial vs best, its outputs' oracles.
 Value summary_case_json(const search_outcome& o, const manifest& m, std::size_t i,
-                        const oracle_files& oracle, const fs::path& run, allocator& a) {
+                        const oracle_files& oracle, const fs::path& run, json_allocator& a) {
     const manifest_case& mc = m.cases[i];
     json_object c(a);
     c.add("index", static_cast<uint64_t>(i)).add("name", mc.name);
@@ -165,7 +164,7 @@ Value summary_case_json(const search_outcome& o, const manifest& m, std::size_t 
     return c.add("outputs", summary_outputs_json(m, mc, oracle, run, a)).take();
 }
 
-Value resumes_json(const std::vector<resume_entry>& resumes, allocator& a) {
+Value resumes_json(const std::vector<resume_entry>& resumes, json_allocator& a) {
     json_array out(a);
     for (const resume_entry& r : resumes) {
         json_object v(a);
@@ -224,7 +223,7 @@ static void add_verdict(rapidjson::Document& doc) {
 namespace {
 
 // summary.json's "counts": attempts, valid, and the rejected ones by verdict.
-Value counts_json(const search_outcome& o, allocator& a) {
+Value counts_json(const search_outcome& o, json_allocator& a) {
     const auto [valid, rejected] = o.counts();
     json_object counts(a);
     counts.add("attempts", static_cast<int>(o.history.size())).add("valid", valid);
@@ -232,7 +231,7 @@ Value counts_json(const search_outcome& o, allocator& a) {
 }
 
 // A JSON text another part wrote (model usage, device facts) as a value; null for none.
-Value parsed_or_null(const std::string& text, allocator& a) {
+Value parsed_or_null(const std::string& text, json_allocator& a) {
     rapidjson::Document parsed;
     try_parse_json(parsed, text);
     return parsed.IsNull() ? Value() : Value(parsed, a);

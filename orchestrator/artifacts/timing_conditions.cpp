@@ -10,7 +10,6 @@
 namespace cuopt {
 
 using rapidjson::Value;
-using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
@@ -46,7 +45,7 @@ void add_reading(gpu_state_summary& s, const response_gpu_reading& r) {
     raise_to(s.power_limit_w, r.power_limit_w);
 }
 
-Value reading_json(const std::optional<response_gpu_reading>& r, allocator& a) {
+Value reading_json(const std::optional<response_gpu_reading>& r, json_allocator& a) {
     if (!r) return Value();
     json_object v(a);
     v.add("sm_clock_mhz", r->sm_clock_mhz).add("mem_clock_mhz", r->mem_clock_mhz);
@@ -118,7 +117,7 @@ std::optional<gpu_state_summary> summarize_gpu_state(const std::vector<attempt_r
     return s;
 }
 
-Value timer_json(const std::optional<timer_use>& t, allocator& a) {
+Value timer_json(const std::optional<timer_use>& t, json_allocator& a) {
     if (!t) return Value();
     json_object v(a);
     v.add("name", t->name).add("note", t->note).add("library", t->library).add("cases", t->cases);
@@ -126,7 +125,7 @@ Value timer_json(const std::optional<timer_use>& t, allocator& a) {
     return v.add("channels_disagree", t->channels_disagree).take();
 }
 
-Value gpu_state_json(const std::optional<gpu_state_summary>& g, allocator& a) {
+Value gpu_state_json(const std::optional<gpu_state_summary>& g, json_allocator& a) {
     if (!g) return Value();
     json_object v(a);
     v.add("source", g->source).add("note", g->note).add("cases", g->cases);
@@ -170,7 +169,7 @@ std::optional<gpu_state_summary> gpu_state_from_json(const Value& doc) {
     return g;
 }
 
-void add_case_timing(Value& entry, const case_evaluation& ce, allocator& a) {
+void add_case_timing(Value& entry, const case_evaluation& ce, json_allocator& a) {
     const response_timing_details& d = ce.timing;
     auto word = [](const char* name) { return Value(rapidjson::StringRef(name)); };
     json_object e(entry, a);

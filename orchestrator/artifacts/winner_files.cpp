@@ -16,7 +16,6 @@ namespace cuopt {
 
 namespace fs = std::filesystem;
 using rapidjson::Value;
-using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
@@ -59,13 +58,13 @@ std::vector<case_launch> case_launches(const candidate& c, const manifest& m) {
     return out;
 }
 
-Value expressions_json(const launch_expressions& l, allocator& a) {
+Value expressions_json(const launch_expressions& l, json_allocator& a) {
     json_object v(a);
     v.add("grid", l.grid).add("block", l.block).add("dynamic_shared_bytes", l.dynamic_shared_bytes);
     return v.take();
 }
 
-Value case_launch_json(const case_launch& cl, std::size_t index, allocator& a) {
+Value case_launch_json(const case_launch& cl, std::size_t index, json_allocator& a) {
     json_object v(a);
     v.add("name", cl.mc->name);
     v.add("kind", cl.mc->kind == case_kind::performance ? "performance" : "correctness");
@@ -210,7 +209,7 @@ std::string winner_comment(const attempt_result& r, const manifest& m, const fs:
 
 }  // namespace
 
-void add_winner_fields(Value& v, const candidate& c, const manifest& m, allocator& a) {
+void add_winner_fields(Value& v, const candidate& c, const manifest& m, json_allocator& a) {
     json_object w(v, a);
     w.add("entry", c.entry).add("defines", harness_defines(c));
     w.add("compile_options", c.compile_options).add("tunables", bound_tunables(c, m));

@@ -12,11 +12,10 @@
 namespace cuopt {
 
 using rapidjson::Value;
-using allocator = rapidjson::Document::AllocatorType;
 
 namespace {
 
-Value parsed(const std::string& json, allocator& a, const std::string& what) {
+Value parsed(const std::string& json, json_allocator& a, const std::string& what) {
     rapidjson::Document d;
     if (const std::string why = try_parse_json(d, json); !why.empty())
         throw model_protocol_error(what + " is not valid JSON (" + why +
@@ -26,7 +25,7 @@ Value parsed(const std::string& json, allocator& a, const std::string& what) {
 
 // A previous reply's items (Responses output items, Anthropic content blocks), kept as the model
 // sent them, moved onto the end of `into`.
-void append_verbatim(const std::string& raw_json, Value& into, allocator& a,
+void append_verbatim(const std::string& raw_json, Value& into, json_allocator& a,
                      const std::string& what) {
     Value raw = parsed(raw_json, a, what);
     if (raw.IsArray())
@@ -35,7 +34,7 @@ void append_verbatim(const std::string& raw_json, Value& into, allocator& a,
 
 // A tool's parameters as the APIs want them: no $schema or title at the top, definitions under
 // $defs (references rewritten to match).
-Value tool_parameters(const tool_spec& t, allocator& a) {
+Value tool_parameters(const tool_spec& t, json_allocator& a) {
     std::string text = t.parameters_schema;
     for (std::size_t p; (p = text.find("#/definitions/")) != std::string::npos;)
         text.replace(p, 14, "#/$defs/");
@@ -66,7 +65,7 @@ http_request json_post(const llm_settings& s, const rapidjson::Document& d) {
     return r;
 }
 
-Value openai_message(const chat_turn& t, allocator& a) {
+Value openai_message(const chat_turn& t, json_allocator& a) {
     json_object m(a);
     if (t.who == chat_turn::role::tool_result) {
         m.add("role", "tool").add("tool_call_id", t.tool_call_id).add("content", t.text);
@@ -118,7 +117,7 @@ http_request openai_request(const llm_settings& s, const std::string& key,
 }
 
 // One conversation turn as Responses API input items (appended to `input`).
-void add_response_items(const chat_turn& t, Value& input, allocator& a) {
+void add_response_items(const chat_turn& t, Value& input, json_allocator& a) {
     if (t.who == chat_turn::role::tool_result) {
         json_object item(a);
         item.add("type", "function_call_output")
@@ -195,7 +194,7 @@ http_request responses_request(const llm_settings& s, const std::string& key,
 // blocks must come back complete and unchanged before the tool results. A reply without a tool
 // call (one cut while thinking) loses its trailing thinking: only a tool-use turn's thinking
 // must come back, and a turn of thinking alone is refused.
-void append_reply_blocks(const std::string& raw_json, Value& content, allocator& a) {
+void append_reply_blocks(const std::string& raw_json, Value& content, json_allocator& a) {
     append_verbatim(raw_json, content, a, "a previous reply's content blocks");
     const auto type_of = [](const Value& block) {
         return block.IsObject() && block.HasMember("type") && block["type"].IsString()
@@ -229,7 +228,7 @@ void add_anthropic_sampling(const llm_settings& s, json_object& d) {
 }
 
 // A turn's content blocks: a tool result, a reply as sent, or text and tool calls.
-Value anthropic_content(const chat_turn& t, allocator& a) {
+Value anthropic_content(const chat_turn& t, json_allocator& a) {
     Value content(rapidjson::kArrayType);
     if (t.who == chat_turn::role::tool_result) {
         json_object block(a);
