@@ -134,13 +134,16 @@ void cubin_cache::store(const compile_result& result) const noexcept {
 compile_result compile_cached(const kernel_spec& kernel, const std::string& arch,
                               const cubin_cache* cache, const fs::path* confined_to) {
     auto compile = [&] {
-        return confined_to ? compile_confined(kernel, arch, *confined_to)
-                           : compile_kernel(kernel, arch);
+        compile_result r = confined_to ? compile_confined(kernel, arch, *confined_to)
+                                       : compile_kernel(kernel, arch);
+        r.nvrtc_version = nvrtc_version_string();  // in a confined compile, the child's too
+        return r;
     };
     if (!cache || !cubin_cache::cacheable(kernel)) return compile();
     const auto start = std::chrono::steady_clock::now();
     const std::string key = cubin_cache::key_for(kernel, arch, confined_to != nullptr);
     if (auto hit = cache->find(key)) {
+        hit->nvrtc_version = nvrtc_version_string();  // as the key says
         hit->wall_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();

@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <glob.h>
 #include <link.h>
-#include <nvrtc.h>
 #include <sys/auxv.h>
 
 #include <algorithm>
@@ -173,10 +172,10 @@ std::vector<landlock_rule> compile_rules(const fs::path& request_folder) {
     std::vector<landlock_rule> rules{{request_folder, landlock_access::read},
                                      {toolkit_include_dir(), landlock_access::read},
                                      {"/etc/ld.so.cache", landlock_access::read}};
-    Dl_info nvrtc{};
-    if (::dladdr(reinterpret_cast<void*>(&nvrtcVersion), &nvrtc) && nvrtc.dli_fname) {
-        std::error_code ec;
-        const fs::path folder = fs::canonical(nvrtc.dli_fname, ec).parent_path();
+    std::error_code ec;
+    const std::string& nvrtc = nvrtc_library();  // loaded now, before the child confines itself
+    if (!nvrtc.empty()) {
+        const fs::path folder = fs::canonical(nvrtc, ec).parent_path();
         for (const auto& entry : fs::directory_iterator(folder, ec))
             if (entry.path().filename().string().rfind("libnvrtc-builtins", 0) == 0)
                 rules.push_back({entry.path(), landlock_access::read});
@@ -225,6 +224,12 @@ const confinement& confine_harness(const harness_options& o) {
         std::error_code ec;
         fs::create_directories(cache, ec);
         if (!ec) writable.push_back(cache);
+    }
+    // NVRTC is loaded while its library can still be read (cache keys and responses name its
+    // version); where it cannot be, the first compile says why.
+    try {
+        nvrtc_library();
+    } catch (const nvrtc_error&) {
     }
     c = restrict_self(harness_rules(root, writable, o.compile_only), true);
     if (c.confined()) the_root() = root;

@@ -37,6 +37,7 @@ struct compile_result {
     double wall_ms = 0.0;
     bool cache_hit = false;
     std::string cache_key;
+    std::string nvrtc_version;  // of the NVRTC that compiled it, "13.0" (set by compile_cached)
 };
 
 /// Thrown for NVRTC failures that are not compile errors (out of memory, bad option list).
@@ -71,6 +72,13 @@ std::string check_arch(const std::string& arch);
 
 /// NVRTC's version as "major.minor" (works without a driver).
 std::string nvrtc_version_string();
+
+/// Loads NVRTC (libnvrtc.so.<the CUDA major version>) where it is not loaded yet, and gives the
+/// path it loaded from. It is never linked: a process that compiles nothing never maps its
+/// 100 MB, and one that will compile loads it before it confines itself. Every function here
+/// that calls NVRTC loads it the same way; each throws nvrtc_error naming the library and
+/// why when it cannot be loaded.
+const std::string& nvrtc_library();
 
 /// The toolkit include folder used for #include <cuda_fp16.h> and friends.
 std::string toolkit_include_dir();

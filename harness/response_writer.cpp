@@ -56,7 +56,7 @@ Value compile_json(const harness_report& r, json_allocator& a) {
     const compile_result& c = *r.compile;
     json_object v(a);
     v.add("ok", c.ok).add("entry", r.entry).add("lowered_name", c.lowered_name).add("arch", c.arch);
-    v.add("nvrtc_version", nvrtc_version_string()).add("options", c.options).add("log", c.log);
+    v.add("nvrtc_version", c.nvrtc_version).add("options", c.options).add("log", c.log);
     v.add("wall_ms", c.wall_ms).add("cache_hit", c.cache_hit);
     v.add("cubin_sha256", c.ok ? json_text(c.cubin_sha256, a) : Value());
     return v.add("resources", resources_json(r, a)).take();

@@ -4,7 +4,12 @@
 // tools/gpu-quick-check.sh runs the [gpu] tests apart.
 #include "harness/nvrtc_compiler.hpp"
 
+#include <cuda.h>
+
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 
 using namespace cuopt;
 
@@ -145,4 +150,27 @@ TEST_CASE(
     CHECK_THAT(check_arch("sm_999"), Catch::StartsWith("unknown architecture sm_999; expected "
                                                        "sm_XY such as sm_90"));
     CHECK_FALSE(check_arch("compute_90").empty());
+}
+
+TEST_CASE("NVRTC is loaded at run time from the toolkit it was built with, and never linked") {
+    const std::filesystem::path lib = nvrtc_library();
+    CHECK(lib.filename() == "libnvrtc.so." + std::to_string(CUDA_VERSION / 1000));
+    bool builtins = false;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::filesystem::canonical(lib).parent_path()))
+        builtins |= e.path().filename().string().rfind("libnvrtc-builtins", 0) == 0;
+    CHECK(builtins);  // what a confined compile may read besides the toolkit's headers
+    // A harness that compiles nothing (--version, --device-info, the fake) never maps NVRTC.
+    for (const std::string binary : {CUOPT_HARNESS_BINARY, CUOPT_FAKE_HARNESS_BINARY}) {
+        std::string needed;
+        FILE* p = ::popen(("readelf -d '" + binary + "' 2>&1").c_str(), "r");
+        REQUIRE(p);
+        char line[512];
+        while (std::fgets(line, sizeof line, p))
+            if (std::strstr(line, "(NEEDED)")) needed += line;
+        ::pclose(p);
+        INFO(binary << ":\n" << needed);
+        CHECK(needed.find("libstdc++") != std::string::npos);  // readelf read the binary
+        CHECK(needed.find("libnvrtc") == std::string::npos);
+    }
 }
