@@ -31,7 +31,7 @@ const std::string k_sanitizer = std::string(CUOPT_SOURCE_DIR) + "/tests/fake-com
 struct job_files {
     test::optimizer_fixture pilot;
     fs::path config;
-    explicit job_files(const std::string& settings = R"("max_iterations": 1, "batch": 2)") {
+    explicit job_files(const std::string& settings = test::k_quick_job) {
         config = pilot.dir.write("config.json",
                                  R"({"reference": "reference.cu", "initial_kernel": "initial.cu",
                "input_cases": "input_cases.json", "timeout": 60, )" +
@@ -320,7 +320,8 @@ TEST_CASE("a malformed job is refused at intake with check's table; a second ser
 TEST_CASE("a gate job reruns an accepted run from the same queue", "[daemon]") {
     test::scratch_folder dir;
     test::optimizer_fixture accepted;
-    const test::process_result r = test::run_optimizer(accepted.args({"--max-iterations", "1"}));
+    const test::process_result r =
+        test::run_optimizer(accepted.args({"--max-iterations", "1", "--no-evidence"}));
     REQUIRE(r.exit_code == 0);
     const fs::path spool = dir / "spool";
     const test::process_result sub = test::run_optimizer(
@@ -461,7 +462,7 @@ TEST_CASE("a job that ended while no daemon recorded it is finalised from its fo
     const std::string run_job = submit(spool_dir, files.config);
     const std::string cancelled = submit(spool_dir, files.config);
     const test::process_result first =
-        test::run_optimizer(files.pilot.args({"--max-iterations", "1"}));
+        test::run_optimizer(files.pilot.args({"--max-iterations", "1", "--no-evidence"}));
     REQUIRE(first.exit_code == 0);
     const test::process_result gate_sub =
         test::run_optimizer({"submit", "--spool", spool_dir.string(), "--gate", "--accepted",

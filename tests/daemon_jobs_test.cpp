@@ -36,8 +36,7 @@ struct queued_jobs {
     test::optimizer_fixture pilot;
     fs::path config;
     spool jobs{dir / "spool"};
-    explicit queued_jobs(const std::string& settings = R"("max_iterations": 1, "batch": 2)",
-                         int timeout_s = 60) {
+    explicit queued_jobs(const std::string& settings = test::k_quick_job, int timeout_s = 60) {
         config = write_config("config.json", settings, timeout_s);
     }
     fs::path write_config(const std::string& name, const std::string& settings,
@@ -157,7 +156,7 @@ TEST_CASE("a gate.json planted in a queued gate job is not trusted: the gate run
           "[daemon]") {
     queued_jobs q;
     const test::process_result accepted =
-        test::run_optimizer(q.pilot.args({"--max-iterations", "1"}));
+        test::run_optimizer(q.pilot.args({"--max-iterations", "1", "--no-evidence"}));
     REQUIRE(accepted.exit_code == 0);
     submission sub;
     sub.kind = "gate";

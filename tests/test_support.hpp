@@ -77,6 +77,11 @@ std::string test_cache_dir();
 /// A scratch copy of the pilot (reference, a "slow" initial kernel: 2 ms per 256^3 for the
 /// fake harness, the manifest) and the optimize flags that run it on fake-harness, with
 /// tests/fake-compute-sanitizer.sh as compute-sanitizer.
+/// The settings of a daemon job where the daemon, not the run, is under test: one iteration of
+/// two attempts without the evidence stage, which is most of a run's time and has the
+/// optimizer's own tests.
+inline const std::string k_quick_job = R"("max_iterations": 1, "batch": 2, "no_evidence": true)";
+
 struct optimizer_fixture {
     scratch_folder dir;
     optimizer_fixture();
