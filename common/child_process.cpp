@@ -6,6 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+// Boost.Process offers vfork (bp::posix::use_vfork) only where this macro is set, which its
+// config leaves unset on a glibc that follows POSIX 2008 (where vfork left the standard; Linux
+// and glibc keep it).
+#define BOOST_POSIX_HAS_VFORK 1
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <csignal>
@@ -18,8 +22,8 @@ namespace bp = boost::process;
 
 namespace {
 
-// Runs in the child between fork and exec (async-signal-safe calls only): the standard
-// streams, nothing else inherited, its own group, death with its parent.
+// Runs in the child between vfork and exec (system calls only, on the parent's memory): the
+// standard streams, nothing else inherited, its own group, death with its parent.
 struct child_setup : bp::extend::handler {
     int in, out, err;
     pid_t parent = ::getpid();
@@ -65,11 +69,14 @@ child_process::child_process(const std::vector<std::string>& argv, const child_s
     const child_setup setup{{}, streams.in, streams.out, streams.err, ::getpid(), envp};
     std::error_code ec;
     const std::vector<std::string> args(argv.begin() + 1, argv.end());
+    // vfork: the parent's page tables are never copied (a fork of an optimizer holding a large
+    // case's outputs copied them, and each later write of the parent's paid a copy-on-write
+    // fault until the child's exec). The child runs only child_setup's system calls.
     if (cwd.empty())
-        m->child = bp::child(bp::exe = program, bp::args = args, setup, ec);
+        m->child = bp::child(bp::exe = program, bp::args = args, setup, bp::posix::use_vfork, ec);
     else
-        m->child =
-            bp::child(bp::exe = program, bp::args = args, bp::start_dir = cwd.string(), setup, ec);
+        m->child = bp::child(bp::exe = program, bp::args = args, bp::start_dir = cwd.string(),
+                             setup, bp::posix::use_vfork, ec);
     if (ec) throw std::runtime_error("cannot start " + argv[0] + ": " + ec.message());
 }
 
