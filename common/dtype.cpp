@@ -46,22 +46,24 @@ std::vector<unsigned char> bytes_of(T v) {
 
 // long double carries every 64-bit integer exactly (x86-64: 64-bit mantissa), so the
 // range check is exact at both ends, 2^64 - 1 included.
-template <typename T>
-std::vector<unsigned char> encode_integer(dtype t, long double value, const std::string& text) {
+template <typename T, typename Text>
+std::vector<unsigned char> encode_integer(dtype t, long double value, const Text& text) {
     if (!std::isfinite(value) || std::floor(value) != value ||
         value < static_cast<long double>(std::numeric_limits<T>::lowest()) ||
         value > static_cast<long double>(std::numeric_limits<T>::max())) {
-        throw std::invalid_argument("value " + text + " is not a " + std::string(dtype_name(t)) +
+        throw std::invalid_argument("value " + text() + " is not a " + std::string(dtype_name(t)) +
                                     " integer");
     }
     return bytes_of(static_cast<T>(value));
 }
 
-// One encoder for every dtype; `text` is how the value reads in a message.
-std::vector<unsigned char> encode(dtype t, long double value, const std::string& text) {
+// One encoder for every dtype; `text()` is how the value reads in a message (made only for one:
+// the fake harness encodes every element of its buffers through here).
+template <typename Text>
+std::vector<unsigned char> encode(dtype t, long double value, const Text& text) {
     if (is_float(t) && t != dtype::f64 && std::isfinite(value) &&
         std::fabs(value) > static_cast<long double>(std::numeric_limits<float>::max()))
-        throw std::invalid_argument("value " + text + " does not fit " +
+        throw std::invalid_argument("value " + text() + " does not fit " +
                                     std::string(dtype_name(t)));
     switch (t) {
         case dtype::f16:
@@ -195,17 +197,19 @@ float bf16_bits_to_float(std::uint16_t b) {
 }
 
 std::vector<unsigned char> encode_scalar(dtype t, double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", value);
-    return encode(t, value, text);
+    return encode(t, value, [value] {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.17g", value);
+        return std::string(text);
+    });
 }
 
 std::vector<unsigned char> encode_integer_scalar(dtype t, std::int64_t value) {
-    return encode(t, static_cast<long double>(value), std::to_string(value));
+    return encode(t, static_cast<long double>(value), [value] { return std::to_string(value); });
 }
 
 std::vector<unsigned char> encode_integer_scalar(dtype t, std::uint64_t value) {
-    return encode(t, static_cast<long double>(value), std::to_string(value));
+    return encode(t, static_cast<long double>(value), [value] { return std::to_string(value); });
 }
 
 double element_as_double(dtype t, const void* data, std::size_t i) {

@@ -369,14 +369,17 @@ case_outcome run_vendor_case(const request& req, const run_case& rc) {
     const auto b = values_of(B, values_launch(B, req, rc, checked));
     const std::int64_t m = v.m, n = v.n, k = v.k;
     const bool row = v.layout == matrix_layout::row_major;
-    std::vector<double> c(static_cast<std::size_t>(m * n));
-    for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) {
-            double acc = 0;
+    // Each element sums over p from 0 upwards; the innermost loop walks memory in order.
+    std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
+    if (row) {
+        for (std::int64_t i = 0; i < m; ++i)
             for (std::int64_t p = 0; p < k; ++p)
-                acc += row ? a[i * k + p] * b[p * n + j] : a[i + p * m] * b[p + j * k];
-            c[row ? i * n + j : i + j * m] = acc;
-        }
+                for (std::int64_t j = 0; j < n; ++j) c[i * n + j] += a[i * k + p] * b[p * n + j];
+    } else {
+        for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t p = 0; p < k; ++p)
+                for (std::int64_t i = 0; i < m; ++i) c[i + j * m] += a[i + p * m] * b[p + j * k];
+    }
     case_outcome out;
     out.name = rc.name;
     out.measured = rc.measure;
