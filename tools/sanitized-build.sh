@@ -14,6 +14,7 @@ build=build-asan
 sanitize="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-sanitize=pointer-overflow"
 if [[ ! -f $build/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUOPT_FUZZ=ON \
+    -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
     -DCUDAToolkit_ROOT="${CUDAToolkit_ROOT:-/usr/local/cuda}" \
     "-DCMAKE_CXX_FLAGS=-O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $sanitize" \
     "-DCMAKE_EXE_LINKER_FLAGS=$sanitize -Wl,--as-needed" \
