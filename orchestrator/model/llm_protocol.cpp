@@ -313,6 +313,23 @@ long long number_at(const Value& obj, const char* key) {
 
 const Value k_null;  // what a missing member reads as
 
+// OpenAI's token usage, which Chat Completions names prompt/completion and Responses
+// input/output: the two counts, the reasoning tokens among the output and the cached ones
+// among the input, each from its *_tokens_details object.
+token_usage openai_usage(const Value& reply, const std::string& input, const std::string& output) {
+    const Value& u = reply.IsObject() && reply.HasMember("usage") ? reply["usage"] : k_null;
+    const auto details = [&u](const std::string& stem) -> const Value& {
+        const std::string key = stem + "_tokens_details";
+        return u.IsObject() && u.HasMember(key.c_str()) ? u[key.c_str()] : k_null;
+    };
+    token_usage t;
+    t.prompt = number_at(u, (input + "_tokens").c_str());
+    t.completion = number_at(u, (output + "_tokens").c_str());
+    t.reasoning = number_at(details(output), "reasoning_tokens");
+    t.cached = number_at(details(input), "cached_tokens");
+    return t;
+}
+
 // A reply the provider's content filter stopped: a refusal, with the reason kept (never a cut
 // reply sent again with a higher limit).
 void filtered(model_reply& r) {
@@ -401,13 +418,7 @@ model_reply parse_responses_reply(const std::string& body) {
             r.stop_reason += std::string(": ") + d["incomplete_details"]["reason"].GetString();
         if (r.stop_reason == "incomplete: content_filter") filtered(r);
     }
-    const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
-    r.usage.prompt = number_at(u, "input_tokens");
-    r.usage.completion = number_at(u, "output_tokens");
-    if (u.IsObject() && u.HasMember("output_tokens_details"))
-        r.usage.reasoning = number_at(u["output_tokens_details"], "reasoning_tokens");
-    if (u.IsObject() && u.HasMember("input_tokens_details"))
-        r.usage.cached = number_at(u["input_tokens_details"], "cached_tokens");
+    r.usage = openai_usage(d, "input", "output");
     return r;
 }
 
@@ -446,13 +457,7 @@ model_reply openai_reply(const json_field& reply) {
             call.arguments_json = args.is_text() ? args.text() : to_compact_json(args.value());
             r.calls.push_back(call);
         }
-    const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
-    r.usage.prompt = number_at(u, "prompt_tokens");
-    r.usage.completion = number_at(u, "completion_tokens");
-    if (u.IsObject() && u.HasMember("completion_tokens_details"))
-        r.usage.reasoning = number_at(u["completion_tokens_details"], "reasoning_tokens");
-    if (u.IsObject() && u.HasMember("prompt_tokens_details"))
-        r.usage.cached = number_at(u["prompt_tokens_details"], "cached_tokens");
+    r.usage = openai_usage(d, "prompt", "completion");
     return r;
 }
 
