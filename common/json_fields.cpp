@@ -154,4 +154,9 @@ std::vector<std::string> json_field::optional_texts(const char* key) const {
     return f ? f->texts() : std::vector<std::string>{};
 }
 
+std::vector<double> json_field::optional_numbers(const char* key) const {
+    const auto f = find(key);
+    return f ? f->numbers() : std::vector<double>{};
+}
+
 }  // namespace cuopt

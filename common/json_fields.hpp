@@ -104,6 +104,7 @@ class json_field {
     }
     /// An absent or null array member reads as empty.
     std::vector<std::string> optional_texts(const char* key) const;
+    std::vector<double> optional_numbers(const char* key) const;
 
     /// Throws json_error("SOURCE: field PATH: expected WHAT[, found FOUND]"): for the checks a
     /// reader makes beyond the kinds (a value another field rules out).

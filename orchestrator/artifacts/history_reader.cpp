@@ -36,15 +36,7 @@ compile_summary compile_from(const json_field& v) {
 
 std::optional<response_gpu_reading> reading_from(const json_field& v, const char* key) {
     const std::optional<json_field> r = v.find(key);
-    if (!r) return std::nullopt;
-    response_gpu_reading g;
-    g.sm_clock_mhz = r->optional_integer<int>("sm_clock_mhz");
-    g.mem_clock_mhz = r->optional_integer<int>("mem_clock_mhz");
-    g.temperature_c = r->optional_integer<int>("temperature_c");
-    g.power_w = r->optional_number("power_w");
-    g.power_limit_w = r->optional_number("power_limit_w");
-    g.throttle_reasons = r->optional_texts("throttle_reasons");
-    return g;
+    return r ? std::optional<response_gpu_reading>(read_gpu_reading(*r)) : std::nullopt;
 }
 
 // The case's timing fields as add_case_timing writes them; each clock's channel holds only its

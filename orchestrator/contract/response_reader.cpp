@@ -4,6 +4,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -16,150 +17,42 @@ std::string optional_text(const Value& v) {
     return v.IsString() ? v.GetString() : "";
 }
 
-// The optional members of one object of the response, each type-checked: absent and null
-// read as nothing, a value of another kind throws json_error naming the file and the field
-// ("response.json: field cases[0].timing.channels_agree: expected a boolean or null").
-class optional_fields {
-  public:
-    optional_fields(const Value& object, std::string source, std::string field)
-        : m_object(object), m_source(std::move(source)), m_field(std::move(field)) {}
-
-    // The member, or null when it is absent or JSON null.
-    const Value* get(const char* key) const {
-        const auto it = m_object.FindMember(key);
-        return it == m_object.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
-    }
-    [[noreturn]] void fail(const std::string& key, const std::string& expected) const {
-        throw json_error(m_source + ": field " + path(key) + ": expected " + expected);
-    }
-    std::string path(const std::string& key) const {
-        return m_field.empty() ? key : m_field + (key[0] == '[' ? "" : ".") + key;
-    }
-    // The object member `key` as fields of its own; nullopt when absent or null.
-    std::optional<optional_fields> object(const char* key) const {
-        const Value* v = get(key);
-        if (!v) return std::nullopt;
-        if (!v->IsObject()) fail(key, "an object or null");
-        return optional_fields(*v, m_source, path(key));
-    }
-    std::optional<double> number(const char* key) const {
-        const Value* v = get(key);
-        if (v && !v->IsNumber()) fail(key, "a number or null");
-        return v ? std::optional<double>(v->GetDouble()) : std::nullopt;
-    }
-    std::optional<int> integer(const char* key) const {
-        const Value* v = get(key);
-        if (v && !v->IsInt()) fail(key, "an integer or null");
-        return v ? std::optional<int>(v->GetInt()) : std::nullopt;
-    }
-    std::optional<std::uint64_t> unsigned_integer(const char* key) const {
-        const Value* v = get(key);
-        if (v && !v->IsUint64()) fail(key, "a non-negative integer or null");
-        return v ? std::optional<std::uint64_t>(v->GetUint64()) : std::nullopt;
-    }
-    std::optional<bool> boolean(const char* key) const {
-        const Value* v = get(key);
-        if (v && !v->IsBool()) fail(key, "a boolean or null");
-        return v ? std::optional<bool>(v->GetBool()) : std::nullopt;
-    }
-    std::optional<std::string> text(const char* key) const {
-        const Value* v = get(key);
-        if (v && !v->IsString()) fail(key, "a string or null");
-        return v ? std::optional<std::string>(v->GetString()) : std::nullopt;
-    }
-    std::vector<std::string> texts(const char* key) const {
-        std::vector<std::string> out;
-        const Value* v = get(key);
-        if (!v) return out;
-        if (!v->IsArray()) fail(key, "an array of strings");
-        for (const Value& x : v->GetArray()) {
-            if (!x.IsString()) fail(key, "an array of strings");
-            out.emplace_back(x.GetString());
-        }
-        return out;
-    }
-    std::vector<double> numbers(const char* key) const {
-        std::vector<double> out;
-        const Value* v = get(key);
-        if (!v) return out;
-        if (!v->IsArray()) fail(key, "an array of numbers");
-        for (const Value& x : v->GetArray()) {
-            if (!x.IsNumber()) fail(key, "an array of numbers");
-            out.push_back(x.GetDouble());
-        }
-        return out;
-    }
-    // One word of a vocabulary ("cupti", "cap", ...); nullopt when absent or null.
-    template <class Enum, std::size_t N>
-    std::optional<Enum> word(const char* key, const name_table<Enum, N>& table) const {
-        const std::optional<std::string> t = text(key);
-        if (!t) return std::nullopt;
-        const std::optional<Enum> w = table.parse(*t);
-        if (!w) {
-            std::string names;
-            for (const auto& e : table.entries)
-                names += (names.empty() ? "" : ", ") + std::string(e.name);
-            fail(key, "one of " + names + ", not '" + *t + "'");
-        }
-        return w;
-    }
-
-  private:
-    const Value& m_object;
-    std::string m_source;
-    std::string m_field;
-};
-
-response_channel read_channel(const optional_fields& f) {
+// Issue 12's fields are read through json_field: absent and null read as nothing, a value of
+// another kind throws json_error naming the file and the field
+// ("response.json: field cases[0].timing.channels_agree: expected true or false, found ...").
+response_channel read_channel(const json_field& f) {
     response_channel out;
-    const auto needed = [&f](const char* key) {
-        const std::optional<double> v = f.number(key);
-        if (!v) f.fail(key, "a number");
-        return *v;
-    };
-    out.median_ms = needed("median_ms");
-    out.min_ms = needed("min_ms");
-    out.max_ms = needed("max_ms");
-    out.samples_ms = f.numbers("samples_ms");
+    out.median_ms = f.number("median_ms");
+    out.min_ms = f.number("min_ms");
+    out.max_ms = f.number("max_ms");
+    out.samples_ms = f.optional_numbers("samples_ms");
     return out;
 }
 
-response_gpu_reading read_gpu_reading(const optional_fields& f) {
-    response_gpu_reading out;
-    out.sm_clock_mhz = f.integer("sm_clock_mhz");
-    out.mem_clock_mhz = f.integer("mem_clock_mhz");
-    out.temperature_c = f.integer("temperature_c");
-    out.power_w = f.number("power_w");
-    out.power_limit_w = f.number("power_limit_w");
-    out.throttle_reasons = f.texts("throttle_reasons");
-    out.throttle_mask = f.unsigned_integer("throttle_mask");
-    return out;
-}
-
-response_gpu_state read_gpu_state(const optional_fields& f) {
+response_gpu_state read_gpu_state(const json_field& f) {
     response_gpu_state out;
-    if (const auto before = f.object("before")) out.before = read_gpu_reading(*before);
-    if (const auto after = f.object("after")) out.after = read_gpu_reading(*after);
-    out.throttled = f.boolean("throttled").value_or(false);
-    out.throttle_reasons = f.texts("throttle_reasons");
+    if (const auto before = f.find("before")) out.before = read_gpu_reading(*before);
+    if (const auto after = f.find("after")) out.after = read_gpu_reading(*after);
+    out.throttled = f.optional_boolean("throttled").value_or(false);
+    out.throttle_reasons = f.optional_texts("throttle_reasons");
     return out;
 }
 
 // The fields issue 12 added beside the old ones in a case's timing block.
-response_timing_details read_timing_details(const optional_fields& f) {
+response_timing_details read_timing_details(const json_field& f) {
     response_timing_details out;
-    out.timer = f.word("timer", k_response_timer_kinds);
-    out.timer_note = f.text("timer_note");
-    if (const auto channels = f.object("channels")) {
-        if (const auto c = channels->object("cupti")) out.cupti = read_channel(*c);
-        if (const auto e = channels->object("events")) out.events = read_channel(*e);
+    out.timer = f.optional_word("timer", k_response_timer_kinds);
+    out.timer_note = f.optional_text("timer_note");
+    if (const auto channels = f.find("channels")) {
+        if (const auto c = channels->find("cupti")) out.cupti = read_channel(*c);
+        if (const auto e = channels->find("events")) out.events = read_channel(*e);
     }
-    out.event_overhead_ms = f.number("event_overhead_ms");
-    out.channels_agree = f.boolean("channels_agree");
-    out.stop_rule = f.word("stop_rule", k_response_stop_rules);
-    out.relative_standard_error = f.number("relative_standard_error");
-    out.gpu_time_ms = f.number("gpu_time_ms");
-    if (const auto g = f.object("gpu_state")) out.gpu_state = read_gpu_state(*g);
+    out.event_overhead_ms = f.optional_number("event_overhead_ms");
+    out.channels_agree = f.optional_boolean("channels_agree");
+    out.stop_rule = f.optional_word("stop_rule", k_response_stop_rules);
+    out.relative_standard_error = f.optional_number("relative_standard_error");
+    out.gpu_time_ms = f.optional_number("gpu_time_ms");
+    if (const auto g = f.find("gpu_state")) out.gpu_state = read_gpu_state(*g);
     return out;
 }
 
@@ -175,14 +68,13 @@ struct timing_blocks {
 timing_blocks read_timing_blocks(const Value& doc, const std::string& source) {
     timing_blocks out;
     if (!doc.IsObject()) return out;
-    const optional_fields top(doc, source, "");
-    if (const auto t = top.object("timer")) {
-        const auto name = t->word("name", k_response_timer_kinds);
-        if (!name) t->fail("name", "cupti or events");
-        out.timer = response_timer{*name, t->text("note"), t->text("library")};
-    }
-    if (const auto g = top.object("gpu_monitor"))
-        out.gpu_monitor = response_gpu_monitor{g->text("source"), g->text("note")};
+    const json_field top(doc, source);
+    if (const auto t = top.find("timer"))
+        out.timer = response_timer{t->word("name", k_response_timer_kinds),
+                                   t->optional_text("note"), t->optional_text("library")};
+    if (const auto g = top.find("gpu_monitor"))
+        out.gpu_monitor =
+            response_gpu_monitor{g->optional_text("source"), g->optional_text("note")};
     const auto cases = doc.FindMember("cases");
     if (cases == doc.MemberEnd() || !cases->value.IsArray()) return out;
     for (rapidjson::SizeType i = 0; i < cases->value.Size(); ++i) {
@@ -192,9 +84,8 @@ timing_blocks read_timing_blocks(const Value& doc, const std::string& source) {
             out.cases.emplace_back();
             continue;
         }
-        const optional_fields fields(timing->value, source,
-                                     "cases[" + std::to_string(i) + "].timing");
-        out.cases.emplace_back(read_timing_details(fields));
+        out.cases.emplace_back(read_timing_details(
+            json_field(timing->value, source, "cases[" + std::to_string(i) + "].timing")));
     }
     return out;
 }
@@ -271,6 +162,18 @@ confinement read_confinement(const Value& v) {
 }
 
 }  // namespace
+
+response_gpu_reading read_gpu_reading(const json_field& f) {
+    response_gpu_reading out;
+    out.sm_clock_mhz = f.optional_integer<int>("sm_clock_mhz");
+    out.mem_clock_mhz = f.optional_integer<int>("mem_clock_mhz");
+    out.temperature_c = f.optional_integer<int>("temperature_c");
+    out.power_w = f.optional_number("power_w");
+    out.power_limit_w = f.optional_number("power_limit_w");
+    out.throttle_reasons = f.optional_texts("throttle_reasons");
+    out.throttle_mask = f.optional_integer<std::uint64_t>("throttle_mask");
+    return out;
+}
 
 confinement unreported_confinement() {
     confinement c;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/dtype.hpp"
+#include "common/json_fields.hpp"
 #include "common/landlock.hpp"
 #include "common/name_table.hpp"
 #include "common/response_status.hpp"
@@ -137,6 +138,10 @@ struct device_summary {
 /// A device object, a response's or --device-info's: a field absent or of another kind reads
 /// as empty.
 device_summary read_device_summary(const rapidjson::Value& device);
+
+/// One GPU reading (clocks, temperature, power, throttling), as a response's gpu_state and
+/// history.json hold it: every field optional, one of another kind refused naming it.
+response_gpu_reading read_gpu_reading(const json_field& reading);
 
 /// Mode "none", reason "the harness did not report its confinement": what a response from a
 /// harness that predates the confinement block says.
