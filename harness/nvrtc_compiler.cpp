@@ -17,23 +17,22 @@ namespace cuopt {
 
 namespace {
 
-// The NVRTC entry points the harness calls, from the library loaded at first use.
+// Every NVRTC entry point the harness calls: one list for the table and for its loading.
+// clang-format off
+#define CUOPT_NVRTC_FUNCTIONS(X)                                                       \
+    X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcGetNumSupportedArchs)               \
+    X(nvrtcGetSupportedArchs) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)             \
+    X(nvrtcAddNameExpression) X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize)         \
+    X(nvrtcGetProgramLog) X(nvrtcGetLoweredName) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN)
+// clang-format on
+
+// NVRTC's entry points, from the library loaded at first use, each under its own name.
 struct nvrtc_api {
     std::string file;     // the library's path as the loader found it
     std::string problem;  // why none could be loaded; "" when loaded
-    decltype(&nvrtcVersion) version = nullptr;
-    decltype(&nvrtcGetErrorString) error_string = nullptr;
-    decltype(&nvrtcGetNumSupportedArchs) num_archs = nullptr;
-    decltype(&nvrtcGetSupportedArchs) archs = nullptr;
-    decltype(&nvrtcCreateProgram) create = nullptr;
-    decltype(&nvrtcDestroyProgram) destroy = nullptr;
-    decltype(&nvrtcAddNameExpression) add_name = nullptr;
-    decltype(&nvrtcCompileProgram) compile = nullptr;
-    decltype(&nvrtcGetProgramLogSize) log_size = nullptr;
-    decltype(&nvrtcGetProgramLog) log = nullptr;
-    decltype(&nvrtcGetLoweredName) lowered_name = nullptr;
-    decltype(&nvrtcGetCUBINSize) cubin_size = nullptr;
-    decltype(&nvrtcGetCUBIN) cubin = nullptr;
+#define CUOPT_NVRTC_POINTER(name) decltype(&::name) name = nullptr;
+    CUOPT_NVRTC_FUNCTIONS(CUOPT_NVRTC_POINTER)
+#undef CUOPT_NVRTC_POINTER
 };
 
 // The soname of the NVRTC whose headers this was built with (libnvrtc.so.13 for CUDA 13).
@@ -55,21 +54,12 @@ nvrtc_api load_nvrtc() {
         fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
         if (!fn && api.problem.empty()) api.problem = soname + " has no " + symbol;
     };
-    get(api.version, "nvrtcVersion");
-    get(api.error_string, "nvrtcGetErrorString");
-    get(api.num_archs, "nvrtcGetNumSupportedArchs");
-    get(api.archs, "nvrtcGetSupportedArchs");
-    get(api.create, "nvrtcCreateProgram");
-    get(api.destroy, "nvrtcDestroyProgram");
-    get(api.add_name, "nvrtcAddNameExpression");
-    get(api.compile, "nvrtcCompileProgram");
-    get(api.log_size, "nvrtcGetProgramLogSize");
-    get(api.log, "nvrtcGetProgramLog");
-    get(api.lowered_name, "nvrtcGetLoweredName");
-    get(api.cubin_size, "nvrtcGetCUBINSize");
-    get(api.cubin, "nvrtcGetCUBIN");
+#define CUOPT_NVRTC_RESOLVE(name) get(api.name, #name);
+    CUOPT_NVRTC_FUNCTIONS(CUOPT_NVRTC_RESOLVE)
+#undef CUOPT_NVRTC_RESOLVE
     Dl_info info{};
-    if (api.version && dladdr(reinterpret_cast<void*>(api.version), &info) && info.dli_fname)
+    if (api.nvrtcVersion && dladdr(reinterpret_cast<void*>(api.nvrtcVersion), &info) &&
+        info.dli_fname)
         api.file = info.dli_fname;
     return api;
 }
@@ -89,16 +79,17 @@ const nvrtc_api& nvrtc() {
 
 void check_nvrtc(nvrtcResult r, const char* statement) {
     if (r != NVRTC_SUCCESS)
-        throw nvrtc_error(std::string(statement) + " failed: " + nvrtc().error_string(r));
+        throw nvrtc_error(std::string(statement) + " failed: " + nvrtc().nvrtcGetErrorString(r));
 }
 #define NVRTC_CALL(call) check_nvrtc(call, #call)
 
 class nvrtc_program {
   public:
     nvrtc_program(const std::string& source, const std::string& name) {
-        NVRTC_CALL(nvrtc().create(&m_prog, source.c_str(), name.c_str(), 0, nullptr, nullptr));
+        NVRTC_CALL(
+            nvrtc().nvrtcCreateProgram(&m_prog, source.c_str(), name.c_str(), 0, nullptr, nullptr));
     }
-    ~nvrtc_program() { nvrtc().destroy(&m_prog); }
+    ~nvrtc_program() { nvrtc().nvrtcDestroyProgram(&m_prog); }
     nvrtc_program(const nvrtc_program&) = delete;
     nvrtc_program& operator=(const nvrtc_program&) = delete;
     nvrtcProgram get() const { return m_prog; }
@@ -172,9 +163,10 @@ std::string check_arch(const std::string& arch) {
     int count = 0;
     std::vector<int> known;
     const nvrtc_api& api = loaded_nvrtc();  // without NVRTC, the form alone is checked
-    if (api.problem.empty() && api.num_archs(&count) == NVRTC_SUCCESS && count > 0) {
+    if (api.problem.empty() && api.nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS &&
+        count > 0) {
         known.resize(static_cast<std::size_t>(count));
-        if (api.archs(known.data()) != NVRTC_SUCCESS) known.clear();
+        if (api.nvrtcGetSupportedArchs(known.data()) != NVRTC_SUCCESS) known.clear();
     }
     std::smatch m;
     if (std::regex_match(arch, m, std::regex(R"(sm_([0-9]{2,3})[af]?)")) &&
@@ -188,7 +180,7 @@ std::string check_arch(const std::string& arch) {
 
 std::string nvrtc_version_string() {
     int major = 0, minor = 0;
-    nvrtc().version(&major, &minor);
+    nvrtc().nvrtcVersion(&major, &minor);
     return std::to_string(major) + "." + std::to_string(minor);
 }
 
@@ -266,22 +258,22 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
     result.options = nvrtc_options(kernel, arch);
 
     nvrtc_program prog(kernel.source, kernel.shown_name());
-    NVRTC_CALL(nvrtc().add_name(prog.get(), kernel.entry.c_str()));
+    NVRTC_CALL(nvrtc().nvrtcAddNameExpression(prog.get(), kernel.entry.c_str()));
     std::vector<const char*> argv;
     for (const auto& o : result.options) argv.push_back(o.c_str());
     const nvrtcResult compiled =
-        nvrtc().compile(prog.get(), static_cast<int>(argv.size()), argv.data());
+        nvrtc().nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
 
     std::size_t log_size = 0;
-    NVRTC_CALL(nvrtc().log_size(prog.get(), &log_size));
+    NVRTC_CALL(nvrtc().nvrtcGetProgramLogSize(prog.get(), &log_size));
     result.log.resize(log_size);
-    NVRTC_CALL(nvrtc().log(prog.get(), result.log.data()));
+    NVRTC_CALL(nvrtc().nvrtcGetProgramLog(prog.get(), result.log.data()));
     while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n'))
         result.log.pop_back();
 
     if (compiled == NVRTC_SUCCESS) {
         const char* lowered = nullptr;
-        NVRTC_CALL(nvrtc().lowered_name(prog.get(), kernel.entry.c_str(), &lowered));
+        NVRTC_CALL(nvrtc().nvrtcGetLoweredName(prog.get(), kernel.entry.c_str(), &lowered));
         if (!lowered) {  // seen with a non-UTF-8 byte in the source: compiled, yet no entry
             result.problem = "NVRTC compiled " + kernel.shown_name() + " but found no kernel '" +
                              kernel.entry + "' in it (is the source valid UTF-8?)";
@@ -292,9 +284,9 @@ compile_result compile_kernel(const kernel_spec& kernel, const std::string& arch
         }
         result.lowered_name = lowered;
         std::size_t cubin_size = 0;
-        NVRTC_CALL(nvrtc().cubin_size(prog.get(), &cubin_size));
+        NVRTC_CALL(nvrtc().nvrtcGetCUBINSize(prog.get(), &cubin_size));
         result.cubin.resize(cubin_size);
-        NVRTC_CALL(nvrtc().cubin(prog.get(), result.cubin.data()));
+        NVRTC_CALL(nvrtc().nvrtcGetCUBIN(prog.get(), result.cubin.data()));
         result.cubin_sha256 = sha256_hex(result.cubin.data(), result.cubin.size());
         result.ptxas = parse_ptxas_report(result.log, result.lowered_name);
         result.ok = true;  // the name expression compiled, so the entry is a __global__ function
