@@ -2,10 +2,16 @@
 /// A case's buffer arguments on the device, and what is done to them before every launch,
 /// outside any timed region: inputs uploaded or generated, then before each launch fresh
 /// (regenerated), rotated (perturbed file inputs) or restored values, outputs re-poisoned and
-/// L2 flushed last; the input guard's hashes armed around the checked launch. The case
-/// runner's members for this are defined in case_buffers.cpp.
+/// L2 flushed last; the input guard's hashes armed around the checked launch. After the
+/// checked launch, its outputs (copied aside when later timed launches follow it, put back
+/// after the loop) written to their files with their sha256 and the count of elements still
+/// holding the poison pattern, a reference run's generated inputs dumped as that launch saw
+/// them, and the input guard's verdict on which declared inputs it wrote into. The case
+/// runner's members for all this are defined in case_buffers.cpp.
 
 #include <cstdint>
+#include <filesystem>
+#include <string>
 
 #include "common/request.hpp"
 #include "harness/cuda_handles.hpp"
@@ -24,5 +30,20 @@ struct live_buffer {
 /// when it is not the checked launch: in [1, count - 1], different for successive launches;
 /// 0 when count < 2 (nothing to rotate).
 std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count);
+
+/// One file a case wrote: an output, or an input dump.
+struct output_record {
+    std::string arg;
+    std::string role;  // "output" or "input_dump"
+    std::filesystem::path file;
+    dtype type = dtype::f32;
+    std::uint64_t count = 0;
+    std::string sha256;
+    std::uint64_t unwritten = 0;  // elements still holding the poison pattern
+};
+
+/// Copies `a`'s bytes from the device at `from` into `file` (atomically) and describes them.
+output_record save_buffer(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
+                          const char* role);
 
 }  // namespace cuopt

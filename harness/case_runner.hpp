@@ -5,7 +5,7 @@
 /// inputs) or restored inputs, re-poisoned outputs, L2 flushed last. The outputs kept are
 /// the checked launch's (the last timed one, or timing.checked_launch's), which sees file
 /// inputs exactly. No JSON here: a case in, a case_outcome out. The launch sequence is in
-/// case_runner.cpp; the buffers' part in case_buffers.cpp, the outputs' in case_outputs.cpp.
+/// case_runner.cpp; the buffers' part, the outputs included, in case_buffers.cpp.
 
 #include <cstdint>
 #include <functional>
@@ -16,7 +16,6 @@
 #include "common/request.hpp"
 #include "common/response_status.hpp"
 #include "harness/case_buffers.hpp"
-#include "harness/case_outputs.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/device_info.hpp"
 #include "harness/device_session.hpp"
@@ -133,7 +132,7 @@ class case_runner {
     void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index, bool checked);
     int commands_per_launch(const std::vector<live_buffer>& buffers) const;
 
-    // The outputs (case_outputs.cpp).
+    // The outputs (case_buffers.cpp).
 
     /// Whether the checked launch may be followed by other timed launches (checked_launch).
     bool keeps_mid_loop(const run_case& c) const;
