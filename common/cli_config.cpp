@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -11,22 +12,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string option_text(const std::string& source, const std::string& key,
-                        const rapidjson::Value& v, const fs::path& base,
+// An option's value (`f`, at its key) as the command line spells it: a string, a number, true
+// or false.
+std::string option_text(const json_field& f, const fs::path& base,
                         const std::set<std::string>& paths) {
-    std::string value;
-    if (v.IsString())
-        value = v.GetString();
-    else if (v.IsBool())
-        value = v.GetBool() ? "true" : "false";
-    else if (v.IsInt64())
-        value = std::to_string(v.GetInt64());
-    else if (v.IsUint64())
-        value = std::to_string(v.GetUint64());
-    else if (v.IsNumber())
-        value = json_scalar_text(v);
-    else
-        throw json_error(source + ": field " + key + ": expected a string, a number or a boolean");
+    if (f.is_null() || f.is_object() || f.is_array()) f.fail("a string, a number or a boolean");
+    const rapidjson::Value& v = f.value();  // json_field has no is_boolean() to ask instead
+    std::string value = v.IsBool() ? (v.GetBool() ? "true" : "false") : json_scalar_text(v);
+    const std::string& key = f.path();
     if (paths.count(key) && !value.empty() && fs::path(value).is_relative())
         value = (base / value).lexically_normal().string();
     return value;
@@ -90,10 +83,11 @@ void apply_json_options(CLI::App* app, const std::string& text, const fs::path& 
                         const json_options_rules& rules) {
     const std::string source = file.string();
     const rapidjson::Document d = parse_json(text, source);
-    if (!d.IsObject()) throw json_error(source + ": expected an object of option names");
-    for (const auto& member : d.GetObject()) {
-        const std::string key = member.name.GetString();
-        if (rules.special && rules.special(key, member.value)) continue;
+    const json_field options(d, source);
+    if (!options.is_object()) options.fail("an object of option names");
+    for (const auto& [name, value] : options.members()) {
+        const std::string key = name.c_str();  // to a NUL, as job_intake reads it too
+        if (rules.special && rules.special(key, value.value())) continue;
         std::string flag = "--" + key;
         for (char& c : flag)
             if (c == '_') c = '-';
@@ -105,8 +99,8 @@ void apply_json_options(CLI::App* app, const std::string& text, const fs::path& 
                              unknown_key(key, app, rules.elsewhere));
         if (opt->count() > 0 || key == "config") continue;  // the command line wins
         try {
-            opt->add_result(
-                option_text(source, key, member.value, file.parent_path(), rules.paths));
+            opt->add_result(option_text(json_field(value.value(), source, key), file.parent_path(),
+                                        rules.paths));
             opt->run_callback();
         } catch (const CLI::Error& e) {
             throw json_error(source + ": field " + key + ": " + without_flag(e.what(), flag));

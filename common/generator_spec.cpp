@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "common/json_builder.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -20,20 +21,18 @@ std::string low_high(const generator_spec& g) {
 
 }  // namespace
 
-generator_spec read_generator(const rapidjson::Value& v) {
+generator_spec read_generator(const json_field& f) {
     generator_spec g;
-    g.kind = k_generator_kinds.parse(v["kind"].GetString()).value_or(generator_kind::uniform);
-    auto number = [&v](const char* key, double& into) {
-        if (v.HasMember(key)) into = v[key].GetDouble();
-    };
-    number("low", g.low);
-    number("high", g.high);
-    number("mean", g.mean);
-    number("stddev", g.stddev);
-    number("start", g.start);
-    number("step", g.step);
-    number("value", g.value);
-    if (v.HasMember("seed")) g.seed = v["seed"].GetUint64();
+    g.kind = f.word("kind", k_generator_kinds);
+    for (auto [key, into] : {std::pair{"low", &g.low},
+                             {"high", &g.high},
+                             {"mean", &g.mean},
+                             {"stddev", &g.stddev},
+                             {"start", &g.start},
+                             {"step", &g.step},
+                             {"value", &g.value}})
+        *into = f.optional_number(key).value_or(*into);
+    g.seed = f.optional_integer<std::uint64_t>("seed").value_or(g.seed);
     return g;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/dtype.hpp"
+#include "common/json_fields.hpp"
 #include "common/name_table.hpp"
 
 namespace cuopt {
@@ -36,7 +37,7 @@ struct generator_spec {
 
 /// Reads {"kind": ..., "low": ..., ...} (schema-checked: kind is a known name, numbers
 /// are numbers); missing fields keep their defaults.
-generator_spec read_generator(const rapidjson::Value& v);
+generator_spec read_generator(const json_field& v);
 
 /// What is wrong with filling a `type` buffer from `g`: `field` is "kind" when the kind
 /// itself is the problem, "" when its values are. nullopt when it can fill the buffer.

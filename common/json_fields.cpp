@@ -95,6 +95,15 @@ std::string json_field::text() const {
     return text_as("a string");
 }
 
+std::uint64_t json_field::unsigned64() const {
+    if (!value_->IsUint64()) {
+        const std::string expected = "an integer from 0 to 18446744073709551615";
+        if (value_->IsNumber() && !value_->IsDouble()) fail(expected, json_scalar_text(*value_));
+        fail(expected, found());
+    }
+    return value_->GetUint64();
+}
+
 long long json_field::integer_in(long long low, long long high) const {
     const bool full = low == std::numeric_limits<long long>::min() &&
                       high == std::numeric_limits<long long>::max();
@@ -157,6 +166,66 @@ std::vector<std::string> json_field::optional_texts(const char* key) const {
 std::vector<double> json_field::optional_numbers(const char* key) const {
     const auto f = find(key);
     return f ? f->numbers() : std::vector<double>{};
+}
+
+const rapidjson::Value* member(const rapidjson::Value& v, const char* key) {
+    if (!v.IsObject()) return nullptr;
+    const auto it = v.FindMember(key);
+    return it == v.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
+}
+
+const rapidjson::Value& object_or_empty(const rapidjson::Value& v, const char* key) {
+    static const rapidjson::Value k_empty(rapidjson::kObjectType);
+    const rapidjson::Value* m = member(v, key);
+    return m && m->IsObject() ? *m : k_empty;
+}
+
+const rapidjson::Value& array_or_empty(const rapidjson::Value& v, const char* key) {
+    static const rapidjson::Value k_empty(rapidjson::kArrayType);
+    const rapidjson::Value* m = member(v, key);
+    return m && m->IsArray() ? *m : k_empty;
+}
+
+std::optional<double> number_of(const rapidjson::Value& v) {
+    return v.IsNumber() ? std::optional<double>(v.GetDouble()) : std::nullopt;
+}
+
+std::optional<long long> integer_of(const rapidjson::Value& v) {
+    return v.IsInt64() ? std::optional<long long>(v.GetInt64()) : std::nullopt;
+}
+
+std::string text_of(const rapidjson::Value& v) {
+    if (v.IsString()) return std::string(v.GetString(), v.GetStringLength());
+    return v.IsNumber() || v.IsBool() ? json_scalar_text(v) : "";
+}
+
+std::string name_of(const rapidjson::Value::Member& m) {
+    return std::string(m.name.GetString(), m.name.GetStringLength());
+}
+
+std::optional<double> number_of(const rapidjson::Value& v, const char* key) {
+    const rapidjson::Value* m = member(v, key);
+    return m ? number_of(*m) : std::nullopt;
+}
+
+std::optional<long long> integer_of(const rapidjson::Value& v, const char* key) {
+    const rapidjson::Value* m = member(v, key);
+    return m ? integer_of(*m) : std::nullopt;
+}
+
+std::optional<bool> bool_of(const rapidjson::Value& v, const char* key) {
+    const rapidjson::Value* m = member(v, key);
+    return m && m->IsBool() ? std::optional<bool>(m->GetBool()) : std::nullopt;
+}
+
+std::string text_of(const rapidjson::Value& v, const char* key) {
+    const rapidjson::Value* m = member(v, key);
+    return m ? text_of(*m) : "";
+}
+
+std::optional<std::string> string_of(const rapidjson::Value& v, const char* key) {
+    const rapidjson::Value* m = member(v, key);
+    return m && m->IsString() ? std::optional<std::string>(text_of(*m)) : std::nullopt;
 }
 
 }  // namespace cuopt

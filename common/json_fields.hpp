@@ -3,15 +3,19 @@
 /// file it came from and the path to it, so that every complaint reads the same way:
 /// "run/history.json: field attempts[3].cases[0].status: expected one of passed, ...".
 /// Strict getters throw json_error; the optional_* ones read an absent or null member as
-/// std::nullopt (the lenient readers of files older versions wrote).
+/// std::nullopt (the lenient readers of files older versions wrote). Below the class, the
+/// lenient free functions (member, text_of, number_of...) read what is there and never
+/// complain: for what a report shows rather than what a run trusts.
 
 #include <rapidjson/document.h>
 
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -55,6 +59,7 @@ class json_field {
     long long integer_in(long long low, long long high) const;
     template <class Int = long long>
     Int integer() const {
+        if constexpr (std::is_unsigned_v<Int> && sizeof(Int) == 8) return unsigned64();
         constexpr long long low = static_cast<long long>(std::numeric_limits<Int>::min());
         constexpr long long high =
             static_cast<unsigned long long>(std::numeric_limits<Int>::max()) > LLONG_MAX
@@ -62,6 +67,8 @@ class json_field {
                 : static_cast<long long>(std::numeric_limits<Int>::max());
         return static_cast<Int>(integer_in(low, high));
     }
+    /// An integer within [0, 2^64 - 1] (what integer<std::uint64_t>() reads).
+    std::uint64_t unsigned64() const;
     double number() const;  // finite
     bool boolean() const;
     template <class Enum, std::size_t N>
@@ -126,5 +133,26 @@ class json_field {
     std::string source_;
     std::string path_;
 };
+
+// ---- lenient reads, for what is shown rather than trusted (a report of a damaged run
+// folder shows what it can): a missing member, null or a value of another kind reads as
+// absent (text_of aside, which shows numbers too), never as an error. ----
+const rapidjson::Value* member(const rapidjson::Value& v, const char* key);
+const rapidjson::Value& object_or_empty(const rapidjson::Value& v, const char* key);
+const rapidjson::Value& array_or_empty(const rapidjson::Value& v, const char* key);
+std::optional<double> number_of(const rapidjson::Value& v, const char* key);
+std::optional<long long> integer_of(const rapidjson::Value& v, const char* key);
+std::optional<bool> bool_of(const rapidjson::Value& v, const char* key);
+/// A member as text for display: a string as it is, a number as its digits, a boolean as
+/// 1 or 0; "" when absent or another kind. Where only a string will do, string_of.
+std::string text_of(const rapidjson::Value& v, const char* key);
+/// A string member, and only a string.
+std::optional<std::string> string_of(const rapidjson::Value& v, const char* key);
+/// The same for a value in hand (an array's element, an object's member while iterating).
+std::optional<double> number_of(const rapidjson::Value& v);
+std::optional<long long> integer_of(const rapidjson::Value& v);
+std::string text_of(const rapidjson::Value& v);
+/// An object member's name, whole (a NUL inside it included).
+std::string name_of(const rapidjson::Value::Member& m);
 
 }  // namespace cuopt

@@ -14,6 +14,7 @@
 #include "common/file_io.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "common/sha256.hpp"
 #include "harness/confined_compile.hpp"
 #include "harness/device_info.hpp"
@@ -90,20 +91,20 @@ std::optional<compile_result> cubin_cache::find(const std::string& key) const {
         const fs::path meta_path = m_folder / (key + ".json");
         const fs::path cubin_path = m_folder / (key + ".cubin");
         if (!fs::exists(meta_path) || !fs::exists(cubin_path)) return std::nullopt;
-        const rapidjson::Document meta = parse_json(read_text_file(meta_path), meta_path.string());
+        const rapidjson::Document doc = parse_json(read_text_file(meta_path), meta_path.string());
+        const json_field meta(doc, meta_path.string());
         const auto bytes = read_binary_file(cubin_path);
         compile_result r;
         r.cubin.assign(bytes.begin(), bytes.end());
         r.cubin_sha256 = sha256_hex(r.cubin.data(), r.cubin.size());
-        if (r.cubin_sha256 != meta["cubin_sha256"].GetString())
-            return std::nullopt;  // torn or tampered
+        if (r.cubin_sha256 != meta.text("cubin_sha256")) return std::nullopt;  // torn or tampered
         r.ok = true;
         r.cache_hit = true;
         r.cache_key = key;
-        r.log = meta["log"].GetString();
-        r.arch = meta["arch"].GetString();
-        r.lowered_name = meta["lowered_name"].GetString();
-        for (const auto& o : meta["options"].GetArray()) r.options.emplace_back(o.GetString());
+        r.log = meta.text("log");
+        r.arch = meta.text("arch");
+        r.lowered_name = meta.text("lowered_name");
+        r.options = meta.texts("options");
         r.ptxas = parse_ptxas_report(r.log, r.lowered_name);
         return r;
     } catch (const std::exception&) {

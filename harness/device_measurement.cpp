@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <vector>
 
 #include "common/file_io.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/sample_statistics.hpp"
 
@@ -80,23 +82,18 @@ std::optional<copy_bandwidth> read_cached_bandwidth(const fs::path& file,
         return std::nullopt;
     }
     rapidjson::Document doc;
-    if (!try_parse_json(doc, text).empty() || !doc.IsObject()) return std::nullopt;
-    auto member = [&doc](const char* key) -> const rapidjson::Value* {
-        const auto it = doc.FindMember(key);
-        return it == doc.MemberEnd() ? nullptr : &it->value;
-    };
-    const auto *uuid = member("uuid"), *driver = member("driver_version"),
-               *gbps = member("copy_bandwidth_gbps"), *bytes = member("bytes"),
-               *reps = member("repetitions");
-    if (!uuid || !uuid->IsString() || uuid->GetString() != device.uuid || !driver ||
-        !driver->IsInt() || driver->GetInt() != device.driver_version || !gbps ||
-        !gbps->IsNumber() || gbps->GetDouble() <= 0 || !bytes || !bytes->IsUint64() || !reps ||
-        !reps->IsInt() || reps->GetInt() < 1)
+    if (!try_parse_json(doc, text).empty()) return std::nullopt;
+    const std::optional<double> gbps = number_of(doc, "copy_bandwidth_gbps");
+    const std::optional<long long> bytes = integer_of(doc, "bytes"),
+                                   reps = integer_of(doc, "repetitions");
+    if (string_of(doc, "uuid") != device.uuid ||
+        integer_of(doc, "driver_version") != device.driver_version || !gbps || *gbps <= 0 ||
+        !bytes || *bytes < 0 || !reps || *reps < 1 || *reps > INT_MAX)
         return std::nullopt;
     copy_bandwidth out;
-    out.gbps = gbps->GetDouble();
-    out.bytes = bytes->GetUint64();
-    out.repetitions = reps->GetInt();
+    out.gbps = *gbps;
+    out.bytes = static_cast<std::uint64_t>(*bytes);
+    out.repetitions = static_cast<int>(*reps);
     out.cached = true;
     return out;
 }

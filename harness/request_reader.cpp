@@ -42,7 +42,7 @@ fs::path resolve_file(const request& req, const json_field& f) {
 }
 
 generator_spec read_checked_generator(const json_field& g, dtype type) {
-    const generator_spec spec = read_generator(g.value());
+    const generator_spec spec = read_generator(g);
     if (const auto problem = check_generator(spec, type))
         fail(problem->field.empty() ? g : member_at(g, problem->field), problem->message);
     return spec;

@@ -13,6 +13,7 @@
 #include "common/file_io.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/harness_sandbox.hpp"
 #include "harness/request_runner.hpp"
@@ -25,17 +26,23 @@ namespace {
 std::string parse_line(const std::string& line, harness_options& o) {
     if (line.front() != '{') {
         o.request = line;
-        return "";
+        return o.request.find('\0') == std::string::npos
+                   ? ""
+                   : "a path holds a NUL byte; expected a path without one";
     }
     rapidjson::Document doc;
     if (std::string bad = try_parse_json(doc, line); !bad.empty()) return "not JSON: " + bad;
-    if (!doc.IsObject() || !doc.HasMember("request") || !doc["request"].IsString())
-        return "expected {\"request\": PATH, \"response\": PATH} or a request path";
-    o.request = doc["request"].GetString();
-    if (doc.HasMember("response")) {
-        if (!doc["response"].IsString()) return "field response: expected a path (string)";
-        o.response = doc["response"].GetString();
+    try {
+        const json_field f(doc, "");  // the caller's message names the stdin line
+        o.request = f.text("request");
+        if (const auto response = f.optional_text("response")) o.response = *response;
+    } catch (const json_error& e) {
+        return std::string(e.what()) +
+               "; expected {\"request\": PATH, \"response\": PATH} or a request path";
     }
+    // The file opened would be the path cut at the NUL, not the one checked against the root.
+    if (o.request.find('\0') != std::string::npos || o.response.find('\0') != std::string::npos)
+        return "a path holds a NUL byte; expected a path without one";
     return "";
 }
 
@@ -66,9 +73,10 @@ bool worker_must_exit(exit_code code) {
 int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
                  const std::function<served_request(const harness_options&)>& serve) {
     scrub_freed_memory() = true;
-    long long served = 0;
+    long long served = 0, line_number = 0;
     std::string line;
     while (std::getline(in, line)) {
+        ++line_number;
         while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
         if (line.empty()) continue;
         harness_options one = o;
@@ -81,7 +89,7 @@ int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
             served_request refused;
             refused.code = exit_code::usage;
             refused.status = "usage";
-            refused.messages = "cuda-harness --worker: stdin line " + std::to_string(served + 1) +
+            refused.messages = "cuda-harness --worker: stdin line " + std::to_string(line_number) +
                                ": " + bad + "\n";
             out << reply_line(one, refused, served) << "\n" << std::flush;
             continue;

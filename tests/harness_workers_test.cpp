@@ -436,3 +436,37 @@ TEST_CASE(
             CHECK(outcome.second == Approx(by_mode[1][label].second).epsilon(0.05));
     }
 }
+
+TEST_CASE(
+    "a worker line whose path holds a NUL byte is refused: the file opened would not be "
+    "the one checked against --root",
+    "[worker]") {
+    test::scratch_folder root, outside;
+    fs::copy(fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul", root / "matmul");
+    // Read whole, the response path climbs out of `escape.json` and back into the root; cut at
+    // the NUL, as open(2) would read it, it is `escape.json` outside the root.
+    const fs::path escape = outside / "escape.json";
+    std::string climb;
+    for (auto it = std::next(escape.begin()); it != escape.end(); ++it) climb += "/..";
+    const std::string line = "{\"request\": \"" + (root / "matmul/request.json").string() +
+                             "\", \"response\": \"" + escape.string() + "\\u0000" + climb +
+                             (root / "r.json").string() + "\"}\n";
+    root.write("lines.txt",
+               line + (root / "matmul/request.json").string() + std::string(1, '\0') + "x\n");
+    const auto r = test::run_program(
+        "/bin/sh", {"-c", std::string(CUOPT_HARNESS_BINARY) + " --worker --quiet --root " +
+                              root.path().string() + " < " + (root / "lines.txt").string()});
+    INFO(r.output);
+    std::istringstream out(r.output);
+    for (int i = 1; i <= 2; ++i) {  // the lines are numbered as read
+        std::string reply;
+        REQUIRE(std::getline(out, reply));
+        const auto doc = parse_json(reply, "reply");
+        CHECK(doc["exit_code"].GetInt() == 64);
+        CHECK_THAT(doc["messages"].GetString(),
+                   Catch::Contains("stdin line " + std::to_string(i)) &&
+                       Catch::Contains("a path holds a NUL byte"));
+    }
+    CHECK(!fs::exists(escape));
+    CHECK(!fs::exists(root / "r.json"));
+}

@@ -128,3 +128,57 @@ TEST_CASE("a non-finite number is refused") {
     CHECK_THROWS_WITH(json_field(v, "a.json", "x").number(),
                       Catch::StartsWith("a.json: field x: expected a finite number"));
 }
+
+TEST_CASE("integers up to 2^64 - 1 read as unsigned 64-bit, and a negative one is refused") {
+    const rapidjson::Document doc =
+        parse_json(R"({"seed": 18446744073709551615, "low": -1, "half": 0.5})", "x.json");
+    const json_field r(doc, "g.json");
+    CHECK(r.integer<std::uint64_t>("seed") == 18446744073709551615ull);
+    CHECK(r.optional_integer<std::uint64_t>("none") == std::nullopt);
+    const auto refused = [&r](const char* key) {
+        try {
+            r.integer<std::uint64_t>(key);
+        } catch (const json_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(refused("low") ==
+          "g.json: field low: expected an integer from 0 to 18446744073709551615, found -1");
+    CHECK(refused("half") ==
+          "g.json: field half: expected an integer from 0 to 18446744073709551615, found a "
+          "number");
+    CHECK_THAT(failure([](const json_field& f) { f.integer<int>("big"); }),
+               Catch::Contains("field big: expected an integer from"));
+}
+
+TEST_CASE("the lenient readers read what is there and take another kind for absent") {
+    const rapidjson::Document doc = parse_json(
+        R"({"s": "a\u0000b", "n": 2.5, "i": 7, "b": true, "o": {"k\u0000x": 1}, "a": [1],
+            "z": null})",
+        "x.json");
+    CHECK(string_of(doc, "s") == std::string("a\0b", 3));
+    CHECK(text_of(doc, "s") == std::string("a\0b", 3));
+    CHECK(string_of(doc, "i") == std::nullopt);  // a number is no string
+    CHECK(text_of(doc, "i") == "7");             // but it has a text to show
+    CHECK(text_of(doc, "b") == "1");
+    CHECK(text_of(doc, "o").empty());
+    CHECK(text_of(doc, "z").empty());
+    CHECK(number_of(doc, "n") == 2.5);
+    CHECK(number_of(doc, "s") == std::nullopt);
+    CHECK(integer_of(doc, "n") == std::nullopt);
+    CHECK(integer_of(doc, "i") == 7);
+    CHECK(bool_of(doc, "b") == true);
+    CHECK(bool_of(doc, "i") == std::nullopt);
+    CHECK(member(doc, "z") == nullptr);
+    CHECK(object_or_empty(doc, "a").ObjectEmpty());
+    CHECK(array_or_empty(doc, "o").Empty());
+    CHECK(array_or_empty(doc, "a").Size() == 1);
+    CHECK(text_of(doc["a"]) == "");  // an array has no text
+    CHECK(integer_of(doc["a"][0]) == 1);
+    const auto& o = object_or_empty(doc, "o");
+    REQUIRE(o.MemberCount() == 1);
+    CHECK(name_of(*o.MemberBegin()) == std::string("k\0x", 3));
+    const rapidjson::Value not_an_object(5);
+    CHECK(text_of(not_an_object, "s").empty());
+}

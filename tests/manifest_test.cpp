@@ -185,7 +185,7 @@ TEST_CASE(
     CHECK_THAT(error_with(R"("m": 256, "n": 256, "k": 256)",
                           R"("m": 18446744073709551615, "n": 256, "k": 256)"),
                Catch::Contains(
-                   "field cases[1].params.m: expected an integer within a signed 64-bit range"));
+                   "field cases[1].params.m: expected an integer, found 18446744073709551615"));
     CHECK_THAT(error_with(R"("count": "m*k")",
                           R"("count": "m*k*1125899906842624*1125899906842624*1125899906842624")"),
                Catch::Contains("value out of range"));

@@ -5,7 +5,6 @@
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
 #include "orchestrator/artifacts/run_artifacts.hpp"
-#include "orchestrator/artifacts/run_folder.hpp"
 
 namespace cuopt {
 
@@ -45,9 +44,9 @@ candidate candidate_from(const json_field& v, const manifest& m) {
     for (const auto& [name, d] : v["defines"].members()) c.defines[name] = d.text();
     for (const auto& [name, t] : v["tunables"].members()) c.tunables[name] = t.integer();
     c.compile_options = v.texts("compile_options");
-    if (const auto l = v.find("launch")) c.launch = read_launch_expressions(l->value(), m.launch);
+    if (const auto l = v.find("launch")) c.launch = read_launch_expressions(*l, m.launch);
     for (const auto& [name, l] : v["case_launch"].members())
-        c.case_launch[name] = read_launch_expressions(l.value(), m.launch);
+        c.case_launch[name] = read_launch_expressions(l, m.launch);
     c.rejected = v.text("rejected");
     return c;
 }
@@ -118,8 +117,11 @@ std::map<int, iteration_record> read_candidates_files(const fs::path& run, const
             throw candidates_file_error(ex.what());
         }
         const iteration_record record = iteration_record_from_json(doc, m, name);
-        if (!doc["iteration"].IsInt()) throw candidates_file_error(name + ": field iteration");
-        out[doc["iteration"].GetInt()] = record;
+        try {
+            out[json_field(doc, name).integer<int>("iteration")] = record;
+        } catch (const json_error& ex) {
+            throw candidates_file_error(ex.what());
+        }
     }
     return out;
 }

@@ -1,7 +1,7 @@
 #include "orchestrator/artifacts/confinement_record.hpp"
 
 #include "common/json_builder.hpp"
-#include "orchestrator/artifacts/run_folder.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 

@@ -6,7 +6,6 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
-#include "orchestrator/artifacts/run_folder.hpp"
 
 namespace cuopt {
 

@@ -1,7 +1,7 @@
 #include "orchestrator/artifacts/model_conversation.hpp"
 
 #include "common/json_document.hpp"
-#include "orchestrator/artifacts/run_folder.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -71,7 +71,7 @@ void add_block(const Value& b, const std::string& role, std::vector<conversation
         out.push_back({"assistant", "tool call", call_text(text_of(b, "name"), b, "arguments")});
     else if (type == "tool_result")
         out.push_back(
-            {"tool", "tool result", member(b, "content") ? plain_text(b["content"]) : ""});
+            {"tool", "tool result", member(b, "content") ? plain_text(*member(b, "content")) : ""});
     else if (type == "function_call_output")
         out.push_back({"tool", "tool result", text_of(b, "output")});
     else if (type == "thinking" || type == "redacted_thinking" || type == "reasoning")

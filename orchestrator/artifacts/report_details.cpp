@@ -26,10 +26,10 @@ std::string attempt_words(const Value& attempt) {
 std::map<std::string, std::string> compiled_defines(const Value& attempt) {
     std::map<std::string, std::string> out;
     const Value& candidate = object_or_empty(attempt, "candidate");
-    for (const auto& m : object_or_empty(candidate, "tunables").GetObject())
-        out[m.name.GetString()] = json_scalar_text(m.value);
-    for (const auto& m : object_or_empty(candidate, "defines").GetObject())
-        out[m.name.GetString()] = json_scalar_text(m.value);
+    for (const char* key : {"tunables", "defines"}) {
+        const Value& values = object_or_empty(candidate, key);
+        for (const auto& m : values.GetObject()) out[name_of(m)] = text_of(m.value);
+    }
     return out;
 }
 
@@ -50,7 +50,7 @@ std::vector<std::string> setting_changes(const Value& from, const Value& to) {
         std::string text;
         for (const Value& o :
              array_or_empty(object_or_empty(attempt, "candidate"), "compile_options").GetArray())
-            text += (text.empty() ? "" : " ") + json_scalar_text(o);
+            text += (text.empty() ? "" : " ") + text_of(o);
         return text.empty() ? std::string("(none)") : text;
     };
     if (options(from) != options(to))
@@ -150,17 +150,17 @@ std::string display_text(const Value& v) {
         std::snprintf(text, sizeof text, "%.6g", v.GetDouble());
         return text;
     }
-    const std::string text = v.IsNull() ? "" : json_scalar_text(v);
+    const std::string text = text_of(v);
     return text.empty() ? "-" : text;
 }
 
-// Every scalar member of an object, in order ("name", "arch", ...); nested ones left out.
+// Every scalar member of an object (object_or_empty's), in order ("name", "arch", ...); nested
+// ones left out.
 std::vector<std::pair<std::string, std::string>> scalars(const Value& v) {
     std::vector<std::pair<std::string, std::string>> out;
-    if (v.IsObject())
-        for (const auto& m : v.GetObject())
-            if (!m.value.IsObject() && !m.value.IsArray())
-                out.emplace_back(m.name.GetString(), display_text(m.value));
+    for (const auto& m : v.GetObject())
+        if (!m.value.IsObject() && !m.value.IsArray())
+            out.emplace_back(m.name.GetString(), display_text(m.value));
     return out;
 }
 
@@ -180,15 +180,16 @@ std::string card(const std::string& title, const std::string& rows) {
            "</tbody></table></div>\n";
 }
 
+// `g`: an object (object_or_empty's).
 std::string gpu_state_rows(const Value& g) {
-    if (!g.IsObject() || g.ObjectEmpty()) return "";
+    if (g.ObjectEmpty()) return "";
     const auto range = [&g](const char* lo, const char* hi, const char* unit) {
         const std::string a = fixed(number_of(g, lo), 0), b = fixed(number_of(g, hi), 0);
         return (a == b ? a : a + " - " + b) + unit;
     };
     std::string reasons;
     for (const Value& r : array_or_empty(g, "throttle_reasons").GetArray())
-        reasons += (reasons.empty() ? "" : ", ") + json_scalar_text(r);
+        reasons += (reasons.empty() ? "" : ", ") + text_of(r);
     return key_value_rows(
         {{"source", text_of(g, "source").empty() ? text_of(g, "note") : text_of(g, "source")},
          {"cases read", text_of(g, "cases")},
@@ -221,11 +222,11 @@ std::string environment_section(const report_context& c) {
     const Value& device = object_or_empty(run, "device");
     std::string command;
     for (const Value& w : array_or_empty(run, "command_line").GetArray())
-        command += (command.empty() ? "" : " ") + json_scalar_text(w);
+        command += (command.empty() ? "" : " ") + text_of(w);
     std::vector<std::pair<std::string, std::string>> hashes,
         peaks = scalars(object_or_empty(device, "peak_tflops"));
-    for (const auto& m : object_or_empty(run, "sha256").GetObject())
-        hashes.emplace_back(m.name.GetString(), json_scalar_text(m.value));
+    const Value& sha256 = object_or_empty(run, "sha256");
+    for (const auto& m : sha256.GetObject()) hashes.emplace_back(name_of(m), text_of(m.value));
     const std::string run_rows = key_value_rows(
         {{"tool", text_of(tool, "name") + " " + text_of(tool, "version")},
          {"commit", text_of(tool, "commit")},

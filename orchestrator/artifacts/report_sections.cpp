@@ -38,10 +38,10 @@ std::string counts_line(const report_context& c) {
     const Value& counts = object_or_empty(c.folder.summary, "counts");
     std::string rejected;
     long long total_rejected = 0;
-    for (const auto& r : object_or_empty(counts, "rejected").GetObject()) {
-        rejected += (rejected.empty() ? "" : ", ") + std::string(r.name.GetString()) + " " +
-                    json_scalar_text(r.value);
-        total_rejected += r.value.IsInt64() ? r.value.GetInt64() : 0;
+    const Value& by_verdict = object_or_empty(counts, "rejected");
+    for (const auto& r : by_verdict.GetObject()) {
+        rejected += (rejected.empty() ? "" : ", ") + name_of(r) + " " + text_of(r.value);
+        total_rejected += integer_of(r.value).value_or(0);
     }
     std::ostringstream o;
     o << integer_of(counts, "attempts").value_or(0) << " attempts, "
@@ -120,10 +120,10 @@ std::string verdict_section(const report_context& c) {
 
 namespace {
 
-std::map<std::string, const Value*> by_name(const Value& array) {
+// The entries of `block`'s "cases" by their name.
+std::map<std::string, const Value*> cases_by_name(const Value& block) {
     std::map<std::string, const Value*> out;
-    if (array.IsArray())
-        for (const Value& v : array.GetArray()) out[text_of(v, "name")] = &v;
+    for (const Value& v : array_or_empty(block, "cases").GetArray()) out[text_of(v, "name")] = &v;
     return out;
 }
 
@@ -190,8 +190,8 @@ std::string sol_rows(const Value& evidence) {
 
 std::string latency_section(const report_context& c) {
     const Value& ev = object_or_empty(c.folder.summary, "evidence");
-    const auto sig = by_name(array_or_empty(object_or_empty(ev, "significance"), "cases"));
-    const auto vendor = by_name(array_or_empty(object_or_empty(ev, "vendor"), "cases"));
+    const auto sig = cases_by_name(object_or_empty(ev, "significance"));
+    const auto vendor = cases_by_name(object_or_empty(ev, "vendor"));
     const Value& timer = object_or_empty(c.folder.run, "timer");
     std::ostringstream o;
     o << "<section id=\"latency\"><h2>Latency per case</h2>\n<p class=\"muted\">Medians. Search: "

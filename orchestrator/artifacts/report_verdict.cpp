@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "orchestrator/artifacts/run_folder.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 

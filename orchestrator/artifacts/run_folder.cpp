@@ -128,45 +128,4 @@ measured_gpu_time read_measured_gpu_time(const fs::path& dir) {
     return t;
 }
 
-const rapidjson::Value* member(const rapidjson::Value& v, const char* key) {
-    if (!v.IsObject()) return nullptr;
-    const auto it = v.FindMember(key);
-    return it == v.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
-}
-
-const rapidjson::Value& object_or_empty(const rapidjson::Value& v, const char* key) {
-    static const rapidjson::Value k_empty(rapidjson::kObjectType);
-    const rapidjson::Value* m = member(v, key);
-    return m && m->IsObject() ? *m : k_empty;
-}
-
-const rapidjson::Value& array_or_empty(const rapidjson::Value& v, const char* key) {
-    static const rapidjson::Value k_empty(rapidjson::kArrayType);
-    const rapidjson::Value* m = member(v, key);
-    return m && m->IsArray() ? *m : k_empty;
-}
-
-std::optional<double> number_of(const rapidjson::Value& v, const char* key) {
-    const rapidjson::Value* m = member(v, key);
-    return m && m->IsNumber() ? std::optional<double>(m->GetDouble()) : std::nullopt;
-}
-
-std::optional<long long> integer_of(const rapidjson::Value& v, const char* key) {
-    const rapidjson::Value* m = member(v, key);
-    return m && m->IsInt64() ? std::optional<long long>(m->GetInt64()) : std::nullopt;
-}
-
-std::optional<bool> bool_of(const rapidjson::Value& v, const char* key) {
-    const rapidjson::Value* m = member(v, key);
-    return m && m->IsBool() ? std::optional<bool>(m->GetBool()) : std::nullopt;
-}
-
-std::string text_of(const rapidjson::Value& v, const char* key) {
-    const rapidjson::Value* m = member(v, key);
-    if (!m) return "";
-    if (m->IsString()) return std::string(m->GetString(), m->GetStringLength());
-    if (m->IsNumber() || m->IsBool()) return json_scalar_text(*m);
-    return "";
-}
-
 }  // namespace cuopt

@@ -1,9 +1,9 @@
 #pragma once
 /// A run folder as the report reads it, from its files alone: run.json, history.json,
 /// summary.json and the model-NNN.json exchanges, each parsed once (a missing or malformed
-/// file is named in a report_input_error), any other file by its path inside the folder, and
-/// accessors that read optional fields without throwing: the report shows "-" where a run did
-/// not record a figure.
+/// file is named in a report_input_error), and any other file by its path inside the folder.
+/// Fields are read with common/json_fields' lenient functions, which never throw: the report
+/// shows "-" where a run did not record a figure.
 
 #include <rapidjson/document.h>
 
@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -55,16 +57,5 @@ struct measured_gpu_time {
 };
 /// Walks the folder (replay/ left out: it is not the run's work), in sorted path order.
 measured_gpu_time read_measured_gpu_time(const std::filesystem::path& dir);
-
-// Optional fields of a parsed document; a missing member, null or a value of another type reads
-// as absent.
-const rapidjson::Value* member(const rapidjson::Value& v, const char* key);
-const rapidjson::Value& object_or_empty(const rapidjson::Value& v, const char* key);
-const rapidjson::Value& array_or_empty(const rapidjson::Value& v, const char* key);
-std::optional<double> number_of(const rapidjson::Value& v, const char* key);
-std::optional<long long> integer_of(const rapidjson::Value& v, const char* key);
-std::optional<bool> bool_of(const rapidjson::Value& v, const char* key);
-/// A string member; "" when absent. Numbers and booleans as their JSON text.
-std::string text_of(const rapidjson::Value& v, const char* key);
 
 }  // namespace cuopt

@@ -147,18 +147,18 @@ Value gpu_state_json(const std::optional<gpu_state_summary>& g, json_allocator& 
 std::optional<gpu_state_summary> gpu_state_from_json(const Value& doc) {
     if (!doc.IsObject()) return std::nullopt;
     const json_field v(doc, "", "gpu_state");
-    gpu_state_summary g;
-    g.source = v.optional_text("source");
-    g.note = v.optional_text("note");
-    g.cases = v.optional_integer<int>("cases").value_or(0);
-    g.sm_clock_min_mhz = v.optional_integer<int>("sm_clock_min_mhz");
-    g.sm_clock_max_mhz = v.optional_integer<int>("sm_clock_max_mhz");
-    g.mem_clock_min_mhz = v.optional_integer<int>("mem_clock_min_mhz");
-    g.mem_clock_max_mhz = v.optional_integer<int>("mem_clock_max_mhz");
-    g.max_temperature_c = v.optional_integer<int>("max_temperature_c");
-    g.max_power_w = v.optional_number("max_power_w");
-    g.power_limit_w = v.optional_number("power_limit_w");
-    g.throttle_reasons = v.optional_texts("throttle_reasons");
+    gpu_state_summary g{v.optional_text("source"),
+                        v.optional_text("note"),
+                        v.optional_integer<int>("cases").value_or(0),
+                        v.optional_integer<int>("sm_clock_min_mhz"),
+                        v.optional_integer<int>("sm_clock_max_mhz"),
+                        v.optional_integer<int>("mem_clock_min_mhz"),
+                        v.optional_integer<int>("mem_clock_max_mhz"),
+                        v.optional_integer<int>("max_temperature_c"),
+                        v.optional_number("max_power_w"),
+                        v.optional_number("power_limit_w"),
+                        v.optional_texts("throttle_reasons"),
+                        {}};
     if (const std::optional<json_field> list = v.find("throttled"))
         for (const json_field& e : list->items())
             g.throttled.push_back({e.optional_integer<int>("iteration").value_or(0),

@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <tuple>
 
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/model/model_families.hpp"
 
@@ -40,35 +40,32 @@ std::string setting(const std::string& name, const std::map<std::string, std::st
     return it == dot_env.end() ? "" : it->second;
 }
 
+// A model's price per million `tokens`: a number >= 0, or nullopt when an optional one is absent.
+std::optional<double> price_of(const json_field& model, const char* key, const std::string& tokens,
+                               bool required) {
+    const std::optional<json_field> f = model.find(key);
+    if (!f && !required) return std::nullopt;
+    const std::optional<double> x = number_of(model.value(), key);
+    if (!x || *x < 0)  // the member's path even when it is absent
+        json_field(model.value(), model.source(), model.path() + "." + key)
+            .fail("a number >= 0 (US dollars per million " + tokens + ")");
+    return x;
+}
+
 price_table read_prices(const std::string& json, const std::string& source) {
     price_table prices;
     if (json.empty()) return prices;
     const rapidjson::Document d = parse_json(json, source + " prices");
-    for (const auto& m : d.GetObject()) {
-        const std::string field = source + ": field prices." + m.name.GetString();
-        if (!m.value.IsObject())
-            throw json_error(field + ": expected {\"input_per_mtok\": x, \"output_per_mtok\": y}");
+    for (const auto& [name, m] : json_field(d, source, "prices").members()) {
+        if (!m.is_object()) m.fail("{\"input_per_mtok\": x, \"output_per_mtok\": y}");
         model_price p;
-        for (const auto& [key, into] : {std::pair{"input_per_mtok", &p.input_per_mtok},
-                                        std::pair{"output_per_mtok", &p.output_per_mtok}}) {
-            const auto it = m.value.FindMember(key);
-            if (it == m.value.MemberEnd() || !it->value.IsNumber() || it->value.GetDouble() < 0)
-                throw json_error(field + "." + key +
-                                 ": expected a number >= 0 (US dollars per million tokens)");
-            *into = it->value.GetDouble();
-        }
-        for (const auto& [key, into, what] :
-             {std::tuple{"cached_input_per_mtok", &p.cached_input_per_mtok, "cached input"},
-              std::tuple{"cache_write_per_mtok", &p.cache_write_per_mtok, "cache-write input"}}) {
-            const auto it = m.value.FindMember(key);
-            if (it == m.value.MemberEnd()) continue;
-            if (!it->value.IsNumber() || it->value.GetDouble() < 0)
-                throw json_error(field + "." + key +
-                                 ": expected a number >= 0 (US dollars per million " + what +
-                                 " tokens)");
-            *into = it->value.GetDouble();
-        }
-        prices[m.name.GetString()] = p;
+        p.input_per_mtok = *price_of(m, "input_per_mtok", "tokens", true);
+        p.output_per_mtok = *price_of(m, "output_per_mtok", "tokens", true);
+        p.cached_input_per_mtok =
+            price_of(m, "cached_input_per_mtok", "cached input tokens", false);
+        p.cache_write_per_mtok =
+            price_of(m, "cache_write_per_mtok", "cache-write input tokens", false);
+        prices[name] = p;
     }
     return prices;
 }

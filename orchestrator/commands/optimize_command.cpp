@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <iostream>
 #include <set>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/artifacts/candidates_file.hpp"
 #include "orchestrator/artifacts/console_report.hpp"
@@ -82,15 +84,15 @@ std::string entry_of(const std::string& source, const std::optional<kernel_signa
 std::string device_arch(const std::string& device_json) {
     rapidjson::Document d;
     try_parse_json(d, device_json);
-    return d.IsObject() && d.HasMember("arch") && d["arch"].IsString() ? d["arch"].GetString() : "";
+    return text_of(d, "arch");
 }
 
 // From cuda-harness --device-info: "NVIDIA H200", or "unknown".
 std::string device_name(const std::string& device_json) {
     rapidjson::Document d;
     try_parse_json(d, device_json);
-    return d.IsObject() && d.HasMember("name") && d["name"].IsString() ? d["name"].GetString()
-                                                                       : "unknown";
+    const std::string name = text_of(d, "name");
+    return name.empty() ? "unknown" : name;
 }
 
 // A device's --device-info, by its index in --devices ("null" when none was read).
@@ -112,17 +114,14 @@ std::string device_list_text(const std::vector<int>& devices) {
 bool device_simulated(const std::string& device_json) {
     rapidjson::Document d;
     try_parse_json(d, device_json);
-    return d.IsObject() && d.HasMember("simulated") && d["simulated"].IsBool() &&
-           d["simulated"].GetBool();
+    return bool_of(d, "simulated").value_or(false);
 }
 
 int max_threads_per_block(const std::string& device_json) {
     rapidjson::Document d;
     try_parse_json(d, device_json);
-    return d.IsObject() && d.HasMember("max_threads_per_block") &&
-                   d["max_threads_per_block"].IsInt()
-               ? d["max_threads_per_block"].GetInt()
-               : 0;
+    const std::optional<long long> n = integer_of(d, "max_threads_per_block");
+    return n && *n >= INT_MIN && *n <= INT_MAX ? static_cast<int>(*n) : 0;
 }
 
 // Auto means the model when a key or a base URL is configured, else the autotuner.
@@ -513,10 +512,7 @@ docs_settings docs_settings_of(const optimizer_options& o, const std::string& de
     d.allowed_hosts = comma_list(o.docs_hosts);
     rapidjson::Document dev;
     try_parse_json(dev, device_json);
-    const std::string cc = dev.IsObject() && dev.HasMember("compute_capability") &&
-                                   dev["compute_capability"].IsString()
-                               ? dev["compute_capability"].GetString()
-                               : "";
+    const std::string cc = text_of(dev, "compute_capability");
     d.guide_pages = o.docs_pages.empty() ? default_guide_pages(cc) : comma_list(o.docs_pages);
     d.cache_dir = o.docs_cache.empty() ? default_docs_cache() : fs::path(o.docs_cache);
     d.max_fetches = o.docs_max_fetches;
@@ -678,9 +674,8 @@ struct run_verdict {
 run_verdict verdict_of(const std::string& summary_text) {
     try {
         const rapidjson::Document d = parse_json(summary_text, "summary.json");
-        run_verdict v{d["verdict"].GetString(), {}};
-        for (const auto& r : d["verdict_reasons"].GetArray()) v.reasons.emplace_back(r.GetString());
-        return v;
+        const json_field summary(d, "summary.json");
+        return {summary.text("verdict"), summary.texts("verdict_reasons")};
     } catch (const std::exception& e) {
         return {"no_go", {std::string("summary.json does not read back: ") + e.what()}};
     }

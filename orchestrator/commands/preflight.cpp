@@ -11,6 +11,7 @@
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "common/temporary_folder.hpp"
 #include "orchestrator/commands/confinement_policy.hpp"
 #include "orchestrator/commands/device_list.hpp"
@@ -311,14 +312,11 @@ void check_device(const optimizer_options& o, int device, process_runner& runner
     } else {
         if (first) add("CUDA driver", true, "loaded", "", exit_code::ok);
         try {
-            const rapidjson::Document d = parse_json(p.stdout_text, "device info");
-            if (!d.IsObject() || !d.HasMember("name") || !d["name"].IsString() ||
-                !d.HasMember("arch") || !d["arch"].IsString() || !d.HasMember("sm_count") ||
-                !d["sm_count"].IsInt())
-                throw json_error("device info: expected an object with name, arch and sm_count");
+            const rapidjson::Document doc = parse_json(p.stdout_text, "device info");
+            const json_field d(doc, "device info");
             add(gpu, true,
-                std::string(d["name"].GetString()) + " (" + d["arch"].GetString() + ", " +
-                    std::to_string(d["sm_count"].GetInt()) + " SMs)",
+                d.text("name") + " (" + d.text("arch") + ", " +
+                    std::to_string(d.integer<int>("sm_count")) + " SMs)",
                 "", exit_code::ok);
             if (first) r.device_json = p.stdout_text;
             r.devices_json.push_back(p.stdout_text);

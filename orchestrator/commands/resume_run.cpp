@@ -11,10 +11,10 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/artifacts/candidates_file.hpp"
 #include "orchestrator/artifacts/history_reader.hpp"
-#include "orchestrator/artifacts/run_folder.hpp"
 #include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/evaluation/compile_log.hpp"
 
@@ -49,10 +49,11 @@ rapidjson::Document read_run_json(const fs::path& run) {
     }
 }
 
+// The strings of an array member; anything else in it is left out.
 std::vector<std::string> texts(const Value& v, const char* key) {
     std::vector<std::string> out;
-    for (const Value& e : array_or_empty(v, key).GetArray())
-        if (e.IsString()) out.emplace_back(e.GetString(), e.GetStringLength());
+    for (const json_field& e : json_field(array_or_empty(v, key), "run.json", key).items())
+        if (e.is_text()) out.push_back(e.text());
     return out;
 }
 
@@ -86,12 +87,13 @@ recorded_run read_recorded_run(const fs::path& run) {
     r.started_utc = text_of(d, "started");
     r.wall_s = number_of(d, "wall_s").value_or(0);
     r.proposer = text_of(d, "proposer");
-    for (const auto& h : object_or_empty(d, "sha256").GetObject())
-        r.sha256[h.name.GetString()] = h.value.GetString();
+    const Value& hashes = object_or_empty(d, "sha256");
+    for (const auto& h : hashes.GetObject()) r.sha256[name_of(h)] = text_of(h.value);
     for (const auto& s : object_or_empty(d, "settings").GetObject())
         r.settings[s.name.GetString()] = to_compact_json(s.value);
     r.resumes = resumes_from(d);
-    if (member(d, "device")) r.device = fingerprint_of(to_compact_json(d["device"]));
+    if (const Value* device = member(d, "device"))
+        r.device = fingerprint_of(to_compact_json(*device));
     return r;
 }
 

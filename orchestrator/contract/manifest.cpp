@@ -7,11 +7,11 @@
 #include "common/file_io.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
 namespace fs = std::filesystem;
-using rapidjson::Value;
 
 namespace {
 
@@ -21,6 +21,11 @@ struct context {
         throw json_error(source + ": field " + field + ": " + what);
     }
 };
+
+// The same wording at a field the file has: "<file>: field args[2].init: <what>".
+[[noreturn]] void fail(const json_field& f, const std::string& what) {
+    context{f.source()}.fail(f.path(), what);
+}
 
 // Inputs nobody described get random values, never zeros: zeros hide unwritten outputs.
 input_init default_init(dtype type, std::size_t index) {
@@ -38,72 +43,68 @@ input_init default_init(dtype type, std::size_t index) {
     return init;
 }
 
-input_init read_init(const Value& v, const fs::path& folder, dtype type, const context& ctx,
-                     const std::string& field) {
+input_init read_init(const json_field& v, const fs::path& folder, dtype type) {
     input_init init;
-    const std::string kind = v["kind"].GetString();
-    if (kind == "file") {
-        if (!v.HasMember("file")) ctx.fail(field, "kind 'file' needs 'file'");
+    if (v.text("kind") == "file") {
+        const std::optional<json_field> file = v.find("file");
+        if (!file) fail(v, "kind 'file' needs 'file'");
         try {
-            init.file = resolve_inside(folder, v["file"].GetString());
+            init.file = resolve_inside(folder, file->text());
         } catch (const std::invalid_argument& e) {
-            ctx.fail(field + ".file", e.what());
+            fail(*file, e.what());
         }
-        if (!fs::is_regular_file(*init.file))
-            ctx.fail(field + ".file", "no such file " + init.file->string());
+        if (!fs::is_regular_file(*init.file)) fail(*file, "no such file " + init.file->string());
         return init;
     }
     init.generator = read_generator(v);
     if (const auto problem = check_generator(init.generator, type))
-        ctx.fail(problem->field.empty() ? field : field + "." + problem->field, problem->message);
+        fail(problem->field.empty() ? v : v[problem->field.c_str()], problem->message);
     return init;
 }
 
-manifest_arg read_arg(const Value& a, std::size_t index, const fs::path& folder,
-                      const context& ctx) {
-    const std::string field = "args[" + std::to_string(index) + "]";
+// A scalar's 'value': an integer expression, or a number literal passed as it is.
+void read_scalar(manifest_arg& arg, const json_field& a) {
+    if (!a.has("value"))
+        fail(a, "a scalar needs 'value' (a number or an expression such as \"m\")");
+    for (const char* key : {"count", "init", "tolerance"})
+        if (a.has(key)) fail(a[key], "a scalar takes only 'value'");
+    const json_field value = a["value"];
+    arg.value = json_scalar_text(value.value());
+    arg.value_is_number = !value.is_text() && !integer_of(a.value(), "value");  // 0.5, not 2
+}
+
+manifest_arg read_arg(const json_field& a, std::size_t index, const fs::path& folder) {
     manifest_arg arg;
-    arg.name = a["name"].GetString();
-    arg.type = *parse_dtype(a["dtype"].GetString());
-    const std::string kind = a["kind"].GetString();
+    arg.name = a.text("name");
+    arg.type = *parse_dtype(a.text("dtype"));  // the schema's enum guarantees it
+    const std::string kind = a.text("kind");
     arg.kind = kind == "input"    ? arg_kind::input
                : kind == "output" ? arg_kind::output
                : kind == "inout"  ? arg_kind::inout
                                   : arg_kind::scalar;
     if (!arg.is_buffer()) {
-        if (!a.HasMember("value"))
-            ctx.fail(field, "a scalar needs 'value' (a number or an expression such as \"m\")");
-        for (const char* key : {"count", "init", "tolerance"})
-            if (a.HasMember(key)) ctx.fail(field + "." + key, "a scalar takes only 'value'");
-        arg.value = json_scalar_text(a["value"]);
-        arg.value_is_number = a["value"].IsNumber() && !a["value"].IsInt64();
+        read_scalar(arg, a);
         return arg;
     }
-    if (!a.HasMember("count"))
-        ctx.fail(field, "a buffer needs 'count' (elements; an expression such as \"m*k\")");
-    if (a.HasMember("value"))
-        ctx.fail(field + ".value", "a buffer takes 'count' and 'init', not 'value'");
-    arg.count = json_scalar_text(a["count"]);
-    if (a.HasMember("init") && !arg.has_input())
-        ctx.fail(field + ".init",
-                 "an output is written by the kernel; only input and inout buffers take 'init'");
-    arg.init = a.HasMember("init") ? read_init(a["init"], folder, arg.type, ctx, field + ".init")
-                                   : default_init(arg.type, index);
+    if (!a.has("count"))
+        fail(a, "a buffer needs 'count' (elements; an expression such as \"m*k\")");
+    if (a.has("value")) fail(a["value"], "a buffer takes 'count' and 'init', not 'value'");
+    arg.count = json_scalar_text(a["count"].value());
+    const std::optional<json_field> init = a.find("init");
+    if (init && !arg.has_input())
+        fail(*init, "an output is written by the kernel; only input and inout buffers take 'init'");
+    arg.init = init ? read_init(*init, folder, arg.type) : default_init(arg.type, index);
     arg.tol = default_tolerance(arg.type);
-    if (a.HasMember("timing_inputs")) {
-        if (!arg.has_input())
-            ctx.fail(field + ".timing_inputs", "only input and inout buffers are fed to launches");
-        arg.timing = k_timing_inputs.parse(a["timing_inputs"].GetString());
+    if (const auto timing = a.find("timing_inputs")) {
+        if (!arg.has_input()) fail(*timing, "only input and inout buffers are fed to launches");
+        arg.timing = timing->word(k_timing_inputs);
     }
-    if (a.HasMember("tolerance")) {
-        if (!arg.has_output())
-            ctx.fail(field + ".tolerance", "only output and inout buffers are compared");
+    if (const auto t = a.find("tolerance")) {
+        if (!arg.has_output()) fail(*t, "only output and inout buffers are compared");
         if (!is_float(arg.type))
-            ctx.fail(field + ".tolerance",
-                     std::string(dtype_name(arg.type)) + " outputs are compared exactly");
-        const Value& t = a["tolerance"];
-        if (t.HasMember("atol")) arg.tol.atol = t["atol"].GetDouble();
-        if (t.HasMember("rtol")) arg.tol.rtol = t["rtol"].GetDouble();
+            fail(*t, std::string(dtype_name(arg.type)) + " outputs are compared exactly");
+        arg.tol.atol = t->optional_number("atol").value_or(arg.tol.atol);
+        arg.tol.rtol = t->optional_number("rtol").value_or(arg.tol.rtol);
     }
     return arg;
 }
@@ -182,18 +183,18 @@ const input_init& manifest::init_for(const manifest_case& c, const manifest_arg&
     return it != c.inputs.end() ? it->second : a.init;
 }
 
-launch_expressions read_launch_expressions(const rapidjson::Value& v,
-                                           const launch_expressions& base) {
+launch_expressions read_launch_expressions(const json_field& v, const launch_expressions& base) {
     launch_expressions l = base;
     for (const char* key : {"grid", "block"}) {
-        if (!v.HasMember(key)) continue;
+        const std::optional<json_field> given = v.find(key);
+        if (!given) continue;
         auto& dims = std::string(key) == "grid" ? l.grid : l.block;
         dims = {"1", "1", "1"};
-        for (rapidjson::SizeType i = 0; i < v[key].Size() && i < 3; ++i)
-            dims[i] = json_scalar_text(v[key][i]);
+        for (std::size_t i = 0; i < given->size() && i < 3; ++i)
+            dims[i] = json_scalar_text((*given)[i].value());
     }
-    if (v.HasMember("dynamic_shared_bytes"))
-        l.dynamic_shared_bytes = json_scalar_text(v["dynamic_shared_bytes"]);
+    if (const auto shared = v.find("dynamic_shared_bytes"))
+        l.dynamic_shared_bytes = json_scalar_text(shared->value());
     return l;
 }
 
@@ -220,16 +221,16 @@ launch_config evaluate_launch(const launch_expressions& l, const expression_vari
 
 namespace {
 
-vendor_baseline_spec read_vendor(const Value& v) {
+vendor_baseline_spec read_vendor(const json_field& v) {
     vendor_baseline_spec spec;
-    spec.library = v["library"].GetString();
-    spec.op = v["op"].GetString();
-    if (v.HasMember("layout")) spec.layout = v["layout"].GetString();
-    spec.m = json_scalar_text(v["m"]);
-    spec.n = json_scalar_text(v["n"]);
-    spec.k = json_scalar_text(v["k"]);
+    spec.library = v.text("library");
+    spec.op = v.text("op");
+    spec.layout = v.optional_text("layout").value_or(spec.layout);
+    spec.m = json_scalar_text(v["m"].value());
+    spec.n = json_scalar_text(v["n"].value());
+    spec.k = json_scalar_text(v["k"].value());
     for (auto [key, out] : {std::pair{"a", &spec.a}, {"b", &spec.b}, {"c", &spec.c}})
-        if (v.HasMember(key)) *out = v[key].GetString();
+        *out = v.optional_text(key).value_or("");
     return spec;
 }
 
@@ -260,53 +261,45 @@ void resolve_vendor_buffers(vendor_baseline_spec& v, const manifest& m, const co
     }
 }
 
-manifest_case read_case(const Value& jc, const std::string& field, const manifest& m,
-                        const context& ctx) {
-    manifest_case mc;
-    mc.name = jc["name"].GetString();
-    mc.kind = std::string(jc["kind"].GetString()) == "correctness" ? case_kind::correctness
-                                                                   : case_kind::performance;
-    if (jc.HasMember("params"))
-        for (const auto& p : jc["params"].GetObject()) {
-            if (m.tunables.count(p.name.GetString()))
-                ctx.fail(field + ".params." + p.name.GetString(),
-                         "is also a tunable; pick another name");
-            if (!p.value.IsInt64())
-                ctx.fail(field + ".params." + p.name.GetString(),
-                         "expected an integer within a signed 64-bit range");
-            mc.params[p.name.GetString()] = p.value.GetInt64();
-        }
-    if (jc.HasMember("launch")) mc.launch = read_launch_expressions(jc["launch"], m.launch);
-    if (jc.HasMember("flops")) mc.flops = json_scalar_text(jc["flops"]);
-    if (jc.HasMember("vendor_baseline")) {
-        if (!jc["vendor_baseline"].IsNull()) {
-            mc.vendor = read_vendor(jc["vendor_baseline"]);
-            resolve_vendor_buffers(*mc.vendor, m, ctx, field + ".vendor_baseline");
-        }
-    } else {
+// A case's vendor call: its own, none (null) or, when it says nothing, the manifest's.
+void read_case_vendor(const json_field& jc, const manifest& m, manifest_case& mc) {
+    // json_field reads null as absent; here null (no vendor call) differs from absent.
+    if (!jc.value().HasMember("vendor_baseline")) {
         mc.vendor = m.vendor_baseline;
+    } else if (const auto v = jc.find("vendor_baseline")) {
+        mc.vendor = read_vendor(*v);
+        resolve_vendor_buffers(*mc.vendor, m, context{v->source()}, v->path());
     }
-    if (jc.HasMember("inputs"))
-        for (const auto& in : jc["inputs"].GetObject()) {
-            const std::string name = in.name.GetString();
-            const manifest_arg* a = m.find_arg(name);
-            if (!a || !a->has_input())
-                ctx.fail(field + ".inputs." + name,
-                         "no input or inout argument named '" + name + "'");
-            mc.inputs[name] =
-                read_init(in.value, m.folder, a->type, ctx, field + ".inputs." + name);
+}
+
+manifest_case read_case(const json_field& jc, const manifest& m) {
+    manifest_case mc;
+    mc.name = jc.text("name");
+    mc.kind = jc.text("kind") == "correctness" ? case_kind::correctness : case_kind::performance;
+    if (const auto params = jc.find("params"))
+        for (const auto& [name, p] : params->members()) {
+            if (m.tunables.count(name)) fail(p, "is also a tunable; pick another name");
+            mc.params[name] = p.integer<std::int64_t>();
         }
-    if (jc.HasMember("expected"))
-        for (const auto& ex : jc["expected"].GetObject()) {
-            const std::string name = ex.name.GetString();
+    if (const auto launch = jc.find("launch"))
+        mc.launch = read_launch_expressions(*launch, m.launch);
+    if (const auto flops = jc.find("flops")) mc.flops = json_scalar_text(flops->value());
+    read_case_vendor(jc, m, mc);
+    if (const auto inputs = jc.find("inputs"))
+        for (const auto& [name, in] : inputs->members()) {
+            const manifest_arg* a = m.find_arg(name);
+            if (!a || !a->has_input()) fail(in, "no input or inout argument named '" + name + "'");
+            mc.inputs[name] = read_init(in, m.folder, a->type);
+        }
+    if (const auto expected = jc.find("expected"))
+        for (const auto& [name, ex] : expected->members()) {
             const manifest_arg* a = m.find_arg(name);
             if (!a || !a->has_output())
-                ctx.fail(field + ".expected." + name,
-                         "no output or inout argument named '" + name + "'");
+                fail(ex, "no output or inout argument named '" + name + "'");
             try {
-                mc.expected[name] = resolve_inside(m.folder, ex.value.GetString());
+                mc.expected[name] = resolve_inside(m.folder, ex.text());
             } catch (const std::invalid_argument& e) {
-                ctx.fail(field + ".expected." + name, e.what());
+                fail(ex, e.what());
             }
         }
     return mc;
@@ -355,32 +348,28 @@ rapidjson::Document load_document(const fs::path& file, const context& ctx) {
     return parse_json(text, ctx.source);
 }
 
-void read_header(const rapidjson::Document& doc, manifest& m, const context& ctx) {
-    if (doc.HasMember("description")) m.description = doc["description"].GetString();
-    if (doc.HasMember("tunables"))
-        for (const auto& t : doc["tunables"].GetObject())
-            for (const auto& v : t.value.GetArray()) {
-                if (!v.IsInt64())
-                    ctx.fail(std::string("tunables.") + t.name.GetString(),
-                             "expected integers within a signed 64-bit range");
-                m.tunables[t.name.GetString()].push_back(v.GetInt64());
-            }
+void read_header(const json_field& doc, manifest& m) {
+    m.description = doc.optional_text("description").value_or("");
+    if (const auto tunables = doc.find("tunables"))
+        for (const auto& [name, values] : tunables->members())
+            for (const json_field& v : values.items())
+                m.tunables[name].push_back(v.integer<std::int64_t>());
     m.launch = read_launch_expressions(doc["launch"], launch_expressions{});
-    if (doc.HasMember("reference_launch"))
-        m.reference_launch = read_launch_expressions(doc["reference_launch"], m.launch);
+    if (const auto reference = doc.find("reference_launch"))
+        m.reference_launch = read_launch_expressions(*reference, m.launch);
     std::set<std::string> names;
-    for (rapidjson::SizeType i = 0; i < doc["args"].Size(); ++i) {
-        m.args.push_back(read_arg(doc["args"][i], i, m.folder, ctx));
+    const json_field args = doc["args"];
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        m.args.push_back(read_arg(args[i], i, m.folder));
         if (!names.insert(m.args.back().name).second)
-            ctx.fail("args[" + std::to_string(i) + "].name",
-                     "duplicate argument name '" + m.args.back().name + "'");
+            fail(args[i]["name"], "duplicate argument name '" + m.args.back().name + "'");
     }
     if (std::none_of(m.args.begin(), m.args.end(),
                      [](const manifest_arg& a) { return a.has_output(); }))
-        ctx.fail("args", "no output or inout buffer: nothing to check");
-    if (doc.HasMember("vendor_baseline")) {
-        m.vendor_baseline = read_vendor(doc["vendor_baseline"]);
-        resolve_vendor_buffers(*m.vendor_baseline, m, ctx, "vendor_baseline");
+        fail(args, "no output or inout buffer: nothing to check");
+    if (const auto vendor = doc.find("vendor_baseline")) {
+        m.vendor_baseline = read_vendor(*vendor);
+        resolve_vendor_buffers(*m.vendor_baseline, m, context{vendor->source()}, vendor->path());
     }
 }
 
@@ -391,21 +380,22 @@ void read_body(const rapidjson::Document& doc, manifest& m, const context& ctx,
     validate_json(doc, embedded_schema("manifest"), ctx.source);
     const fs::path own = m.folder;
     if (args_folder) m.folder = *args_folder;
-    read_header(doc, m, ctx);
+    const json_field root(doc, ctx.source);
+    read_header(root, m);
     m.folder = own;
     std::set<std::string> case_names;
-    for (rapidjson::SizeType c = 0; c < doc["cases"].Size(); ++c) {
-        const std::string field = "cases[" + std::to_string(c) + "]";
-        m.cases.push_back(read_case(doc["cases"][c], field, m, ctx));
+    const json_field cases = root["cases"];
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+        m.cases.push_back(read_case(cases[c], m));
         if (!case_names.insert(m.cases.back().name).second)
-            ctx.fail(field + ".name", "duplicate case name '" + m.cases.back().name + "'");
+            fail(cases[c]["name"], "duplicate case name '" + m.cases.back().name + "'");
     }
     if (need_performance &&
         std::none_of(m.cases.begin(), m.cases.end(),
                      [](const manifest_case& c) { return c.kind == case_kind::performance; }))
-        ctx.fail("cases",
-                 "no performance case: at least one case must be of kind 'performance' to rank "
-                 "candidates");
+        fail(cases,
+             "no performance case: at least one case must be of kind 'performance' to rank "
+             "candidates");
     check_expressions(m, ctx);
     check_file_sizes(m, ctx);
 }
@@ -428,7 +418,7 @@ manifest read_holdout_manifest(const fs::path& file, const manifest& main) {
     const context ctx{m.file.filename().string()};
     rapidjson::Document doc = load_document(m.file, ctx);
     const bool inherits = doc.IsObject() && !doc.HasMember("args");
-    if (inherits) {
+    if (inherits) {  // presence, null included: the schema check comes after the merge
         const context main_ctx{main.file.filename().string()};
         const rapidjson::Document base = load_document(main.file, main_ctx);
         for (const char* key :

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/dtype.hpp"
+#include "common/json_fields.hpp"
 #include "common/request.hpp"
 #include "orchestrator/contract/integer_expression.hpp"
 #include "orchestrator/contract/tolerance.hpp"
@@ -108,8 +109,7 @@ manifest read_holdout_manifest(const std::filesystem::path& file, const manifest
 
 /// A launch object ({grid, block, dynamic_shared_bytes}, numbers or expressions) over `base`:
 /// given dimensions replace the base's, missing trailing ones are 1.
-launch_expressions read_launch_expressions(const rapidjson::Value& v,
-                                           const launch_expressions& base);
+launch_expressions read_launch_expressions(const json_field& v, const launch_expressions& base);
 
 /// An evaluated launch for one case under one tunable configuration.
 launch_config evaluate_launch(const launch_expressions& l, const expression_variables& vars);

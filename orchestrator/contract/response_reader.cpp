@@ -13,10 +13,6 @@ using rapidjson::Value;
 
 namespace {
 
-std::string optional_text(const Value& v) {
-    return v.IsString() ? v.GetString() : "";
-}
-
 // Issue 12's fields are read through json_field: absent and null read as nothing, a value of
 // another kind throws json_error naming the file and the field
 // ("response.json: field cases[0].timing.channels_agree: expected true or false, found ...").
@@ -75,104 +71,86 @@ timing_blocks read_timing_blocks(const Value& doc, const std::string& source) {
     if (const auto g = top.find("gpu_monitor"))
         out.gpu_monitor =
             response_gpu_monitor{g->optional_text("source"), g->optional_text("note")};
-    const auto cases = doc.FindMember("cases");
-    if (cases == doc.MemberEnd() || !cases->value.IsArray()) return out;
-    for (rapidjson::SizeType i = 0; i < cases->value.Size(); ++i) {
-        const Value& c = cases->value[i];
-        const auto timing = c.IsObject() ? c.FindMember("timing") : c.MemberEnd();
-        if (!c.IsObject() || timing == c.MemberEnd() || !timing->value.IsObject()) {
-            out.cases.emplace_back();
-            continue;
-        }
-        out.cases.emplace_back(read_timing_details(
-            json_field(timing->value, source, "cases[" + std::to_string(i) + "].timing")));
+    const auto cases = top.find("cases");
+    if (!cases || !cases->is_array()) return out;
+    for (const json_field& c : cases->items()) {
+        const auto timing = c.is_object() ? c.find("timing") : std::nullopt;
+        out.cases.push_back(timing && timing->is_object()
+                                ? std::optional(read_timing_details(*timing))
+                                : std::nullopt);
     }
     return out;
 }
 
-compile_summary read_compile_block(const Value& comp) {
-    compile_summary out;
-    out.ok = comp["ok"].GetBool();
-    out.cache_hit = comp["cache_hit"].GetBool();
-    out.wall_ms = comp["wall_ms"].GetDouble();
-    out.log = comp["log"].GetString();
-    const Value& res = comp["resources"];
-    auto count = [&res](const char* k) {
-        return res[k].IsInt() ? std::optional<int>(res[k].GetInt()) : std::nullopt;
-    };
-    out.registers = count("registers");
-    out.static_shared_bytes = count("static_shared_bytes");
-    out.local_bytes = count("local_bytes");
-    out.spill_store_bytes = count("spill_store_bytes");
-    return out;
+// What follows reads a document the schema has passed: the kinds are known, and an optional
+// member is absent or null.
+compile_summary read_compile_block(const json_field& f) {
+    const json_field res = f["resources"];
+    return {f.boolean("ok"),
+            f.boolean("cache_hit"),
+            f.number("wall_ms"),
+            f.text("log"),
+            res.optional_integer<int>("registers"),
+            res.optional_integer<int>("static_shared_bytes"),
+            res.optional_integer<int>("local_bytes"),
+            res.optional_integer<int>("spill_store_bytes")};
 }
 
-response_timing read_timing(const Value& t) {
-    response_timing out;
-    out.warmup = t["warmup"].GetInt();
-    out.iterations = t["iterations"].GetInt();
-    out.median_ms = t["median_ms"].GetDouble();
-    out.mean_ms = t["mean_ms"].GetDouble();
-    out.min_ms = t["min_ms"].GetDouble();
-    out.max_ms = t["max_ms"].GetDouble();
-    out.stdev_ms = t["stdev_ms"].GetDouble();
-    for (const Value& s : t["samples_ms"].GetArray()) out.samples_ms.push_back(s.GetDouble());
-    return out;
+response_timing read_timing(const json_field& t) {
+    return {t.integer<int>("warmup"), t.integer<int>("iterations"), t.number("median_ms"),
+            t.number("mean_ms"),      t.number("min_ms"),           t.number("max_ms"),
+            t.number("stdev_ms"),     t.numbers("samples_ms"),      {}};
 }
 
-response_case read_case(const Value& jc, const fs::path& folder) {
+response_output read_output(const json_field& o, const fs::path& folder) {
+    response_output r;
+    r.arg = o.text("arg");
+    r.is_input_dump = o.text("role") == "input_dump";
+    r.file = folder / o.text("file");
+    r.type = parse_dtype(o.text("dtype")).value_or(dtype::u8);
+    r.count = o.integer<std::uint64_t>("count");
+    r.sha256 = o.text("sha256");
+    r.unwritten = o.integer<std::uint64_t>("unwritten");
+    return r;
+}
+
+response_case read_case(const json_field& jc, const fs::path& folder) {
     response_case out;
-    out.name = jc["name"].GetString();
-    out.status =
-        k_case_run_statuses.parse(jc["status"].GetString()).value_or(case_run_status::skipped);
-    out.error = optional_text(jc["error"]);
-    out.measured = jc["measured"].GetBool();
-    if (jc.HasMember("entry")) out.entry = jc["entry"].GetString();
-    if (jc["timing"].IsObject()) out.timing = read_timing(jc["timing"]);
-    for (const Value& o : jc["outputs"].GetArray()) {
-        response_output r;
-        r.arg = o["arg"].GetString();
-        r.is_input_dump = std::string(o["role"].GetString()) == "input_dump";
-        r.file = folder / o["file"].GetString();
-        r.type = parse_dtype(o["dtype"].GetString()).value_or(dtype::u8);
-        r.count = o["count"].GetUint64();
-        r.sha256 = o["sha256"].GetString();
-        r.unwritten = o["unwritten"].GetUint64();
-        out.outputs.push_back(std::move(r));
-    }
-    if (jc.HasMember("inputs_changed"))  // absent from an older harness's response
-        for (const Value& name : jc["inputs_changed"].GetArray())
-            out.inputs_changed.emplace_back(name.GetString());
+    out.name = jc.text("name");
+    out.status = jc.word("status", k_case_run_statuses);
+    out.error = jc.optional_text("error").value_or("");
+    out.measured = jc.boolean("measured");
+    out.entry = jc.optional_text("entry").value_or("");
+    if (const auto timing = jc.find("timing")) out.timing = read_timing(*timing);
+    for (const json_field& o : jc["outputs"].items()) out.outputs.push_back(read_output(o, folder));
+    out.inputs_changed = jc.optional_texts("inputs_changed");  // absent from an older harness's
     return out;
 }
 
-// The confinement block, already checked against the schema (landlock: abi, read, write;
-// none: reason).
-confinement read_confinement(const Value& v) {
+// The confinement block (landlock: abi, read, write; none: reason).
+confinement read_confinement(const json_field& v) {
     confinement c;
-    c.mode = v["mode"].GetString();
+    c.mode = v.text("mode");
     if (!c.confined()) {
-        c.reason = v["reason"].GetString();
+        c.reason = v.text("reason");
         return c;
     }
-    c.abi = v["abi"].GetInt();
-    for (const Value& p : v["read"].GetArray()) c.read.emplace_back(p.GetString());
-    for (const Value& p : v["write"].GetArray()) c.write.emplace_back(p.GetString());
+    c.abi = v.integer<int>("abi");
+    c.read = v.texts("read");
+    c.write = v.texts("write");
     return c;
 }
 
 }  // namespace
 
 response_gpu_reading read_gpu_reading(const json_field& f) {
-    response_gpu_reading out;
-    out.sm_clock_mhz = f.optional_integer<int>("sm_clock_mhz");
-    out.mem_clock_mhz = f.optional_integer<int>("mem_clock_mhz");
-    out.temperature_c = f.optional_integer<int>("temperature_c");
-    out.power_w = f.optional_number("power_w");
-    out.power_limit_w = f.optional_number("power_limit_w");
-    out.throttle_reasons = f.optional_texts("throttle_reasons");
-    out.throttle_mask = f.optional_integer<std::uint64_t>("throttle_mask");
-    return out;
+    return {f.optional_integer<int>("sm_clock_mhz"),
+            f.optional_integer<int>("mem_clock_mhz"),
+            f.optional_integer<int>("temperature_c"),
+            f.optional_number("power_w"),
+            f.optional_number("power_limit_w"),
+            f.optional_texts("throttle_reasons"),
+            f.optional_integer<std::uint64_t>("throttle_mask")};
 }
 
 confinement unreported_confinement() {
@@ -182,29 +160,19 @@ confinement unreported_confinement() {
 }
 
 device_summary read_device_summary(const Value& device) {
-    device_summary out;
-    if (!device.IsObject()) return out;
-    auto text = [&device](const char* key) {
-        const auto it = device.FindMember(key);
-        return it != device.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
+    auto positive = [&device](const char* key) -> std::optional<std::int64_t> {
+        const std::optional<long long> v = integer_of(device, key);
+        return v && *v > 0 ? v : std::nullopt;
     };
-    auto number = [&device](const char* key) -> std::optional<std::int64_t> {
-        const auto it = device.FindMember(key);
-        if (it == device.MemberEnd() || !it->value.IsInt64() || it->value.GetInt64() <= 0)
-            return std::nullopt;
-        return it->value.GetInt64();
-    };
-    out.name = text("name");
-    out.uuid = text("uuid");
-    out.compute_capability = text("compute_capability");
-    out.driver_version = text("driver_version");
-    out.nvrtc_version = text("nvrtc_version");
-    out.sm_clock_max_khz = number("sm_clock_max_khz");
-    out.memory_clock_max_khz = number("memory_clock_max_khz");
-    const auto simulated = device.FindMember("simulated");
-    out.simulated =
-        simulated != device.MemberEnd() && simulated->value.IsBool() && simulated->value.GetBool();
-    return out;
+    auto text = [&device](const char* key) { return string_of(device, key).value_or(""); };
+    return {text("name"),
+            text("uuid"),
+            text("compute_capability"),
+            text("driver_version"),
+            text("nvrtc_version"),
+            positive("sm_clock_max_khz"),
+            positive("memory_clock_max_khz"),
+            bool_of(device, "simulated").value_or(false)};
 }
 
 harness_response read_response(const fs::path& file) {
@@ -212,26 +180,23 @@ harness_response read_response(const fs::path& file) {
     const rapidjson::Document doc = parse_json(read_text_file(file), name);
     timing_blocks blocks = read_timing_blocks(doc, name);
     validate_json(doc, embedded_schema("response"), name);
+    const json_field top(doc, name);
     harness_response out;
-    out.status = k_response_statuses.parse(doc["status"].GetString())
-                     .value_or(response_status::internal_error);
-    out.error = optional_text(doc["error"]);
-    out.exit_code = doc["exit_code"].GetInt();
-    if (doc["compile"].IsObject()) out.compile = read_compile_block(doc["compile"]);
-    if (doc["device"].IsObject()) out.device = read_device_summary(doc["device"]);
-    if (doc.HasMember("vendor")) {
-        const Value& v = doc["vendor"];
-        out.vendor = vendor_summary{v["library"].GetString(), v["file"].GetString(),
-                                    v["version"].GetString(), v["math_mode"].GetString(),
-                                    v["notes"].GetString()};
-    }
-    for (const Value& jc : doc["cases"].GetArray())
+    out.status = top.word("status", k_response_statuses);
+    out.error = top.optional_text("error").value_or("");
+    out.exit_code = top.integer<int>("exit_code");
+    if (const auto compile = top.find("compile")) out.compile = read_compile_block(*compile);
+    if (const auto device = top.find("device")) out.device = read_device_summary(device->value());
+    if (const auto v = top.find("vendor"))
+        out.vendor = vendor_summary{v->text("library"), v->text("file"), v->text("version"),
+                                    v->text("math_mode"), v->text("notes")};
+    for (const json_field& jc : top["cases"].items())
         out.cases.push_back(read_case(jc, file.parent_path()));
-    for (std::size_t i = 0; i < out.cases.size(); ++i)
+    for (std::size_t i = 0; i < out.cases.size() && i < blocks.cases.size(); ++i)
         if (out.cases[i].timing && blocks.cases[i]) out.cases[i].timing->details = *blocks.cases[i];
     out.timer = std::move(blocks.timer);
     out.gpu_monitor = std::move(blocks.gpu_monitor);
-    if (doc.HasMember("confinement")) out.confinement = read_confinement(doc["confinement"]);
+    if (const auto c = top.find("confinement")) out.confinement = read_confinement(*c);
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
+#include <climits>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -23,6 +24,7 @@
 #include "common/file_io.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -169,10 +171,11 @@ class worker_process {
     void fill_from_reply(const std::string& line, const std::string& request, process_result& r) {
         r.stdout_text = line;
         rapidjson::Document doc;
-        const bool readable = try_parse_json(doc, line).empty() && doc.IsObject() &&
-                              doc.HasMember("exit_code") && doc["exit_code"].IsInt() &&
-                              doc.HasMember("request") && doc["request"].IsString();
-        if (!readable || request != doc["request"].GetString()) {
+        try_parse_json(doc, line);  // an unreadable line leaves it null: no members at all
+        const long long code = integer_of(doc, "exit_code").value_or(LLONG_MIN);
+        const std::string answered = string_of(doc, "request").value_or("");
+        const bool readable = code >= INT_MIN && code <= INT_MAX && !answered.empty();
+        if (!readable || answered != request) {
             r.exit_code = 70;
             r.stderr_text =
                 "cuda-harness --worker answered " +
@@ -181,16 +184,15 @@ class worker_process {
             end(std::chrono::milliseconds(0));
             return;
         }
-        r.exit_code = doc["exit_code"].GetInt();
-        if (doc.HasMember("messages") && doc["messages"].IsString())
-            r.stderr_text = doc["messages"].GetString();
+        r.exit_code = static_cast<int>(code);
+        r.stderr_text = text_of(doc, "messages");
         // A worker that must exit after this reply (harness/worker_loop: a failed case, a sticky
         // error, no driver, an internal error) does so now; it is replaced next time. One that
         // retires (its kernel could leave device-heap blocks or globals behind) exits with 0:
         // the run is what the reply says, and only the process is new next time.
         const bool must_exit =
             r.exit_code == 12 || r.exit_code == 13 || r.exit_code == 14 || r.exit_code == 70;
-        m_retired = !must_exit && doc.HasMember("retired");
+        m_retired = !must_exit && member(doc, "retired");
         if (must_exit || m_retired) end(std::chrono::milliseconds(2000));
     }
 

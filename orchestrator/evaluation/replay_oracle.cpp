@@ -3,6 +3,7 @@
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -21,12 +22,13 @@ fs::path inside_run(const fs::path& run, const std::string& name, const std::str
     }
 }
 
-replay_output read_output(const rapidjson::Value& out, const fs::path& run) {
+replay_output read_output(const json_field& out, const fs::path& run) {
     replay_output o;
-    o.arg = out["arg"].GetString();
-    o.type = parse_dtype(out["dtype"].GetString());
-    o.tol = {out["atol"].GetDouble(), out["rtol"].GetDouble()};
-    if (out["oracle"].IsString()) o.oracle = inside_run(run, out["oracle"].GetString(), "oracle");
+    o.arg = out.text("arg");
+    o.type = parse_dtype(out.text("dtype"));
+    o.tol = {out.number("atol"), out.number("rtol")};
+    if (const auto oracle = out.optional_text("oracle"))
+        o.oracle = inside_run(run, *oracle, "oracle");
     return o;
 }
 
@@ -37,17 +39,16 @@ std::vector<replay_case> read_replay_cases(const fs::path& run) {
         parse_json(read_text_file(run / "summary.json"), "summary.json");
     validate_json(summary, embedded_schema("summary"), "summary.json");
     std::vector<replay_case> out;
-    for (const rapidjson::Value& sc : summary["cases"].GetArray()) {
+    for (const json_field& sc : json_field(summary, "summary.json")["cases"].items()) {
         replay_case c;
         c.index = out.size();
-        c.name = sc["name"].GetString();
-        c.performance = std::string(sc["kind"].GetString()) == "performance";
-        if (sc["best_median_ms"].IsNumber()) c.best_median_ms = sc["best_median_ms"].GetDouble();
+        c.name = sc.text("name");
+        c.performance = sc.text("kind") == "performance";
+        c.best_median_ms = sc.optional_number("best_median_ms");
         c.request = run / ("best-case-" + std::to_string(c.index) + ".json");
-        if (sc.HasMember("replay_request") && sc["replay_request"].IsString())
-            c.request = inside_run(run, sc["replay_request"].GetString(), "replay_request");
-        for (const rapidjson::Value& o : sc["outputs"].GetArray())
-            c.outputs.push_back(read_output(o, run));
+        if (const auto request = sc.optional_text("replay_request"))
+            c.request = inside_run(run, *request, "replay_request");
+        for (const json_field& o : sc["outputs"].items()) c.outputs.push_back(read_output(o, run));
         out.push_back(std::move(c));
     }
     return out;

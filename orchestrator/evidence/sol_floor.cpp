@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -37,17 +38,13 @@ std::optional<double> highest_peak(const manifest& m, const device_peaks& d) {
 device_peaks read_device_peaks(const std::string& device_json) {
     device_peaks d;
     rapidjson::Document doc;
-    if (!try_parse_json(doc, device_json).empty() || !doc.IsObject()) return d;
-    if (doc.HasMember("measured") && doc["measured"].IsObject()) {
-        const auto& m = doc["measured"];
-        if (m.HasMember("copy_bandwidth_gbps") && m["copy_bandwidth_gbps"].IsNumber())
-            d.copy_bandwidth_gbps = m["copy_bandwidth_gbps"].GetDouble();
-    }
-    if (doc.HasMember("l2_bytes") && doc["l2_bytes"].IsNumber())
-        d.l2_bytes = doc["l2_bytes"].GetDouble();
-    if (doc.HasMember("peak_tflops") && doc["peak_tflops"].IsObject())
-        for (const auto& p : doc["peak_tflops"].GetObject())
-            if (p.value.IsNumber()) d.peak_tflops[p.name.GetString()] = p.value.GetDouble();
+    if (!try_parse_json(doc, device_json).empty()) return d;
+    d.copy_bandwidth_gbps = number_of(object_or_empty(doc, "measured"), "copy_bandwidth_gbps")
+                                .value_or(d.copy_bandwidth_gbps);
+    d.l2_bytes = number_of(doc, "l2_bytes").value_or(d.l2_bytes);
+    const rapidjson::Value& peaks = object_or_empty(doc, "peak_tflops");
+    for (const auto& p : peaks.GetObject())
+        if (const auto tflops = number_of(p.value)) d.peak_tflops[name_of(p)] = *tflops;
     return d;
 }
 

@@ -2,6 +2,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "orchestrator/artifacts/run_artifacts.hpp"
 
 namespace cuopt {
@@ -39,12 +40,14 @@ void append(case_samples& to, const case_samples& from) {
 }
 
 // The winner's significance rounds, where the evidence stage re-measured it.
-case_samples significance_rounds(const fs::path& run, const rapidjson::Value& summary,
+case_samples significance_rounds(const fs::path& run, const json_field& summary,
                                  std::string& source) {
     case_samples out;
-    const rapidjson::Value& evidence = summary["evidence"];
-    if (!evidence.IsObject() || !evidence["winner"].IsString()) return out;
-    const fs::path rounds = fs::path("evidence") / evidence["winner"].GetString() / "significance";
+    const std::optional<json_field> evidence = summary.find("evidence");
+    const std::optional<std::string> winner =
+        evidence ? evidence->optional_text("winner") : std::nullopt;
+    if (!winner) return out;
+    const fs::path rounds = fs::path("evidence") / *winner / "significance";
     for (int round = 1; fs::is_directory(run / rounds / ("round-" + std::to_string(round)));
          ++round)
         append(out, samples_of(run / rounds / ("round-" + std::to_string(round)) / "winner" /
@@ -54,12 +57,11 @@ case_samples significance_rounds(const fs::path& run, const rapidjson::Value& su
 }
 
 // The winner's attempt in the search: one run.
-case_samples search_attempt(const fs::path& run, const rapidjson::Value& summary,
-                            std::string& source) {
-    const rapidjson::Value& best = summary["best"];
-    if (!best.IsObject()) return {};
+case_samples search_attempt(const fs::path& run, const json_field& summary, std::string& source) {
+    const std::optional<json_field> best = summary.find("best");
+    if (!best) return {};
     const fs::path folder =
-        attempt_folder(fs::path(), best["iteration"].GetInt(), best["attempt"].GetInt());
+        attempt_folder(fs::path(), best->integer<int>("iteration"), best->integer<int>("attempt"));
     source = folder.string();
     return samples_of(run / folder / "response.json");
 }
@@ -73,7 +75,8 @@ bool covers(const case_samples& figures, const std::vector<replay_case>& cases) 
 // The run's own figures: the richest source that has every performance case.
 case_samples run_figures(const fs::path& run, const std::vector<replay_case>& cases,
                          std::string& source) {
-    const rapidjson::Document summary = read_checked(run / "summary.json", "summary");
+    const rapidjson::Document doc = read_checked(run / "summary.json", "summary");
+    const json_field summary(doc, "summary.json");
     if (case_samples s = significance_rounds(run, summary, source); covers(s, cases)) return s;
     if (case_samples s = search_attempt(run, summary, source); covers(s, cases)) return s;
     case_samples medians;
@@ -84,13 +87,11 @@ case_samples run_figures(const fs::path& run, const std::vector<replay_case>& ca
 }
 
 // The baseline's figures and machine.
-case_samples baseline_figures(const rapidjson::Value& doc) {
+case_samples baseline_figures(const json_field& doc) {
     case_samples out;
-    for (const rapidjson::Value& c : doc["cases"].GetArray())
-        for (const rapidjson::Value& run : c["runs"].GetArray()) {
-            std::vector<double>& samples = out[c["name"].GetString()].emplace_back();
-            for (const rapidjson::Value& s : run.GetArray()) samples.push_back(s.GetDouble());
-        }
+    for (const json_field& c : doc["cases"].items())
+        for (const json_field& run : c["runs"].items())
+            out[c.text("name")].push_back(run.numbers());
     return out;
 }
 
@@ -99,9 +100,10 @@ case_samples baseline_figures(const rapidjson::Value& doc) {
 accepted_figures read_accepted_figures(const fs::path& run, const std::vector<replay_case>& cases) {
     accepted_figures f;
     const bool baseline = fs::exists(run / k_gate_baseline_file);
-    const rapidjson::Document doc = baseline
-                                        ? read_checked(run / k_gate_baseline_file, "gate-baseline")
-                                        : read_checked(run / "run.json", "run");
+    const rapidjson::Document file = baseline
+                                         ? read_checked(run / k_gate_baseline_file, "gate-baseline")
+                                         : read_checked(run / "run.json", "run");
+    const json_field doc(file, baseline ? k_gate_baseline_file : "run.json");
     if (baseline) {
         f.source = k_gate_baseline_file;
         f.kernel = run / k_gate_baseline_kernel;
@@ -110,11 +112,11 @@ accepted_figures read_accepted_figures(const fs::path& run, const std::vector<re
         f.kernel = run / "best.cu";
         f.cases = run_figures(run, cases, f.source);
     }
-    if (!doc["device"].IsObject())
-        throw cannot_judge_error(std::string(baseline ? k_gate_baseline_file : "run.json") +
-                                 " does not say which GPU the figures come from");
-    f.env.device = read_device_summary(doc["device"]);
-    f.env.gpu_state = gpu_state_from_json(doc["gpu_state"]);
+    const std::optional<json_field> device = doc.find("device");
+    if (!device || !device->is_object())
+        throw cannot_judge_error(doc.source() + " does not say which GPU the figures come from");
+    f.env.device = read_device_summary(device->value());
+    f.env.gpu_state = gpu_state_from_json(doc["gpu_state"].value());
     for (const replay_case& c : cases)
         if (c.performance && !f.cases.count(c.name))
             throw cannot_judge_error("no accepted figure for case '" + c.name + "' in " +

@@ -5,6 +5,7 @@
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "orchestrator/gate/accepted_figures.hpp"
 
 namespace cuopt {
@@ -38,17 +39,20 @@ void prepare_run(const gate_plan& plan, const rapidjson::Document& merged, const
     write_file_atomic(folder / "kernel.cu", read_text_file(source));
     req["kernel"]["source_file"].SetString("kernel.cu", a);
     if (plan.device) req["device"].SetInt(*plan.device);
-    for (Value& c : req["cases"].GetArray())
-        for (Value& arg : c["args"].GetArray()) {
-            if (arg.HasMember("input_file")) {
-                const std::string name = arg["input_file"].GetString();
-                link_or_copy(input_inside(plan.run, name), input_inside(folder, name));
-            }
+    // Read from `merged` (as the run wrote it), written into the copy.
+    const json_field cases = json_field(merged, "replay request")["cases"];
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+        const json_field args = cases[c]["args"];
+        Value& written = req["cases"][static_cast<rapidjson::SizeType>(c)]["args"];
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            if (const auto name = args[i].optional_text("input_file"))
+                link_or_copy(input_inside(plan.run, *name), input_inside(folder, *name));
             for (const char* out : {"output_file", "input_dump_file"})
-                if (arg.HasMember(out))
-                    arg[out] = json_text(
-                        "outputs/" + fs::path(arg[out].GetString()).filename().string(), a);
+                if (const auto name = args[i].optional_text(out))
+                    written[static_cast<rapidjson::SizeType>(i)][out] =
+                        json_text("outputs/" + fs::path(*name).filename().string(), a);
         }
+    }
     write_file_atomic(folder / "request.json", to_pretty_json(req));
 }
 

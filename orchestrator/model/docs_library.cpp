@@ -13,12 +13,12 @@
 #include "common/file_io.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "common/sha256.hpp"
 
 namespace cuopt {
 
 namespace fs = std::filesystem;
-using rapidjson::Value;
 
 std::vector<std::string> default_guide_pages(const std::string& cc) {
     const std::string base = std::string("https://") + k_nvidia_docs_host + "/cuda/";
@@ -320,16 +320,13 @@ std::optional<std::vector<doc_section>> read_cached(const fs::path& file) {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return std::nullopt;
     rapidjson::Document d;
-    if (!try_parse_json(d, read_text_file(file)).empty() || !d.IsObject() ||
-        !d.HasMember("sections") || !d["sections"].IsArray())
-        return std::nullopt;
+    if (!try_parse_json(d, read_text_file(file)).empty()) return std::nullopt;
     std::vector<doc_section> out;
-    for (const Value& v : d["sections"].GetArray()) {
-        if (!v.IsObject() || !v.HasMember("title") || !v["title"].IsString() ||
-            !v.HasMember("anchor") || !v["anchor"].IsString() || !v.HasMember("text") ||
-            !v["text"].IsString())
-            return std::nullopt;
-        out.push_back({v["title"].GetString(), v["anchor"].GetString(), v["text"].GetString()});
+    try {
+        for (const json_field& v : json_field(d, file.string())["sections"].items())
+            out.push_back({v.text("title"), v.text("anchor"), v.text("text")});
+    } catch (const json_error&) {
+        return std::nullopt;
     }
     return out;
 }
@@ -490,12 +487,14 @@ std::string docs_library::answer(const rapidjson::Value& args) {
     std::vector<std::string> log;
     std::string out, error;
     try {
-        const bool url = args.IsObject() && args.HasMember("url") && args["url"].IsString();
-        const bool query = args.IsObject() && args.HasMember("query") && args["query"].IsString();
-        if (url == query)
+        const json_field f(args, "nvidia_docs arguments");
+        const auto url = f.optional_text("url"), query = f.optional_text("query");
+        if (url.has_value() == query.has_value())
             throw docs_error("give exactly one of url (a page) or query (words to search for)");
-        out = url ? by_url(args["url"].GetString(), log) : by_query(args["query"].GetString(), log);
+        out = url ? by_url(*url, log) : by_query(*query, log);
     } catch (const docs_error& e) {
+        error = e.what();
+    } catch (const json_error& e) {  // a url or query that is no string
         error = e.what();
     }
     if (m_record) {

@@ -2,12 +2,14 @@
 
 #include <rapidjson/document.h>
 
+#include <climits>
 #include <cstdio>
 #include <regex>
 
 #include "common/file_io.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -41,11 +43,9 @@ llm_client::llm_client(llm_settings settings, std::string api_key, http_transpor
 
 std::string api_message(const std::string& body) {
     rapidjson::Document d;
-    if (try_parse_json(d, body).empty() && d.IsObject() && d.HasMember("error")) {
-        const auto& e = d["error"];
-        if (e.IsObject() && e.HasMember("message") && e["message"].IsString())
-            return e["message"].GetString();
-        if (e.IsString()) return e.GetString();
+    if (try_parse_json(d, body).empty()) {  // {"error": {"message": ...}} or {"error": "..."}
+        if (std::string m = text_of(object_or_empty(d, "error"), "message"); !m.empty()) return m;
+        if (std::string m = text_of(d, "error"); !m.empty()) return m;
     }
     return body.substr(0, 300);
 }
@@ -196,34 +196,28 @@ namespace {
 // One recorded exchange's share: a model call and its usage, or a documentation lookup's
 // network fetches (its "fetch URL -> ..." lines).
 void add_record(const rapidjson::Document& d, recorded_spending& out) {
-    if (d.HasMember("index") && d["index"].IsInt())
-        out.exchanges = std::max(out.exchanges, d["index"].GetInt());
-    const std::string kind =
-        d.HasMember("kind") && d["kind"].IsString() ? d["kind"].GetString() : "";
+    if (const auto index = integer_of(d, "index"); index && *index >= INT_MIN && *index <= INT_MAX)
+        out.exchanges = std::max(out.exchanges, static_cast<int>(*index));
+    const std::string kind = text_of(d, "kind");
     if (kind == "nvidia_docs") {
-        const bool listed = d.HasMember("response") && d["response"].IsObject() &&
-                            d["response"].HasMember("pages") && d["response"]["pages"].IsArray();
-        if (!listed) return;
-        for (const Value& line : d["response"]["pages"].GetArray())
+        for (const Value& line : array_or_empty(object_or_empty(d, "response"), "pages").GetArray())
             out.docs_fetches +=
                 line.IsString() && std::string(line.GetString()).rfind("fetch ", 0) == 0;
         return;
     }
     if (kind != "model") return;
     ++out.totals.calls;
-    if (!d.HasMember("usage") || !d["usage"].IsObject()) return;
-    const Value& u = d["usage"];
-    auto tokens = [&u](const char* key) {
-        return u.HasMember(key) && u[key].IsInt64() ? u[key].GetInt64() : 0;
-    };
+    const Value* usage = member(d, "usage");
+    if (!usage || !usage->IsObject()) return;
+    const Value& u = *usage;
+    auto tokens = [&u](const char* key) { return integer_of(u, key).value_or(0); };
     token_usage& t = out.totals.usage;
     t.prompt += tokens("prompt_tokens");
     t.completion += tokens("completion_tokens");
     t.reasoning += tokens("reasoning_tokens");
     t.cached += tokens("cached_tokens");
     t.cache_written += tokens("cache_write_tokens");
-    t.reasoning_reported =
-        t.reasoning_reported && u.HasMember("reasoning_tokens") && !u["reasoning_tokens"].IsNull();
+    t.reasoning_reported = t.reasoning_reported && member(u, "reasoning_tokens") != nullptr;
 }
 
 }  // namespace
@@ -241,7 +235,7 @@ recorded_spending read_recorded_spending(const std::filesystem::path& folder) {
         } catch (const std::exception&) {
             continue;
         }
-        if (try_parse_json(d, text).empty() && d.IsObject()) add_record(d, out);
+        if (try_parse_json(d, text).empty()) add_record(d, out);
     }
     return out;
 }

@@ -196,11 +196,7 @@ http_request responses_request(const llm_settings& s, const std::string& key,
 // must come back, and a turn of thinking alone is refused.
 void append_reply_blocks(const std::string& raw_json, Value& content, json_allocator& a) {
     append_verbatim(raw_json, content, a, "a previous reply's content blocks");
-    const auto type_of = [](const Value& block) {
-        return block.IsObject() && block.HasMember("type") && block["type"].IsString()
-                   ? std::string(block["type"].GetString())
-                   : std::string();
-    };
+    const auto type_of = [](const Value& block) { return string_of(block, "type").value_or(""); };
     const bool tool_use = std::any_of(content.Begin(), content.End(),
                                       [&](const Value& b) { return type_of(b) == "tool_use"; });
     while (!tool_use && !content.Empty() &&
@@ -304,23 +300,16 @@ http_request anthropic_request(const llm_settings& s, const std::string& key,
 
 // A token count: a non-negative integer the reply gives, else 0 (never a wrapped value).
 long long number_at(const Value& obj, const char* key) {
-    if (!obj.IsObject()) return 0;
-    const auto it = obj.FindMember(key);
-    return it != obj.MemberEnd() && it->value.IsInt64() && it->value.GetInt64() > 0
-               ? it->value.GetInt64()
-               : 0;
+    return std::max(0LL, integer_of(obj, key).value_or(0));
 }
-
-const Value k_null;  // what a missing member reads as
 
 // OpenAI's token usage, which Chat Completions names prompt/completion and Responses
 // input/output: the two counts, the reasoning tokens among the output and the cached ones
 // among the input, each from its *_tokens_details object.
 token_usage openai_usage(const Value& reply, const std::string& input, const std::string& output) {
-    const Value& u = reply.IsObject() && reply.HasMember("usage") ? reply["usage"] : k_null;
+    const Value& u = object_or_empty(reply, "usage");
     const auto details = [&u](const std::string& stem) -> const Value& {
-        const std::string key = stem + "_tokens_details";
-        return u.IsObject() && u.HasMember(key.c_str()) ? u[key.c_str()] : k_null;
+        return object_or_empty(u, (stem + "_tokens_details").c_str());
     };
     token_usage t;
     t.prompt = number_at(u, (input + "_tokens").c_str());
@@ -410,12 +399,10 @@ model_reply parse_responses_reply(const std::string& body) {
         throw model_protocol_error(e.what());
     }
     r.raw_items_json = to_compact_json(d["output"]);
-    if (d.HasMember("status") && d["status"].IsString() && r.stop_reason.empty()) {
-        r.stop_reason = d["status"].GetString();
-        if (r.stop_reason == "incomplete" && d.HasMember("incomplete_details") &&
-            d["incomplete_details"].IsObject() && d["incomplete_details"].HasMember("reason") &&
-            d["incomplete_details"]["reason"].IsString())
-            r.stop_reason += std::string(": ") + d["incomplete_details"]["reason"].GetString();
+    if (const auto status = string_of(d, "status"); status && r.stop_reason.empty()) {
+        r.stop_reason = *status;
+        const auto why = string_of(object_or_empty(d, "incomplete_details"), "reason");
+        if (r.stop_reason == "incomplete" && why) r.stop_reason += ": " + *why;
         if (r.stop_reason == "incomplete: content_filter") filtered(r);
     }
     r.usage = openai_usage(d, "input", "output");
@@ -438,12 +425,12 @@ model_reply openai_reply(const json_field& reply) {
     const json_field message = choice["message"];
     if (!message.is_object()) message.fail("an object");
     const Value& msg = message.value();
-    if (msg.HasMember("content") && msg["content"].IsString()) r.text = msg["content"].GetString();
+    if (const auto text = string_of(msg, "content")) r.text = *text;
     if (const auto finish = choice.find("finish_reason"); finish && finish->is_text())
         r.stop_reason = finish->text();
     if (r.stop_reason == "content_filter") filtered(r);
-    if (msg.HasMember("refusal") && msg["refusal"].IsString()) {
-        r.text = std::string("refusal: ") + msg["refusal"].GetString();
+    if (const auto refusal = string_of(msg, "refusal")) {
+        r.text = "refusal: " + *refusal;
         r.stop_reason = "refusal";
     }
     if (const auto calls = message.find("tool_calls"); calls && calls->is_array())
@@ -476,20 +463,17 @@ model_reply anthropic_reply(const json_field& reply) {
             r.calls.push_back(call);
         }
     }
-    if (d.HasMember("stop_reason") && d["stop_reason"].IsString())
-        r.stop_reason = d["stop_reason"].GetString();
+    if (const auto stop = string_of(d, "stop_reason")) r.stop_reason = *stop;
     r.raw_items_json = to_compact_json(d["content"]);  // thinking blocks go back verbatim
-    const Value& u = d.HasMember("usage") ? d["usage"] : k_null;
+    const Value& u = object_or_empty(d, "usage");
     // Anthropic's input_tokens leave out the cache reads and writes: all three are input.
     r.usage.cached = number_at(u, "cache_read_input_tokens");
     r.usage.cache_written = number_at(u, "cache_creation_input_tokens");
     r.usage.prompt = number_at(u, "input_tokens") + r.usage.cached + r.usage.cache_written;
     r.usage.completion = number_at(u, "output_tokens");  // thinking included, billed as output
     // The thinking part of output_tokens, where the API counts it apart (thinking models).
-    const Value& details =
-        u.IsObject() && u.HasMember("output_tokens_details") ? u["output_tokens_details"] : k_null;
-    r.usage.reasoning_reported = details.IsObject() && details.HasMember("thinking_tokens") &&
-                                 details["thinking_tokens"].IsInt64();
+    const Value& details = object_or_empty(u, "output_tokens_details");
+    r.usage.reasoning_reported = integer_of(details, "thinking_tokens").has_value();
     r.usage.reasoning = number_at(details, "thinking_tokens");
     return r;
 }

@@ -1,6 +1,7 @@
 #include "orchestrator/proposers/candidate_reader.hpp"
 
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -8,31 +9,32 @@ std::string apply_candidate_json(candidate& c, const rapidjson::Value& v, const 
                                  std::string_view schema, const std::string& what) {
     try {
         validate_json(v, schema, what);
+        const json_field f(v, what);
+        if (const auto entry = f.optional_text("entry")) c.entry = *entry;
+        if (const auto rationale = f.optional_text("rationale")) c.rationale = *rationale;
+        if (const auto defines = f.find("defines")) {
+            c.defines.clear();
+            for (const auto& [name, d] : defines->members())
+                c.defines[name] = json_scalar_text(d.value());
+        }
+        if (f.has("compile_options")) {
+            c.compile_options.clear();
+            // Up to a NUL, as NVRTC reads an option: what check_compile_options sees is what runs.
+            for (const std::string& o : f.texts("compile_options"))
+                c.compile_options.emplace_back(o.c_str());
+        }
+        if (const auto l = f.find("launch")) c.launch = read_launch_expressions(*l, m.launch);
+        if (const auto case_launch = f.find("case_launch"))
+            for (const auto& [name, l] : case_launch->members()) {
+                bool known = false;
+                for (const auto& mc : m.cases) known |= mc.name == name;
+                if (!known)
+                    return what + ": field case_launch." + name + ": names no case '" + name + "'";
+                c.case_launch[name] = read_launch_expressions(l, m.launch);
+            }
     } catch (const json_error& e) {
         return e.what();
     }
-    if (v.HasMember("entry")) c.entry = v["entry"].GetString();
-    if (v.HasMember("rationale")) c.rationale = v["rationale"].GetString();
-    if (v.HasMember("defines")) {
-        c.defines.clear();
-        for (const auto& d : v["defines"].GetObject())
-            c.defines[d.name.GetString()] = json_scalar_text(d.value);
-    }
-    if (v.HasMember("compile_options")) {
-        c.compile_options.clear();
-        for (const auto& o : v["compile_options"].GetArray())
-            c.compile_options.emplace_back(o.GetString());
-    }
-    if (v.HasMember("launch")) c.launch = read_launch_expressions(v["launch"], m.launch);
-    if (v.HasMember("case_launch"))
-        for (const auto& cl : v["case_launch"].GetObject()) {
-            const std::string name = cl.name.GetString();
-            bool known = false;
-            for (const auto& mc : m.cases) known |= mc.name == name;
-            if (!known)
-                return what + ": field case_launch." + name + ": names no case '" + name + "'";
-            c.case_launch[name] = read_launch_expressions(cl.value, m.launch);
-        }
     return "";
 }
 

@@ -6,6 +6,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "orchestrator/evaluation/compile_log.hpp"
 #include "orchestrator/proposers/candidate_reader.hpp"
 
@@ -212,9 +213,7 @@ class llm_proposer final : public proposer {
             return !bad.empty();
         }
         if (call.name == "profile" && m_profile) {
-            result = m_profile(s, args.HasMember("case") && args["case"].IsString()
-                                      ? args["case"].GetString()
-                                      : "");
+            result = m_profile(s, text_of(args, "case"));
             return false;
         }
         if (call.name == "nvidia_docs" && m_settings.docs) {
@@ -252,8 +251,7 @@ class llm_proposer final : public proposer {
     candidate candidate_from(const search_state& s, const rapidjson::Value& args) const {
         candidate c = s.best ? s.history[*s.best].cand : s.initial;
         c.proposer = proposer_kind::llm;
-        c.source =
-            args.HasMember("source") && args["source"].IsString() ? args["source"].GetString() : "";
+        c.source = text_of(args, "source");
         c.parent_iteration =
             s.best ? std::optional<int>(s.history[*s.best].iteration) : std::nullopt;
         c.label = "iteration " + std::to_string(s.iteration);

@@ -5,6 +5,7 @@
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 
 namespace cuopt {
 
@@ -27,17 +28,15 @@ std::optional<rapidjson::Document> read_summary(const fs::path& job, const std::
 
 // "1.48x (LABEL)" from summary.json's best, or "" without one.
 std::string best_text(const rapidjson::Document& d) {
-    const auto best = d.FindMember("best");
-    if (best == d.MemberEnd() || !best->value.IsObject()) return "";
-    const rapidjson::Value& b = best->value;
+    const rapidjson::Value& b = object_or_empty(d, "best");
     std::string text;
-    if (b.HasMember("speedup_vs_initial") && b["speedup_vs_initial"].IsNumber()) {
+    if (const auto speedup = number_of(b, "speedup_vs_initial")) {
         char x[64];
-        std::snprintf(x, sizeof x, "%.2fx", b["speedup_vs_initial"].GetDouble());
+        std::snprintf(x, sizeof x, "%.2fx", *speedup);
         text = x;
     }
-    if (b.HasMember("label") && b["label"].IsString())
-        text += (text.empty() ? "" : " ") + std::string("(") + b["label"].GetString() + ")";
+    if (const std::string label = text_of(b, "label"); !label.empty())
+        text += (text.empty() ? "" : " ") + std::string("(") + label + ")";
     return text;
 }
 
@@ -47,15 +46,11 @@ std::string winner_line(const fs::path& job, const std::string& run_dir) {
     std::string line = "a winner passed the evidence gates";
     const auto d = read_summary(job, run_dir);
     if (!d) return line;
-    const auto best = d->FindMember("best");
-    if (best == d->MemberEnd() || !best->value.IsObject()) return line;
-    const rapidjson::Value& b = best->value;
-    if (b.HasMember("label") && b["label"].IsString())
-        line += std::string(": ") + b["label"].GetString();
-    if (b.HasMember("speedup_vs_initial") && b["speedup_vs_initial"].IsNumber()) {
+    const rapidjson::Value& b = object_or_empty(*d, "best");
+    if (const std::string label = text_of(b, "label"); !label.empty()) line += ": " + label;
+    if (const auto speedup = number_of(b, "speedup_vs_initial")) {
         char x[64];
-        std::snprintf(x, sizeof x, ", %.2fx over the initial kernel",
-                      b["speedup_vs_initial"].GetDouble());
+        std::snprintf(x, sizeof x, ", %.2fx over the initial kernel", *speedup);
         line += x;
     }
     return one_line(line, k_max_reason_chars);
@@ -98,17 +93,13 @@ fs::path run_folder_of(const fs::path& job) {
 std::optional<run_verdict> verdict_of(const fs::path& job, const std::string& run_dir) {
     const auto d = read_summary(job, run_dir);
     if (!d) return std::nullopt;
-    const auto v = d->FindMember("verdict");
-    if (v == d->MemberEnd() || !v->value.IsString()) return std::nullopt;
-    run_verdict out{v->value.GetString(), ""};
+    run_verdict out{text_of(*d, "verdict"), ""};
     if (out.verdict != "go" && out.verdict != "no_go" && out.verdict != "no_winner")
         return std::nullopt;
     std::string reasons;
-    const auto r = d->FindMember("verdict_reasons");
-    if (r != d->MemberEnd() && r->value.IsArray())
-        for (const auto& x : r->value.GetArray())
-            if (x.IsString() && x.GetStringLength() > 0)
-                reasons += (reasons.empty() ? "" : "; ") + std::string(x.GetString());
+    for (const auto& x : array_or_empty(*d, "verdict_reasons").GetArray())
+        if (x.IsString() && x.GetStringLength() > 0)
+            reasons += (reasons.empty() ? "" : "; ") + std::string(x.GetString());
     if (out.verdict == "go") {
         const std::string best = best_text(*d);
         out.line = best.empty() ? "go" : "go: winner " + best;
@@ -128,13 +119,12 @@ std::optional<run_end> finished_run(const fs::path& run) {
     rapidjson::Document d;
     std::error_code ec;
     if (!fs::is_regular_file(run / "run.json", ec)) return std::nullopt;
-    if (!try_parse_json(d, read_text_file(run / "run.json")).empty() || !d.IsObject())
-        return std::nullopt;
-    if (!d.HasMember("finished") || !d["finished"].IsString()) return std::nullopt;
+    if (!try_parse_json(d, read_text_file(run / "run.json")).empty()) return std::nullopt;
+    if (string_of(d, "finished").value_or("").empty())
+        return std::nullopt;  // null while the run goes on
     run_end e;
-    if (d.HasMember("stop_reason") && d["stop_reason"].IsString())
-        e.stop_reason = d["stop_reason"].GetString();
-    if (d.HasMember("error") && d["error"].IsString()) e.error = d["error"].GetString();
+    e.stop_reason = text_of(d, "stop_reason");
+    e.error = text_of(d, "error");
     if (e.stop_reason == "interrupted") return std::nullopt;
     return e;
 }
@@ -244,9 +234,7 @@ void job_finaliser::from_gate(job_status st, const fs::path& gate_json) {
     st.run_dir = "results/gate";
     rapidjson::Document d;
     std::string verdict;
-    if (try_parse_json(d, read_text_file(gate_json)).empty() && d.IsObject() &&
-        d.HasMember("verdict") && d["verdict"].IsString())
-        verdict = d["verdict"].GetString();
+    if (try_parse_json(d, read_text_file(gate_json)).empty()) verdict = text_of(d, "verdict");
     if (verdict == "pass") return m_queue.finalise(st, job_state::done, "the gate passed", 0);
     if (verdict == "fail")
         return m_queue.finalise(st, job_state::done, "the gate failed: a regression", 1);

@@ -5,6 +5,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "common/runner_process.hpp"
 #include "orchestrator/service/job_limits.hpp"
 
@@ -92,11 +93,12 @@ std::vector<fs::path> listed_files(const fs::path& optimizer, const fs::path& co
         throw intake_error(
             why.empty() ? "submit: cannot list the job's files (" + r.describe() + ")" : why);
     rapidjson::Document d;
-    if (!try_parse_json(d, r.stdout_text).empty() || !d.IsObject() || !d.HasMember("files") ||
-        !d["files"].IsArray())
+    const rapidjson::Value* listed =
+        try_parse_json(d, r.stdout_text).empty() ? member(d, "files") : nullptr;
+    if (!listed || !listed->IsArray())
         throw intake_error("submit: cannot list the job's files (the optimizer's answer)");
     std::vector<fs::path> files;
-    for (const auto& f : d["files"].GetArray())
+    for (const auto& f : listed->GetArray())
         if (f.IsString()) files.emplace_back(f.GetString());
     if (files.empty()) throw intake_error("submit: the job names no file");
     return files;
@@ -179,12 +181,14 @@ std::string config_key_problem(const fs::path& config) {
     const std::string why = try_parse_json(d, read_text_file(config));
     if (!why.empty()) return config.string() + ": " + why;
     if (!d.IsObject()) return config.string() + ": expected an object";
-    for (const auto& m : d.GetObject())
-        if (k_refused_keys.count(option_key(m.name.GetString())))
-            return config.string() + ": field " + std::string(m.name.GetString()).substr(0, 100) +
+    for (const auto& [name, value] : json_field(d, config.string()).members()) {
+        const std::string key = name.c_str();  // to a NUL, as apply_json_options reads it
+        if (k_refused_keys.count(option_key(key)))
+            return config.string() + ": field " + key.substr(0, 100) +
                    ": a job may not name the programs that run it, where the model's key is "
                    "sent, which model spends it and how much, or whether its kernels run "
                    "unconfined (the daemon decides); remove it";
+    }
     return "";
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "orchestrator/service/job_intake.hpp"
 
 namespace cuopt {
@@ -18,7 +19,7 @@ std::string seconds_text(double s) {
 }
 
 // The number a whole word spells, or NaN when it is not one (trailing text included).
-double number_of(const std::string& word) {
+double number_spelled_by(const std::string& word) {
     if (word.empty()) return std::nan("");
     char* end = nullptr;
     const double x = std::strtod(word.c_str(), &end);
@@ -44,7 +45,7 @@ std::string job_args_problem(const std::vector<std::string>& args, double job_ti
             value = args[i].substr(10);
         else
             continue;
-        const double x = number_of(value);
+        const double x = number_spelled_by(value);
         // Each harness run is bounded by --timeout; one longer than the whole job's limit
         // could never finish, and a NaN or infinite one would never be bounded at all.
         if (!std::isfinite(x) || x <= 0 || x > job_time_limit_s)
@@ -57,10 +58,11 @@ std::string job_args_problem(const std::vector<std::string>& args, double job_ti
 std::string config_timeout_problem(const std::string& config_name, const std::string& json_text,
                                    double job_time_limit_s) {
     rapidjson::Document d;
-    if (!try_parse_json(d, json_text).empty() || !d.IsObject()) return "";
-    const auto it = d.FindMember("timeout");
-    if (it == d.MemberEnd() || !it->value.IsNumber()) return "";
-    const double x = it->value.GetDouble();
+    // Another kind of timeout is the config reader's to refuse; only the number is checked here.
+    const auto timeout =
+        try_parse_json(d, json_text).empty() ? number_of(d, "timeout") : std::nullopt;
+    if (!timeout) return "";
+    const double x = *timeout;
     if (std::isfinite(x) && x > 0 && x <= job_time_limit_s) return "";
     return config_name + ": field timeout: expected seconds above 0 and at most serve's " +
            "--job-time-limit (" + seconds_text(job_time_limit_s) + " s), got " + seconds_text(x);

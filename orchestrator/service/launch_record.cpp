@@ -7,6 +7,7 @@
 #include "common/file_io.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "common/utc_time.hpp"
 
 namespace cuopt {
@@ -21,21 +22,14 @@ struct launch {
     std::string working_directory;
 };
 
-// An array of strings, or nullopt when the field is missing or holds anything else.
+// An array of strings, or nullopt when the field is missing or holds anything else (a record
+// that does not read is no proof of anything).
 std::optional<std::vector<std::string>> strings_of(const rapidjson::Value& o, const char* key) {
-    const auto it = o.FindMember(key);
-    if (it == o.MemberEnd() || !it->value.IsArray()) return std::nullopt;
-    std::vector<std::string> out;
-    for (const auto& w : it->value.GetArray()) {
-        if (!w.IsString()) return std::nullopt;
-        out.emplace_back(w.GetString(), w.GetStringLength());
+    try {
+        return json_field(o, "")[key].texts();
+    } catch (const json_error&) {
+        return std::nullopt;
     }
-    return out;
-}
-
-std::string string_of(const rapidjson::Value& o, const char* key) {
-    const auto it = o.FindMember(key);
-    return it != o.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
 }
 
 // A JSON object read from a regular file that is no link; nullopt otherwise.
@@ -55,8 +49,8 @@ std::optional<launch> read_launch(const fs::path& job) {
     const auto d = object_at(job / "launch.json");
     if (!d) return std::nullopt;
     launch l;
-    l.kind = string_of(*d, "kind");
-    l.working_directory = string_of(*d, "working_directory");
+    l.kind = string_of(*d, "kind").value_or("");
+    l.working_directory = string_of(*d, "working_directory").value_or("");
     const auto argv = strings_of(*d, "command_line");
     if (!argv || argv->empty()) return std::nullopt;
     l.command_line = *argv;

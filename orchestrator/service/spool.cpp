@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <random>
 #include <regex>
@@ -389,36 +390,31 @@ std::string spool::verify_locked(const std::string& id) const {
     return "";
 }
 
-// A running job's files are read for progress only: one that does not read as expected is
-// passed over, never an error.
+// A running job's files are read for progress only, leniently: a file that does not read is
+// passed over and a value of another kind reads as absent, never an error.
 void read_progress(const fs::path& job, job_status& st) {
     if (st.run_dir.empty()) return;
     rapidjson::Document d;
     const auto history = read_job_file(job, st.run_dir + "/history.json", k_max_history_bytes);
-    if (history && try_parse_json(d, *history).empty() && d.IsObject()) try {
-            const json_field f(d, "history.json");
-            int attempts = 0, iteration = -1;
-            double best = st.best_speedup;
-            for (const json_field& a : f["attempts"].items()) {
-                ++attempts;
-                iteration = std::max(iteration, a.optional_integer<int>("iteration").value_or(-1));
-                if (a.optional_boolean("became_best").value_or(false))
-                    best = std::max(best, a.optional_number("speedup_vs_initial").value_or(0));
-            }
-            st.attempts = attempts;
-            st.iteration = iteration;
-            if (std::isfinite(best) && best < 1e9) st.best_speedup = best;
-        } catch (const json_error&) {
+    const rapidjson::Value* attempts =
+        history && try_parse_json(d, *history).empty() ? member(d, "attempts") : nullptr;
+    if (attempts && attempts->IsArray()) {
+        long long iteration = -1;
+        double best = st.best_speedup;
+        for (const rapidjson::Value& a : attempts->GetArray()) {
+            iteration = std::max(iteration, integer_of(a, "iteration").value_or(-1));
+            if (bool_of(a, "became_best").value_or(false))
+                best = std::max(best, number_of(a, "speedup_vs_initial").value_or(0));
         }
+        st.attempts = static_cast<int>(attempts->Size());
+        st.iteration = static_cast<int>(std::min<long long>(iteration, INT_MAX));
+        if (std::isfinite(best) && best < 1e9) st.best_speedup = best;
+    }
     rapidjson::Document run;
     const auto run_json = read_job_file(job, st.run_dir + "/run.json", k_max_record_bytes);
-    if (!run_json || !try_parse_json(run, *run_json).empty() || !run.IsObject()) return;
-    try {
-        const auto settings = json_field(run, "run.json").find("settings");
-        const int n = settings ? settings->optional_integer<int>("max_iterations").value_or(0) : 0;
-        if (n > 0) st.max_iterations = n;
-    } catch (const json_error&) {
-    }
+    if (!run_json || !try_parse_json(run, *run_json).empty()) return;
+    const long long n = integer_of(object_or_empty(run, "settings"), "max_iterations").value_or(0);
+    if (n > 0 && n <= INT_MAX) st.max_iterations = static_cast<int>(n);
 }
 
 std::optional<std::string> read_job_file(const fs::path& job, const std::string& relative,
@@ -479,18 +475,12 @@ std::string problem_of(const spool& s, const job_spec& spec, std::size_t max_cha
     const fs::path job = s.job_dir(spec.id);
     const auto text = read_job_file(job, "files/" + spec.config, k_max_record_bytes);
     rapidjson::Document d;
-    if (!text || !try_parse_json(d, *text).empty() || !d.IsObject())
-        return one_line(spec.config, max_chars);
-    // The user's file: a member of another kind reads as absent.
-    const json_field f(d, spec.config);
-    auto member_text = [&](const char* key) {
-        const auto m = f.find(key);
-        return m && m->is_text() ? m->text() : std::string();
-    };
-    if (const std::string what = one_line(member_text("description"), max_chars); !what.empty())
+    if (!text || !try_parse_json(d, *text).empty()) return one_line(spec.config, max_chars);
+    // The user's file, read leniently: a member that does not read is passed over.
+    if (const std::string what = one_line(text_of(d, "description"), max_chars); !what.empty())
         return what;
     // "void matmul_f32(const float* a, ...)": the name before the parenthesis.
-    const std::string sig = member_text("signature");
+    const std::string sig = text_of(d, "signature");
     static const std::regex k_name("([A-Za-z_][A-Za-z0-9_]*)\\s*\\(");
     std::smatch m;
     if (std::regex_search(sig, m, k_name)) return one_line(m[1].str(), max_chars);

@@ -12,12 +12,14 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <stdexcept>
 
 #include "common/exit_codes.hpp"
 #include "common/html_text.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/json_fields.hpp"
 #include "orchestrator/service/spool.hpp"
 
 namespace cuopt {
@@ -187,51 +189,36 @@ int ask(const fs::path& spool_root, const std::string& command,
                   << (root / "submit.sock").string() << "): ask its operator\n";
         return to_int(exit_code::io_error);
     }
-    if (!try_parse_json(reply, *text).empty() || !reply.IsObject() || !reply.HasMember("ok")) {
+    if (!try_parse_json(reply, *text).empty() || !member(reply, "ok")) {
         std::cerr << "cuda-optimizer " << command << ": the daemon's reply is not understood\n";
         return to_int(exit_code::io_error);
     }
-    if (reply["ok"].IsTrue()) return 0;
-    const auto text_of = [&](const char* key) {
-        return reply.HasMember(key) && reply[key].IsString() ? std::string(reply[key].GetString())
-                                                             : std::string();
-    };
-    std::cerr << text_of("table");
-    std::string why = text_of("error");
+    if (bool_of(reply, "ok").value_or(false)) return 0;
+    std::cerr << text_of(reply, "table");
+    std::string why = text_of(reply, "error");
     if (why.rfind(command + ": ", 0) == 0) why = why.substr(command.size() + 2);
     std::cerr << "cuda-optimizer " << command << ": " << why << "\n";
-    return reply.HasMember("exit") && reply["exit"].IsInt() ? reply["exit"].GetInt()
-                                                            : to_int(exit_code::io_error);
+    const auto code = integer_of(reply, "exit");
+    return code && *code >= std::numeric_limits<int>::min() &&
+                   *code <= std::numeric_limits<int>::max()
+               ? static_cast<int>(*code)
+               : to_int(exit_code::io_error);
 }
 
-// A job's field from job_json (nested status and spec) or jobs_json (flat).
+// A job's field from job_json (nested status and spec) or jobs_json (flat), read leniently.
 struct job_fields {
     const Value& job;
-    const Value* find(const char* key) const {
-        for (const char* part : {"", "status", "spec"}) {
-            const Value* v = &job;
-            if (*part) {
-                const auto it = job.FindMember(part);
-                if (it == job.MemberEnd() || !it->value.IsObject()) continue;
-                v = &it->value;
-            }
-            const auto f = v->FindMember(key);
-            if (f != v->MemberEnd()) return &f->value;
-        }
-        return nullptr;
+    // The object holding `key`: the job itself, else its status, else its spec.
+    const Value& holder(const char* key) const {
+        if (member(job, key)) return job;
+        const Value& status = object_or_empty(job, "status");
+        return member(status, key) ? status : object_or_empty(job, "spec");
     }
-    std::string text(const char* key) const {
-        const Value* v = find(key);
-        return v && v->IsString() ? v->GetString() : "";
-    }
+    std::string text(const char* key) const { return text_of(holder(key), key); }
     double number(const char* key, double fallback = 0) const {
-        const Value* v = find(key);
-        return v && v->IsNumber() ? v->GetDouble() : fallback;
+        return number_of(holder(key), key).value_or(fallback);
     }
-    bool flag(const char* key) const {
-        const Value* v = find(key);
-        return v && v->IsBool() && v->GetBool();
-    }
+    bool flag(const char* key) const { return bool_of(holder(key), key).value_or(false); }
 };
 
 // "it 3/7, 12 att" (the queue) or "iteration 3 of 7, 12 attempts" (one job); "-" before any.
@@ -290,14 +277,13 @@ std::string run_lines(const job_fields& j, const fs::path& job_dir) {
 
 std::string queue_text(const std::string& jobs_json) {
     rapidjson::Document d;
-    if (!try_parse_json(d, jobs_json).empty() || !d.IsObject() || !d.HasMember("jobs") ||
-        !d["jobs"].IsArray())
-        throw std::runtime_error("the job list is not understood");
+    const Value* jobs = try_parse_json(d, jobs_json).empty() ? member(d, "jobs") : nullptr;
+    if (!jobs || !jobs->IsArray()) throw std::runtime_error("the job list is not understood");
     char head[256];
     std::snprintf(head, sizeof head, "%-11s %-9s %-8s %4s  %-16s %-7s %-40s %s\n", "JOB", "STATE",
                   "KIND", "PRIO", "PROGRESS", "BEST", "PROBLEM", "REASON");
     std::string out = head;
-    for (const Value& j : d["jobs"].GetArray())
+    for (const Value& j : jobs->GetArray())
         if (j.IsObject()) out += queue_row(job_fields{j});
     return out;
 }
@@ -331,8 +317,7 @@ int submit_through_daemon(const fs::path& spool_root, const submission& sub,
             spool_root, "submit", [&] { return submit_request(sub, optimizer); }, reply);
         code != 0)
         return code;
-    const std::string id =
-        reply.HasMember("job") && reply["job"].IsString() ? reply["job"].GetString() : "";
+    const std::string id = text_of(reply, "job");
     if (json)
         std::cout << "{\"job\": \"" << id << "\"}\n";
     else
@@ -346,11 +331,12 @@ int status_through_daemon(const fs::path& spool_root, const std::string& job, bo
             spool_root, "status", [&] { return job_request("status", job); }, reply);
         code != 0)
         return code;
-    if (!reply.HasMember("result") || !reply["result"].IsObject()) {
+    const Value* answer = member(reply, "result");
+    if (!answer || !answer->IsObject()) {
         std::cerr << "cuda-optimizer status: the daemon's reply is not understood\n";
         return to_int(exit_code::io_error);
     }
-    const std::string result = to_compact_json(reply["result"]);
+    const std::string result = to_compact_json(*answer);
     if (json) {
         std::cout << result << "\n";
         return 0;
