@@ -133,12 +133,17 @@ TEST_CASE("throttling now is named, and a GPU state survives its JSON form") {
     g.throttle_reasons = {"sw_power_cap"};
     g.throttled.push_back({2, 0, "kernel", "perf-256", {"sw_power_cap"}});
     rapidjson::Document doc;
-    const auto back = gpu_state_from_json(gpu_state_json(g, doc.GetAllocator()));
+    const rapidjson::Value written = gpu_state_json(g, doc.GetAllocator());
+    const auto back = gpu_state_from_json(json_field(written, "run.json", "gpu_state"));
     REQUIRE(back);
     CHECK(back->sm_clock_min_mhz == 1410);
     REQUIRE(back->throttled.size() == 1);
     CHECK(back->throttled[0].case_name == "perf-256");
     CHECK(back->throttled[0].iteration == 2);
+    const rapidjson::Document bad = parse_json(R"({"cases": "4"})", "gate.json");
+    CHECK_THROWS_WITH(gpu_state_from_json(json_field(bad, "run.json", "gpu_state")),
+                      "run.json: field gpu_state.cases: expected an integer from -2147483648 to "
+                      "2147483647, found a string");
     environment then, now;
     now.gpu_state = back;
     const auto lines = environment_lines(compare_environment(then, now));

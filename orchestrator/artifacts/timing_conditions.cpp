@@ -144,9 +144,8 @@ Value gpu_state_json(const std::optional<gpu_state_summary>& g, json_allocator& 
     return v.add("throttled", list).take();
 }
 
-std::optional<gpu_state_summary> gpu_state_from_json(const Value& doc) {
-    if (!doc.IsObject()) return std::nullopt;
-    const json_field v(doc, "", "gpu_state");
+std::optional<gpu_state_summary> gpu_state_from_json(const json_field& v) {
+    if (!v.is_object()) return std::nullopt;
     gpu_state_summary g{v.optional_text("source"),
                         v.optional_text("note"),
                         v.optional_integer<int>("cases").value_or(0),

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json_fields.hpp"
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 
 namespace cuopt {
@@ -62,7 +63,7 @@ rapidjson::Value gpu_state_json(const std::optional<gpu_state_summary>& g,
 /// The inverse of gpu_state_json (run.json's "gpu_state", or a gate's): nothing for null or
 /// anything that is not an object; a field absent or null reads as nothing (the schema has
 /// been checked: one of another kind throws json_error).
-std::optional<gpu_state_summary> gpu_state_from_json(const rapidjson::Value& v);
+std::optional<gpu_state_summary> gpu_state_from_json(const json_field& v);
 
 /// history.json's per-case timing fields (iterations, timer, stop_rule, the noise, both
 /// clocks' medians, the GPU state), added to the case's object.

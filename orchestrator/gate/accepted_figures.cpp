@@ -116,7 +116,7 @@ accepted_figures read_accepted_figures(const fs::path& run, const std::vector<re
     if (!device || !device->is_object())
         throw cannot_judge_error(doc.source() + " does not say which GPU the figures come from");
     f.env.device = read_device_summary(device->value());
-    f.env.gpu_state = gpu_state_from_json(doc["gpu_state"].value());
+    f.env.gpu_state = gpu_state_from_json(doc["gpu_state"]);
     for (const replay_case& c : cases)
         if (c.performance && !f.cases.count(c.name))
             throw cannot_judge_error("no accepted figure for case '" + c.name + "' in " +
