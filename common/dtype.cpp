@@ -1,5 +1,6 @@
 #include "dtype.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -194,6 +195,71 @@ float bf16_bits_to_float(std::uint16_t b) {
     float out;
     std::memcpy(&out, &x, 4);
     return out;
+}
+
+namespace {
+
+struct fp8_layout {
+    int mantissa_bits;
+    int bias;
+    double largest;     // finite
+    std::uint8_t nan;   // what a NaN converts to (sign apart)
+    bool has_infinity;  // e5m2: exponent all ones with a zero mantissa
+};
+
+fp8_layout layout_of(fp8_format f) {
+    return f == fp8_format::e4m3 ? fp8_layout{3, 7, 448.0, 0x7F, false}
+                                 : fp8_layout{2, 15, 57344.0, 0x7E, true};
+}
+
+// The code of a value the format holds exactly, 0 <= v <= largest.
+std::uint8_t exact_fp8_code(double v, const fp8_layout& l) {
+    if (v == 0) return 0;
+    const int min_exp = 1 - l.bias;  // the smallest normal exponent
+    int e = 0;
+    std::frexp(v, &e);
+    const int exp = e - 1;  // v in [2^exp, 2^(exp+1))
+    if (exp < min_exp)      // subnormal: exponent field 0, v = mantissa * 2^(min_exp - m)
+        return static_cast<std::uint8_t>(std::ldexp(v, l.mantissa_bits - min_exp));
+    const double mantissa = std::ldexp(v, l.mantissa_bits - exp) - std::ldexp(1.0, l.mantissa_bits);
+    return static_cast<std::uint8_t>(((exp + l.bias) << l.mantissa_bits) |
+                                     static_cast<int>(mantissa));
+}
+
+}  // namespace
+
+std::uint8_t double_to_fp8_bits(double x, fp8_format f) {
+    const fp8_layout l = layout_of(f);
+    const std::uint8_t sign = std::signbit(x) ? 0x80 : 0;
+    if (std::isnan(x)) return sign | l.nan;
+    const double a = std::fabs(x);
+    const std::uint8_t largest = exact_fp8_code(l.largest, l);
+    if (a >= l.largest) return sign | largest;  // infinity included
+    // The spacing of the format's values at `a` (that of the subnormals below the normals):
+    // scaling by a power of two is exact, so the one rounding is nearbyint's, ties to even.
+    int e = 0;
+    std::frexp(a, &e);
+    const int spacing_exp = std::max(e - 1, 1 - l.bias) - l.mantissa_bits;
+    const double rounded = std::ldexp(std::nearbyint(std::ldexp(a, -spacing_exp)), spacing_exp);
+    return sign | (rounded > l.largest ? largest : exact_fp8_code(rounded, l));
+}
+
+double fp8_bits_to_double(std::uint8_t bits, fp8_format f) {
+    const fp8_layout l = layout_of(f);
+    const int exp_bits = 7 - l.mantissa_bits;
+    const int exp_field = (bits >> l.mantissa_bits) & ((1 << exp_bits) - 1);
+    const int mantissa = bits & ((1 << l.mantissa_bits) - 1);
+    const bool negative = (bits & 0x80) != 0;
+    double v = 0;
+    if (exp_field == (1 << exp_bits) - 1 &&
+        (l.has_infinity || mantissa == (1 << l.mantissa_bits) - 1))
+        v = l.has_infinity && mantissa == 0 ? std::numeric_limits<double>::infinity()
+                                            : std::numeric_limits<double>::quiet_NaN();
+    else if (exp_field == 0)
+        v = std::ldexp(mantissa, 1 - l.bias - l.mantissa_bits);
+    else
+        v = std::ldexp(mantissa + (1 << l.mantissa_bits), exp_field - l.bias - l.mantissa_bits);
+    return negative ? -v : v;
 }
 
 std::vector<unsigned char> encode_scalar(dtype t, double value) {

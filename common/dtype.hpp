@@ -43,6 +43,17 @@ float half_bits_to_float(std::uint16_t h);
 std::uint16_t float_to_bf16_bits(float f);
 float bf16_bits_to_float(std::uint16_t b);
 
+/// The two 8-bit float formats of OCP FP8 (cuda_fp8.h's __NV_E4M3 and __NV_E5M2):
+/// e4m3: bias 7, largest finite 448, no infinity, NaN 0x7F/0xFF;
+/// e5m2: bias 15, largest finite 57344, infinity 0x7C, NaN 0x7D..0x7F.
+enum class fp8_format { e4m3, e5m2 };
+/// A double rounded to the nearest fp8 value (ties to even), saturating: a value beyond the
+/// largest finite one, infinity included, becomes it (cuda_fp8.h's __NV_SATFINITE). NaN stays
+/// NaN (e4m3 0x7F, e5m2 0x7E, the sign kept), as __nv_cvt_double_to_fp8 gives it.
+std::uint8_t double_to_fp8_bits(double x, fp8_format f);
+/// Exact: every fp8 value is a double.
+double fp8_bits_to_double(std::uint8_t bits, fp8_format f);
+
 /// Reads element i of a raw buffer as double (for checks and statistics).
 double element_as_double(dtype t, const void* data, std::size_t i);
 

@@ -1,8 +1,13 @@
 #include "common/dtype.hpp"
 
+#include <cuda_fp8.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
 
 using namespace cuopt;
 
@@ -82,4 +87,83 @@ TEST_CASE("64-bit integer scalars are encoded exactly at both ends of their rang
     CHECK_THROWS_WITH(encode_scalar(dtype::u64, 18446744073709551616.0),
                       Catch::Contains("not a u64"));
     CHECK_THROWS_WITH(encode_scalar(dtype::f32, 1e300), Catch::Contains("does not fit f32"));
+}
+
+namespace {
+
+// cuda_fp8.h's own host conversions: the independent reference for ours.
+__nv_fp8_interpretation_t nv_format(fp8_format f) {
+    return f == fp8_format::e4m3 ? __NV_E4M3 : __NV_E5M2;
+}
+
+std::uint8_t nv_from_double(double x, fp8_format f) {
+    return __nv_cvt_double_to_fp8(x, __NV_SATFINITE, nv_format(f));
+}
+
+double nv_to_double(std::uint8_t b, fp8_format f) {
+    return half_bits_to_float(__nv_cvt_fp8_to_halfraw(b, nv_format(f)).x);  // exact in half
+}
+
+bool same(double a, double b) {
+    return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
+}
+
+}  // namespace
+
+TEST_CASE("every fp8 code reads as cuda_fp8.h reads it, and every number among them round-trips") {
+    for (const fp8_format f : {fp8_format::e4m3, fp8_format::e5m2}) {
+        int nans = 0;
+        for (int code = 0; code < 256; ++code) {
+            const auto b = static_cast<std::uint8_t>(code);
+            const double v = fp8_bits_to_double(b, f);
+            INFO("format " << int(f) << " code " << code << " value " << v);
+            CHECK(same(v, nv_to_double(b, f)));
+            if (std::isnan(v))
+                ++nans;
+            else if (!std::isinf(v))
+                CHECK(double_to_fp8_bits(v, f) == b);
+        }
+        CHECK(nans == (f == fp8_format::e4m3 ? 2 : 6));
+    }
+    CHECK(fp8_bits_to_double(0x7E, fp8_format::e4m3) == 448.0);
+    CHECK(fp8_bits_to_double(0x7B, fp8_format::e5m2) == 57344.0);
+    CHECK(fp8_bits_to_double(0x01, fp8_format::e4m3) == std::ldexp(1.0, -9));
+    CHECK(std::isinf(fp8_bits_to_double(0xFC, fp8_format::e5m2)));
+}
+
+TEST_CASE("doubles round to fp8 as cuda_fp8.h rounds them: ties to even, saturating, NaN kept") {
+    std::vector<double> xs = {0.0,
+                              -0.0,
+                              std::numeric_limits<double>::infinity(),
+                              -std::numeric_limits<double>::infinity(),
+                              std::nan(""),
+                              -std::nan(""),
+                              std::numeric_limits<double>::denorm_min(),
+                              std::numeric_limits<double>::max(),
+                              1e300,
+                              464.0,  // halfway past e4m3's largest
+                              61440.0};
+    for (const fp8_format f : {fp8_format::e4m3, fp8_format::e5m2})
+        for (int code = 0; code < 0x7F; ++code) {  // each gap's midpoint and its neighbours
+            const double lo = fp8_bits_to_double(static_cast<std::uint8_t>(code), f),
+                         hi = fp8_bits_to_double(static_cast<std::uint8_t>(code + 1), f);
+            if (!std::isfinite(hi) || !std::isfinite(lo)) continue;
+            const double mid = (lo + hi) / 2;
+            for (const double x : {mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e9), lo,
+                                   -mid, -std::nextafter(mid, 1e9)})
+                xs.push_back(x);
+        }
+    std::mt19937_64 rng(28);
+    std::uniform_real_distribution<double> mantissa(0.5, 1.0);
+    std::uniform_int_distribution<int> exponent(-24, 20);
+    for (int i = 0; i < 200000; ++i)
+        xs.push_back((rng() & 1 ? -1 : 1) * std::ldexp(mantissa(rng), exponent(rng)));
+    int differ = 0;
+    for (const fp8_format f : {fp8_format::e4m3, fp8_format::e5m2})
+        for (const double x : xs)
+            if (double_to_fp8_bits(x, f) != nv_from_double(x, f) && ++differ <= 5)
+                FAIL_CHECK("format " << int(f) << ": " << x << " -> "
+                                     << int(double_to_fp8_bits(x, f)) << ", cuda_fp8.h "
+                                     << int(nv_from_double(x, f)));
+    CHECK(differ == 0);
 }
