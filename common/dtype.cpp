@@ -32,7 +32,10 @@ constexpr dtype_row k_rows[] = {
     {dtype::u32, "u32", 4, 0xA5A5A5A5ull},
     {dtype::i64, "i64", 8, 0xA5A5A5A5A5A5A5A5ull},
     {dtype::u64, "u64", 8, 0xA5A5A5A5A5A5A5A5ull},
+    {dtype::f8e4m3, "f8e4m3", 1, 0x7Full},
+    {dtype::f8e5m2, "f8e5m2", 1, 0x7Full},
 };
+static_assert(sizeof(k_rows) / sizeof(k_rows[0]) == k_dtype_count, "a row for every dtype");
 
 const dtype_row& row(dtype t) {
     return k_rows[static_cast<int>(t)];
@@ -91,6 +94,10 @@ std::vector<unsigned char> encode(dtype t, long double value, const Text& text) 
             return encode_integer<std::int64_t>(t, value, text);
         case dtype::u64:
             return encode_integer<std::uint64_t>(t, value, text);
+        case dtype::f8e4m3:  // saturating, as the GPU's generators convert
+            return bytes_of(double_to_fp8_bits(static_cast<double>(value), fp8_format::e4m3));
+        case dtype::f8e5m2:
+            return bytes_of(double_to_fp8_bits(static_cast<double>(value), fp8_format::e5m2));
     }
     throw std::logic_error("unhandled dtype");
 }
@@ -123,7 +130,8 @@ std::string dtype_names_list() {
 }
 
 bool is_float(dtype t) {
-    return t == dtype::f16 || t == dtype::bf16 || t == dtype::f32 || t == dtype::f64;
+    return t == dtype::f16 || t == dtype::bf16 || t == dtype::f32 || t == dtype::f64 ||
+           t == dtype::f8e4m3 || t == dtype::f8e5m2;
 }
 
 bool is_signed_integer(dtype t) {
@@ -309,6 +317,10 @@ double element_as_double(dtype t, const void* data, std::size_t i) {
             return static_cast<double>(load(std::int64_t{}));
         case dtype::u64:
             return static_cast<double>(load(std::uint64_t{}));
+        case dtype::f8e4m3:
+            return fp8_bits_to_double(load(std::uint8_t{}), fp8_format::e4m3);
+        case dtype::f8e5m2:
+            return fp8_bits_to_double(load(std::uint8_t{}), fp8_format::e5m2);
     }
     return 0.0;
 }

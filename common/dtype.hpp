@@ -12,7 +12,9 @@
 
 namespace cuopt {
 
-enum class dtype { f16, bf16, f32, f64, i8, u8, i16, u16, i32, u32, i64, u64 };
+enum class dtype { f16, bf16, f32, f64, i8, u8, i16, u16, i32, u32, i64, u64, f8e4m3, f8e5m2 };
+/// How many dtypes there are (the last one's index + 1), for tables indexed by dtype.
+inline constexpr int k_dtype_count = static_cast<int>(dtype::f8e5m2) + 1;
 
 std::size_t dtype_size(dtype t);
 std::string_view dtype_name(dtype t);
@@ -24,7 +26,9 @@ bool is_signed_integer(dtype t);
 
 /// The bit pattern written into every output element before a launch: a quiet NaN
 /// with a recognisable payload for floats, 0xA5... for integers. An element that
-/// still holds it afterwards was never written.
+/// still holds it afterwards was never written. f8e4m3 has one NaN per sign (0x7F/0xFF):
+/// its poison is that NaN, so a NaN the kernel wrote counts as unwritten. f8e5m2's is 0x7F,
+/// a NaN no conversion makes (they give 0x7E).
 std::uint64_t poison_bits(dtype t);
 
 /// Counts elements of a raw buffer that still hold the poison pattern.

@@ -14,7 +14,7 @@ support_kernels::support_kernels(int sm_count)
     CU_CALL(cuModuleGetFunction(&m_flush, m_module.get(), "cuopt_flush_l2"));
     CU_CALL(cuModuleGetFunction(&m_demote, m_module.get(), "cuopt_demote_l2"));
     CU_CALL(cuModuleGetFunction(&m_hash, m_module.get(), "cuopt_hash_bytes"));
-    for (int t = 0; t <= static_cast<int>(dtype::u64); ++t) {
+    for (int t = 0; t < k_dtype_count; ++t) {
         const std::string name = "cuopt_generate_" + std::string(dtype_name(static_cast<dtype>(t)));
         CU_CALL(cuModuleGetFunction(&m_generate[t], m_module.get(), name.c_str()));
     }

@@ -4,6 +4,7 @@
 // ever timed.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "common/counter_rng.h"
 
@@ -78,6 +79,33 @@ template <>
 __device__ __forceinline__ __nv_bfloat16 from_double<__nv_bfloat16>(double v) {
     return __float2bfloat16_rn(static_cast<float>(v));
 }
+// fp8 straight from double, rounded to nearest and saturating (as the host's
+// double_to_fp8_bits, which the fake harness and the tests use).
+template <>
+__device__ __forceinline__ __nv_fp8_e4m3 from_double<__nv_fp8_e4m3>(double v) {
+    __nv_fp8_e4m3 r;
+    r.__x = __nv_cvt_double_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
+    return r;
+}
+template <>
+__device__ __forceinline__ __nv_fp8_e5m2 from_double<__nv_fp8_e5m2>(double v) {
+    __nv_fp8_e5m2 r;
+    r.__x = __nv_cvt_double_to_fp8(v, __NV_SATFINITE, __NV_E5M2);
+    return r;
+}
+
+template <typename T>
+struct is_fp8 {
+    static constexpr bool value = false;
+};
+template <>
+struct is_fp8<__nv_fp8_e4m3> {
+    static constexpr bool value = true;
+};
+template <>
+struct is_fp8<__nv_fp8_e5m2> {
+    static constexpr bool value = true;
+};
 
 // kind: 0 uniform(a=low, b=high), 1 normal(a=mean, b=stddev), 2 int_range(a=low, b=high),
 //       3 sequence(a=start, b=step: a + b * index), 4 constant(a)
@@ -99,7 +127,11 @@ __device__ void generate(T* out, unsigned long long count, int kind, double a, d
             const double u2 = (bits & 0xFFFFFFFFull) * (1.0 / 4294967296.0);
             v = a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
         } else {
-            out[i] = static_cast<T>(cuopt_rng::int_range(bits, (long long)a, (long long)b));
+            const long long n = cuopt_rng::int_range(bits, (long long)a, (long long)b);
+            if constexpr (is_fp8<T>::value)
+                out[i] = from_double<T>((double)n);
+            else
+                out[i] = static_cast<T>(n);
             continue;
         }
         out[i] = from_double<T>(v);
@@ -125,6 +157,8 @@ CUOPT_GENERATOR(i32, int)
 CUOPT_GENERATOR(u32, unsigned int)
 CUOPT_GENERATOR(i64, long long)
 CUOPT_GENERATOR(u64, unsigned long long)
+CUOPT_GENERATOR(f8e4m3, __nv_fp8_e4m3)
+CUOPT_GENERATOR(f8e5m2, __nv_fp8_e5m2)
 
 // splitmix64's finaliser: a bijective 64-bit mix, so one changed word changes its term.
 __device__ __forceinline__ unsigned long long mix64(unsigned long long z) {

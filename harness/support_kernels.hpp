@@ -39,7 +39,7 @@ class support_kernels {
     CUfunction m_flush{};
     CUfunction m_demote{};
     CUfunction m_hash{};
-    CUfunction m_generate[12]{};
+    CUfunction m_generate[k_dtype_count]{};
     int m_sm_count = 1;
 };
 

@@ -12,8 +12,8 @@
 using namespace cuopt;
 
 TEST_CASE("every dtype name parses back to itself and has its C size") {
-    for (const char* name :
-         {"f16", "bf16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}) {
+    for (const char* name : {"f16", "bf16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32",
+                             "i64", "u64", "f8e4m3", "f8e5m2"}) {
         const auto t = parse_dtype(name);
         REQUIRE(t);
         CHECK(dtype_name(*t) == name);
@@ -21,6 +21,10 @@ TEST_CASE("every dtype name parses back to itself and has its C size") {
     CHECK(dtype_size(dtype::bf16) == 2);
     CHECK(dtype_size(dtype::f64) == 8);
     CHECK(dtype_size(dtype::u8) == 1);
+    CHECK(dtype_size(dtype::f8e4m3) == 1);
+    CHECK(dtype_size(dtype::f8e5m2) == 1);
+    CHECK(is_float(dtype::f8e4m3));
+    CHECK(is_float(dtype::f8e5m2));
     CHECK_FALSE(parse_dtype("float"));
     CHECK_FALSE(parse_dtype("F32"));
 }
@@ -166,4 +170,21 @@ TEST_CASE("doubles round to fp8 as cuda_fp8.h rounds them: ties to even, saturat
                                      << int(double_to_fp8_bits(x, f)) << ", cuda_fp8.h "
                                      << int(nv_from_double(x, f)));
     CHECK(differ == 0);
+}
+
+TEST_CASE("fp8 buffers: poison is a NaN, scalars and elements go through the fp8 conversions") {
+    for (const auto& [t, f] :
+         {std::pair{dtype::f8e4m3, fp8_format::e4m3}, std::pair{dtype::f8e5m2, fp8_format::e5m2}}) {
+        const auto poison = static_cast<std::uint8_t>(poison_bits(t));
+        CHECK(std::isnan(fp8_bits_to_double(poison, f)));
+        CHECK(encode_scalar(t, 1.0) == std::vector<unsigned char>{double_to_fp8_bits(1.0, f)});
+        CHECK(encode_scalar(t, 1e6) == encode_scalar(t, 448.0 * 1e3));  // saturating
+        CHECK(fp8_bits_to_double(encode_scalar(t, 1e6)[0], f) ==
+              (t == dtype::f8e4m3 ? 448 : 57344));
+        const std::vector<std::uint8_t> buffer = {double_to_fp8_bits(-2.5, f), poison,
+                                                  double_to_fp8_bits(std::nan(""), f)};
+        CHECK(element_as_double(t, buffer.data(), 0) == -2.5);
+        // e4m3's one NaN is its poison: a NaN written there reads as never written.
+        CHECK(count_poisoned(t, buffer.data(), buffer.size()) == (t == dtype::f8e4m3 ? 2u : 1u));
+    }
 }

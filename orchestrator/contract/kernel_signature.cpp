@@ -24,6 +24,8 @@ std::optional<dtype> dtype_of(const std::string& c_type) {
                                                          {"__half", dtype::f16},
                                                          {"__nv_bfloat16", dtype::bf16},
                                                          {"nv_bfloat16", dtype::bf16},
+                                                         {"__nv_fp8_e4m3", dtype::f8e4m3},
+                                                         {"__nv_fp8_e5m2", dtype::f8e5m2},
                                                          {"int", dtype::i32},
                                                          {"int32_t", dtype::i32},
                                                          {"unsigned", dtype::u32},

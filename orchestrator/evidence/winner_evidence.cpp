@@ -34,6 +34,10 @@ double epsilon_of(dtype t) {
             return 1.19e-7;
         case dtype::f64:
             return 2.22e-16;
+        case dtype::f8e4m3:
+            return 0.125;  // 2^-3
+        case dtype::f8e5m2:
+            return 0.25;  // 2^-2
         default:
             return 0;
     }
