@@ -41,6 +41,11 @@ extern "C" __global__ void illegal(float* p, int n) { p[(1ull << 40) + threadIdx
 extern "C" __global__ void scale_half(const __half* x, __nv_bfloat16* y, __half s, float* scratch, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) { scratch[i] = __half2float(x[i]); y[i] = __float2bfloat16(scratch[i] * __half2float(s)); } }
+#include <cuda_fp8.h>
+extern "C" __global__ void scale_fp8(const __nv_fp8_e4m3* x, const __nv_fp8_e5m2* w, __nv_fp8_e5m2* y,
+                                     __nv_fp8_e4m3 s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = __nv_fp8_e5m2(float(x[i]) * float(s) + float(w[i])); }
 )";
 
 struct gpu_fixture {
@@ -462,4 +467,41 @@ TEST_CASE(
                   R"("cases": [ { "name": "fr", "measure": false, "launch_index_base": 7, )" + args)
                 .exit_code == 0);
     CHECK(test::read_values<float>(f.dir / "y.bin") == y);
+}
+
+TEST_CASE(
+    "e4m3 and e5m2 buffers are generated as the host rounds them, and an fp8 scalar and "
+    "output reach the kernel with the right bits",
+    "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    const auto r = f.run(
+        header("scale_fp8") +
+        R"("cases": [ { "name": "q", "measure": false, "launch": { "grid": [8], "block": [256] },
+      "args": [ { "name": "x", "dtype": "f8e4m3", "count": 2000, "generator": {"kind": "uniform", "low": -600, "high": 600, "seed": 7},
+                  "input_dump_file": "x.bin" },
+                { "name": "w", "dtype": "f8e5m2", "count": 2000, "generator": {"kind": "int_range", "low": -3, "high": 3, "seed": 8},
+                  "input_dump_file": "w.bin" },
+                { "name": "y", "dtype": "f8e5m2", "count": 2000, "output_file": "y.bin" },
+                { "name": "s", "dtype": "f8e4m3", "value": -0.5 },
+                { "name": "n", "dtype": "i32", "value": 2000 } ] } ] })");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto x = test::read_values<std::uint8_t>(f.dir / "x.bin");
+    const auto w = test::read_values<std::uint8_t>(f.dir / "w.bin");
+    const auto y = test::read_values<std::uint8_t>(f.dir / "y.bin");
+    REQUIRE(x.size() == 2000);
+    int saturated = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const double xv = cuopt_rng::uniform(cuopt_rng::random_bits(7, 0, i), -600, 600);
+        REQUIRE(x[i] == double_to_fp8_bits(xv, fp8_format::e4m3));  // saturating past 448
+        saturated += std::fabs(xv) > 464;
+        const double wv =
+            static_cast<double>(cuopt_rng::int_range(cuopt_rng::random_bits(8, 0, i), -3, 3));
+        REQUIRE(w[i] == double_to_fp8_bits(wv, fp8_format::e5m2));
+        const double expected = fp8_bits_to_double(x[i], fp8_format::e4m3) * -0.5 + wv;
+        REQUIRE(y[i] == double_to_fp8_bits(static_cast<float>(expected), fp8_format::e5m2));
+    }
+    CHECK(saturated > 100);  // the range reaches past e4m3's largest value
+    CHECK(f.response()["cases"][0]["outputs"][0]["unwritten"].GetUint64() == 0);
 }
