@@ -67,26 +67,107 @@ struct launch_config {
     unsigned dynamic_shared_bytes = 0;
 };
 
+/// The vendor library a request calls instead of compiling a kernel.
+enum class vendor_library { cublas, cublaslt };
+inline constexpr auto k_vendor_libraries = make_name_table<vendor_library>(
+    {{vendor_library::cublas, "cublas"}, {vendor_library::cublaslt, "cublaslt"}});
+
 /// A vendor library's routine that a case calls instead of launching a kernel (the
-/// baseline a hand-written kernel is measured against). C = A x B, alpha 1, beta 0.
-enum class vendor_op { sgemm, dgemm, hgemm };
-enum class matrix_layout { row_major, col_major };
+/// baseline a hand-written kernel is measured against). C = A x B, alpha 1, beta 0;
+/// e4m3_gemm (cuBLASLt) scales the product: D = scale_a * scale_b * (A x B).
+enum class vendor_op { sgemm, dgemm, hgemm, e4m3_gemm };
+/// row_major_bt: A row-major m x k, B stored row-major n x k (transposed, as a linear layer's
+/// weight: C[i][j] = sum_p A[i][p] * B[j][p]), C row-major m x n; cuBLASLt's FP8 "TN" form.
+enum class matrix_layout { row_major, col_major, row_major_bt };
 
-inline constexpr auto k_vendor_ops = make_name_table<vendor_op>(
-    {{vendor_op::sgemm, "sgemm"}, {vendor_op::dgemm, "dgemm"}, {vendor_op::hgemm, "hgemm"}});
-inline constexpr auto k_matrix_layouts = make_name_table<matrix_layout>(
-    {{matrix_layout::row_major, "row_major"}, {matrix_layout::col_major, "col_major"}});
+inline constexpr auto k_vendor_ops =
+    make_name_table<vendor_op>({{vendor_op::sgemm, "sgemm"},
+                                {vendor_op::dgemm, "dgemm"},
+                                {vendor_op::hgemm, "hgemm"},
+                                {vendor_op::e4m3_gemm, "e4m3_gemm"}});
+inline constexpr auto k_matrix_layouts =
+    make_name_table<matrix_layout>({{matrix_layout::row_major, "row_major"},
+                                    {matrix_layout::col_major, "col_major"},
+                                    {matrix_layout::row_major_bt, "row_major_bt"}});
 
-/// The element type of A, B and C for an op: f32, f64, f16.
-inline dtype vendor_op_dtype(vendor_op op) {
-    return op == vendor_op::sgemm ? dtype::f32 : op == vendor_op::dgemm ? dtype::f64 : dtype::f16;
+/// The library that provides an op: cuBLASLt for e4m3_gemm, cuBLAS for the others.
+inline vendor_library vendor_library_of(vendor_op op) {
+    return op == vendor_op::e4m3_gemm ? vendor_library::cublaslt : vendor_library::cublas;
+}
+
+/// The element type of A and B for an op: f32, f64, f16, f8e4m3.
+inline dtype vendor_input_dtype(vendor_op op) {
+    switch (op) {
+        case vendor_op::dgemm:
+            return dtype::f64;
+        case vendor_op::hgemm:
+            return dtype::f16;
+        case vendor_op::e4m3_gemm:
+            return dtype::f8e4m3;
+        default:
+            return dtype::f32;
+    }
+}
+
+/// Whether C may be of dtype `t`: A's dtype for the cuBLAS gemms; bf16 or f32 for e4m3_gemm.
+inline bool vendor_output_dtype_ok(vendor_op op, dtype t) {
+    if (op == vendor_op::e4m3_gemm) return t == dtype::bf16 || t == dtype::f32;
+    return t == vendor_input_dtype(op);
+}
+
+/// What vendor_output_dtype_ok accepts, for messages: "f32", "bf16 or f32".
+inline std::string vendor_output_dtypes(vendor_op op) {
+    return op == vendor_op::e4m3_gemm ? "bf16 or f32"
+                                      : std::string(dtype_name(vendor_input_dtype(op)));
+}
+
+/// cuBLASLt's FP8 matmul wants m, n and k multiples of this.
+inline constexpr int k_fp8_gemm_multiple = 16;
+
+/// What the request and manifest readers refuse in an op's pairing with a library and a
+/// layout: the field at fault ("op" or "layout") and why, in one line; nullopt when it pairs.
+struct vendor_pairing_problem {
+    const char* field;
+    std::string message;
+};
+inline std::optional<vendor_pairing_problem> check_vendor_pairing(vendor_op op,
+                                                                  vendor_library library,
+                                                                  matrix_layout layout) {
+    const std::string name = k_vendor_ops.name(op);
+    if (vendor_library_of(op) != library) {
+        std::string ops;
+        for (const auto& [value, word] : k_vendor_ops.entries)
+            if (vendor_library_of(value) == library)
+                ops += (ops.empty() ? "" : ", ") + std::string(word);
+        return vendor_pairing_problem{
+            "op", name + " is a " + k_vendor_libraries.name(vendor_library_of(op)) +
+                      " op but the library is " + k_vendor_libraries.name(library) +
+                      "; expected one of " + ops};
+    }
+    if (op == vendor_op::e4m3_gemm && layout != matrix_layout::row_major_bt)
+        return vendor_pairing_problem{
+            "layout",
+            "e4m3_gemm takes only row_major_bt (A row-major m x k, B row-major n x k, "
+            "C row-major m x n: the TN form cuBLASLt's FP8 needs); got " +
+                std::string(k_matrix_layouts.name(layout))};
+    return std::nullopt;
+}
+
+/// Why one of m, n, k (`value`) does not suit `op`, in one line; "" when it does.
+inline std::string vendor_dimension_problem(vendor_op op, std::int64_t value) {
+    if (op != vendor_op::e4m3_gemm || value % k_fp8_gemm_multiple == 0) return "";
+    return std::to_string(value) + " is not a multiple of " + std::to_string(k_fp8_gemm_multiple) +
+           "; cuBLASLt's FP8 e4m3_gemm needs m, n and k multiples of 16";
 }
 
 struct vendor_call {
     vendor_op op = vendor_op::sgemm;
     matrix_layout layout = matrix_layout::row_major;
     int m = 0, n = 0, k = 0;
-    std::string a, b, c;  // names of buffer args of the case: A (m x k), B (k x n), C (m x n)
+    // Names of buffer args of the case: A (m x k), B (k x n; n x k for row_major_bt), C (m x n).
+    std::string a, b, c;
+    // e4m3_gemm only: names of f32 scalar args of the case; "" for 1.0.
+    std::string scale_a, scale_b;
 };
 
 struct run_case {
@@ -153,11 +234,6 @@ struct kernel_spec {
         return display_name.empty() ? source_name : display_name;
     }
 };
-
-/// The vendor library a request calls instead of compiling a kernel.
-enum class vendor_library { cublas };
-inline constexpr auto k_vendor_libraries =
-    make_name_table<vendor_library>({{vendor_library::cublas, "cublas"}});
 
 struct request {
     std::filesystem::path file;            // the request JSON

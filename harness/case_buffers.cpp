@@ -216,4 +216,11 @@ void case_runner::check_inputs(const std::vector<live_buffer>& buffers, std::uin
     out.inputs_changed = m_guard->changed();  // waits for the stream before `values` goes
 }
 
+const live_buffer& buffer_named(const std::vector<live_buffer>& buffers, const std::string& name) {
+    const auto it = std::find_if(buffers.begin(), buffers.end(),
+                                 [&](const live_buffer& b) { return b.arg->name == name; });
+    if (it == buffers.end()) throw std::logic_error("vendor_call names no buffer '" + name + "'");
+    return *it;
+}
+
 }  // namespace cuopt

@@ -26,6 +26,10 @@ struct live_buffer {
     CUdeviceptr param{};
 };
 
+/// The buffer of the arg called `name` (a vendor_call's operand; the request reader checked that
+/// it exists, so a missing one is a logic_error).
+const live_buffer& buffer_named(const std::vector<live_buffer>& buffers, const std::string& name);
+
 /// How far a perturbed file input is rotated (in elements, left) before launch `launch_index`
 /// when it is not the checked launch: in [1, count - 1], different for successive launches;
 /// 0 when count < 2 (nothing to rotate).

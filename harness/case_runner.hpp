@@ -63,8 +63,9 @@ std::string check_arguments(const run_case& c, CUfunction kernel,
                             std::optional<std::size_t> param_count);
 
 /// What one launch of a case is: a kernel launch (kernel_launcher) or a vendor library
-/// call (cublas_launcher). The case runner does everything around it (inputs, poison, L2
-/// flush, the held stream and events, the outputs kept) the same way for both.
+/// call (cublas_launcher, cublaslt_launcher). The case runner does everything around it
+/// (inputs, poison, L2 flush, the held stream and events, the outputs kept) the same way for
+/// both.
 class case_launcher {
   public:
     virtual ~case_launcher() = default;

@@ -3,8 +3,8 @@
 /// stream, C = A x B with alpha 1 and beta 0, timed exactly like a kernel by the case
 /// runner. TF32 stays off (the math mode is set to CUBLAS_DEFAULT_MATH explicitly); hgemm
 /// is cublasGemmEx with f16 A, B and C and f32 accumulation; a row-major product is
-/// computed as the column-major C^T = B^T A^T. cuBLAS runs through the runtime API in the
-/// primary context the harness made current.
+/// computed as the column-major C^T = B^T A^T (row_major_bt, B stored n x k: transa = T).
+/// cuBLAS runs through the runtime API in the primary context the harness made current.
 
 #include <string>
 

@@ -2,21 +2,17 @@
 /// cuBLAS, loaded at run time for vendor-baseline requests: dlopen of libcublas.so.13,
 /// then .so.12, then .so (never linked, so the harness still starts where there is no
 /// cuBLAS), one table of the entry points the harness calls, and the message that names
-/// every soname tried when none loads. Only cuBLAS's headers are used, for its types.
+/// every soname tried when none loads (library_loader). Only cuBLAS's headers are used, for
+/// its types.
 
 #include <cublas_api.h>
 
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-namespace cuopt {
+#include "harness/library_loader.hpp"
 
-/// No cuBLAS could be loaded (or a handle could not be made): what() says what was tried.
-class vendor_library_error : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
-};
+namespace cuopt {
 
 struct cublas_api {
     std::string file;     // the soname that loaded, e.g. "libcublas.so.13"

@@ -32,7 +32,7 @@ struct kernel_attributes {
 
 /// The vendor library a vendor request called (the response's "vendor" block).
 struct vendor_report {
-    std::string library;    // "cublas"
+    std::string library;    // "cublas", "cublaslt"
     std::string file;       // the soname that loaded
     std::string version;    // "13.0.2"
     std::string math_mode;  // "CUBLAS_DEFAULT_MATH"

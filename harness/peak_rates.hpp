@@ -14,7 +14,7 @@ namespace cuopt {
 
 /// Tera-operations per second (FMA = 2), dense; i8 in tera integer operations.
 struct peak_tflops {
-    double f64 = 0, f32 = 0, tf32 = 0, f16 = 0, bf16 = 0, i8 = 0;
+    double f64 = 0, f32 = 0, tf32 = 0, f16 = 0, bf16 = 0, fp8 = 0, i8 = 0;
 };
 
 /// The peaks for the device's arch, or nullopt for an arch the table does not know.

@@ -14,6 +14,7 @@
 #include "harness/cubin_cache.hpp"
 #include "harness/cubin_params.hpp"
 #include "harness/cublas_launcher.hpp"
+#include "harness/cublaslt_launcher.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/device_session.hpp"
 #include "harness/harness_sandbox.hpp"
@@ -235,8 +236,26 @@ void run_kernel_phases(const request& req, const harness_options& o, harness_rep
     lap("run_cases");
 }
 
-// cuBLAS loaded and a handle made in the primary context; then the cases run. Without
-// cuBLAS, every case says why it did not run and the request fails as internal_error.
+// The request's library loaded and its launcher made in the primary context, the response's
+// vendor block filled in. Throws vendor_library_error where the library does not load.
+std::unique_ptr<case_launcher> make_vendor_launcher(vendor_library library,
+                                                    std::optional<vendor_report>& report) {
+    const std::string name = k_vendor_libraries.name(library);
+    if (library == vendor_library::cublaslt) {
+        auto launcher = std::make_unique<cublaslt_launcher>(load_cublaslt());
+        report = vendor_report{name, launcher->api().file, launcher->api().version,
+                               cublaslt_launcher::k_math_mode, cublaslt_launcher::notes()};
+        return launcher;
+    }
+    auto launcher = std::make_unique<cublas_launcher>(load_cublas());
+    report = vendor_report{name, launcher->api().file, launcher->api().version,
+                           cublas_launcher::k_math_mode, cublas_launcher::notes()};
+    return launcher;
+}
+
+// The vendor library (cuBLAS or cuBLASLt) loaded and a handle made in the primary context;
+// then the cases run. Without the library, every case says why it did not run and the
+// request fails as internal_error.
 void run_vendor_phases(const request& req, const harness_options& o, harness_report& report,
                        const std::function<void(const char*)>& lap) {
     for (const run_case& c : req.cases) {
@@ -246,17 +265,14 @@ void run_vendor_phases(const request& req, const harness_options& o, harness_rep
         out.entry = std::string(k_vendor_libraries.name(*req.vendor)) + ":" +
                     k_vendor_ops.name(c.vendor->op);
     }
-    std::unique_ptr<cublas_launcher> launcher;
+    std::unique_ptr<case_launcher> launcher;
     try {
-        launcher = std::make_unique<cublas_launcher>(load_cublas());
+        launcher = make_vendor_launcher(*req.vendor, report.vendor);
     } catch (const vendor_library_error& e) {
         for (case_outcome& out : report.cases) out.error = std::string("not run: ") + e.what();
         report.fail(exit_code::internal_error, e.what());
         return;
     }
-    report.vendor = vendor_report{k_vendor_libraries.name(*req.vendor), launcher->api().file,
-                                  launcher->api().version, cublas_launcher::k_math_mode,
-                                  cublas_launcher::notes()};
     lap("context_and_library");
     const case_runner::clocks clocks = clocks_phase(req, o, report, lap);
     run_cases_phase(req, *launcher, clocks, report);

@@ -173,7 +173,8 @@ std::string write_device_json(const device_fingerprint& device, const device_mea
         if (m->peaks) {
             json_object peaks(a);
             peaks.add("f64", m->peaks->f64).add("f32", m->peaks->f32).add("tf32", m->peaks->tf32);
-            peaks.add("f16", m->peaks->f16).add("bf16", m->peaks->bf16).add("i8", m->peaks->i8);
+            peaks.add("f16", m->peaks->f16).add("bf16", m->peaks->bf16).add("fp8", m->peaks->fp8);
+            peaks.add("i8", m->peaks->i8);
             d.add("peak_tflops", peaks);
         }
         d.add("peak_note", m->peak_note);

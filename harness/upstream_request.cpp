@@ -18,21 +18,29 @@ using rapidjson::Value;
     throw json_error(f.source() + ": field " + f.path() + ": " + what);
 }
 
-// v0.0 spelled types the numpy/ctypes way; map every spelling it used to ours.
+// v0.0 spelled types the numpy/ctypes way; map every spelling it used to ours (and the fp8
+// ones as torch and ml_dtypes spell them).
 std::string native_dtype(const json_field& f) {
     const std::string type = f.text();
     static const std::map<std::string, std::string> k_aliases = {
-        {"float", "f32"},     {"float32", "f32"}, {"half", "f16"},     {"float16", "f16"},
-        {"bfloat16", "bf16"}, {"double", "f64"},  {"float64", "f64"},  {"int", "i32"},
-        {"int32", "i32"},     {"uint32", "u32"},  {"unsigned", "u32"}, {"int64", "i64"},
-        {"long", "i64"},      {"uint64", "u64"},  {"int8", "i8"},      {"uint8", "u8"},
-        {"char", "i8"},       {"byte", "u8"},     {"int16", "i16"},    {"uint16", "u16"},
-        {"short", "i16"}};
+        {"float", "f32"},         {"float32", "f32"},
+        {"half", "f16"},          {"float16", "f16"},
+        {"bfloat16", "bf16"},     {"double", "f64"},
+        {"float64", "f64"},       {"int", "i32"},
+        {"int32", "i32"},         {"uint32", "u32"},
+        {"unsigned", "u32"},      {"int64", "i64"},
+        {"long", "i64"},          {"uint64", "u64"},
+        {"int8", "i8"},           {"uint8", "u8"},
+        {"char", "i8"},           {"byte", "u8"},
+        {"int16", "i16"},         {"uint16", "u16"},
+        {"short", "i16"},         {"float8_e4m3fn", "f8e4m3"},
+        {"float8_e5m2", "f8e5m2"}};
     if (parse_dtype(type)) return type;
     if (auto it = k_aliases.find(type); it != k_aliases.end()) return it->second;
-    fail(f, "unknown type '" + type + "'; expected one of " + dtype_names_list() +
-                " or float32, float16, bfloat16, float64, int32, uint32, int64, uint64, int8, "
-                "uint8");
+    fail(f,
+         "unknown type '" + type + "'; expected one of " + dtype_names_list() +
+             " or float32, float16, bfloat16, float8_e4m3fn, float8_e5m2, float64, int32, uint32, "
+             "int64, uint64, int8, uint8");
 }
 
 // One v0.0 argument in the native layout.

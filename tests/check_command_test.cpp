@@ -110,8 +110,9 @@ TEST_CASE(
                                      "5",
                                      "--no-sanitizer"};
     const std::string said =
-        "fake-harness simulates only matmul_f32; this request's kernel is softmax_rows (a fake run "
-        "cannot evaluate it: run on a GPU)";
+        "fake-harness simulates only matmul_f32 and gemm_e4m3; this request's kernel is "
+        "softmax_rows "
+        "(a fake run cannot evaluate it: run on a GPU)";
     const auto run = test::run_optimizer(args);
     INFO(run.output);
     CHECK(run.exit_code == 20);

@@ -35,6 +35,7 @@ TEST_CASE("peak rates are the table's per-SM-per-clock rates times SMs times the
     CHECK(p->tf32 == Approx(2048 * sm_ghz));
     CHECK(p->f16 == Approx(4096 * sm_ghz));
     CHECK(p->bf16 == Approx(4096 * sm_ghz));
+    CHECK(p->fp8 == Approx(8192 * sm_ghz));  // 1979 TF on an H100 SXM's 132 SMs at 1.83 GHz
     CHECK(p->i8 == Approx(8192 * sm_ghz));
     CHECK_THAT(peak_note(h200()), Catch::Contains("sm_90") && Catch::Contains("132 SMs") &&
                                       Catch::Contains("1980 MHz"));
@@ -52,6 +53,7 @@ TEST_CASE("every arch in the table has peaks no lower than f32 for the tensor-co
         CHECK(p->tf32 >= p->f32);
         CHECK(p->f16 >= p->f32);
         CHECK(p->bf16 >= p->f32);
+        CHECK(p->fp8 >= p->f16);
         if (cc >= 75) CHECK(p->i8 >= p->f16);  // V100 has no int8 tensor cores (dp4a: 512)
     }
 }
@@ -113,7 +115,7 @@ TEST_CASE("the device JSON gains measured, peak_tflops and peak_note only when m
     CHECK(b["cached"].GetBool());
     CHECK(std::string(b["method"].GetString()) ==
           "cuMemcpyDtoDAsync of 536870912 bytes, median of 20, counted as read+write (2N bytes)");
-    for (const char* k : {"f64", "f32", "tf32", "f16", "bf16", "i8"})
+    for (const char* k : {"f64", "f32", "tf32", "f16", "bf16", "fp8", "i8"})
         CHECK(doc["peak_tflops"][k].GetDouble() > 0);
     m.peaks.reset();
     CHECK_FALSE(parse_json(write_device_json(d, &m), "no peaks").HasMember("peak_tflops"));

@@ -349,3 +349,20 @@ TEST_CASE("the manifest's evidence fields: timing_inputs, flops, vendor_baseline
     CHECK_THROWS_WITH(read_holdout_manifest(dir / "holdout-args.json", m),
                       Catch::Contains("holdout-args.json") && Catch::Contains("args[0]"));
 }
+
+TEST_CASE("an fp8 GEMM's floor counts one byte an element and takes the fp8 peak") {
+    const manifest m =
+        read_manifest(std::string(CUOPT_SOURCE_DIR) + "/examples/gemm-fp8/input_cases.json");
+    const device_peaks d = read_device_peaks(
+        R"({"name": "x", "l2_bytes": 1000, "measured": {"copy_bandwidth_gbps": 4000},
+            "peak_tflops": {"f32": 60, "tf32": 400, "bf16": 800, "fp8": 1600}})");
+    const auto floors = floors_for(m, d);
+    REQUIRE(floors.count("perf-2048"));
+    const sol_floor& f = floors.at("perf-2048");
+    const double n = 2048;
+    // A and B: n^2 bytes each; C: 2 n^2 bytes of bf16, less what the 1000-byte L2 holds.
+    CHECK(f.bytes == n * n + n * n + (2 * n * n - 1000));
+    REQUIRE(f.compute_ms);
+    CHECK(*f.compute_ms == Approx(2 * n * n * n / 1600e12 * 1e3));  // fp8's, not bf16's
+    CHECK(f.bound == "compute");
+}

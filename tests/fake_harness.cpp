@@ -1,6 +1,8 @@
 // fake-harness: a stand-in for cuda-harness on machines without a GPU, honouring the
 // same file contract (request in, outputs + response out, same exit codes). It "runs"
-// matmul_f32(a, b, c, m, n, k) on the CPU (a request for any other kernel is refused, exit 11,
+// matmul_f32(a, b, c, m, n, k) and the FP8 example's gemm_e4m3(a, b, c, scale_a, scale_b, m, n,
+// k) on the CPU, inputs and outputs in their declared dtypes (fp8, bf16, f16 included: the same
+// conversions as the GPU's) (a request for any other kernel is refused, exit 11,
 // naming it; the preflight's empty probe kernel compiles), and markers in the kernel source make it
 // misbehave the ways real candidates do:
 //   FAKE_COMPILE_ERROR   NVRTC-style compile error (exit 10)
@@ -21,8 +23,11 @@
 //   FAKE_NONDETERMINISTIC  c[0] moves by a few 1e-6 from one process to the next (within
 //                        tolerance); FAKE_NONDETERMINISTIC_BIG by 1e-2 and more, but only in
 //                        untimed runs from launch index 0 (a race only the determinism runs hit)
-// A vendor request ("vendor": {"library": "cublas"}) computes each case's vendor_call
-// (sgemm, dgemm, hgemm; row_major or col_major) on the CPU, median 0.5 ms per 256^3.
+// A vendor request ("vendor": {"library": "cublas"} or "cublaslt") computes each case's
+// vendor_call on the CPU in double, median 0.5 ms per 256^3: sgemm, dgemm, hgemm (row_major,
+// col_major or row_major_bt) and cublaslt's e4m3_gemm (row_major_bt: B stored n x k) from the
+// fp8-decoded inputs times scale_a * scale_b, rounded once to C's dtype (bf16 or f32); the
+// entry is "cublaslt:e4m3_gemm".
 //   FAKE_COUNTS_LAUNCHES right only with the default 10 warm-up + 100 timed launches (it
 //                        computes only on the launch the search checks)
 //   FAKE_FAILS_REMEASURE wrong when only the warm-up count differs from 10 (a significance
@@ -143,18 +148,6 @@ double generated(const generator_spec& g, std::uint64_t launch, std::uint64_t i)
     return 0;
 }
 
-std::vector<float> input_values(const kernel_arg& a, std::uint64_t launch) {
-    std::vector<float> v(a.count);
-    if (a.input_file) {
-        const auto bytes = read_binary_file(*a.input_file);
-        std::memcpy(v.data(), bytes.data(), std::min(bytes.size(), v.size() * 4));
-    } else if (a.generator) {
-        for (std::uint64_t i = 0; i < a.count; ++i)
-            v[i] = static_cast<float>(generated(*a.generator, launch, i));
-    }
-    return v;
-}
-
 std::int64_t scalar(const kernel_arg& a) {
     std::int32_t v = 0;
     std::memcpy(&v, a.scalar_bytes.data(), 4);
@@ -264,6 +257,66 @@ output_record write_values(const kernel_arg& a, const std::filesystem::path& fil
 }
 
 // The name after "MARKER=" up to the next space, "" for a bare MARKER; nullopt without it.
+// What the fake kernel computed for one case, before C is stored in its dtype.
+struct fake_gemm {
+    std::int64_t m = 0, n = 0, k = 0;
+    std::vector<double> a, b;  // the inputs' values, rounded to their dtypes
+    std::vector<float> c;
+};
+
+float scalar_f32(const kernel_arg& a) {
+    float v = 0;
+    std::memcpy(&v, a.scalar_bytes.data(), 4);
+    return v;
+}
+
+// The kernel's C on the CPU, summed as one thread per element would (in float, in order of p
+// from 0). matmul_f32(a, b, c, m, n, k): c[i][j] = sum a[i][p] b[p][j], the loop over j
+// innermost so that it vectorises without reordering any sum. gemm_e4m3(a, b, c, scale_a,
+// scale_b, m, n, k): c[i][j] = scale_a scale_b sum a[i][p] b[j][p] (B stored n x k), each
+// product of two e4m3 values exact in float.
+fake_gemm fake_kernel(const request& req, const run_case& rc, std::uint64_t launch) {
+    const bool fp8 = req.kernel.entry == "gemm_e4m3";
+    const std::size_t dims = fp8 ? 5 : 3;  // where m, n, k start
+    fake_gemm g;
+    g.a = values_of(rc.args.at(0), values_launch(rc.args.at(0), req, rc, launch));
+    g.b = values_of(rc.args.at(1), values_launch(rc.args.at(1), req, rc, launch));
+    g.m = scalar(rc.args.at(dims)), g.n = scalar(rc.args.at(dims + 1));
+    g.k = scalar(rc.args.at(dims + 2));
+    const std::int64_t m = g.m, n = g.n, k = g.k;
+    const std::vector<float> a(g.a.begin(), g.a.end()), b(g.b.begin(), g.b.end());
+    g.c.assign(static_cast<std::size_t>(m * n), 0.0f);
+    if (!fp8) {
+        for (std::int64_t i = 0; i < m; ++i)
+            for (std::int64_t p = 0; p < k; ++p) {
+                const float ai = a[i * k + p];
+                float* c_row = &g.c[i * n];
+                const float* b_row = &b[p * n];
+                for (std::int64_t j = 0; j < n; ++j) c_row[j] += ai * b_row[j];
+            }
+        return g;
+    }
+    const float scale = scalar_f32(rc.args.at(3)) * scalar_f32(rc.args.at(4));
+    for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+            float acc = 0;
+            for (std::int64_t p = 0; p < k; ++p) acc += a[i * k + p] * b[j * k + p];
+            g.c[i * n + j] = acc * scale;
+        }
+    return g;
+}
+
+// Values stored in `type`, element by element.
+std::vector<unsigned char> stored_bytes(dtype type, const std::vector<float>& v) {
+    std::vector<unsigned char> bytes;
+    bytes.reserve(v.size() * dtype_size(type));
+    for (float x : v) {
+        const auto e = encode_scalar(type, x);
+        bytes.insert(bytes.end(), e.begin(), e.end());
+    }
+    return bytes;
+}
+
 std::optional<std::string> marker_value(const std::string& source, const std::string& marker) {
     const auto pos = source.find(marker);
     if (pos == std::string::npos) return std::nullopt;
@@ -355,7 +408,39 @@ void time_case(case_outcome& out, const request& req, const std::string& source,
     out.state_after = fake_gpu_state(throttled, true);
 }
 
-// One vendor case on the CPU: C = A x B in double, stored in C's dtype; 0.5 ms per 256^3.
+// A vendor call's C on the CPU in double: sum over p from 0 upwards, the innermost loop
+// walking memory in order. row_major_bt: B stored n x k, C[i][j] = sum a[i][p] b[j][p].
+std::vector<double> vendor_product(const vendor_call& v, const std::vector<double>& a,
+                                   const std::vector<double>& b) {
+    const std::int64_t m = v.m, n = v.n, k = v.k;
+    std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
+    if (v.layout == matrix_layout::row_major) {
+        for (std::int64_t i = 0; i < m; ++i)
+            for (std::int64_t p = 0; p < k; ++p)
+                for (std::int64_t j = 0; j < n; ++j) c[i * n + j] += a[i * k + p] * b[p * n + j];
+    } else if (v.layout == matrix_layout::row_major_bt) {
+        for (std::int64_t i = 0; i < m; ++i)
+            for (std::int64_t j = 0; j < n; ++j)
+                for (std::int64_t p = 0; p < k; ++p) c[i * n + j] += a[i * k + p] * b[j * k + p];
+    } else {
+        for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t p = 0; p < k; ++p)
+                for (std::int64_t i = 0; i < m; ++i) c[i + j * m] += a[i + p * m] * b[p + j * k];
+    }
+    return c;
+}
+
+// An e4m3_gemm scale as cuBLASLt sees it (the f32 scalar arg's value); 1 for none.
+double vendor_scale(const run_case& rc, const std::string& name) {
+    if (name.empty()) return 1.0;
+    const auto it = std::find_if(rc.args.begin(), rc.args.end(),
+                                 [&](const kernel_arg& a) { return a.name == name; });
+    return static_cast<float>(
+        std::visit([](auto x) { return static_cast<double>(x); }, it->scalar));
+}
+
+// One vendor case on the CPU: C = A x B in double from the inputs as stored (fp8 decoded),
+// times e4m3_gemm's two scales, rounded once to C's dtype; 0.5 ms per 256^3.
 case_outcome run_vendor_case(const request& req, const run_case& rc) {
     const vendor_call& v = *rc.vendor;
     auto arg = [&rc](const std::string& name) -> const kernel_arg& {
@@ -368,22 +453,13 @@ case_outcome run_vendor_case(const request& req, const run_case& rc) {
     const auto a = values_of(A, values_launch(A, req, rc, checked));
     const auto b = values_of(B, values_launch(B, req, rc, checked));
     const std::int64_t m = v.m, n = v.n, k = v.k;
-    const bool row = v.layout == matrix_layout::row_major;
-    // Each element sums over p from 0 upwards; the innermost loop walks memory in order.
-    std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
-    if (row) {
-        for (std::int64_t i = 0; i < m; ++i)
-            for (std::int64_t p = 0; p < k; ++p)
-                for (std::int64_t j = 0; j < n; ++j) c[i * n + j] += a[i * k + p] * b[p * n + j];
-    } else {
-        for (std::int64_t j = 0; j < n; ++j)
-            for (std::int64_t p = 0; p < k; ++p)
-                for (std::int64_t i = 0; i < m; ++i) c[i + j * m] += a[i + p * m] * b[p + j * k];
-    }
+    std::vector<double> c = vendor_product(v, a, b);
+    const double scale = vendor_scale(rc, v.scale_a) * vendor_scale(rc, v.scale_b);
+    for (double& x : c) x *= scale;
     case_outcome out;
     out.name = rc.name;
     out.measured = rc.measure;
-    out.entry = std::string("cublas:") + k_vendor_ops.name(v.op);
+    out.entry = std::string(k_vendor_libraries.name(*req.vendor)) + ":" + k_vendor_ops.name(v.op);
     out.checked_launch_index = checked;
     out.inputs_changed.emplace();  // a vendor library never writes into its inputs
     out.outputs.push_back(write_values(C, *C.output_file, c, "output"));
@@ -406,12 +482,13 @@ case_outcome run_vendor_case(const request& req, const run_case& rc) {
 std::string fake_measured(int device) {
     const double s = device_slowdown(device);
     char out[512];
-    std::snprintf(out, sizeof out,
-                  ",\n  \"measured\": { \"copy_bandwidth_gbps\": %g, \"bytes\": 536870912, "
-                  "\"repetitions\": 20, \"method\": \"fake: fixed numbers\", \"cached\": false },\n"
-                  "  \"peak_tflops\": { \"f64\": %g, \"f32\": %g, \"tf32\": %g, \"f16\": %g, "
-                  "\"bf16\": %g, \"i8\": %g },\n  \"peak_note\": \"fake: fixed numbers\"",
-                  4000 / s, 30 / s, 60 / s, 400 / s, 800 / s, 800 / s, 1600 / s);
+    std::snprintf(
+        out, sizeof out,
+        ",\n  \"measured\": { \"copy_bandwidth_gbps\": %g, \"bytes\": 536870912, "
+        "\"repetitions\": 20, \"method\": \"fake: fixed numbers\", \"cached\": false },\n"
+        "  \"peak_tflops\": { \"f64\": %g, \"f32\": %g, \"tf32\": %g, \"f16\": %g, "
+        "\"bf16\": %g, \"fp8\": %g, \"i8\": %g },\n  \"peak_note\": \"fake: fixed numbers\"",
+        4000 / s, 30 / s, 60 / s, 400 / s, 800 / s, 800 / s, 1600 / s, 1600 / s);
     return out;
 }
 
@@ -716,19 +793,24 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
             report.mode = "compile_only";
             return finish();
         }
-        report.vendor = vendor_report{"cublas", "fake", "0.0.0", "CUBLAS_DEFAULT_MATH",
-                                      "fake: C = A x B on the CPU, 0.5 ms per 256^3"};
+        const bool lt = *req.vendor == vendor_library::cublaslt;
+        report.vendor = vendor_report{
+            k_vendor_libraries.name(*req.vendor), "fake", "0.0.0",
+            lt ? "CUBLAS_COMPUTE_32F, FAST_ACCUM off" : "CUBLAS_DEFAULT_MATH",
+            lt ? "fake: D = scale_a * scale_b * (A x B) on the CPU in double, 0.5 ms per 256^3"
+               : "fake: C = A x B on the CPU, 0.5 ms per 256^3"};
         describe_clocks(report, req, "");
         for (const run_case& rc : req.cases) report.cases.push_back(run_vendor_case(req, rc));
         return finish();
     }
     // Any other kernel is refused before it "compiles" (the preflight's own empty probe kernel
     // aside): a fake run cannot evaluate it, and must not look like a kernel that fails.
-    if (req.kernel.entry != "matmul_f32" &&
+    if (req.kernel.entry != "matmul_f32" && req.kernel.entry != "gemm_e4m3" &&
         !(compile_only && req.kernel.entry == "cuopt_confinement_probe")) {
-        report.fail(exit_code::invalid_request,
-                    "fake-harness simulates only matmul_f32; this request's kernel is " +
-                        req.kernel.entry + " (a fake run cannot evaluate it: run on a GPU)");
+        report.fail(
+            exit_code::invalid_request,
+            "fake-harness simulates only matmul_f32 and gemm_e4m3; this request's kernel is " +
+                req.kernel.entry + " (a fake run cannot evaluate it: run on a GPU)");
         return finish();
     }
     const std::string& src = req.kernel.source;
@@ -812,21 +894,9 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
         }
         const std::uint64_t launch =
             rc.launch_index_base + (rc.measure ? req.timing.checked_offset() : 0);
-        const auto a = input_values(rc.args.at(0), values_launch(rc.args.at(0), req, rc, launch));
-        const auto b = input_values(rc.args.at(1), values_launch(rc.args.at(1), req, rc, launch));
-        const std::int64_t m = scalar(rc.args.at(3)), n = scalar(rc.args.at(4)),
-                           k = scalar(rc.args.at(5));
-        // Each c[i][j] sums a[i][p] * b[p][j] in order of p from 0, as one thread per element
-        // would; the loop runs over j innermost so that it vectorises (and is cache-friendly)
-        // without reordering any sum.
-        std::vector<float> cv(static_cast<std::size_t>(m * n), 0.0f);
-        for (std::int64_t i = 0; i < m; ++i)
-            for (std::int64_t p = 0; p < k; ++p) {
-                const float ai = a[i * k + p];
-                float* c_row = &cv[i * n];
-                const float* b_row = &b[p * n];
-                for (std::int64_t j = 0; j < n; ++j) c_row[j] += ai * b_row[j];
-            }
+        fake_gemm g = fake_kernel(req, rc, launch);
+        std::vector<float>& cv = g.c;
+        const std::int64_t m = g.m, n = g.n, k = g.k;
         if (src.find("FAKE_WRONG") != std::string::npos) cv[0] += 1.0f;
         if (src.find("FAKE_OVERFIT") != std::string::npos && k != 29 && k % 32 != 0) cv[0] += 1.0f;
         const bool default_counts = req.timing.warmup == 10 && req.timing.iterations == 100;
@@ -843,30 +913,31 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
             if (!big || untimed)
                 cv[0] += (big ? 1e-2f : 1e-6f) * static_cast<float>(1 + getpid() % 50);
         }
-        if (rc.measure && src.find("FAKE_LAST_LAUNCH_ONLY") != std::string::npos &&
-            !checks_last_timed_launch(req.timing)) {
-            const std::uint32_t poison = static_cast<std::uint32_t>(poison_bits(dtype::f32));
-            for (float& v : cv) std::memcpy(&v, &poison, 4);
-        }
-        if (src.find("FAKE_SKIP_LAST_ROW") != std::string::npos) {
-            const std::uint32_t poison = static_cast<std::uint32_t>(poison_bits(dtype::f32));
-            for (std::int64_t j = 0; j < n; ++j) std::memcpy(&cv[(m - 1) * n + j], &poison, 4);
-        }
         const kernel_arg& c_arg = rc.args.at(2);
+        std::vector<unsigned char> c_bytes = stored_bytes(c_arg.type, cv);
+        const std::size_t c_size = dtype_size(c_arg.type);
+        auto poison = [&](std::size_t from, std::size_t to) {  // elements [from, to) unwritten
+            const std::uint64_t bits = poison_bits(c_arg.type);
+            for (std::size_t i = from; i < to; ++i)
+                std::memcpy(&c_bytes[i * c_size], &bits, c_size);
+        };
+        if (rc.measure && src.find("FAKE_LAST_LAUNCH_ONLY") != std::string::npos &&
+            !checks_last_timed_launch(req.timing))
+            poison(0, cv.size());
+        if (src.find("FAKE_SKIP_LAST_ROW") != std::string::npos)
+            poison(static_cast<std::size_t>((m - 1) * n), static_cast<std::size_t>(m * n));
         if (src.find("FAKE_MISSING_OUTPUT") == std::string::npos)
-            write_file_atomic(*c_arg.output_file, cv.data(), cv.size() * 4);
-        out.outputs.push_back({c_arg.name, "output", *c_arg.output_file, dtype::f32, c_arg.count,
-                               sha256_hex(cv.data(), cv.size() * 4),
-                               count_poisoned(dtype::f32, cv.data(), cv.size())});
+            write_file_atomic(*c_arg.output_file, c_bytes.data(), c_bytes.size());
+        out.outputs.push_back({c_arg.name, "output", *c_arg.output_file, c_arg.type, c_arg.count,
+                               sha256_hex(c_bytes.data(), c_bytes.size()),
+                               count_poisoned(c_arg.type, c_bytes.data(), cv.size())});
         for (std::size_t i = 0; i < rc.args.size(); ++i) {  // an inout c has its values too
             const kernel_arg& in = rc.args[i];
             if (!in.input_dump_file) continue;
-            const auto v = i == 0   ? a
-                           : i == 1 ? b
-                                    : input_values(in, values_launch(in, req, rc, launch));
-            write_file_atomic(*in.input_dump_file, v.data(), v.size() * 4);
-            out.outputs.push_back({in.name, "input_dump", *in.input_dump_file, dtype::f32, in.count,
-                                   sha256_hex(v.data(), v.size() * 4), 0});
+            const auto v = i == 0   ? g.a
+                           : i == 1 ? g.b
+                                    : values_of(in, values_launch(in, req, rc, launch));
+            out.outputs.push_back(write_values(in, *in.input_dump_file, v, "input_dump"));
         }
         out.checked_launch_index = launch;
         out.inputs_changed = inputs_changed(rc, src);

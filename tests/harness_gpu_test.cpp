@@ -46,6 +46,10 @@ extern "C" __global__ void scale_fp8(const __nv_fp8_e4m3* x, const __nv_fp8_e5m2
                                      __nv_fp8_e4m3 s, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = __nv_fp8_e5m2(float(x[i]) * float(s) + float(w[i])); }
+extern "C" __global__ void copy_fp8(const __nv_fp8_e4m3* x, const __nv_fp8_e5m2* w, __nv_fp8_e4m3* y,
+                                    __nv_fp8_e5m2* z, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { y[i] = x[i]; z[i] = w[i]; } }
 )";
 
 struct gpu_fixture {
@@ -504,4 +508,54 @@ TEST_CASE(
     }
     CHECK(saturated > 100);  // the range reaches past e4m3's largest value
     CHECK(f.response()["cases"][0]["outputs"][0]["unwritten"].GetUint64() == 0);
+}
+
+TEST_CASE(
+    "every fp8 code goes through an input file, the kernel and the dumps bit for bit, and "
+    "sequences round like the host",
+    "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    std::string codes;
+    for (int i = 0; i < 256; ++i) codes += static_cast<char>(i);  // NaNs and infinities included
+    f.dir.write("codes.bin", codes);
+    const auto r = f.run(
+        header("copy_fp8") +
+        R"("cases": [ { "name": "files", "measure": false, "launch": { "grid": [1], "block": [256] },
+      "args": [ { "name": "x", "dtype": "f8e4m3", "count": 256, "input_file": "codes.bin" },
+                { "name": "w", "dtype": "f8e5m2", "count": 256, "input_file": "codes.bin" },
+                { "name": "y", "dtype": "f8e4m3", "count": 256, "output_file": "y.bin" },
+                { "name": "z", "dtype": "f8e5m2", "count": 256, "output_file": "z.bin" },
+                { "name": "n", "dtype": "i32", "value": 256 } ] },
+      { "name": "seq", "measure": false, "launch": { "grid": [4], "block": [256] },
+      "args": [ { "name": "x", "dtype": "f8e4m3", "count": 1000, "generator": {"kind": "sequence", "start": -500, "step": 1.013}, "input_dump_file": "sx.bin" },
+                { "name": "w", "dtype": "f8e5m2", "count": 1000, "generator": {"kind": "sequence", "start": 70000, "step": -140.3}, "input_dump_file": "sw.bin" },
+                { "name": "y", "dtype": "f8e4m3", "count": 1000, "output_file": "sy.bin" },
+                { "name": "z", "dtype": "f8e5m2", "count": 1000, "output_file": "sz.bin" },
+                { "name": "n", "dtype": "i32", "value": 1000 } ] } ] })");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    // 0x7F is both formats' poison: e4m3's positive NaN, an e5m2 NaN no conversion makes.
+    for (const char* file : {"y.bin", "z.bin"}) {
+        INFO(file);
+        CHECK(test::read_text(f.dir / file) == codes);
+    }
+    const auto sx = test::read_values<std::uint8_t>(f.dir / "sx.bin");
+    const auto sw = test::read_values<std::uint8_t>(f.dir / "sw.bin");
+    REQUIRE(sx.size() == 1000);
+    for (std::size_t i = 0; i < sx.size(); ++i) {
+        REQUIRE(sx[i] ==
+                double_to_fp8_bits(-500 + 1.013 * static_cast<double>(i), fp8_format::e4m3));
+        REQUIRE(sw[i] ==
+                double_to_fp8_bits(70000 - 140.3 * static_cast<double>(i), fp8_format::e5m2));
+    }
+    CHECK(test::read_text(f.dir / "sy.bin") == test::read_text(f.dir / "sx.bin"));
+    CHECK(test::read_text(f.dir / "sz.bin") == test::read_text(f.dir / "sw.bin"));
+    const auto doc = f.response();
+    std::map<std::string, std::uint64_t> unwritten;
+    for (const auto& o : doc["cases"][0]["outputs"].GetArray())
+        if (std::string(o["role"].GetString()) == "output")
+            unwritten[o["arg"].GetString()] = o["unwritten"].GetUint64();
+    CHECK(unwritten.at("y") == 1);  // 0x7F, the poison of both; 0xFF is a NaN written
+    CHECK(unwritten.at("z") == 1);
 }

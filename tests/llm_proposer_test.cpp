@@ -1,8 +1,6 @@
 // The model proposer end to end: the real cuda-optimizer, fake-harness, and a scripted
 // model API on loopback speaking OpenAI's Chat Completions.
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <catch2/catch.hpp>
 
@@ -16,15 +14,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using test::json_string;
+
 const std::string k_examples = std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/";
 const char* k_key = "sk-itest-7d1e5c9b3a";
-
-std::string json_string(const std::string& s) {
-    rapidjson::StringBuffer b;
-    rapidjson::Writer<rapidjson::StringBuffer> w(b);
-    w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
-    return b.GetString();
-}
 
 std::string tool_reply(const std::string& name, const std::string& args_json) {
     static int id = 0;

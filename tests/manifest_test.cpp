@@ -190,3 +190,41 @@ TEST_CASE(
                           R"("count": "m*k*1125899906842624*1125899906842624*1125899906842624")"),
                Catch::Contains("value out of range"));
 }
+
+TEST_CASE("an output that names its reduction length is held to the reduction rule per case") {
+    test::scratch_folder dir;
+    REQUIRE(error_with(R"("tolerance": { "atol": 1e-4, "rtol": 1e-4 })",
+                       R"("tolerance": { "reduction_length": "k" })", &dir)
+                .empty());
+    const manifest m = read_manifest(dir / "input_cases.json");
+    const manifest_arg& c = m.args[2];
+    CHECK(c.reduction_length == "k");
+    for (const manifest_case& mc : m.cases) {
+        const std::int64_t k = mc.params.at("k");
+        const tolerance t = c.tolerance_in(mc.params);
+        CHECK(t.atol == 0);
+        CHECK(t.rtol == reduction_tolerance(dtype::f32, static_cast<std::uint64_t>(k)).rtol);
+        CHECK(t.rms_atol == t.rtol);
+    }
+    CHECK(m.find_case(m.cases[1].name) == &m.cases[1]);
+    CHECK(m.find_case("no-such-case") == nullptr);
+    // Without one, every case gets the manifest's numbers.
+    const manifest pilot = read_manifest(k_pilot);
+    const tolerance t = pilot.args[2].tolerance_in(pilot.cases[2].params);
+    CHECK(t.atol == 1e-4);
+    CHECK(t.rms_atol == 0);
+}
+
+TEST_CASE("a reduction length with atol/rtol, or one that does not evaluate, is refused") {
+    CHECK_THAT(error_with(R"("tolerance": { "atol": 1e-4, "rtol": 1e-4 })",
+                          R"("tolerance": { "atol": 1e-4, "reduction_length": "k" })"),
+               Catch::Contains("tolerance.reduction_length") &&
+                   Catch::Contains("either 'reduction_length'"));
+    CHECK_THAT(error_with(R"("tolerance": { "atol": 1e-4, "rtol": 1e-4 })",
+                          R"("tolerance": { "reduction_length": "k*q" })"),
+               Catch::Contains("tolerance.reduction_length ('c')") && Catch::Contains("q"));
+    CHECK_THAT(
+        error_with(R"("tolerance": { "atol": 1e-4, "rtol": 1e-4 })",
+                   R"("tolerance": { "reduction_length": "k-k" })"),
+        Catch::Contains("tolerance.reduction_length ('c')") && Catch::Contains("is below 1"));
+}

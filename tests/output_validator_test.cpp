@@ -1,8 +1,10 @@
 #include "orchestrator/evaluation/output_validator.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 using namespace cuopt;
 
@@ -68,4 +70,118 @@ TEST_CASE("half-precision outputs are compared in their own bits") {
     got[0] = float_to_half_bits(1.75f);
     CHECK_FALSE(
         validate_output(dtype::f16, got.data(), ref.data(), ref.size(), {1e-3, 1e-3}).passed);
+}
+
+TEST_CASE("unit roundoffs and the fp8 defaults follow the formats' significands") {
+    CHECK(unit_roundoff(dtype::f64) == std::ldexp(1.0, -53));
+    CHECK(unit_roundoff(dtype::f32) == std::ldexp(1.0, -24));
+    CHECK(unit_roundoff(dtype::f16) == std::ldexp(1.0, -11));
+    CHECK(unit_roundoff(dtype::bf16) == std::ldexp(1.0, -8));
+    CHECK(unit_roundoff(dtype::f8e4m3) == 0.0625);
+    CHECK(unit_roundoff(dtype::f8e5m2) == 0.125);
+    CHECK(unit_roundoff(dtype::i32) == 0);
+    CHECK(default_tolerance(dtype::f8e4m3).rtol == 0.125);  // one ulp at 1: 1 -> 1.125
+    CHECK(default_tolerance(dtype::f8e5m2).atol == 0.25);
+    CHECK(default_tolerance(dtype::f32).rtol == 1e-5);  // the existing table is unchanged
+    const tolerance t = reduction_tolerance(dtype::bf16, 4096);
+    CHECK(t.atol == 0);
+    CHECK(t.rtol == Approx(std::ldexp(1.0, -7) + 8 * 64 * std::ldexp(1.0, -24)));
+    CHECK(t.rms_atol == t.rtol);
+    CHECK(reduction_tolerance(dtype::f64, 1).rtol == Approx(10 * std::ldexp(1.0, -53)));
+    CHECK(reduction_tolerance(dtype::f32, 0).rtol == reduction_tolerance(dtype::f32, 1).rtol);
+}
+
+TEST_CASE("the RMS term lets an element that cancelled to near zero carry the sum's error") {
+    const std::vector<float> ref = {100.0f, -100.0f, 1e-3f, 100.0f};
+    const std::vector<float> got = {100.0f, -100.0f, 2e-3f, 100.0f};  // off by 1e-3 near zero
+    const tolerance plain{0, 1e-5, 0};
+    CHECK_FALSE(validate_output(dtype::f32, got.data(), ref.data(), 4, plain).passed);
+    const tolerance normwise{0, 1e-5, 1e-5};  // 1e-5 x rms (about 86.6): 8.7e-4 absolute
+    const auto r = validate_output(dtype::f32, got.data(), ref.data(), 4, normwise);
+    CHECK_FALSE(r.passed);
+    CHECK(r.allowed_atol == Approx(1e-5 * std::sqrt(30000.0 / 4)).epsilon(1e-6));
+    const tolerance wider{0, 2e-5, 2e-5};
+    CHECK(validate_output(dtype::f32, got.data(), ref.data(), 4, wider).passed);
+}
+
+namespace {
+
+// K products of e4m3-rounded normal values (mean `mean`), summed in float in a shuffled order
+// (or with one term left out, or in an accumulator of `acc_bits` significand bits), against
+// the exact sum rounded once to `out`: the error the reduction rule must pass or catch.
+struct sums {
+    std::vector<double> got, ref;
+};
+
+double round_to_bits(double x, int bits) {
+    if (x == 0) return 0;
+    int e = 0;
+    std::frexp(x, &e);
+    const double q = std::ldexp(1.0, e - bits);
+    return std::nearbyint(x / q) * q;
+}
+
+sums simulate(dtype out, std::uint64_t k, int elements, double mean, int drop_term, int acc_bits) {
+    std::mt19937_64 rng(k * 31 + static_cast<std::uint64_t>(elements));
+    std::normal_distribution<double> normal(mean, 1.0);
+    auto fp8 = [&] {
+        return fp8_bits_to_double(double_to_fp8_bits(normal(rng), fp8_format::e4m3),
+                                  fp8_format::e4m3);
+    };
+    auto stored = [&](double x) {
+        const auto b = encode_scalar(out, x);
+        return element_as_double(out, b.data(), 0);
+    };
+    sums s;
+    std::vector<double> terms(k);
+    std::vector<std::size_t> order(k);
+    for (int e = 0; e < elements; ++e) {
+        double exact = 0;
+        for (std::uint64_t p = 0; p < k; ++p) {
+            terms[p] = fp8() * fp8();  // exact in double: 4-bit significands
+            exact += terms[p];
+            order[p] = p;
+        }
+        std::shuffle(order.begin(), order.end(), rng);
+        float acc = 0;
+        for (std::uint64_t p = 0; p < k; ++p) {
+            if (static_cast<int>(order[p]) == drop_term) continue;
+            acc = static_cast<float>(
+                round_to_bits(static_cast<double>(acc) + terms[order[p]], acc_bits));
+        }
+        s.got.push_back(stored(acc));
+        s.ref.push_back(stored(exact));
+    }
+    return s;
+}
+
+validation_result judge(dtype out, const sums& s, std::uint64_t k) {
+    std::vector<unsigned char> got, ref;
+    for (std::size_t i = 0; i < s.got.size(); ++i) {
+        const auto g = encode_scalar(out, s.got[i]), r = encode_scalar(out, s.ref[i]);
+        got.insert(got.end(), g.begin(), g.end());
+        ref.insert(ref.end(), r.begin(), r.end());
+    }
+    return validate_output(out, got.data(), ref.data(), s.got.size(), reduction_tolerance(out, k));
+}
+
+}  // namespace
+
+TEST_CASE("the reduction rule passes fp32 sums in any order and catches a lost term or TF32") {
+    for (const dtype out : {dtype::f32, dtype::bf16, dtype::f16})
+        for (const double mean : {0.0, 0.25}) {
+            CAPTURE(dtype_name(out), mean);
+            const std::uint64_t k = 4096;
+            const validation_result fp32 = judge(out, simulate(out, k, 300, mean, -1, 24), k);
+            CHECK(fp32.passed);
+            INFO(fp32.summary());
+            const validation_result lost = judge(out, simulate(out, k, 300, mean, 7, 24), k);
+            CHECK_FALSE(lost.passed);
+        }
+    // An 11-bit accumulator (TF32's significand) is far past fp32's error: an f32 output says so.
+    const validation_result tf32 =
+        judge(dtype::f32, simulate(dtype::f32, 4096, 300, 0, -1, 11), 4096);
+    CHECK_FALSE(tf32.passed);
+    // Short sums too: k = 16.
+    CHECK(judge(dtype::bf16, simulate(dtype::bf16, 16, 2000, 0, -1, 24), 16).passed);
 }

@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,6 +98,13 @@ std::string test_cache_dir() {
     static const std::string dir =
         (fs::temp_directory_path() / ("cuopt-test-cache-" + std::to_string(::getpid()))).string();
     return dir;
+}
+
+std::string json_string(const std::string& s) {
+    rapidjson::StringBuffer b;
+    rapidjson::Writer<rapidjson::StringBuffer> w(b);
+    w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
+    return b.GetString();
 }
 
 std::vector<std::string> optimize_args(const std::filesystem::path& dir,

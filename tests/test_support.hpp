@@ -56,6 +56,8 @@ process_result run_optimizer(const std::vector<std::string>& args);
 rapidjson::Document read_checked_json(const std::filesystem::path& file, const char* schema);
 
 std::string read_text(const std::filesystem::path& file);
+/// `s` as a JSON string literal, quotes and escapes included.
+std::string json_string(const std::string& s);
 
 /// Parses a JSON file and checks it against an embedded schema (REQUIREs both).
 rapidjson::Document read_response(const std::filesystem::path& file);

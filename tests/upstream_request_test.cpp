@@ -94,3 +94,26 @@ TEST_CASE("v0.0 shared memory beyond 2^32 is refused under the field the file ha
     CHECK_THAT(error_with("\"shared_memory_bytes\": 128", "\"shared_memory_bytes\": 4294967296"),
                Catch::Contains("req.json: field shared_memory_bytes: expected"));
 }
+
+TEST_CASE("a v0.0 request may spell fp8 the way torch and ml_dtypes do") {
+    for (const auto& [spelling, type] : {std::pair{"float8_e4m3fn", dtype::f8e4m3},
+                                         {"float8_e5m2", dtype::f8e5m2},
+                                         {"f8e4m3", dtype::f8e4m3}}) {
+        CAPTURE(spelling);
+        test::scratch_folder dir;
+        dir.write("vec.cu",
+                  "extern \"C\" __global__ void vec_add(const float*, float*, "
+                  "unsigned char*, int) {}");
+        dir.write_values("a.bin", std::vector<float>(512, 1.0f));
+        dir.write_values("raw.bin", std::vector<unsigned char>(16, 7));
+        std::string text = k_upstream;
+        const std::string from = R"("bytes": 2048, "type": "float32" },)";
+        text.replace(text.rfind(from), from.size(),
+                     std::string(R"("bytes": 2048, "type": ")") + spelling + "\" },");
+        dir.write("req.json", text);
+        const request r = read_request(dir / "req.json");
+        CHECK(r.cases[0].args[1].type == type);
+        CHECK(r.cases[0].args[1].count == 2048);  // one byte an element
+    }
+    CHECK_THAT(error_with("\"int32\"", "\"quad\""), Catch::Contains("float8_e4m3fn"));
+}

@@ -1,5 +1,7 @@
-// [gpu] tests of vendor-baseline requests on the real cuda-harness: cuBLAS's gemms
-// against a float64 CPU reference, timed like a kernel, answered without a compile block.
+// [gpu] tests of vendor-baseline requests on the real cuda-harness: cuBLAS's gemms and
+// cuBLASLt's FP8 e4m3_gemm against a float64 CPU reference, timed like a kernel, answered
+// without a compile block.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -36,9 +38,11 @@ std::vector<double> values(const test::scratch_folder& dir, const char* file, dt
     return out;
 }
 
-// The largest |c - ref| / max(1, |ref|) over C, against a float64 product of the dumped inputs.
-double worst_relative_error(const test::scratch_folder& dir, dtype t, bool row_major, int m, int n,
-                            int k) {
+// The largest |c - ref| / max(1, |ref|) over C, against a float64 product of the dumped inputs
+// (`layout`: row_major, col_major or row_major_bt, where B is stored n x k).
+double worst_relative_error(const test::scratch_folder& dir, dtype t, const std::string& layout,
+                            int m, int n, int k) {
+    const bool row_major = layout != "col_major", bt = layout == "row_major_bt";
     const auto a = values(dir, "a.bin", t), b = values(dir, "b.bin", t),
                c = values(dir, "c.bin", t);
     REQUIRE(c.size() == static_cast<std::size_t>(m) * n);
@@ -47,11 +51,71 @@ double worst_relative_error(const test::scratch_folder& dir, dtype t, bool row_m
         for (int j = 0; j < n; ++j) {
             double ref = 0;
             for (int p = 0; p < k; ++p)
-                ref += row_major ? a[i * k + p] * b[p * n + j] : a[i + p * m] * b[p + j * k];
+                ref += bt          ? a[i * k + p] * b[j * k + p]
+                       : row_major ? a[i * k + p] * b[p * n + j]
+                                   : a[i + p * m] * b[p + j * k];
             const double got = c[row_major ? i * n + j : i + j * m];
             REQUIRE_FALSE(std::isnan(got));
             worst = std::max(worst, std::fabs(got - ref) / std::max(1.0, std::fabs(ref)));
         }
+    return worst;
+}
+
+// e4m3_gemm (row_major_bt): A (m x k) and B (stored n x k) generated in f8e4m3 and dumped, C
+// (m x n) of `c_dtype`, f32 scalars sa = 0.5 and sb = 2; `scales`: the vendor_call's scale fields.
+std::string e4m3_request(const char* c_dtype, int m, int n, int k, const std::string& scales) {
+    auto count = [](long long x) { return std::to_string(x); };
+    return R"({ "schema_version": 1, "vendor": { "library": "cublaslt" },
+  "timing": { "warmup": 2, "iterations": 10, "fresh_inputs": true },
+  "cases": [ { "name": "g", "vendor_call": { "op": "e4m3_gemm", "layout": "row_major_bt", "m": )" +
+           count(m) + R"(, "n": )" + count(n) + R"(, "k": )" + count(k) +
+           R"(, "a": "a", "b": "b", "c": "c")" + scales + R"( }, "args": [
+    { "name": "a", "dtype": "f8e4m3", "count": )" +
+           count(1ll * m * k) +
+           R"(, "generator": {"kind": "uniform", "low": -2, "high": 2, "seed": 7}, "input_dump_file": "a.bin" },
+    { "name": "b", "dtype": "f8e4m3", "count": )" +
+           count(1ll * n * k) +
+           R"(, "generator": {"kind": "uniform", "low": -2, "high": 2, "seed": 8}, "input_dump_file": "b.bin" },
+    { "name": "c", "dtype": ")" +
+           c_dtype + R"(", "count": )" + count(1ll * m * n) + R"(, "output_file": "c.bin" },
+    { "name": "sa", "dtype": "f32", "value": 0.5 },
+    { "name": "sb", "dtype": "f32", "value": 2 } ] } ] })";
+}
+
+// bf16's spacing at |x| (8 significant bits).
+double bf16_ulp(double x) {
+    int exponent = 0;
+    std::frexp(std::max(std::fabs(x), 1e-30), &exponent);
+    return std::ldexp(1.0, exponent - 8);
+}
+
+// The largest |c - ref| over its allowance, every element of C against `scale` times a float64
+// product of the dumped fp8 inputs (B stored n x k). The allowance: bf16 one ulp of ref, f32
+// 1e-5 of |ref|, plus 2^-12 of scale * sum_p |A[i][p] B[j][p]|: Hopper's FP8 tensor cores keep
+// about 13 bits of a partial sum (FAST_ACCUM off promotes them to f32 between chunks of k), and
+// on an H200 the error reached 0.96 x 2^-13 of that sum at k = 64 and less at larger k.
+double worst_e4m3_error(const test::scratch_folder& dir, dtype c_type, int m, int n, int k,
+                        double scale) {
+    const auto a = values(dir, "a.bin", dtype::f8e4m3), b = values(dir, "b.bin", dtype::f8e4m3),
+               c = values(dir, "c.bin", c_type);
+    REQUIRE(c.size() == static_cast<std::size_t>(m) * n);
+    double worst = 0;
+    int nonzero = 0;
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            double sum = 0, magnitude = 0;
+            for (int p = 0; p < k; ++p) {
+                sum += a[i * k + p] * b[j * k + p];
+                magnitude += std::fabs(a[i * k + p] * b[j * k + p]);
+            }
+            const double ref = scale * sum, got = c[i * n + j];
+            REQUIRE_FALSE(std::isnan(got));
+            nonzero += ref != 0;
+            const double allowed = (c_type == dtype::bf16 ? bf16_ulp(ref) : 1e-5 * std::fabs(ref)) +
+                                   std::ldexp(scale * magnitude, -12);
+            worst = std::max(worst, std::fabs(got - ref) / allowed);
+        }
+    CHECK(nonzero > m * n / 2);  // the inputs are not mostly zeros
     return worst;
 }
 
@@ -72,7 +136,7 @@ TEST_CASE("a 256x192x128 row-major cuBLAS sgemm matches a CPU reference within 1
     REQUIRE_GPU_OR_SKIP();
     fixture f;
     const auto doc = f.run(gemm_request("sgemm", "row_major", "f32", 256, 192, 128));
-    CHECK(worst_relative_error(f.dir, dtype::f32, true, 256, 192, 128) < 1e-4);
+    CHECK(worst_relative_error(f.dir, dtype::f32, "row_major", 256, 192, 128) < 1e-4);
     CHECK(doc["compile"].IsNull());
     CHECK(std::string(doc["vendor"]["library"].GetString()) == "cublas");
     CHECK(std::string(doc["vendor"]["math_mode"].GetString()) == "CUBLAS_DEFAULT_MATH");
@@ -89,11 +153,49 @@ TEST_CASE("column-major sgemm, dgemm and hgemm through cuBLAS match the CPU too"
     REQUIRE_GPU_OR_SKIP();
     fixture f;
     f.run(gemm_request("sgemm", "col_major", "f32", 96, 80, 64));
-    CHECK(worst_relative_error(f.dir, dtype::f32, false, 96, 80, 64) < 1e-4);
+    CHECK(worst_relative_error(f.dir, dtype::f32, "col_major", 96, 80, 64) < 1e-4);
     f.run(gemm_request("dgemm", "row_major", "f64", 96, 80, 64));
-    CHECK(worst_relative_error(f.dir, dtype::f64, true, 96, 80, 64) < 1e-12);
+    CHECK(worst_relative_error(f.dir, dtype::f64, "row_major", 96, 80, 64) < 1e-12);
     const auto doc = f.run(gemm_request("hgemm", "row_major", "f16", 96, 80, 64));
     CHECK(std::string(doc["cases"][0]["entry"].GetString()) == "cublas:hgemm");
     // f32 accumulation, one f16 rounding of the result: about 2^-11 relative.
-    CHECK(worst_relative_error(f.dir, dtype::f16, true, 96, 80, 64) < 2e-3);
+    CHECK(worst_relative_error(f.dir, dtype::f16, "row_major", 96, 80, 64) < 2e-3);
+}
+
+TEST_CASE("row_major_bt (B stored n x k) sgemm, dgemm and hgemm through cuBLAS match the CPU",
+          "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    fixture f;
+    f.run(gemm_request("sgemm", "row_major_bt", "f32", 96, 80, 64));
+    CHECK(worst_relative_error(f.dir, dtype::f32, "row_major_bt", 96, 80, 64) < 1e-4);
+    f.run(gemm_request("dgemm", "row_major_bt", "f64", 96, 80, 64));
+    CHECK(worst_relative_error(f.dir, dtype::f64, "row_major_bt", 96, 80, 64) < 1e-12);
+    f.run(gemm_request("hgemm", "row_major_bt", "f16", 96, 80, 64));
+    CHECK(worst_relative_error(f.dir, dtype::f16, "row_major_bt", 96, 80, 64) < 2e-3);
+}
+
+TEST_CASE(
+    "cuBLASLt's e4m3_gemm with bf16 and f32 C and scales 0.5 and 2 matches the CPU per element",
+    "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    fixture f;
+    const std::string both = R"(, "scale_a": "sa", "scale_b": "sb")";
+    const auto doc = f.run(e4m3_request("bf16", 192, 128, 256, both));
+    CHECK(worst_e4m3_error(f.dir, dtype::bf16, 192, 128, 256, 0.5 * 2) <= 1.0);
+    CHECK(doc["compile"].IsNull());
+    CHECK(std::string(doc["vendor"]["library"].GetString()) == "cublaslt");
+    CHECK_THAT(doc["vendor"]["file"].GetString(), Catch::StartsWith("libcublasLt.so"));
+    CHECK(std::string(doc["vendor"]["math_mode"].GetString()) ==
+          "CUBLAS_COMPUTE_32F, FAST_ACCUM off");
+    const auto& c = doc["cases"][0];
+    CHECK(std::string(c["entry"].GetString()) == "cublaslt:e4m3_gemm");
+    CHECK(c["timing"]["samples_ms"].Size() == 10);
+    CHECK(c["timing"]["median_ms"].GetDouble() > 0);
+    CHECK(c["outputs"][0]["unwritten"].GetUint64() == 0);
+
+    f.run(e4m3_request("f32", 192, 128, 256, both));
+    CHECK(worst_e4m3_error(f.dir, dtype::f32, 192, 128, 256, 0.5 * 2) <= 1.0);
+    // One scale alone (scale_b 1): the product is halved, so the scale pointers are honoured.
+    f.run(e4m3_request("f32", 64, 32, 128, R"(, "scale_a": "sa")"));
+    CHECK(worst_e4m3_error(f.dir, dtype::f32, 64, 32, 128, 0.5) <= 1.0);
 }

@@ -3,8 +3,8 @@
 # every test (the [gpu] ones run for real, the exploit matrix among them), the harness
 # example and its compute-sanitizer run (API errors reported), the device measurement,
 # the pilot autotuned for ITERATIONS (default 2) with its holdout and evidence and a
-# replay of each best-case request, matmul-tiled at 4096^3 beside cuBLAS, the
-# bad-candidate folder through --proposer files, and the event floor.
+# replay of each best-case request, matmul-tiled at 4096^3 beside cuBLAS, gemm-fp8 at 2048^3
+# beside cuBLASLt (autotuned for ITERATIONS, replayed), the bad-candidate folder through --proposer files, and the event floor.
 # Logs go to $1 (default results/gpu-quick-check); compare them with docs/evidence/.
 # BENCH=1 adds tools/bench/harness_bench.py (about 5 minutes, most of it ncu); SKIP_TESTS=1
 # leaves out the test binaries; RUNS_DIR=DIR keeps the run folders (tools/gpu-confinement-check.sh
@@ -66,6 +66,15 @@ $opt optimize --config examples/matmul-tiled/config.json --results-dir "$runs/ti
 echo "optimize exit $?" | tee -a "$log"
 grep -E '^case|^perf|^correctness|^evidence|^  warning|^sol|^vendor|^stop|vendor baseline' "$out/tiled.log" | tee -a "$log"
 cp "$runs/tiled/run-001/summary.json" "$out/tiled-summary.json" 2>/dev/null
+
+echo "== gemm-fp8 at 2048^3 beside cuBLASLt's FP8 GEMM, $iterations iterations" | tee -a "$log"
+$opt optimize --config examples/gemm-fp8/config.json --results-dir "$runs/fp8" --max-iterations "$iterations" \
+  >"$out/fp8.log" 2>&1
+echo "optimize exit $?" | tee -a "$log"
+grep -E '^case|^perf|^correctness|^holdout|^evidence|^  warning|^sol|^vendor|^best:|^stop|vendor baseline' "$out/fp8.log" | tee -a "$log"
+for r in "$runs"/fp8/run-001/best-case-*.json; do $opt replay "$r" 2>&1 | tee -a "$log"; done
+cp "$runs/fp8/run-001/summary.json" "$out/fp8-summary.json" 2>/dev/null
+cp "$runs/fp8/run-001/best.cu" "$out/fp8-best.cu" 2>/dev/null
 
 echo "== bad candidates: files" | tee -a "$log"
 $opt optimize --config examples/matmul/config.json --proposer files --candidates examples/matmul/bad-candidates \

@@ -206,7 +206,8 @@ std::string rerank_lines(const search_outcome& o, const evidence_report& ev) {
 
 // The other GPUs of --devices where their references differ from the first's: "sol: GPU 1
 // (NAME) floors: perf-256 0.0004 ms (memory), ..." where a floor is more than 2% apart (GPUs of
-// two models), and "vendor: cublas on GPU 1 wrong_output: ..." where the library failed there.
+// two models), and "vendor: cublas on GPU 1 wrong_output: ..." where the library (cublas,
+// cublaslt) failed there.
 std::string device_lines(const evidence_report& ev) {
     std::string out;
     char buf[160];
@@ -227,8 +228,8 @@ std::string device_lines(const evidence_report& ev) {
         if (apart && !floors.empty())
             out += "sol: " + gpu + " (" + d.name + ") floors: " + floors + "\n";
         if (d.vendor.ran && d.vendor.verdict != "valid")
-            out +=
-                "vendor: cublas on " + gpu + " " + d.vendor.verdict + ": " + d.vendor.reason + "\n";
+            out += "vendor: " + d.vendor.library + " on " + gpu + " " + d.vendor.verdict + ": " +
+                   d.vendor.reason + "\n";
     }
     return out;
 }
@@ -274,7 +275,8 @@ std::string evidence_lines(const search_outcome& o, const evidence_report& ev, b
         out += buf;
     }
     if (ev.vendor.ran && ev.vendor.verdict != "valid")
-        out += "vendor: cublas " + ev.vendor.verdict + ": " + ev.vendor.reason + "\n";
+        out += "vendor: " + ev.vendor.library + " " + ev.vendor.verdict + ": " + ev.vendor.reason +
+               "\n";
     out += device_lines(ev);
     return out + timing_condition_lines(ev.timed_runs, simulated, "evidence ");
 }

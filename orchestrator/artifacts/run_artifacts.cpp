@@ -136,7 +136,9 @@ Value summary_outputs_json(const manifest& m, const manifest_case& mc, const ora
         if (!ma.has_output()) continue;
         json_object ov(a);
         ov.add("arg", ma.name).add("dtype", std::string(dtype_name(ma.type)));
-        ov.add("atol", ma.tol.atol).add("rtol", ma.tol.rtol);
+        const tolerance tol = ma.tolerance_in(mc.params);
+        ov.add("atol", tol.atol).add("rtol", tol.rtol);
+        if (tol.rms_atol > 0) ov.add("rms_atol", tol.rms_atol);
         const auto it = oracle.find({mc.name, ma.name});
         outs.push(ov.add("oracle",
                          it == oracle.end()

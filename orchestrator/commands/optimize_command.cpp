@@ -380,9 +380,11 @@ void prepare_holdout(run_context& c) {
                   << " case(s), never shown to the proposer\n";
 }
 
-// "cuda-optimizer: vendor baseline cublas[ on GPU 1]: valid  perf-256 0.0123 ms ...".
+// "cuda-optimizer: vendor baseline cublas[ on GPU 1]: valid  perf-256 0.0123 ms ..." (the
+// library's name, the run's label: cublas, cublaslt).
 void say_vendor(const attempt_result& v, const std::string& where) {
-    std::cerr << "cuda-optimizer: vendor baseline cublas" << where << ": " << to_string(v.verdict);
+    std::cerr << "cuda-optimizer: vendor baseline " << v.cand.label << where << ": "
+              << to_string(v.verdict);
     for (const case_evaluation& ce : v.cases)
         if (ce.median_ms) std::cerr << "  " << ce.name << " " << format_ms(ce.median_ms);
     std::cerr << (v.reason.empty() ? "" : ": " + v.reason) << "\n";

@@ -105,18 +105,29 @@ manifest_arg read_arg(const json_field& a, std::size_t index, const fs::path& fo
             fail(*t, std::string(dtype_name(arg.type)) + " outputs are compared exactly");
         arg.tol.atol = t->optional_number("atol").value_or(arg.tol.atol);
         arg.tol.rtol = t->optional_number("rtol").value_or(arg.tol.rtol);
+        if (const auto length = t->find("reduction_length")) {
+            if (t->has("atol") || t->has("rtol"))
+                fail(*length,
+                     "give either 'reduction_length' (the rule sets atol and rtol) or "
+                     "atol/rtol, not both");
+            arg.reduction_length = json_scalar_text(length->value());
+        }
     }
     return arg;
 }
 
-// A case's flops and vendor m, n, k: over its params only, each at least 1.
-void check_case_expressions(const manifest_case& mc, const std::string& field, const context& ctx) {
+// A case's flops, vendor m, n, k and reduction lengths: over its params only, each at least 1.
+void check_case_expressions(const manifest& m, const manifest_case& mc, const std::string& field,
+                            const context& ctx) {
     std::vector<std::pair<std::string, std::string>> exprs;
     if (!mc.flops.empty()) exprs.emplace_back("flops", mc.flops);
     if (mc.vendor)
         for (auto [key, e] :
              {std::pair{"m", &mc.vendor->m}, {"n", &mc.vendor->n}, {"k", &mc.vendor->k}})
             exprs.emplace_back(std::string("vendor_baseline.") + key, *e);
+    for (const manifest_arg& a : m.args)
+        if (!a.reduction_length.empty())
+            exprs.emplace_back("tolerance.reduction_length ('" + a.name + "')", a.reduction_length);
     for (const auto& [key, e] : exprs) {
         try {
             if (evaluate_integer_expression(e, mc.params) < 1)
@@ -127,8 +138,38 @@ void check_case_expressions(const manifest_case& mc, const std::string& field, c
     }
 }
 
-// Every expression must evaluate for every case (under the default tunables) to a sane value.
-void check_expressions(const manifest& m, const context& ctx) {
+// A case's vendor call against its sizes (m, n, k and every count evaluated already): each
+// of m, n, k suits the op (e4m3_gemm: multiples of 16), and each operand's count is the
+// call's shape (A m*k, B k*n or n*k, C m*n), as the harness will check.
+void check_vendor_sizes(const manifest& m, const manifest_case& mc, const std::string& field,
+                        const context& ctx) {
+    const vendor_baseline_spec& v = *mc.vendor;
+    const vendor_op op = *k_vendor_ops.parse(v.op);
+    const std::int64_t M = evaluate_integer_expression(v.m, mc.params),
+                       N = evaluate_integer_expression(v.n, mc.params),
+                       K = evaluate_integer_expression(v.k, mc.params);
+    for (auto [key, e, value] : {std::tuple{"m", &v.m, M}, {"n", &v.n, N}, {"k", &v.k, K}})
+        if (const std::string problem = vendor_dimension_problem(op, value); !problem.empty())
+            ctx.fail(field + ".vendor_baseline." + key, "'" + *e + "' = " + problem);
+    const bool bt = v.layout == k_matrix_layouts.name(matrix_layout::row_major_bt);
+    for (auto [key, name, count, shape] : {std::tuple{"a", &v.a, M * K, "m*k"},
+                                           {"b", &v.b, K * N, bt ? "n*k" : "k*n"},
+                                           {"c", &v.c, M * N, "m*n"}}) {
+        const manifest_arg* a = m.find_arg(*name);  // resolve_vendor_buffers checked it
+        const std::int64_t have = evaluate_integer_expression(a->count, mc.params);
+        if (have != count)
+            ctx.fail(field + ".vendor_baseline." + key,
+                     "'" + *name + "' has count " + a->count + " = " + std::to_string(have) +
+                         " but " + v.op + " with m=" + std::to_string(M) +
+                         ", n=" + std::to_string(N) + ", k=" + std::to_string(K) + " needs " +
+                         shape + " = " + std::to_string(count));
+    }
+}
+
+// Every expression must evaluate for every case (under the default tunables) to a sane value;
+// `vendor_runs` (the main manifest, not a holdout): the vendor call of every performance case,
+// the cases it is timed on, against that case's sizes.
+void check_expressions(const manifest& m, const context& ctx, bool vendor_runs) {
     const auto tunables = m.default_tunables();
     for (std::size_t c = 0; c < m.cases.size(); ++c) {
         const manifest_case& mc = m.cases[c];
@@ -153,7 +194,9 @@ void check_expressions(const manifest& m, const context& ctx) {
         } catch (const expression_error& e) {
             ctx.fail(field + ".launch", e.what());
         }
-        check_case_expressions(mc, field, ctx);
+        check_case_expressions(m, mc, field, ctx);
+        if (vendor_runs && mc.vendor && mc.kind == case_kind::performance)
+            check_vendor_sizes(m, mc, field, ctx);
     }
 }
 
@@ -170,6 +213,18 @@ expression_variables manifest::variables(const manifest_case& c,
     expression_variables vars = c.params;
     for (const auto& [name, value] : t) vars[name] = value;
     return vars;
+}
+
+tolerance manifest_arg::tolerance_in(const expression_variables& params) const {
+    if (reduction_length.empty()) return tol;
+    return reduction_tolerance(
+        type, static_cast<std::uint64_t>(evaluate_integer_expression(reduction_length, params)));
+}
+
+const manifest_case* manifest::find_case(const std::string& name) const {
+    const auto it = std::find_if(cases.begin(), cases.end(),
+                                 [&](const manifest_case& c) { return c.name == name; });
+    return it == cases.end() ? nullptr : &*it;
 }
 
 const manifest_arg* manifest::find_arg(const std::string& name) const {
@@ -225,19 +280,48 @@ vendor_baseline_spec read_vendor(const json_field& v) {
     vendor_baseline_spec spec;
     spec.library = v.text("library");
     spec.op = v.text("op");
-    spec.layout = v.optional_text("layout").value_or(spec.layout);
+    spec.layout = v.optional_text("layout").value_or(
+        spec.op == k_vendor_ops.name(vendor_op::e4m3_gemm) ? "row_major_bt" : spec.layout);
     spec.m = json_scalar_text(v["m"].value());
     spec.n = json_scalar_text(v["n"].value());
     spec.k = json_scalar_text(v["k"].value());
-    for (auto [key, out] : {std::pair{"a", &spec.a}, {"b", &spec.b}, {"c", &spec.c}})
+    for (auto [key, out] : {std::pair{"a", &spec.a},
+                            {"b", &spec.b},
+                            {"c", &spec.c},
+                            {"scale_a", &spec.scale_a},
+                            {"scale_b", &spec.scale_b}})
         *out = v.optional_text(key).value_or("");
     return spec;
 }
 
+// A vendor call's scales: e4m3_gemm's only, each the name of an f32 scalar argument.
+void check_vendor_scales(const vendor_baseline_spec& v, vendor_op op, const manifest& m,
+                         const context& ctx, const std::string& field) {
+    for (auto [key, name] : {std::pair{"scale_a", &v.scale_a}, {"scale_b", &v.scale_b}}) {
+        if (name->empty()) continue;
+        if (op != vendor_op::e4m3_gemm)
+            ctx.fail(field + "." + key,
+                     v.op + " takes no scales; only e4m3_gemm scales its product");
+        const manifest_arg* a = m.find_arg(*name);
+        if (!a || a->is_buffer() || a->type != dtype::f32)
+            ctx.fail(field + "." + key,
+                     "expected the name of an f32 scalar argument (cuBLASLt's scale type is "
+                     "CUDA_R_32F), got '" +
+                         *name + "'" +
+                         (a ? std::string(" (") + (a->is_buffer() ? "a buffer" : "a scalar") +
+                                  " of dtype " + std::string(dtype_name(a->type)) + ")"
+                            : std::string(", which names no argument")));
+    }
+}
+
 // The buffers a vendor call names (defaults filled in), each checked to exist with the right
-// role and the op's dtype.
+// role and the op's dtype; the op checked to pair with the library and layout, its scales.
 void resolve_vendor_buffers(vendor_baseline_spec& v, const manifest& m, const context& ctx,
                             const std::string& field) {
+    const vendor_op op = *k_vendor_ops.parse(v.op);  // the schema's enums guarantee these
+    if (const auto problem = check_vendor_pairing(op, *k_vendor_libraries.parse(v.library),
+                                                  *k_matrix_layouts.parse(v.layout)))
+        ctx.fail(field + "." + problem->field, problem->message);
     std::vector<const manifest_arg*> inputs, outputs;
     for (const manifest_arg& a : m.args) {
         if (a.kind == arg_kind::input) inputs.push_back(&a);
@@ -246,7 +330,6 @@ void resolve_vendor_buffers(vendor_baseline_spec& v, const manifest& m, const co
     if (v.a.empty() && !inputs.empty()) v.a = inputs[0]->name;
     if (v.b.empty() && inputs.size() > 1) v.b = inputs[1]->name;
     if (v.c.empty() && !outputs.empty()) v.c = outputs[0]->name;
-    const dtype want = v.op == "dgemm" ? dtype::f64 : v.op == "hgemm" ? dtype::f16 : dtype::f32;
     for (auto [key, name, output] :
          {std::tuple{"a", &v.a, false}, {"b", &v.b, false}, {"c", &v.c, true}}) {
         const manifest_arg* a = m.find_arg(*name);
@@ -254,11 +337,17 @@ void resolve_vendor_buffers(vendor_baseline_spec& v, const manifest& m, const co
             ctx.fail(field + "." + key, "expected the name of an " +
                                             std::string(output ? "output" : "input") +
                                             " buffer, got '" + *name + "'");
-        if (a->type != want)
-            ctx.fail(field + "." + key, v.op + " needs " + std::string(dtype_name(want)) +
-                                            " buffers; '" + *name + "' is " +
-                                            std::string(dtype_name(a->type)));
+        const bool dtype_ok =
+            output ? vendor_output_dtype_ok(op, a->type) : a->type == vendor_input_dtype(op);
+        if (!dtype_ok)
+            ctx.fail(field + "." + key,
+                     v.op + " needs " +
+                         (output ? vendor_output_dtypes(op)
+                                 : std::string(dtype_name(vendor_input_dtype(op)))) +
+                         (output && op == vendor_op::e4m3_gemm ? " for C" : " buffers") + "; '" +
+                         *name + "' is " + std::string(dtype_name(a->type)));
     }
+    check_vendor_scales(v, op, m, ctx, field);
 }
 
 // A case's vendor call: its own, none (null) or, when it says nothing, the manifest's.
@@ -303,6 +392,22 @@ manifest_case read_case(const json_field& jc, const manifest& m) {
             }
         }
     return mc;
+}
+
+// One vendor request times every case's baseline: the cases that declare one name one library.
+void check_vendor_library(const manifest& m, const json_field& cases) {
+    const manifest_case* first = nullptr;
+    for (std::size_t c = 0; c < m.cases.size(); ++c) {
+        const manifest_case& mc = m.cases[c];
+        if (!mc.vendor) continue;
+        if (!first) first = &mc;
+        if (mc.vendor->library != first->vendor->library)
+            context{cases.source()}.fail(
+                cases[c].path() + ".vendor_baseline.library",
+                "'" + mc.vendor->library + "' but case '" + first->name + "' calls '" +
+                    first->vendor->library +
+                    "'; a manifest's vendor baselines share one library (one vendor request)");
+    }
 }
 
 // Files must hold exactly count x dtype bytes for the case that uses them.
@@ -396,7 +501,8 @@ void read_body(const rapidjson::Document& doc, manifest& m, const context& ctx,
         fail(cases,
              "no performance case: at least one case must be of kind 'performance' to rank "
              "candidates");
-    check_expressions(m, ctx);
+    check_expressions(m, ctx, need_performance);
+    check_vendor_library(m, cases);
     check_file_sizes(m, ctx);
 }
 

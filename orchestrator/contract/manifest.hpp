@@ -36,16 +36,23 @@ struct manifest_arg {
     std::string name;
     dtype type = dtype::f32;
     arg_kind kind = arg_kind::input;
-    std::string count;                    // expression (buffers)
-    std::string value;                    // expression or number literal (scalars)
-    bool value_is_number = false;         // a float literal, not an integer expression
-    input_init init;                      // inputs and inouts
-    tolerance tol;                        // outputs and inouts
+    std::string count;             // expression (buffers)
+    std::string value;             // expression or number literal (scalars)
+    bool value_is_number = false;  // a float literal, not an integer expression
+    input_init init;               // inputs and inouts
+    tolerance tol;                 // outputs and inouts
+    /// outputs and inouts: the reduction length's expression over the case's params
+    /// (tolerance.reduction_length); "" = none. Set: each case's tolerance comes from the
+    /// reduction rule, and `tol` is unused.
+    std::string reduction_length;
     std::optional<timing_inputs> timing;  // inputs and inouts; absent: the harness's default
 
     bool is_buffer() const { return kind != arg_kind::scalar; }
     bool has_input() const { return kind == arg_kind::input || kind == arg_kind::inout; }
     bool has_output() const { return kind == arg_kind::output || kind == arg_kind::inout; }
+    /// The tolerance this output is held to in a case with these params: the reduction rule
+    /// at the case's reduction length where one is named, else `tol`.
+    tolerance tolerance_in(const expression_variables& params) const;
 };
 
 /// grid, block and shared bytes as expressions; empty strings inherit the default.
@@ -56,13 +63,15 @@ struct launch_expressions {
 };
 
 /// C = A * B through a vendor library, as expressions over the case's params; the buffers
-/// by name (default: the first two inputs and the first output).
+/// by name (default: the first two inputs and the first output). e4m3_gemm (cuBLASLt) scales
+/// the product by two f32 scalar arguments, named.
 struct vendor_baseline_spec {
-    std::string library = "cublas";
-    std::string op;  // sgemm, dgemm, hgemm
-    std::string layout = "row_major";
+    std::string library = "cublas";    // cublas, cublaslt (the schema's enum)
+    std::string op;                    // sgemm, dgemm, hgemm (cublas); e4m3_gemm (cublaslt)
+    std::string layout = "row_major";  // e4m3_gemm: row_major_bt, its only one
     std::string m, n, k;
     std::string a, b, c;
+    std::string scale_a, scale_b;  // e4m3_gemm only; "" for 1
 };
 
 struct manifest_case {
@@ -96,6 +105,8 @@ struct manifest {
     const input_init& init_for(const manifest_case& c, const manifest_arg& a) const;
     /// The argument with this name, or nullptr.
     const manifest_arg* find_arg(const std::string& name) const;
+    /// The case with this name, or nullptr.
+    const manifest_case* find_case(const std::string& name) const;
 };
 
 /// Reads and checks a manifest; throws json_error naming the file and field.

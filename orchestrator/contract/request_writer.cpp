@@ -74,7 +74,9 @@ Value vendor_call_json(const vendor_call& call, json_allocator& a) {
         .add("k", call.k)
         .add("a", call.a)
         .add("b", call.b)
-        .add("c", call.c);
+        .add("c", call.c)
+        .add_if(!call.scale_a.empty(), "scale_a", call.scale_a)
+        .add_if(!call.scale_b.empty(), "scale_b", call.scale_b);
     return v.take();
 }
 

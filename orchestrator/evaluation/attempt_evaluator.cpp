@@ -99,6 +99,8 @@ vendor_call vendor_call_for(const vendor_baseline_spec& v, const manifest_case& 
     call.a = v.a;
     call.b = v.b;
     call.c = v.c;
+    call.scale_a = v.scale_a;
+    call.scale_b = v.scale_b;
     return call;
 }
 
@@ -166,14 +168,15 @@ bool inputs_written(const request& req, const harness_response& resp, attempt_re
 }
 
 // One output against its oracle file: "" when it passes, else the case's reason.
-std::string check_output(output_check& oc, const manifest_arg& arg, const fs::path& oracle_file) {
+std::string check_output(output_check& oc, const manifest_arg& arg, const tolerance& tol,
+                         const fs::path& oracle_file) {
     const auto actual = read_binary_file(oc.file);
     const auto expected = read_binary_file(oracle_file);
     if (actual.size() != expected.size())
         return oc.arg + ": " + std::to_string(actual.size()) + " bytes but the oracle has " +
                std::to_string(expected.size());
     oc.validation = validate_output(arg.type, actual.data(), expected.data(),
-                                    actual.size() / dtype_size(arg.type), arg.tol);
+                                    actual.size() / dtype_size(arg.type), tol);
     return oc.validation->passed ? "" : oc.arg + ": " + oc.validation->summary();
 }
 
@@ -349,7 +352,9 @@ void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& ora
             const manifest_arg* arg = m_manifest.find_arg(oc.arg);
             const auto it = oracle.find({ce.name, oc.arg});
             if (!arg || it == oracle.end()) continue;
-            const std::string bad = check_output(oc, *arg, it->second);
+            const manifest_case* mc = m_manifest.find_case(ce.name);
+            const tolerance tol = mc ? arg->tolerance_in(mc->params) : arg->tol;
+            const std::string bad = check_output(oc, *arg, tol, it->second);
             if (bad.empty()) continue;
             ce.status = case_status::failed;
             ce.reason = bad;
@@ -455,11 +460,12 @@ std::optional<attempt_result> attempt_evaluator::evaluate_vendor(const candidate
                                                                  const oracle_files& oracle) const {
     request req = make_request(c, request_paths{}, false);
     req.kernel = kernel_spec{};
-    req.vendor = vendor_library::cublas;
     std::vector<run_case> cases;
     for (std::size_t i = 0; i < req.cases.size(); ++i) {
         const manifest_case& mc = m_manifest.cases[i];
         if (!mc.vendor || !req.cases[i].measure) continue;
+        // One library for every case: the manifest reader refuses a mix.
+        req.vendor = *k_vendor_libraries.parse(mc.vendor->library);
         run_case rc = req.cases[i];
         rc.vendor = vendor_call_for(*mc.vendor, mc);
         cases.push_back(std::move(rc));
@@ -468,7 +474,7 @@ std::optional<attempt_result> attempt_evaluator::evaluate_vendor(const candidate
     req.cases = std::move(cases);
     attempt_result r;
     r.cand = c;
-    r.cand.label = "cublas";
+    r.cand.label = k_vendor_libraries.name(*req.vendor);  // "cublas", "cublaslt"
     r.folder = folder;
     fs::create_directories(folder);
     link_input_files(m_manifest, folder);

@@ -15,6 +15,19 @@ std::uint64_t bits_at(dtype type, const void* data, std::size_t i) {
     return v;
 }
 
+// The root mean square of the finite elements of a float buffer (0 when none is).
+double finite_rms(dtype type, const void* data, std::size_t count) {
+    double sum_sq = 0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const double v = element_as_double(type, data, i);
+        if (!std::isfinite(v)) continue;
+        sum_sq += v * v;
+        ++n;
+    }
+    return n ? std::sqrt(sum_sq / static_cast<double>(n)) : 0;
+}
+
 }  // namespace
 
 validation_result validate_output(dtype type, const void* actual, const void* expected,
@@ -24,6 +37,9 @@ validation_result validate_output(dtype type, const void* actual, const void* ex
     const bool floating = is_float(type);
     const std::uint64_t poison = poison_bits(type);
     double diff_sq = 0, ref_sq = 0, worst_excess = -1;
+    r.allowed_atol = tol.atol;
+    if (floating && tol.rms_atol > 0)
+        r.allowed_atol += tol.rms_atol * finite_rms(type, expected, count);
     for (std::size_t i = 0; i < count; ++i) {
         const double x = element_as_double(type, actual, i);
         const double e = element_as_double(type, expected, i);
@@ -44,7 +60,7 @@ validation_result validate_output(dtype type, const void* actual, const void* ex
             excess = bad ? INFINITY : 0;
         } else if (floating) {
             const double abs_err = std::fabs(x - e);
-            const double allowed = tol.atol + tol.rtol * std::fabs(e);
+            const double allowed = r.allowed_atol + tol.rtol * std::fabs(e);
             r.max_abs_error = std::max(r.max_abs_error, abs_err);
             if (e != 0) r.max_rel_error = std::max(r.max_rel_error, abs_err / std::fabs(e));
             diff_sq += abs_err * abs_err;

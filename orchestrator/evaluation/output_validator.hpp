@@ -1,6 +1,7 @@
 #pragma once
 /// Checks one output buffer against its oracle. Floats pass when every element has
-/// |x - r| <= atol + rtol * |r|; a NaN or infinity where the oracle is finite, or an
+/// |x - r| <= atol + rms_atol * rms(r) + rtol * |r| (rms over the oracle's finite
+/// elements); a NaN or infinity where the oracle is finite, or an
 /// element still holding the harness's poison, always fails. Integers must match
 /// exactly. The result says how badly and where, for the history and the model.
 
@@ -23,6 +24,7 @@ struct validation_result {
     double worst_actual = 0, worst_expected = 0;
     double max_abs_error = 0, max_rel_error = 0;
     double relative_l2_error = 0;  // ||x - r|| / ||r|| over finite elements
+    double allowed_atol = 0;       // the absolute slack applied: atol + rms_atol * rms(r)
     /// One line for people: "12 of 1147 elements differ; worst [1146]: 3.5 vs 3.25 ..."
     std::string summary() const;
 };

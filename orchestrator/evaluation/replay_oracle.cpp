@@ -26,7 +26,7 @@ replay_output read_output(const json_field& out, const fs::path& run) {
     replay_output o;
     o.arg = out.text("arg");
     o.type = parse_dtype(out.text("dtype"));
-    o.tol = {out.number("atol"), out.number("rtol")};
+    o.tol = {out.number("atol"), out.number("rtol"), out.optional_number("rms_atol").value_or(0)};
     if (const auto oracle = out.optional_text("oracle"))
         o.oracle = inside_run(run, *oracle, "oracle");
     return o;

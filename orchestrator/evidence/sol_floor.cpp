@@ -10,7 +10,7 @@ namespace cuopt {
 namespace {
 
 // The highest dense rate a kernel producing `type` may legitimately reach: fp32 results may
-// come from TF32 tensor cores where the tolerance allows it.
+// come from TF32 tensor cores where the tolerance allows it; both fp8 formats share one rate.
 std::optional<double> peak_for(dtype type, const device_peaks& d) {
     auto get = [&d](std::string_view key) -> std::optional<double> {
         const auto it = d.peak_tflops.find(std::string(key));
@@ -21,6 +21,7 @@ std::optional<double> peak_for(dtype type, const device_peaks& d) {
     if (type == dtype::f32)
         if (const auto tf32 = get("tf32"); tf32 && (!peak || *tf32 > *peak)) peak = tf32;
     if ((type == dtype::i8 || type == dtype::u8) && !peak) peak = get("i8");
+    if (type == dtype::f8e4m3 || type == dtype::f8e5m2) peak = get("fp8");
     return peak;
 }
 

@@ -25,22 +25,7 @@ std::string fmt(double v, int precision = 4) {
 
 // The machine epsilon of a floating dtype (0 for integers: compared exactly anyway).
 double epsilon_of(dtype t) {
-    switch (t) {
-        case dtype::f16:
-            return 9.77e-4;
-        case dtype::bf16:
-            return 7.81e-3;
-        case dtype::f32:
-            return 1.19e-7;
-        case dtype::f64:
-            return 2.22e-16;
-        case dtype::f8e4m3:
-            return 0.125;  // 2^-3
-        case dtype::f8e5m2:
-            return 0.25;  // 2^-2
-        default:
-            return 0;
-    }
+    return 2 * unit_roundoff(t);
 }
 
 /// The gates of one candidate, with everything they need.
@@ -525,6 +510,7 @@ vendor_outcome vendor_outcome_of(const attempt_result* vendor) {
     vendor_outcome v;
     if (!vendor) return v;
     v.ran = true;
+    v.library = vendor->cand.label;  // evaluate_vendor's: the library's name
     v.verdict = to_string(vendor->verdict);
     v.reason = vendor->reason;
     if (vendor->verdict != verdict::valid) return v;  // wrong answers have no speed

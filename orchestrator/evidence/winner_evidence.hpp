@@ -59,7 +59,8 @@ struct evidence_settings {
 
 struct vendor_outcome {
     bool ran = false;
-    std::string verdict;  // the vendor's own verdict against the oracle
+    std::string library = "cublas";  // the library's name as the manifest gives it: "cublaslt"
+    std::string verdict;             // the vendor's own verdict against the oracle
     std::string reason;
     std::map<std::string, double> median_ms;  // per case; only when its outputs are right
 };

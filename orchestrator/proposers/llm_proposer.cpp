@@ -297,7 +297,11 @@ std::string describe_for_model(const search_state& s, const llm_proposer_setting
     for (const manifest_arg& a : m.args) {
         o << " " << a.name << ":" << dtype_name(a.type);
         if (a.is_buffer()) o << "[" << a.count << "]";
-        if (a.has_output() && is_float(a.type))
+        if (a.has_output() && is_float(a.type) && !a.reduction_length.empty())
+            o << " (tolerance by the reduction rule over " << a.reduction_length
+              << " products: |x - r| <= rtol * (|r| + rms(r)), rtol = 2u(" << dtype_name(a.type)
+              << ") + 8 sqrt(" << a.reduction_length << ") 2^-24; accumulate in fp32 or wider)";
+        else if (a.has_output() && is_float(a.type))
             o << " (atol " << fmt(a.tol.atol) << ", rtol " << fmt(a.tol.rtol) << ")";
     }
     o << "\nDefault launch: grid (" << m.launch.grid[0] << ", " << m.launch.grid[1] << ", "
