@@ -306,6 +306,36 @@ fake_gemm fake_kernel(const request& req, const run_case& rc, std::uint64_t laun
     return g;
 }
 
+// Why the fake cannot run case `rc` of its kernel as asked ("" when it can): the arguments
+// the computation reads must be there, of the right kinds and sizes (a request the real harness
+// would launch into an out-of-bounds read is refused here, never read past the end).
+std::string fake_kernel_problem(const request& req, const run_case& rc) {
+    const bool fp8 = req.kernel.entry == "gemm_e4m3";
+    const std::size_t dims = fp8 ? 5 : 3;
+    const std::string what = "fake-harness: case '" + rc.name + "' of " + req.kernel.entry + ": ";
+    if (rc.args.size() < dims + 3)
+        return what + "expected " + std::to_string(dims + 3) + " arguments, found " +
+               std::to_string(rc.args.size());
+    for (std::size_t i = 0; i < 3; ++i)
+        if (!rc.args[i].is_buffer) return what + "argument " + std::to_string(i) + " is a scalar";
+    for (std::size_t i = 3; i < dims + 3; ++i) {
+        const bool want_f32 = i < dims;
+        const dtype want = want_f32 ? dtype::f32 : dtype::i32;
+        if (rc.args[i].is_buffer || rc.args[i].type != want)
+            return what + "argument " + std::to_string(i) + " must be an " +
+                   std::string(dtype_name(want)) + " scalar";
+    }
+    const std::int64_t m = scalar(rc.args[dims]), n = scalar(rc.args[dims + 1]),
+                       k = scalar(rc.args[dims + 2]);
+    if (m < 0 || n < 0 || k < 0) return what + "m, n and k must not be negative";
+    const auto short_of = [](const kernel_arg& a, std::int64_t need) {
+        return a.count < static_cast<std::uint64_t>(need);
+    };
+    if (short_of(rc.args[0], m * k) || short_of(rc.args[1], k * n) || short_of(rc.args[2], m * n))
+        return what + "a, b or c holds fewer elements than m, n and k need";
+    return "";
+}
+
 // Values stored in `type`, element by element.
 std::vector<unsigned char> stored_bytes(dtype type, const std::vector<float>& v) {
     std::vector<unsigned char> bytes;
@@ -894,6 +924,10 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
         }
         const std::uint64_t launch =
             rc.launch_index_base + (rc.measure ? req.timing.checked_offset() : 0);
+        if (const std::string why = fake_kernel_problem(req, rc); !why.empty()) {
+            report.fail(exit_code::invalid_request, why);
+            return finish();
+        }
         fake_gemm g = fake_kernel(req, rc, launch);
         std::vector<float>& cv = g.c;
         const std::int64_t m = g.m, n = g.n, k = g.k;

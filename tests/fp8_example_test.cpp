@@ -1,8 +1,8 @@
 // examples/gemm-fp8 end to end through the real cuda-optimizer against fake-harness (which
 // computes the scaled e4m3 GEMM on the CPU): fp8 inputs, a bf16 output held to the reduction
-// rule, the autotuner, the cuBLASLt baseline, the holdout, the speed-of-light floor at the fp8
-// peak and a replay. The same example on the H200 is tools/gpu-quick-check.sh's.
-
+// rule, the autotuner, the cuBLASLt baseline, the holdout, a model proposer on loopback and a
+// replay. (The fp8 speed-of-light floor is evidence_test's; the same example on the H200 is
+// tools/gpu-quick-check.sh's.)
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -202,4 +202,38 @@ TEST_CASE(
     std::uint16_t want_bits = 0;
     std::memcpy(&want_bits, want.data(), 2);
     CHECK(c[0] == want_bits);
+}
+
+TEST_CASE("the fake harness refuses a gemm_e4m3 request it cannot compute, naming what is wrong") {
+    test::scratch_folder dir;
+    dir.write("k.cu", test::read_text(k_example + "initial.cu"));
+    const std::string buffers = R"(
+        { "name": "a", "dtype": "f8e4m3", "count": 256, "generator": { "kind": "constant", "value": 1 } },
+        { "name": "b", "dtype": "f8e4m3", "count": 256, "generator": { "kind": "constant", "value": 1 } },
+        { "name": "c", "dtype": "bf16", "count": 256, "output_file": "c.bin" },)";
+    const std::string head = R"({ "schema_version": 1,
+      "kernel": { "source_file": "k.cu", "entry": "gemm_e4m3" },
+      "cases": [ { "name": "q", "measure": false, "launch": { "grid": [1], "block": [1] },
+        "args": [ )";
+    for (const auto& [args, said] :
+         {std::pair<std::string, std::string>{
+              buffers + R"( { "name": "m", "dtype": "i32", "value": 16 } ] } ] })",
+              "expected 8 arguments, found 4"},
+          {buffers + R"( { "name": "sa", "dtype": "f8e4m3", "value": 1 },
+                       { "name": "sb", "dtype": "f32", "value": 1 },
+                       { "name": "m", "dtype": "i32", "value": 16 }, { "name": "n", "dtype": "i32", "value": 16 },
+                       { "name": "k", "dtype": "i32", "value": 16 } ] } ] })",
+           "argument 3 must be an f32 scalar"},
+          {buffers + R"( { "name": "sa", "dtype": "f32", "value": 1 },
+                       { "name": "sb", "dtype": "f32", "value": 1 },
+                       { "name": "m", "dtype": "i32", "value": 16 }, { "name": "n", "dtype": "i32", "value": 16 },
+                       { "name": "k", "dtype": "i32", "value": 17 } ] } ] })",
+           "a, b or c holds fewer elements than m, n and k need"}}) {
+        CAPTURE(said);
+        dir.write("req.json", head + args);
+        const auto r = test::run_program(k_fake, {(dir / "req.json").string()});
+        CHECK(r.exit_code == 11);
+        CHECK_THAT(test::read_text(dir / "response.json"),
+                   Catch::Contains("case 'q' of gemm_e4m3: " + said));
+    }
 }

@@ -208,6 +208,11 @@ TEST_CASE("an output that names its reduction length is held to the reduction ru
     }
     CHECK(m.find_case(m.cases[1].name) == &m.cases[1]);
     CHECK(m.find_case("no-such-case") == nullptr);
+    // What the search, the determinism gate and summary.json all use: the case's own k.
+    const tolerance t2 = tolerance_in_case(m, c, m.cases[2].name);
+    CHECK(t2.rtol == reduction_tolerance(dtype::f32, 320).rtol);
+    CHECK(t2.rtol != tolerance_in_case(m, c, m.cases[0].name).rtol);
+    CHECK_THROWS_AS(tolerance_in_case(m, c, "no-such-case"), std::logic_error);
     // Without one, every case gets the manifest's numbers.
     const manifest pilot = read_manifest(k_pilot);
     const tolerance t = pilot.args[2].tolerance_in(pilot.cases[2].params);

@@ -221,6 +221,13 @@ tolerance manifest_arg::tolerance_in(const expression_variables& params) const {
         type, static_cast<std::uint64_t>(evaluate_integer_expression(reduction_length, params)));
 }
 
+tolerance tolerance_in_case(const manifest& m, const manifest_arg& arg,
+                            const std::string& case_name) {
+    const manifest_case* c = m.find_case(case_name);
+    if (!c) throw std::logic_error("no case '" + case_name + "' in " + m.file.string());
+    return arg.tolerance_in(c->params);
+}
+
 const manifest_case* manifest::find_case(const std::string& name) const {
     const auto it = std::find_if(cases.begin(), cases.end(),
                                  [&](const manifest_case& c) { return c.name == name; });

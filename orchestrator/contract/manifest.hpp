@@ -112,6 +112,12 @@ struct manifest {
 /// Reads and checks a manifest; throws json_error naming the file and field.
 manifest read_manifest(const std::filesystem::path& file);
 
+/// The tolerance output `arg` is held to in the case called `case_name` of `m` (the reduction
+/// rule at that case's length, or the output's numbers). A case `m` lacks is a logic_error: every
+/// case a run judges comes from its manifest.
+tolerance tolerance_in_case(const manifest& m, const manifest_arg& arg,
+                            const std::string& case_name);
+
 /// A holdout file (--holdout-cases): manifest format. It may give only `cases` (and
 /// schema_version); then the arguments, launch and tunables are the main manifest's.
 /// When it gives its own `args`, they must match the main manifest's (names, dtypes,

@@ -352,9 +352,8 @@ void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& ora
             const manifest_arg* arg = m_manifest.find_arg(oc.arg);
             const auto it = oracle.find({ce.name, oc.arg});
             if (!arg || it == oracle.end()) continue;
-            const manifest_case* mc = m_manifest.find_case(ce.name);
-            const tolerance tol = mc ? arg->tolerance_in(mc->params) : arg->tol;
-            const std::string bad = check_output(oc, *arg, tol, it->second);
+            const std::string bad =
+                check_output(oc, *arg, tolerance_in_case(m_manifest, *arg, ce.name), it->second);
             if (bad.empty()) continue;
             ce.status = case_status::failed;
             ce.reason = bad;

@@ -38,8 +38,10 @@ validation_result validate_output(dtype type, const void* actual, const void* ex
     const std::uint64_t poison = poison_bits(type);
     double diff_sq = 0, ref_sq = 0, worst_excess = -1;
     r.allowed_atol = tol.atol;
-    if (floating && tol.rms_atol > 0)
+    if (floating && tol.rms_atol > 0) {
         r.allowed_atol += tol.rms_atol * finite_rms(type, expected, count);
+        r.rms_scaled = true;
+    }
     for (std::size_t i = 0; i < count; ++i) {
         const double x = element_as_double(type, actual, i);
         const double e = element_as_double(type, expected, i);
@@ -102,6 +104,7 @@ std::string validation_result::summary() const {
     s << "; worst [" << worst_index << "]: got " << worst_actual << ", expected " << worst_expected
       << "; max abs error " << max_abs_error << ", max rel error " << max_rel_error
       << ", relative L2 " << relative_l2_error;
+    if (rms_scaled) s << "; allowed absolute slack " << allowed_atol << " (from the oracle's RMS)";
     return s.str();
 }
 

@@ -25,6 +25,7 @@ struct validation_result {
     double max_abs_error = 0, max_rel_error = 0;
     double relative_l2_error = 0;  // ||x - r|| / ||r|| over finite elements
     double allowed_atol = 0;       // the absolute slack applied: atol + rms_atol * rms(r)
+    bool rms_scaled = false;       // allowed_atol holds an RMS term (the reduction rule)
     /// One line for people: "12 of 1147 elements differ; worst [1146]: 3.5 vs 3.25 ..."
     std::string summary() const;
 };

@@ -203,13 +203,16 @@ bool gate_runner::determinism(const attempt_result& r, const fs::path& dir, cand
     for (std::size_t ci = 0; ci < runs[0].cases.size(); ++ci)
         for (std::size_t oi = 0; oi < runs[0].cases[ci].outputs.size(); ++oi) {
             const output_check& first = runs[0].cases[ci].outputs[oi];
-            const manifest_arg* arg = m_in.evaluator.contract().find_arg(first.arg);
+            const manifest& contract = m_in.evaluator.contract();
+            const manifest_arg* arg = contract.find_arg(first.arg);
             if (!arg) continue;
             std::vector<std::vector<unsigned char>> bytes;
             for (const attempt_result& run : runs)
                 bytes.push_back(read_binary_file(run.cases[ci].outputs[oi].file));
-            worst = worse(worst, classify_runs(arg->type, arg->tol, bytes,
-                                               runs[0].cases[ci].name + " '" + first.arg + "'"));
+            const std::string& case_name = runs[0].cases[ci].name;
+            worst =
+                worse(worst, classify_runs(arg->type, tolerance_in_case(contract, *arg, case_name),
+                                           bytes, case_name + " '" + first.arg + "'"));
         }
     c.determinism = worst;
     if (worst.kind == determinism_class::beyond_tolerance)

@@ -300,7 +300,9 @@ std::string describe_for_model(const search_state& s, const llm_proposer_setting
         if (a.has_output() && is_float(a.type) && !a.reduction_length.empty())
             o << " (tolerance by the reduction rule over " << a.reduction_length
               << " products: |x - r| <= rtol * (|r| + rms(r)), rtol = 2u(" << dtype_name(a.type)
-              << ") + 8 sqrt(" << a.reduction_length << ") 2^-24; accumulate in fp32 or wider)";
+              << ") + 8 sqrt(" << a.reduction_length << ") "
+              << (a.type == dtype::f64 ? "2^-53; accumulate in f64)"
+                                       : "2^-24; accumulate in fp32 or wider)");
         else if (a.has_output() && is_float(a.type))
             o << " (atol " << fmt(a.tol.atol) << ", rtol " << fmt(a.tol.rtol) << ")";
     }
