@@ -7,6 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "element_check.h"
+
 namespace cuopt {
 
 namespace {
@@ -36,6 +38,15 @@ constexpr dtype_row k_rows[] = {
     {dtype::f8e5m2, "f8e5m2", 1, 0x7Full},
 };
 static_assert(sizeof(k_rows) / sizeof(k_rows[0]) == k_dtype_count, "a row for every dtype");
+// element_check.h (host and GPU comparison) numbers the dtypes the same way.
+static_assert(static_cast<int>(dtype::f16) == cuopt_check::f16 &&
+                  static_cast<int>(dtype::f32) == cuopt_check::f32 &&
+                  static_cast<int>(dtype::i64) == cuopt_check::i64 &&
+                  static_cast<int>(dtype::u64) == cuopt_check::u64 &&
+                  static_cast<int>(dtype::f8e4m3) == cuopt_check::f8e4m3 &&
+                  static_cast<int>(dtype::f8e5m2) == cuopt_check::f8e5m2 &&
+                  k_dtype_count == cuopt_check::f8e5m2 + 1,
+              "element_check.h's kinds follow dtype's order");
 
 const dtype_row& row(dtype t) {
     return k_rows[static_cast<int>(t)];

@@ -33,6 +33,15 @@ enum class timing_inputs { perturbed, as_given };
 inline constexpr auto k_timing_inputs = make_name_table<timing_inputs>(
     {{timing_inputs::perturbed, "perturbed"}, {timing_inputs::as_given, "as_given"}});
 
+/// An output the harness checks against the oracle itself, on the GPU (support_kernels'
+/// compare, element_check.h's rule), instead of leaving the bytes to the optimizer: only the
+/// tally comes back, and the output file is written only when the check fails.
+struct output_check_spec {
+    std::filesystem::path expected_file;  // count x dtype bytes, the oracle's
+    std::string expected_sha256;          // the harness refuses a file with another digest
+    double atol = 0, rtol = 0, rms_atol = 0;
+};
+
 struct kernel_arg {
     std::string name;
     dtype type = dtype::f32;
@@ -43,6 +52,7 @@ struct kernel_arg {
     std::optional<generator_spec> generator;
     std::optional<std::filesystem::path> output_file;
     std::optional<std::filesystem::path> input_dump_file;
+    std::optional<output_check_spec> check;  // outputs only
     // As the request gives it (buffers with an input only); perturbed_for_timing() decides.
     std::optional<timing_inputs> timing_inputs_mode;
     // scalar

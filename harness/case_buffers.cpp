@@ -5,6 +5,7 @@
 #include "common/file_io.hpp"
 #include "common/sha256.hpp"
 #include "harness/case_runner.hpp"
+#include "harness/expected_values.hpp"
 
 namespace cuopt {
 
@@ -179,11 +180,44 @@ void case_runner::copy_outputs(const std::vector<live_buffer>& buffers,
                                       buffers[i].arg->bytes(), m_stream.get()));
 }
 
+output_record case_runner::check_output(const kernel_arg& a, CUdeviceptr actual) const {
+    const expected_values& values = expected_values_for(a);
+    const output_check_spec& spec = *a.check;
+    output_check_result check;
+    check.rule = cuopt_check::make_rule(static_cast<int>(a.type), poison_bits(a.type), spec.atol,
+                                        spec.rtol, spec.rms_atol, values.finite_rms);
+    check.rms_scaled = is_float(a.type) && spec.rms_atol > 0;
+    check.expected_file = spec.expected_file;
+    check.expected_sha256 = values.sha256;
+    {  // the candidate's launches are over: only now do the expected values reach the GPU
+        const device_buffer expected(a.bytes());
+        CU_CALL(cuMemcpyHtoDAsync(expected.get(), values.bytes.data(), a.bytes(), m_stream.get()));
+        check.tally =
+            m_support.compare(m_stream.get(), actual, expected.get(), a.count, check.rule);
+        CU_CALL(cuMemsetD8Async(expected.get(), 0, a.bytes(), m_stream.get()));
+        CU_CALL(cuStreamSynchronize(m_stream.get()));
+    }
+    output_record r;
+    if (check.tally.mismatches) {
+        r = save_buffer(a, actual, *a.output_file, "output");  // a failure stays inspectable
+    } else {
+        r.arg = a.name;
+        r.role = "output";
+        r.type = a.type;
+        r.count = a.count;
+    }
+    r.unwritten = check.tally.unwritten;
+    r.check = std::move(check);
+    return r;
+}
+
 void case_runner::save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
                                std::uint64_t launch_index, case_outcome& out) {
     for (const live_buffer& b : buffers) {
         const kernel_arg& a = *b.arg;
-        if (a.output_file)
+        if (a.output_file && a.check)
+            out.outputs.push_back(check_output(a, b.working.get()));
+        else if (a.output_file)
             out.outputs.push_back(save_buffer(a, b.working.get(), *a.output_file, "output"));
         if (a.input_dump_file) {
             device_buffer values(a.bytes());

@@ -11,8 +11,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
+#include "common/element_check.h"
 #include "common/request.hpp"
 #include "harness/cuda_handles.hpp"
 
@@ -36,14 +38,24 @@ const live_buffer& buffer_named(const std::vector<live_buffer>& buffers, const s
 std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count);
 
 /// One file a case wrote: an output, or an input dump.
+/// An output checked against the oracle on the GPU (the request's check).
+struct output_check_result {
+    cuopt_check::tally tally;
+    cuopt_check::rule rule;
+    bool rms_scaled = false;  // rule.allowed_atol holds the RMS term
+    std::filesystem::path expected_file;
+    std::string expected_sha256;
+};
+
 struct output_record {
     std::string arg;
-    std::string role;  // "output" or "input_dump"
-    std::filesystem::path file;
+    std::string role;            // "output" or "input_dump"
+    std::filesystem::path file;  // empty: not written (checked on the GPU, and passed)
     dtype type = dtype::f32;
     std::uint64_t count = 0;
-    std::string sha256;
+    std::string sha256;           // of the file; "" when none was written
     std::uint64_t unwritten = 0;  // elements still holding the poison pattern
+    std::optional<output_check_result> check;
 };
 
 /// Copies `a`'s bytes from the device at `from` into `file` (atomically) and describes them.

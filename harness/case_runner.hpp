@@ -148,6 +148,9 @@ class case_runner {
     /// And the names of the inputs the checked launch wrote into (input_guard).
     void save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
                       std::uint64_t launch_index, case_outcome& out);
+    /// Checks output `a` (at `actual`) against its expected values on the GPU: the tally, and
+    /// the file written only when it fails.
+    output_record check_output(const kernel_arg& a, CUdeviceptr actual) const;
     /// The guard's verdict on the inputs of the checked launch `launch_index` into `out`.
     void check_inputs(const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
                       case_outcome& out);

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 namespace cuopt {
 
@@ -197,6 +198,8 @@ void kernel_trace::on_records(const std::vector<kernel_record>& records, std::si
     const std::lock_guard<std::mutex> lock(m_mutex);
     m_records.insert(m_records.end(), records.begin(), records.end());
     m_dropped += dropped;
+    for (const kernel_record& r : records) m_spans.emplace_back(r.start_ns, r.end_ns);
+    m_spans_dropped += dropped;
 }
 
 void kernel_trace::collect(std::vector<kernel_record>* records, std::vector<launch_call>* calls) {
@@ -209,6 +212,21 @@ void kernel_trace::collect(std::vector<kernel_record>* records, std::vector<laun
 std::size_t kernel_trace::dropped() const {
     const std::lock_guard<std::mutex> lock(m_mutex);
     return m_dropped;
+}
+
+kernel_trace* kernel_trace::running() {
+    return g_trace;
+}
+
+busy_time kernel_trace::take_busy(std::size_t* dropped) {
+    g_api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        spans.swap(m_spans);
+        *dropped = std::exchange(m_spans_dropped, 0);
+    }
+    return busy_union(std::move(spans));
 }
 
 }  // namespace cuopt

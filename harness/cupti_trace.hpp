@@ -1,7 +1,8 @@
 #pragma once
 /// CUPTI, loaded at run time like the driver: the kernel activity records whose GPU
 /// start and end timestamps time each launch without the ~1.3 us that a pair of CUDA events
-/// adds, and the API callbacks that tie each record to the launch that made it. Absent or
+/// adds, and the API callbacks that tie each record to the launch that made it; every record
+/// also counts toward the request's GPU busy time (take_busy). Absent or
 /// held by another tool (ncu, Nsight Systems), the harness times with CUDA events alone and
 /// says why.
 
@@ -37,6 +38,14 @@ class kernel_trace {
     /// Records CUPTI dropped (its buffers overflowed) since reset().
     std::size_t dropped() const;
 
+    /// The trace start() made in this process, or null (never started, or it failed).
+    static kernel_trace* running();
+    /// The GPU busy time of every kernel record delivered since the last take_busy() (after
+    /// forcing CUPTI to flush what the GPU finished), and forgets them; reset() leaves them
+    /// alone, so a request's busy time holds its untimed launches and support kernels too.
+    /// *dropped: the records CUPTI dropped in that time.
+    busy_time take_busy(std::size_t* dropped);
+
     // CUPTI's callbacks (C functions) reach the one trace through these.
     void on_api_enter(std::uint32_t correlation_id);
     void on_records(const std::vector<kernel_record>& records, std::size_t dropped);
@@ -48,6 +57,8 @@ class kernel_trace {
     std::vector<kernel_record> m_records;
     std::vector<launch_call> m_calls;
     std::size_t m_dropped = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> m_spans;  // since take_busy()
+    std::size_t m_spans_dropped = 0;
     std::atomic<long long> m_current_launch{-1};  // the timed launch being enqueued, or -1
 };
 

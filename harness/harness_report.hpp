@@ -5,6 +5,7 @@
 
 #include <rapidjson/document.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -39,6 +40,16 @@ struct vendor_report {
     std::string notes;      // how the calls are made
 };
 
+/// The GPU time of every kernel one request ran (the response's "gpu_busy"): the candidate's
+/// timed and untimed launches and the harness's own support kernels (input generation, L2
+/// flush, stream hold, hashes), as the union of their CUPTI spans.
+struct gpu_busy_report {
+    std::string source = "none";     // "cupti"; "simulated" (the fake harness); "none"
+    std::optional<double> ms = 0.0;  // nullopt: kernels ran but nothing measured them
+    std::size_t kernels = 0;
+    std::string note = "no kernel ran";  // why there is no figure, or what it leaves out
+};
+
 struct harness_report {
     exit_code code = exit_code::ok;
     response_status status = response_status::ok;
@@ -61,6 +72,7 @@ struct harness_report {
     std::string timer_library;
     bool gpu_monitor = false;  // NVML read the GPU's state around each timed loop
     std::string gpu_monitor_note;
+    gpu_busy_report gpu_busy;
     std::vector<case_outcome> cases;
     // Why a worker must not serve another request in this context once this one is answered
     // (its kernel was loaded and can malloc, or its module had writable globals); "" if none.

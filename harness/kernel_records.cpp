@@ -121,4 +121,24 @@ attributed_samples attribute_samples(const std::vector<kernel_record>& records,
     return out;
 }
 
+busy_time busy_union(std::vector<std::pair<std::uint64_t, std::uint64_t>> spans) {
+    busy_time out;
+    out.kernels = spans.size();
+    if (spans.empty()) return out;
+    for (auto& [start, end] : spans) end = std::max(start, end);
+    std::sort(spans.begin(), spans.end());
+    out.first_start_ns = spans.front().first;
+    std::uint64_t open = spans.front().first, close = spans.front().second;
+    for (const auto& [start, end] : spans) {
+        if (start > close) {  // a gap: the run so far is done
+            out.busy_ns += close - open;
+            open = start;
+        }
+        close = std::max(close, end);
+    }
+    out.busy_ns += close - open;
+    out.last_end_ns = close;
+    return out;
+}
+
 }  // namespace cuopt

@@ -1,11 +1,13 @@
 #pragma once
 /// From CUPTI's kernel records to one sample per timed launch, and the check that every
-/// timed sample held exactly the case's own work. Plain data in, plain data out: the CUPTI
-/// plumbing is cupti_trace's, and this part is tested without a GPU.
+/// timed sample held exactly the case's own work; and the GPU busy time of a set of kernels.
+/// Plain data in, plain data out: the CUPTI plumbing is cupti_trace's, and this part is
+/// tested without a GPU.
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cuopt {
@@ -38,5 +40,17 @@ struct attributed_samples {
 attributed_samples attribute_samples(const std::vector<kernel_record>& records,
                                      const std::vector<launch_call>& calls, std::size_t launches,
                                      bool single_kernel);
+
+/// The GPU time a set of kernels took, in nanoseconds of GPU timestamps.
+struct busy_time {
+    std::uint64_t busy_ns = 0;  // the length of the union of the spans: overlaps counted once
+    std::size_t kernels = 0;    // every span given, empty ones included
+    std::uint64_t first_start_ns = 0, last_end_ns = 0;  // both 0 without kernels
+};
+
+/// The union of kernel spans [start_ns, end_ns], in any order: kernels that run at once
+/// (concurrent streams, a grid nested in another's interval) count once, gaps not at all. A
+/// span whose end precedes its start (a record CUPTI had not finished) counts as empty.
+busy_time busy_union(std::vector<std::pair<std::uint64_t, std::uint64_t>> spans);
 
 }  // namespace cuopt

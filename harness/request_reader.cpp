@@ -84,6 +84,34 @@ void read_input_file(const request& req, kernel_arg& arg, const json_field& f) {
                     std::to_string(arg.bytes()));
 }
 
+// The expected file of a check: the oracle's bytes, exactly count x dtype.
+fs::path read_expected_file(const request& req, const kernel_arg& arg, const json_field& f) {
+    const fs::path file = resolve_file(req, f);
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    if (ec) fail(f, "cannot read " + file.string() + " (" + ec.message() + ")");
+    if (size != arg.bytes())
+        fail(f, file.filename().string() + " holds " + std::to_string(size) + " bytes but the " +
+                    std::to_string(arg.count) + " " + std::string(dtype_name(arg.type)) +
+                    " elements of '" + arg.name + "' need " + std::to_string(arg.bytes()));
+    return file;
+}
+
+output_check_spec read_output_check(const request& req, const kernel_arg& arg,
+                                    const json_field& c) {
+    if (!arg.output_file)
+        fail(c, "only an output (a buffer with 'output_file') can be checked; expected no check");
+    output_check_spec spec;
+    spec.expected_file = read_expected_file(req, arg, c["expected_file"]);
+    spec.expected_sha256 = c.text("expected_sha256");  // the schema's pattern: 64 hex digits
+    for (auto [field, key] : {std::pair{&spec.atol, "atol"}, std::pair{&spec.rtol, "rtol"},
+                              std::pair{&spec.rms_atol, "rms_atol"}}) {
+        *field = c.optional_number(key).value_or(0);
+        if (*field < 0) fail(c[key], "is negative; expected a tolerance >= 0");
+    }
+    return spec;
+}
+
 void read_buffer(const request& req, kernel_arg& arg, const json_field& a) {
     if (!a.has("count")) fail(a, "expected 'count' (a buffer) or 'value' (a scalar)");
     arg.is_buffer = true;
@@ -93,6 +121,7 @@ void read_buffer(const request& req, kernel_arg& arg, const json_field& a) {
     if (a.has("input_file")) read_input_file(req, arg, a["input_file"]);
     if (a.has("generator")) arg.generator = read_checked_generator(a["generator"], arg.type);
     if (a.has("output_file")) arg.output_file = resolve_file(req, a["output_file"]);
+    if (const auto check = a.find("check")) arg.check = read_output_check(req, arg, *check);
     if (const auto dump = a.find("input_dump_file")) {
         if (!arg.generator) fail(*dump, "only a buffer with a 'generator' can dump its inputs");
         arg.input_dump_file = resolve_file(req, *dump);
@@ -112,7 +141,7 @@ kernel_arg read_arg(const request& req, const json_field& a) {
     arg.type = *parse_dtype(a.text("dtype"));  // the schema's enum guarantees it
     const bool buffer_fields = a.has("count") || a.has("input_file") || a.has("output_file") ||
                                a.has("generator") || a.has("input_dump_file") ||
-                               a.has("timing_inputs");
+                               a.has("timing_inputs") || a.has("check");
     if (!a.has("value")) {
         read_buffer(req, arg, a);
         return arg;
@@ -120,7 +149,7 @@ kernel_arg read_arg(const request& req, const json_field& a) {
     if (buffer_fields)
         fail(a,
              "has 'value' (a scalar) and buffer fields "
-             "(count/input_file/output_file/generator/input_dump_file/timing_inputs); "
+             "(count/input_file/output_file/generator/input_dump_file/timing_inputs/check); "
              "expected one or the other");
     read_scalar_value(arg, a["value"]);
     return arg;
@@ -181,8 +210,10 @@ void check_outputs_spare_inputs(const request& req, const std::vector<fs::path>&
     if (!req.kernel.source_path.empty()) add(req.kernel.source_path, "the kernel source");
     for (const fs::path& p : also_read) add(p, "the response");
     for (const run_case& c : req.cases)
-        for (const kernel_arg& a : c.args)
+        for (const kernel_arg& a : c.args) {
             if (a.input_file) add(*a.input_file, "an input file");
+            if (a.check) add(a.check->expected_file, "an expected file");
+        }
     for (std::size_t c = 0; c < req.cases.size(); ++c)
         for (std::size_t i = 0; i < req.cases[c].args.size(); ++i) {
             const kernel_arg& a = req.cases[c].args[i];

@@ -158,6 +158,43 @@ bool any_measured(const request& req) {
                        [](const run_case& c) { return c.measure; });
 }
 
+// From here the request's kernels run: CUPTI's trace measures the GPU's busy time (the
+// response's gpu_busy), started unless a profiler owns CUPTI or the request times with events
+// (a worker's trace, once started, serves every later request). What the trace still holds
+// from an earlier request is dropped. Where there is none, the note says why.
+void start_busy_clock(const request& req, harness_report& report) {
+    gpu_busy_report& busy = report.gpu_busy;
+    busy.ms.reset();
+    kernel_trace* trace = kernel_trace::running();
+    if (trace) {
+        std::size_t dropped = 0;
+        trace->take_busy(&dropped);
+    } else if (profiler_injected()) {
+        busy.note = "a profiler is injected (CUDA_INJECTION64_PATH) and owns CUPTI";
+    } else if (req.timing.timer == timer_choice::events) {
+        busy.note = "timing.timer is events: CUPTI was not started";
+    } else {
+        trace = kernel_trace::start(&busy.note);
+    }
+    if (!trace) return;
+    busy.source = "cupti";
+    busy.ms = 0.0;
+    busy.note.clear();
+}
+
+// The request's busy time, once its kernels are done: every span CUPTI delivered since
+// start_busy_clock.
+void stop_busy_clock(harness_report& report) {
+    gpu_busy_report& busy = report.gpu_busy;
+    kernel_trace* trace = kernel_trace::running();
+    if (busy.source != "cupti" || !trace) return;
+    std::size_t dropped = 0;
+    const busy_time t = trace->take_busy(&dropped);
+    busy.ms = static_cast<double>(t.busy_ns) * 1e-6;
+    busy.kernels = t.kernels;
+    if (dropped) busy.note = "CUPTI dropped " + std::to_string(dropped) + " records: a floor";
+}
+
 // The clocks a request's cases are timed and watched with: CUPTI unless events were asked
 // for, nothing is timed, or a profiler is injected (it owns CUPTI); NVML where it loads.
 case_runner::clocks clocks_phase(const request& req, const harness_options& o,
@@ -165,8 +202,10 @@ case_runner::clocks clocks_phase(const request& req, const harness_options& o,
                                  const std::function<void(const char*)>& lap) {
     case_runner::clocks clocks;
     clocks.hold_stream = should_hold_stream(o);
+    start_busy_clock(req, report);
     if (!any_measured(req)) {
         report.timer_note = "no case is measured";
+        lap("cupti_init");
         return clocks;
     }
     if (req.timing.timer == timer_choice::events)
@@ -297,6 +336,7 @@ harness_report run_request(const harness_options& o) {
         phase_start = now;
     };
     auto finish = [&] {
+        stop_busy_clock(report);
         report.wall_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();

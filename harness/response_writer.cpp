@@ -1,5 +1,7 @@
 #include <rapidjson/document.h>
 
+#include <cmath>
+
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "harness/device_measurement.hpp"
@@ -130,15 +132,46 @@ Value timing_json(const case_outcome& c, json_allocator& a) {
     return t.add("gpu_state", gpu_state_json(c, a)).take();
 }
 
+// JSON holds no infinity (an f64 difference can overflow): null stands for it.
+Value finite_or_null(double x) {
+    return std::isfinite(x) ? Value(x) : Value();
+}
+
+Value check_json(const output_check_result& c, std::uint64_t count, const harness_report& r,
+                 json_allocator& a) {
+    const cuopt_check::tally& t = c.tally;
+    json_object v(a);
+    v.add("expected_file", c.expected_file.lexically_relative(r.request_folder).generic_string());
+    v.add("expected_sha256", c.expected_sha256).add("passed", t.mismatches == 0);
+    v.add("count", static_cast<uint64_t>(count))
+        .add("mismatches", static_cast<uint64_t>(t.mismatches));
+    v.add("non_finite", static_cast<uint64_t>(t.non_finite));
+    v.add("unwritten", static_cast<uint64_t>(t.unwritten));
+    v.add("worst_index", static_cast<uint64_t>(t.worst_index));
+    v.add("worst_actual_bits", static_cast<uint64_t>(t.worst_actual_bits));
+    v.add("worst_expected_bits", static_cast<uint64_t>(t.worst_expected_bits));
+    v.add("max_abs_error", finite_or_null(t.max_abs_error));
+    v.add("max_rel_error", finite_or_null(t.max_rel_error));
+    v.add("diff_sq", finite_or_null(t.diff_sq)).add("ref_sq", finite_or_null(t.ref_sq));
+    v.add("allowed_atol", finite_or_null(c.rule.allowed_atol)).add("rtol", c.rule.rtol);
+    return v.add("rms_scaled", c.rms_scaled).take();
+}
+
 Value outputs_json(const case_outcome& c, const harness_report& r, json_allocator& a) {
     json_array outs(a);
     for (const auto& o : c.outputs) {
         json_object ov(a);
         ov.add("arg", o.arg).add("role", o.role);
-        ov.add("file", o.file.lexically_relative(r.request_folder).generic_string());
+        ov.add("file",
+               o.file.empty()
+                   ? Value()
+                   : json_text(o.file.lexically_relative(r.request_folder).generic_string(), a));
         ov.add("dtype", std::string(dtype_name(o.type)))
             .add("count", static_cast<uint64_t>(o.count));
-        outs.push(ov.add("sha256", o.sha256).add("unwritten", static_cast<uint64_t>(o.unwritten)));
+        ov.add("sha256", o.sha256.empty() ? Value() : json_text(o.sha256, a));
+        ov.add("unwritten", static_cast<uint64_t>(o.unwritten));
+        if (o.check) ov.add("check", check_json(*o.check, o.count, r, a));
+        outs.push(ov);
     }
     return outs.take();
 }
@@ -217,7 +250,8 @@ Value timing_config_json(const harness_report& r, json_allocator& a) {
         .take();
 }
 
-// A run's clock and GPU monitor: what timed the cases and what watched the GPU.
+// A run's clock and GPU monitor: what timed the cases and what watched the GPU; and how long
+// the GPU was busy with the request's kernels.
 void add_run_monitors(const harness_report& r, json_object& doc) {
     json_allocator& a = doc.allocator();
     json_object timer(a);
@@ -228,6 +262,11 @@ void add_run_monitors(const harness_report& r, json_object& doc) {
     monitor.add("source", r.gpu_monitor ? Value("nvml") : Value());
     monitor.add("note", r.gpu_monitor_note.empty() ? Value() : json_text(r.gpu_monitor_note, a));
     doc.add("timer", timer).add("gpu_monitor", monitor);
+    const gpu_busy_report& b = r.gpu_busy;
+    json_object busy(a);
+    busy.add("ms", b.ms).add("kernels", b.ms ? std::optional<int64_t>(b.kernels) : std::nullopt);
+    busy.add("source", b.source).add("note", b.note.empty() ? Value() : json_text(b.note, a));
+    doc.add("gpu_busy", busy);
 }
 
 }  // namespace

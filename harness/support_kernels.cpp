@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 extern const unsigned char support_kernels_fatbin[];
 extern const std::size_t support_kernels_fatbin_size;
@@ -14,6 +15,7 @@ support_kernels::support_kernels(int sm_count)
     CU_CALL(cuModuleGetFunction(&m_flush, m_module.get(), "cuopt_flush_l2"));
     CU_CALL(cuModuleGetFunction(&m_demote, m_module.get(), "cuopt_demote_l2"));
     CU_CALL(cuModuleGetFunction(&m_hash, m_module.get(), "cuopt_hash_bytes"));
+    CU_CALL(cuModuleGetFunction(&m_compare, m_module.get(), "cuopt_compare"));
     for (int t = 0; t < k_dtype_count; ++t) {
         const std::string name = "cuopt_generate_" + std::string(dtype_name(static_cast<dtype>(t)));
         CU_CALL(cuModuleGetFunction(&m_generate[t], m_module.get(), name.c_str()));
@@ -48,6 +50,26 @@ void support_kernels::hash_bytes(CUstream stream, CUdeviceptr buffer, std::size_
     const unsigned blocks = static_cast<unsigned>(
         std::min<std::uint64_t>((words + threads - 1) / threads, 4ull * m_sm_count));
     CU_CALL(cuLaunchKernel(m_hash, blocks, 1, 1, threads, 1, 1, 0, stream, params, nullptr));
+}
+
+cuopt_check::tally support_kernels::compare(CUstream stream, CUdeviceptr actual,
+                                            CUdeviceptr expected, std::uint64_t count,
+                                            const cuopt_check::rule& rule) const {
+    const unsigned threads = 256;  // the kernel's shared tallies hold one per thread
+    const unsigned blocks = static_cast<unsigned>(std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>((count + threads - 1) / threads, 4ull * m_sm_count)));
+    device_buffer partials(blocks * sizeof(cuopt_check::tally));
+    unsigned long long n = count;
+    cuopt_check::rule r = rule;
+    CUdeviceptr out = partials.get();
+    void* params[] = {&actual, &expected, &n, &r, &out};
+    CU_CALL(cuLaunchKernel(m_compare, blocks, 1, 1, threads, 1, 1, 0, stream, params, nullptr));
+    std::vector<cuopt_check::tally> host(blocks);
+    CU_CALL(cuStreamSynchronize(stream));
+    CU_CALL(cuMemcpyDtoH(host.data(), out, blocks * sizeof(cuopt_check::tally)));
+    cuopt_check::tally total = cuopt_check::empty_tally();
+    for (const cuopt_check::tally& t : host) cuopt_check::merge(total, t);
+    return total;
 }
 
 void support_kernels::generate(CUstream stream, CUdeviceptr buffer, dtype type, std::uint64_t count,

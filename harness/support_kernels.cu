@@ -1,12 +1,13 @@
 // The harness's own kernels, compiled by nvcc at build time into a fatbin that the
 // binary embeds: holding a stream while the timed loop is enqueued, filling generated
-// inputs on the GPU, and hashing input buffers around the checked launch. Nothing here is
-// ever timed.
+// inputs on the GPU, hashing input buffers around the checked launch, and checking outputs
+// against the oracle. Nothing here is ever timed.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
 #include "common/counter_rng.h"
+#include "common/element_check.h"
 
 __device__ __forceinline__ unsigned long long global_time_ns() {
     unsigned long long t;
@@ -202,4 +203,28 @@ extern "C" __global__ void cuopt_hash_bytes(const unsigned long long* data,
         for (unsigned w = 0; w < (blockDim.x + 31) / 32; ++w) block_sum += warp_sums[w];
         atomicAdd(sum, block_sum);
     }
+}
+
+// Checks `count` elements of an output against the oracle's (element_check.h: the same rule the
+// optimizer applies on the CPU) and writes one tally per block into partials[blockIdx.x]; the
+// host merges them in block order. Every thread tallies its elements in increasing order, then
+// the block merges the threads' tallies pairwise: counts, maxima and the worst element do not
+// depend on the grouping, and the sums come out the same for the same grid.
+extern "C" __global__ void __launch_bounds__(256)
+    cuopt_compare(const unsigned char* actual, const unsigned char* expected,
+                  unsigned long long count, cuopt_check::rule rule, cuopt_check::tally* partials) {
+    __shared__ cuopt_check::tally tallies[256];
+    cuopt_check::tally t = cuopt_check::empty_tally();
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+         i < count; i += (unsigned long long)gridDim.x * blockDim.x)
+        cuopt_check::check_element(t, rule, cuopt_check::load_bits(actual, rule.kind, i),
+                                   cuopt_check::load_bits(expected, rule.kind, i), i);
+    tallies[threadIdx.x] = t;
+    __syncthreads();
+    for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+        if (threadIdx.x < stride)
+            cuopt_check::merge(tallies[threadIdx.x], tallies[threadIdx.x + stride]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partials[blockIdx.x] = tallies[0];
 }

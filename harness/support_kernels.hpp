@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "common/element_check.h"
 #include "common/request.hpp"
 #include "harness/cuda_handles.hpp"
 
@@ -33,12 +34,18 @@ class support_kernels {
     /// allocation) into the 8 bytes at `sum`, which the caller zeroed on the same stream.
     void hash_bytes(CUstream stream, CUdeviceptr buffer, std::size_t bytes, CUdeviceptr sum) const;
 
+    /// Checks `count` elements at `actual` against `expected` (both on the device) under `rule`
+    /// (common/element_check.h) and returns the merged tally; waits for `stream`.
+    cuopt_check::tally compare(CUstream stream, CUdeviceptr actual, CUdeviceptr expected,
+                               std::uint64_t count, const cuopt_check::rule& rule) const;
+
   private:
     module_handle m_module;
     CUfunction m_hold{};
     CUfunction m_flush{};
     CUfunction m_demote{};
     CUfunction m_hash{};
+    CUfunction m_compare{};
     CUfunction m_generate[k_dtype_count]{};
     int m_sm_count = 1;
 };

@@ -51,6 +51,8 @@
 //                        timed sample), the request exits 12; the other cases run
 //   FAKE_NO_CUPTI        CUDA events alone, with a note (as with "timing.timer": "events")
 //   FAKE_NO_NVML         no GPU state, with a note
+// A run's gpu_busy says source "simulated": the timed samples summed, capped at the request's
+// wall time.
 // --device-info answers a fixed fingerprint marked "simulated": true (the optimizer then labels
 // the whole run a fake one); with --measure (or --remeasure) also fixed
 // "measured" (copy_bandwidth_gbps 4000) and "peak_tflops" (f32 60, f16 800, ...) blocks, each
@@ -111,12 +113,14 @@
 #include <utility>
 
 #include "common/counter_rng.h"
+#include "common/element_check.h"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/landlock.hpp"
 #include "common/process_life.hpp"
 #include "common/sha256.hpp"
 #include "harness/cubin_cache.hpp"
+#include "harness/expected_values.hpp"
 #include "harness/harness_report.hpp"
 #include "harness/harness_sandbox.hpp"
 #include "harness/nvrtc_compiler.hpp"
@@ -253,7 +257,36 @@ output_record write_values(const kernel_arg& a, const std::filesystem::path& fil
             a.type,
             a.count,
             sha256_hex(bytes.data(), bytes.size()),
-            count_poisoned(a.type, bytes.data(), a.count)};
+            count_poisoned(a.type, bytes.data(), a.count),
+            std::nullopt};
+}
+
+// An output with a check (the real harness's GPU comparison), done here on the CPU with the same
+// rule and the real harness's cache of expected files: the tally, and the file written only when
+// the check fails.
+output_record checked_output(const kernel_arg& a, const std::vector<unsigned char>& bytes,
+                             bool write) {
+    const expected_values& values = expected_values_for(a);
+    output_check_result check;
+    check.rule =
+        cuopt_check::make_rule(static_cast<int>(a.type), poison_bits(a.type), a.check->atol,
+                               a.check->rtol, a.check->rms_atol, values.finite_rms);
+    check.rms_scaled = is_float(a.type) && a.check->rms_atol > 0;
+    check.expected_file = a.check->expected_file;
+    check.expected_sha256 = values.sha256;
+    check.tally = cuopt_check::empty_tally();
+    for (std::uint64_t i = 0; i < a.count; ++i)
+        cuopt_check::check_element(
+            check.tally, check.rule, cuopt_check::load_bits(bytes.data(), check.rule.kind, i),
+            cuopt_check::load_bits(values.bytes.data(), check.rule.kind, i), i);
+    output_record r{a.name, "output", {}, a.type, a.count, "", check.tally.unwritten, std::nullopt};
+    if (check.tally.mismatches && write) {
+        write_file_atomic(*a.output_file, bytes.data(), bytes.size());
+        r.file = *a.output_file;
+        r.sha256 = sha256_hex(bytes.data(), bytes.size());
+    }
+    r.check = std::move(check);
+    return r;
 }
 
 // The name after "MARKER=" up to the next space, "" for a bare MARKER; nullopt without it.
@@ -782,15 +815,33 @@ int main(int argc, char** argv) {
     return serve_one(o.request, o.response, o.compile_only);
 }
 
+// The response's gpu_busy: the invented timed samples summed, one kernel each, but never more
+// than the request's own wall time so far (a GPU is not busy longer than its request ran; the
+// fake computes in microseconds what it says took milliseconds).
+void simulate_busy(harness_report& report, std::chrono::steady_clock::time_point start) {
+    double ms = 0;
+    std::size_t kernels = 0;
+    for (const case_outcome& c : report.cases) {
+        for (const double sample : c.samples_ms) ms += sample;
+        kernels += c.samples_ms.size();
+    }
+    const double wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    report.gpu_busy = {"simulated", std::min(ms, wall_ms), kernels,
+                       "fake-harness: invented timings, capped at the request's wall time"};
+}
+
 // One request, as a one-shot fake harness or a fake worker serves it: the response written,
 // the exit code returned (or the process crashes or hangs, as the markers ask).
 int serve_one(const std::string& request_arg, const std::string& response_path, bool compile_only) {
+    const auto start = std::chrono::steady_clock::now();
     log_worker_request(request_arg);
     harness_report report;
     report.confinement = g_confinement;
     report.request_file = std::filesystem::absolute(request_arg);
     report.request_folder = report.request_file.parent_path();
     auto finish = [&] {
+        if (report.mode == "run") simulate_busy(report, start);
         write_file_atomic(response_path, write_response_json(report));
         return to_int(report.code);
     };
@@ -960,11 +1011,16 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
             poison(0, cv.size());
         if (src.find("FAKE_SKIP_LAST_ROW") != std::string::npos)
             poison(static_cast<std::size_t>((m - 1) * n), static_cast<std::size_t>(m * n));
-        if (src.find("FAKE_MISSING_OUTPUT") == std::string::npos)
-            write_file_atomic(*c_arg.output_file, c_bytes.data(), c_bytes.size());
-        out.outputs.push_back({c_arg.name, "output", *c_arg.output_file, c_arg.type, c_arg.count,
-                               sha256_hex(c_bytes.data(), c_bytes.size()),
-                               count_poisoned(c_arg.type, c_bytes.data(), cv.size())});
+        const bool write = src.find("FAKE_MISSING_OUTPUT") == std::string::npos;
+        if (c_arg.check && write) {  // FAKE_MISSING_OUTPUT: a harness that lists a file it lost
+            out.outputs.push_back(checked_output(c_arg, c_bytes, write));
+        } else {
+            if (write) write_file_atomic(*c_arg.output_file, c_bytes.data(), c_bytes.size());
+            out.outputs.push_back({c_arg.name, "output", *c_arg.output_file, c_arg.type,
+                                   c_arg.count, sha256_hex(c_bytes.data(), c_bytes.size()),
+                                   count_poisoned(c_arg.type, c_bytes.data(), cv.size()),
+                                   std::nullopt});
+        }
         for (std::size_t i = 0; i < rc.args.size(); ++i) {  // an inout c has its values too
             const kernel_arg& in = rc.args[i];
             if (!in.input_dump_file) continue;

@@ -361,9 +361,11 @@ TEST_CASE("a fake run says so: its first line, the closing lines, the report and
         run.f.run() / "summary.json",
         std::regex_replace(test::read_text(run.f.run() / "summary.json"),
                            std::regex(R"("simulated": true)"), R"("simulated": false)"));
-    write_file_atomic(run.f.run() / "run.json",
-                      std::regex_replace(test::read_text(run.f.run() / "run.json"),
-                                         std::regex(R"("simulated": true,?)"), ""));
+    write_file_atomic(
+        run.f.run() / "run.json",
+        std::regex_replace(std::regex_replace(test::read_text(run.f.run() / "run.json"),
+                                              std::regex(R"("simulated": true,?)"), ""),
+                           std::regex(R"("source": "simulated")"), R"("source": "cupti")"));
     const fs::path real = run.f.dir / "real.html";
     REQUIRE(
         test::run_optimizer({"report", run.f.run().string(), "--out", real.string()}).exit_code ==

@@ -69,7 +69,8 @@ case_evaluation timed_case() {
     v.max_abs_error = std::numeric_limits<double>::infinity();
     v.max_rel_error = 0.1 + 0.2;
     v.relative_l2_error = 1.0 / 3.0;
-    ce.outputs.push_back({"c", "/tmp/run/candidates/iter-02/attempt-1/outputs/perf.c.bin", 0, v});
+    ce.outputs.push_back({"c", "/tmp/run/candidates/iter-02/attempt-1/outputs/perf.c.bin", 0, v,
+                          std::nullopt, false});
     return ce;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "common/html_text.hpp"
 #include "orchestrator/artifacts/timing_conditions.hpp"
 
 namespace cuopt {
@@ -292,6 +293,64 @@ std::string closing_table(const search_outcome& o, const manifest& m,
                   : "") +
              "\n";
     return t + timing_condition_lines(o.history, simulated);
+}
+
+namespace {
+
+// "61%" of a fraction, "<1%" for a sliver.
+std::string percent(double fraction) {
+    if (fraction > 0 && fraction < 0.005) return "<1%";
+    char text[16];
+    std::snprintf(text, sizeof text, "%.0f%%", fraction * 100);
+    return text;
+}
+
+// "GPU 0", or "GPUs 0, 1" with each one's share of the search ("GPU 0 61%, GPU 1 35%") added
+// to `details`.
+std::string gpus_text(const gpu_busy_record& g, std::vector<std::string>& details) {
+    if (g.gpus.size() == 1) return "GPU " + std::to_string(g.gpus.front().device);
+    std::vector<std::string> indices, shares;
+    for (const gpu_busy_totals& t : g.gpus) {
+        indices.push_back(std::to_string(t.device));
+        shares.push_back(
+            "GPU " + std::to_string(t.device) + " " +
+            percent(g.search_wall_s > 0 ? t.search_busy_ms / 1000 / g.search_wall_s : 0));
+    }
+    details.push_back(joined(shares, ", "));
+    return "GPUs " + joined(indices, ", ");
+}
+
+}  // namespace
+
+std::string gpu_busy_line(const gpu_busy_record& g) {
+    if (g.source == "simulated") return "gpu busy: simulated (the fake harness measured nothing)\n";
+    int runs = 0, unmeasured = 0;
+    double search_ms = 0;
+    long long kernels = 0;
+    for (const gpu_busy_totals& t : g.gpus) {
+        runs += t.harness_runs;
+        unmeasured += t.unmeasured_runs;
+        search_ms += t.search_busy_ms;
+        kernels += t.search_kernels;
+    }
+    if (g.source == "none" || !g.busy_fraction)
+        return "gpu busy: not measured (" +
+               (runs == 0 ? std::string("no harness run")
+                          : "none of " + grouped(runs) + " harness runs gave a figure") +
+               ")\n";
+    std::vector<std::string> details;
+    const std::string where = gpus_text(g, details);
+    char figures[96];
+    std::snprintf(figures, sizeof figures, ": %.1f s in %s kernels", search_ms / 1000,
+                  grouped(kernels).c_str());
+    details.push_back((g.source == "cupti" ? "CUPTI" : g.source) + figures);
+    if (unmeasured)
+        details.push_back(grouped(unmeasured) + " of " + grouped(runs) +
+                          " harness runs gave no figure: a floor");
+    char head[96];
+    std::snprintf(head, sizeof head, "gpu busy: %s of the search's %.1f s on ",
+                  percent(*g.busy_fraction).c_str(), g.search_wall_s);
+    return head + where + " (" + joined(details, "; ") + ")\n";
 }
 
 std::string timing_condition_lines(const std::vector<attempt_result>& attempts, bool simulated,

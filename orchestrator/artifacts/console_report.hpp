@@ -42,6 +42,14 @@ std::string verdict_line(const search_outcome& o, const evidence_report& ev,
 std::string timing_condition_lines(const std::vector<attempt_result>& attempts, bool simulated,
                                    const std::string& prefix = "");
 
+/// "gpu busy: 61% of the search's 14.2 s on GPU 0 (CUPTI: 8.7 s in 1,234 kernels)", from
+/// run.json's gpu_busy: the search's busy time over its wall time on every GPU (with several,
+/// "on GPUs 0, 1 (GPU 0 61%, GPU 1 35%; CUPTI: ...)"), with the harness runs that gave no
+/// figure said (the figure is then a floor); "gpu busy: simulated
+/// (the fake harness measured nothing)" for a fake run; "gpu busy: not measured (...)" where no
+/// run gave a figure.
+std::string gpu_busy_line(const gpu_busy_record& g);
+
 /// Per case: the initial kernel's median, the best's and the speedup.
 /// With the vendor library's medians (`devices`: each GPU of --devices, the first first), more
 /// columns: the vendor's time and vendor / best (above 1: the best beats the library). One

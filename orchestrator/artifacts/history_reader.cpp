@@ -66,9 +66,10 @@ void timing_from(const json_field& v, case_evaluation& ce) {
 output_check output_from(const json_field& v, const fs::path& run) {
     output_check oc;
     oc.arg = v.text("arg");
-    oc.file = run / v.text("file");
+    if (const auto file = v.optional_text("file")) oc.file = run / *file;
     oc.unwritten = v.integer<std::uint64_t>("unwritten");
     if (!v.has("passed")) return oc;
+    oc.checked_on_gpu = v.optional_text("checked_on").value_or("cpu") == "gpu";
     validation_result vr;
     vr.passed = v.boolean("passed");
     vr.mismatches = v.optional_integer<std::size_t>("mismatches").value_or(0);

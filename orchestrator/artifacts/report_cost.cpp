@@ -43,23 +43,64 @@ std::string model_rows(const report_context& c) {
                                         : "no price for this model in the config's price table");
 }
 
-// GPU busy time, never more than the wall time on each GPU: a simulated run measured none, and
-// timings that sum past the wall clock are not the GPU's time (said, not shown as busy time).
-std::string gpu_busy_row(const report_context& c, const std::string& how) {
-    const double busy_s = c.gpu.total_ms() / 1000;
-    if (c.simulated)
-        return row("GPU busy time", "none",
-                   "a fake run: no GPU was used (the stand-in harness's invented timings sum to " +
-                       html_escape(duration_text(busy_s)) + ")");
-    const std::size_t gpus =
-        std::max<std::size_t>(1, array_or_empty(c.folder.summary, "devices").Size());
-    const double limit_s = c.cost_in.wall_s * static_cast<double>(gpus);
-    if (c.cost_in.wall_s > 0 && busy_s > limit_s)
+// run.json's gpu_busy, summed over its GPUs.
+struct busy_figures {
+    double busy_s = 0;
+    long long kernels = 0, runs = 0, unmeasured = 0;
+    std::size_t gpus = 0;
+};
+
+busy_figures busy_of(const Value& busy) {
+    busy_figures f;
+    for (const Value& g : array_or_empty(busy, "gpus").GetArray()) {
+        f.busy_s += number_of(g, "busy_s").value_or(0);
+        f.kernels += integer_of(g, "kernels").value_or(0);
+        f.runs += integer_of(g, "harness_runs").value_or(0);
+        f.unmeasured += integer_of(g, "unmeasured_runs").value_or(0);
+        ++f.gpus;
+    }
+    return f;
+}
+
+// GPU busy time as run.json measured it (CUPTI's kernel spans, every harness run of the run),
+// and the search's share of its wall time. A simulated run measured none and says so; a busy
+// time past the wall time on every GPU is not shown as one; runs without a figure make it a
+// floor, said.
+std::string gpu_busy_row(const report_context& c) {
+    const Value* busy = member(c.folder.run, "gpu_busy");
+    const busy_figures f = busy ? busy_of(*busy) : busy_figures{};
+    if (c.simulated || (busy && text_of(*busy, "source") == "simulated"))
+        return row(
+            "GPU busy time", "none",
+            "a fake run: no GPU was used (the stand-in harness's invented busy time sums to " +
+                html_escape(duration_text(f.busy_s)) + ")");
+    if (!busy)
+        return row("GPU busy time", "not recorded",
+                   "run.json predates the measured busy time (gpu_busy)");
+    const std::string source = text_of(*busy, "source");
+    if (source == "none")
+        return row("GPU busy time", "not measured",
+                   "none of " + grouped(f.runs) +
+                       " harness runs gave a figure (CUPTI missing, or held by a profiler)");
+    const double limit_s = c.cost_in.wall_s * static_cast<double>(std::max<std::size_t>(1, f.gpus));
+    if (c.cost_in.wall_s > 0 && f.busy_s > limit_s)
         return row("GPU busy time", "unknown",
-                   "the responses' timings sum to " + html_escape(duration_text(busy_s)) +
-                       ", more than the wall time on " + std::to_string(gpus) +
-                       " GPU(s): they are not the GPU's time");
-    return row("GPU busy time (measured)", duration_text(busy_s), html_escape(how));
+                   "run.json's busy time, " + html_escape(duration_text(f.busy_s)) +
+                       ", is more than the wall time on " + std::to_string(f.gpus) + " GPU(s)");
+    std::ostringstream how;
+    how << (source == "cupti" ? "CUPTI's kernel records" : "mixed sources (" + source + ")")
+        << ": the union of every kernel's span, overlaps counted once, over " << grouped(f.runs)
+        << " harness runs (search, evidence, reference and vendor; the harness's input "
+           "generation, L2 flushes and hashes included), "
+        << grouped(f.kernels) << " kernels";
+    if (const auto fraction = number_of(*busy, "busy_fraction"))
+        how << "; the search kept " << (f.gpus == 1 ? "the GPU" : "its GPUs") << " busy "
+            << fixed(*fraction * 100, 0) << "% of its "
+            << duration_text(number_of(*busy, "search_wall_s").value_or(0));
+    if (f.unmeasured)
+        how << "; " << grouped(f.unmeasured) << " runs gave no figure (crashed, hung or "
+            << "untraced): a floor";
+    return row("GPU busy time (measured)", duration_text(f.busy_s), html_escape(how.str()));
 }
 
 std::string usage_rows(const report_context& c) {
@@ -67,22 +108,11 @@ std::string usage_rows(const report_context& c) {
     const Value& attempts = array_or_empty(c.folder.history, "attempts");
     for (const Value& a : attempts.GetArray())
         compile_ms += number_of(object_or_empty(a, "compile"), "wall_ms").value_or(0);
-    const measured_gpu_time& g = c.gpu;
-    std::ostringstream how;
-    how << "the sum of gpu_time_ms (a measured case's timed samples on the primary clock) over "
-        << g.responses << " response.json files of the run folder: search " << fixed(g.search_ms, 1)
-        << " ms, evidence gates " << fixed(g.evidence_ms, 1) << " ms, oracle and vendor runs "
-        << fixed(g.other_ms, 1) << " ms; " << grouped(g.timed_launches)
-        << " timed launches. Warm-up and checked launches, L2 flushes and input refreshes are not "
-           "in it"
-        << (g.unreadable
-                ? "; " + std::to_string(g.unreadable) + " unreadable response files left out"
-                : "");
     return model_rows(c) +
            row("compile time", fixed(compile_ms, 1) + " ms",
                "NVRTC wall time summed over " + std::to_string(attempts.Size()) +
                    " attempts (cache hits near 0)") +
-           gpu_busy_row(c, how.str()) +
+           gpu_busy_row(c) +
            row("time inside the harness",
                duration_text(number_of(c.folder.run, "harness_wall_s").value_or(0)),
                "the harness processes' wall time") +

@@ -82,7 +82,6 @@ void fill_context(report_context& c, const report_economics& flags) {
         c.winner_attempt = find_attempt(f.history, integer_of(*best, "iteration").value_or(-1),
                                         integer_of(*best, "attempt").value_or(-1));
     if (c.winner_attempt) c.parent_attempt = parent_of(f.history, *c.winner_attempt);
-    c.gpu = read_measured_gpu_time(f.path);
     c.economics = recorded_economics(f.run, flags);
     fill_cost_inputs(c);
     c.costs = compute_costs(c.cost_in, c.economics);

@@ -22,7 +22,6 @@ struct report_context {
     const rapidjson::Value* initial_attempt = nullptr;  // history's iteration 0
     const rapidjson::Value* winner_attempt = nullptr;   // the declared winner's attempt
     const rapidjson::Value* parent_attempt = nullptr;   // the attempt the winner was built on
-    measured_gpu_time gpu;
     report_economics economics;
     cost_inputs cost_in;
     std::string saved_basis;  // which medians the saving comes from, in words

@@ -55,10 +55,13 @@ std::optional<double> finite(double x) {
 
 Value output_json(const output_check& oc, const fs::path& run, json_allocator& a) {
     json_object o(a);
-    o.add("arg", oc.arg).add("file", oc.file.lexically_relative(run).generic_string());
+    o.add("arg", oc.arg);
+    o.add("file", oc.file.empty() ? Value()
+                                  : json_text(oc.file.lexically_relative(run).generic_string(), a));
     o.add("unwritten", static_cast<uint64_t>(oc.unwritten));
     if (!oc.validation) return o.take();
     const validation_result& vr = *oc.validation;
+    o.add("checked_on", oc.checked_on_gpu ? "gpu" : "cpu");
     o.add("passed", vr.passed).add("mismatches", static_cast<uint64_t>(vr.mismatches));
     o.add("worst_index", static_cast<uint64_t>(vr.worst_index));
     o.add("worst_actual", finite(vr.worst_actual)).add("worst_expected", finite(vr.worst_expected));
@@ -239,6 +242,21 @@ Value parsed_or_null(const std::string& text, json_allocator& a) {
     return parsed.IsNull() ? Value() : Value(parsed, a);
 }
 
+// run.json's gpu_busy: the meter's figures, in seconds.
+Value gpu_busy_json(const gpu_busy_record& g, json_allocator& a) {
+    json_array gpus(a);
+    for (const gpu_busy_totals& t : g.gpus) {
+        json_object gpu(a);
+        gpu.add("device", t.device).add("busy_s", t.busy_ms / 1000);
+        gpu.add("search_busy_s", t.search_busy_ms / 1000).add("kernels", t.kernels);
+        gpu.add("search_kernels", t.search_kernels).add("harness_runs", t.harness_runs);
+        gpus.push(gpu.add("unmeasured_runs", t.unmeasured_runs).take());
+    }
+    json_object out(a);
+    out.add("source", g.source).add("search_wall_s", g.search_wall_s).add("gpus", gpus);
+    return out.add("busy_fraction", g.busy_fraction).take();
+}
+
 }  // namespace
 
 std::string summary_json(const search_outcome& o, const manifest& m, const oracle_files& oracle,
@@ -290,13 +308,9 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     top.add("started", info.started_utc);
     top.add("finished", info.finished_utc.empty() ? Value() : json_text(info.finished_utc, a));
     top.add("wall_s", info.wall_s);
-    double harness_s = 0, gpu_ms = 0;
-    for (const auto& r : o.history) {
-        harness_s += r.harness_wall_ms / 1000.0;
-        for (const auto& ce : r.cases)
-            if (ce.median_ms) gpu_ms += *ce.median_ms * info.launches_per_measured_case;
-    }
-    top.add("harness_wall_s", harness_s).add("gpu_busy_ms_estimate", gpu_ms);
+    double harness_s = 0;
+    for (const auto& r : o.history) harness_s += r.harness_wall_ms / 1000.0;
+    top.add("harness_wall_s", harness_s).add("gpu_busy", gpu_busy_json(info.gpu_busy, a));
     top.add("timer", timer_json(summarize_timer(o.history), a));
     top.add("gpu_state", gpu_state_json(summarize_gpu_state(o.history), a));
     top.add("attempts", static_cast<int>(o.history.size()));

@@ -52,10 +52,12 @@ struct run_info {
     std::string started_utc, finished_utc;
     double wall_s = 0;
     std::map<std::string, setting_value>
-        settings;                          // max_iterations, min_gain, timeout_s, seed, ...
-    int launches_per_measured_case = 111;  // 1 + warm-up + timed: for the GPU-busy estimate
-    std::string model_json = "null";       // the model proposer's usage block, when one ran
-    std::vector<resume_entry> resumes;     // every --resume of the run, in order
+        settings;  // max_iterations, min_gain, timeout_s, seed, ...
+    /// How long the GPUs were busy with the run's kernels (the meter's record when run.json is
+    /// written): run.json's gpu_busy.
+    gpu_busy_record gpu_busy;
+    std::string model_json = "null";    // the model proposer's usage block, when one ran
+    std::vector<resume_entry> resumes;  // every --resume of the run, in order
     /// How the harness ran: {"isolation": "worker"|"process", workers started, requests, ...}.
     std::string harness_processes_json = "null";
     /// How the harness confined itself and whether --allow-unconfined was given (the attempts

@@ -43,19 +43,4 @@ struct run_folder {
 /// says the run stopped with an error before writing them. Throws report_input_error.
 run_folder read_run_folder(const std::filesystem::path& dir);
 
-/// GPU time the harness measured in this run: the sum of every measured case's gpu_time_ms
-/// (its timed samples on the primary clock; warm-up and checked launches, L2 flushes and input
-/// refreshes are outside it) over every response.json in the folder, by where it lies.
-struct measured_gpu_time {
-    double search_ms = 0;    // candidates/: the search's attempts
-    double evidence_ms = 0;  // evidence/: the gates, the significance rounds included
-    double other_ms = 0;     // reference/, vendor/, holdout and fresh-seed oracles
-    long long timed_launches = 0;
-    int responses = 0;   // response.json files read
-    int unreadable = 0;  // response.json files that did not parse (not counted)
-    double total_ms() const { return search_ms + evidence_ms + other_ms; }
-};
-/// Walks the folder (replay/ left out: it is not the run's work), in sorted path order.
-measured_gpu_time read_measured_gpu_time(const std::filesystem::path& dir);
-
 }  // namespace cuopt

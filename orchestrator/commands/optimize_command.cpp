@@ -48,6 +48,8 @@ struct run_context {
     const optimizer_options& o;
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     std::unique_ptr<process_runner> runner = make_runner(o);
+    // Every harness run's GPU busy time, per GPU of --devices (the evaluator adds to it).
+    std::shared_ptr<gpu_busy_meter> busy = std::make_shared<gpu_busy_meter>(devices_of(o));
     run_info info;
     model_config model;
     proposer_kind kind = proposer_kind::autotune;
@@ -233,6 +235,7 @@ void record_economics(const report_economics& e, run_info& info) {
 // run.json while the run is under way (no stop reason yet): what --resume reads back.
 void write_progress(run_context& c, const search_outcome& so_far) {
     c.info.wall_s = seconds_since(c.started);
+    c.info.gpu_busy = c.busy->record();
     write_file_durable(c.run / "run.json", run_json(c.info, so_far));
 }
 
@@ -286,12 +289,13 @@ void open_run(run_context& c) {
     es.timing.fresh_inputs = true;
     es.initial_file_name = fs::path(o.initial_kernel).filename().string();
     es.arch = device_arch(c.device_json);
+    es.gpu_checks = o.isolation == harness_isolation::worker;
     for (const int d : devices_of(o))
         c.device_floors[d] = floors_for(*c.contract, read_device_peaks(device_json_of(c, d)));
     c.floors = c.device_floors[es.device];
     for (const auto& [name, f] : c.floors) es.floors_ms[name] = f.floor_ms;
+    es.gpu_busy = c.busy;
     c.evaluator = std::make_unique<attempt_evaluator>(*c.contract, es, *c.runner);
-    c.info.launches_per_measured_case = 1 + o.timing.warmup + o.timing.iterations;
     c.info.sha256["manifest"] = sha256_file_hex(o.input_cases);
     c.info.sha256["initial"] = sha256_hex(c.initial.source);
     c.info.sha256["harness"] = sha256_file_hex(o.harness);
@@ -627,7 +631,10 @@ search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
         [run](int it, int at) { return attempt_folder(run, it, at); }, on_attempt, &interrupted);
     loop.on_candidates(
         [run](int it, const iteration_record& r) { write_candidates_file(run, it, r); });
-    return loop.run(c.initial, c.oracle, c.record ? &*c.record : nullptr);
+    c.busy->begin_search();
+    search_outcome out = loop.run(c.initial, c.oracle, c.record ? &*c.record : nullptr);
+    c.busy->end_search();
+    return out;
 }
 
 // report.html from the folder's files, beside summary.json; a report that cannot be made is a
@@ -699,12 +706,13 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     }
     c.info.finished_utc = utc_now();
     c.info.wall_s = seconds_since(c.started);
+    c.info.gpu_busy = c.busy->record();
     c.info.harness_processes_json = harness_processes_json(c);
     write_file_durable(c.run / "run.json", run_json(c.info, outcome));
     const bool reported = write_run_report(c);
     if (!c.o.quiet)
         std::cerr << closing_table(outcome, m, ev.devices, c.info.simulated)
-                  << evidence_lines(outcome, ev, c.info.simulated)
+                  << gpu_busy_line(c.info.gpu_busy) << evidence_lines(outcome, ev, c.info.simulated)
                   << verdict_line(outcome, ev, c.run.filename().string(), c.info.wall_s,
                                   verdict.word,
                                   outcome.stop == stop_reason::error  // said on its own line
@@ -771,6 +779,7 @@ void record_failure(run_context& c, const std::string& why) {
     failed.error = why;
     c.info.finished_utc = utc_now();
     c.info.wall_s = seconds_since(c.started);
+    c.info.gpu_busy = c.busy->record();
     try {
         write_file_durable(c.run / "run.json", run_json(c.info, failed));
     } catch (const std::exception&) {

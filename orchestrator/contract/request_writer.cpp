@@ -60,6 +60,12 @@ Value arg_json(const kernel_arg& arg, const fs::path& folder, json_allocator& a)
     if (arg.input_dump_file)
         v.add("input_dump_file", relative_path(*arg.input_dump_file, folder, a));
     if (arg.output_file) v.add("output_file", relative_path(*arg.output_file, folder, a));
+    if (arg.check) {
+        json_object check(a);
+        check.add("expected_file", relative_path(arg.check->expected_file, folder, a));
+        check.add("expected_sha256", arg.check->expected_sha256).add("atol", arg.check->atol);
+        v.add("check", check.add("rtol", arg.check->rtol).add("rms_atol", arg.check->rms_atol));
+    }
     if (arg.timing_inputs_mode)
         v.add("timing_inputs", k_timing_inputs.name(*arg.timing_inputs_mode));
     return v.take();

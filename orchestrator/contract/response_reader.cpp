@@ -2,6 +2,8 @@
 
 #include <rapidjson/document.h>
 
+#include <cmath>
+
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
@@ -52,12 +54,13 @@ response_timing_details read_timing_details(const json_field& f) {
     return out;
 }
 
-// Issue 12's fields, read before the schema check so that a value of the wrong kind is named
-// exactly (under the schema's oneOf the check would name only the block around it). Every part
-// is optional: a response from an older harness has none of them.
+// Issue 12's fields and gpu_busy, read before the schema check so that a value of the wrong
+// kind is named exactly (under the schema's oneOf the check would name only the block around
+// it). Every part is optional: a response from an older harness has none of them.
 struct timing_blocks {
     std::optional<response_timer> timer;
     std::optional<response_gpu_monitor> gpu_monitor;
+    std::optional<response_gpu_busy> gpu_busy;
     std::vector<std::optional<response_timing_details>> cases;  // by index
 };
 
@@ -71,6 +74,10 @@ timing_blocks read_timing_blocks(const Value& doc, const std::string& source) {
     if (const auto g = top.find("gpu_monitor"))
         out.gpu_monitor =
             response_gpu_monitor{g->optional_text("source"), g->optional_text("note")};
+    if (const auto b = top.find("gpu_busy"))
+        out.gpu_busy = response_gpu_busy{
+            b->optional_number("ms"), b->optional_integer<std::int64_t>("kernels"),
+            b->word("source", k_gpu_busy_sources), b->optional_text("note")};
     const auto cases = top.find("cases");
     if (!cases || !cases->is_array()) return out;
     for (const json_field& c : cases->items()) {
@@ -102,15 +109,45 @@ response_timing read_timing(const json_field& t) {
             t.number("stdev_ms"),     t.numbers("samples_ms"),      {}};
 }
 
+response_check read_check(const json_field& c) {
+    response_check r;
+    r.expected_sha256 = c.text("expected_sha256");
+    r.count = c.integer<std::uint64_t>("count");
+    cuopt_check::tally& t = r.tally;
+    t.mismatches = c.integer<std::uint64_t>("mismatches");
+    t.non_finite = c.integer<std::uint64_t>("non_finite");
+    t.unwritten = c.integer<std::uint64_t>("unwritten");
+    t.worst_index = c.integer<std::uint64_t>("worst_index");
+    t.worst_actual_bits = c.integer<std::uint64_t>("worst_actual_bits");
+    t.worst_expected_bits = c.integer<std::uint64_t>("worst_expected_bits");
+    const auto number = [&](const char* key) { return c.optional_number(key).value_or(INFINITY); };
+    t.max_abs_error = number("max_abs_error");
+    t.max_rel_error = number("max_rel_error");
+    t.diff_sq = number("diff_sq");
+    t.ref_sq = number("ref_sq");
+    r.allowed_atol = number("allowed_atol");
+    r.rtol = c.number("rtol");
+    r.rms_scaled = c.boolean("rms_scaled");
+    if (c.boolean("passed") != (t.mismatches == 0))
+        c.fail("'passed' true exactly when 'mismatches' is 0",
+               std::to_string(t.mismatches) + " mismatches with passed " +
+                   (t.mismatches ? "true" : "false"));
+    return r;
+}
+
 response_output read_output(const json_field& o, const fs::path& folder) {
     response_output r;
     r.arg = o.text("arg");
     r.is_input_dump = o.text("role") == "input_dump";
-    r.file = folder / o.text("file");
+    if (const auto file = o.optional_text("file")) r.file = folder / *file;
     r.type = parse_dtype(o.text("dtype")).value_or(dtype::u8);
     r.count = o.integer<std::uint64_t>("count");
-    r.sha256 = o.text("sha256");
+    r.sha256 = o.optional_text("sha256").value_or("");
     r.unwritten = o.integer<std::uint64_t>("unwritten");
+    if (const auto check = o.find("check")) r.check = read_check(*check);
+    if (r.file.empty() && !(r.check && r.check->tally.mismatches == 0))
+        o.fail("a 'file' for an output not checked on the GPU, or one that failed its check",
+               "file null");
     return r;
 }
 
@@ -196,6 +233,7 @@ harness_response read_response(const fs::path& file) {
         if (out.cases[i].timing && blocks.cases[i]) out.cases[i].timing->details = *blocks.cases[i];
     out.timer = std::move(blocks.timer);
     out.gpu_monitor = std::move(blocks.gpu_monitor);
+    out.gpu_busy = std::move(blocks.gpu_busy);
     if (const auto c = top.find("confinement")) out.confinement = read_confinement(*c);
     return out;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/dtype.hpp"
+#include "common/element_check.h"
 #include "common/json_fields.hpp"
 #include "common/landlock.hpp"
 #include "common/name_table.hpp"
@@ -51,6 +52,24 @@ struct response_timer {
 /// The response's gpu_monitor block: where the GPU's state came from (nvml), or why nowhere.
 struct response_gpu_monitor {
     std::optional<std::string> source, note;
+};
+
+/// Where a response's gpu_busy figure comes from: CUPTI's kernel records, a stand-in harness's
+/// invention, or nowhere.
+enum class gpu_busy_source { cupti, simulated, none };
+inline constexpr auto k_gpu_busy_sources =
+    make_name_table<gpu_busy_source>({{gpu_busy_source::cupti, "cupti"},
+                                      {gpu_busy_source::simulated, "simulated"},
+                                      {gpu_busy_source::none, "none"}});
+
+/// The response's gpu_busy block: how long the GPU was busy with every kernel the request ran
+/// (support kernels included). ms absent: kernels ran but nothing measured them (the note
+/// says why); 0 with source none: no kernel ran.
+struct response_gpu_busy {
+    std::optional<double> ms;
+    std::optional<std::int64_t> kernels;
+    gpu_busy_source source = gpu_busy_source::none;
+    std::optional<std::string> note;
 };
 
 /// One clock's figures for a case (the old median_ms etc. are the primary channel's).
@@ -96,14 +115,25 @@ struct response_timing {
     response_timing_details details;
 };
 
+/// An output the harness checked against the oracle on the GPU (the request's check): the
+/// tally of element_check.h's rule and the rule's numbers, as the CPU comparison would give.
+struct response_check {
+    std::string expected_sha256;
+    std::uint64_t count = 0;
+    cuopt_check::tally tally = cuopt_check::empty_tally();
+    double allowed_atol = 0, rtol = 0;
+    bool rms_scaled = false;
+};
+
 struct response_output {
     std::string arg;
     bool is_input_dump = false;  // role "input_dump": the inputs a reference launch saw
-    std::filesystem::path file;  // resolved against the response's folder
+    std::filesystem::path file;  // resolved against the response's folder; empty: not written
     dtype type = dtype::f32;
     std::uint64_t count = 0;
-    std::string sha256;
+    std::string sha256;  // "" when no file was written
     std::uint64_t unwritten = 0;
+    std::optional<response_check> check;
 };
 
 struct response_case {
@@ -157,14 +187,15 @@ struct harness_response {
     std::vector<response_case> cases;
     std::optional<response_timer> timer;              // absent from an older harness
     std::optional<response_gpu_monitor> gpu_monitor;  // likewise
+    std::optional<response_gpu_busy> gpu_busy;        // likewise
     /// How the harness confined itself (Landlock) before it read the request; a response
     /// without the block (a harness that predates it) reads as mode "none".
     cuopt::confinement confinement = unreported_confinement();
 };
 
 /// Reads and schema-checks a response; throws json_error naming the file and field. The
-/// timer, gpu_monitor and per-case timing details are optional (older responses lack them),
-/// but where present each is type-checked here too.
+/// timer, gpu_monitor, gpu_busy and per-case timing details are optional (older responses lack
+/// them), but where present each is type-checked here too.
 harness_response read_response(const std::filesystem::path& file);
 
 }  // namespace cuopt

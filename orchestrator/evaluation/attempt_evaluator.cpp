@@ -48,13 +48,15 @@ std::string source_name_for(const candidate& c, const evaluator_settings& s) {
 // Writes kernel.cu, the inputs and request.json into a fresh attempt folder; "" or why the
 // request could not be made.
 std::string prepare_folder(const attempt_evaluator& e, const manifest& m, const candidate& c,
-                           const fs::path& folder, bool reference, request* made = nullptr) {
+                           const fs::path& folder, bool reference, request* made = nullptr,
+                           const oracle_files* oracle = nullptr) {
     fs::create_directories(folder);
     write_file_atomic(folder / "kernel.cu", c.source);
     link_input_files(m, folder);
     try {
         request req = e.make_request(c, attempt_evaluator::request_paths{}, reference);
         req.kernel.display_name = source_name_for(c, e.settings());
+        if (oracle && !reference && e.checks_on_gpu()) e.add_gpu_checks(req, folder, *oracle);
         write_file_atomic(folder / "request.json", write_request_json(req));
         if (made) *made = req;
     } catch (const expression_error& ex) {
@@ -81,6 +83,8 @@ std::string missing_from(const request& req, const harness_response& resp) {
                     std::string(dump ? "input dump" : "output") + " '" + a.name + "'";
                 if (o == c->outputs.end())
                     return "case '" + rc.name + "': the response lists no " + what;
+                if (o->file.empty() && a.check && o->check && o->check->tally.mismatches == 0)
+                    continue;  // checked on the GPU, passed, not written
                 if (!fs::is_regular_file(o->file))
                     return "case '" + rc.name + "': the " + what + " file " +
                            o->file.filename().string() + " is missing";
@@ -212,7 +216,8 @@ case_evaluation case_from_response(const response_case& rc, case_kind kind) {
         ce.timing = rc.timing->details;
     }
     for (const response_output& o : rc.outputs)
-        if (!o.is_input_dump) ce.outputs.push_back({o.arg, o.file, o.unwritten, std::nullopt});
+        if (!o.is_input_dump)
+            ce.outputs.push_back({o.arg, o.file, o.unwritten, std::nullopt, o.check, false});
     return ce;
 }
 
@@ -333,15 +338,30 @@ std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& f
                     : p.timed_out     ? verdict::timeout
                                       : verdict::crash;
         r.reason = p.failed_to_start ? p.describe() : "cuda-harness " + p.describe();
+        if (!p.failed_to_start) count_gpu_busy(std::nullopt, r);  // it may have run kernels
         return std::nullopt;
     }
+    std::optional<harness_response> out;
     try {
-        return read_response(response);
+        out = read_response(response);
     } catch (const std::exception& e) {
         r.verdict = verdict::harness_error;
         r.reason = "cuda-harness " + p.describe() + " without a usable response: " + e.what();
-        return std::nullopt;
     }
+    count_gpu_busy(out, r);
+    return out;
+}
+
+void attempt_evaluator::count_gpu_busy(const std::optional<harness_response>& response,
+                                       attempt_result& r) const {
+    long long kernels = 0;
+    if (response && response->gpu_busy) {
+        r.gpu_busy_ms = response->gpu_busy->ms;
+        r.gpu_busy_source = k_gpu_busy_sources.name(response->gpu_busy->source);
+        kernels = response->gpu_busy->kernels.value_or(0);
+    }
+    if (m_settings.gpu_busy)
+        m_settings.gpu_busy->add(m_settings.device, r.gpu_busy_ms, kernels, r.gpu_busy_source);
 }
 
 void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& oracle) const {
@@ -352,8 +372,16 @@ void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& ora
             const manifest_arg* arg = m_manifest.find_arg(oc.arg);
             const auto it = oracle.find({ce.name, oc.arg});
             if (!arg || it == oracle.end()) continue;
-            const std::string bad =
-                check_output(oc, *arg, tolerance_in_case(m_manifest, *arg, ce.name), it->second);
+            const tolerance tol = tolerance_in_case(m_manifest, *arg, ce.name);
+            std::string bad;
+            try {
+                bad = oc.gpu_check ? accept_gpu_check(oc, *arg, tol, it->second)
+                                   : check_output(oc, *arg, tol, it->second);
+            } catch (const std::exception& e) {  // a file gone, a check against another oracle
+                r.verdict = verdict::harness_error;
+                r.reason = "case '" + ce.name + "': " + e.what();
+                return;
+            }
             if (bad.empty()) continue;
             ce.status = case_status::failed;
             ce.reason = bad;
@@ -374,6 +402,48 @@ void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& ora
     r.geomean_ms = geometric_mean(medians);
     r.verdict = verdict::valid;
     check_floors(r);
+}
+
+bool attempt_evaluator::checks_on_gpu() const {
+    return m_settings.gpu_checks && !m_settings.own_process && m_settings.wrapper.empty() &&
+           !m_settings.correctness_only;
+}
+
+void attempt_evaluator::add_gpu_checks(request& req, const fs::path& folder,
+                                       const oracle_files& oracle) const {
+    for (run_case& rc : req.cases)
+        for (kernel_arg& a : rc.args) {
+            const auto it = oracle.find({rc.name, a.name});
+            const manifest_arg* ma = m_manifest.find_arg(a.name);
+            if (!a.output_file || it == oracle.end() || !ma) continue;
+            const fs::path expected = fs::path("expected") / output_name(rc.name, a.name);
+            link_or_copy(it->second, folder / expected);
+            const tolerance tol = tolerance_in_case(m_manifest, *ma, rc.name);
+            a.check = output_check_spec{expected, m_settings.digests->of(it->second, a.type).sha256,
+                                        tol.atol, tol.rtol, tol.rms_atol};
+        }
+}
+
+std::string attempt_evaluator::accept_gpu_check(output_check& oc, const manifest_arg& arg,
+                                                const tolerance& tol,
+                                                const fs::path& oracle_file) const {
+    const response_check& g = *oc.gpu_check;
+    const oracle_digest d = m_settings.digests->of(oracle_file, arg.type);
+    const cuopt_check::rule rule =
+        cuopt_check::make_rule(static_cast<int>(arg.type), poison_bits(arg.type), tol.atol,
+                               tol.rtol, tol.rms_atol, d.finite_rms);
+    const bool rms_scaled = is_float(arg.type) && tol.rms_atol > 0;
+    if (g.expected_sha256 != d.sha256 || g.count != d.count || g.rtol != rule.rtol ||
+        g.allowed_atol != rule.allowed_atol || g.rms_scaled != rms_scaled)
+        throw std::runtime_error("the harness checked output '" + oc.arg +
+                                 "' against another oracle or rule than "
+                                 "the request's (expected SHA-256 " +
+                                 g.expected_sha256 + ", " + std::to_string(g.count) +
+                                 " elements, allowed atol " + std::to_string(g.allowed_atol) +
+                                 ", rtol " + std::to_string(g.rtol) + ")");
+    oc.validation = validation_from_tally(arg.type, g.tally, g.count, rule, rms_scaled);
+    oc.checked_on_gpu = true;
+    return oc.validation->passed ? "" : oc.arg + ": " + oc.validation->summary();
 }
 
 void attempt_evaluator::check_floors(attempt_result& r) const {
@@ -405,7 +475,7 @@ attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& f
     r.device = m_settings.device;
     request req;
     if (const std::string bad =
-            prepare_folder(*this, m_manifest, c, folder, oracle == nullptr, &req);
+            prepare_folder(*this, m_manifest, c, folder, oracle == nullptr, &req, oracle);
         !bad.empty()) {
         r.verdict = verdict::invalid_submission;
         r.reason = bad;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "orchestrator/contract/candidate.hpp"
 #include "orchestrator/contract/manifest.hpp"
 #include "orchestrator/contract/response_reader.hpp"
+#include "orchestrator/evaluation/gpu_busy_meter.hpp"
+#include "orchestrator/evaluation/oracle_digests.hpp"
 #include "orchestrator/evaluation/output_validator.hpp"
 #include "orchestrator/evaluation/verdict.hpp"
 
@@ -26,9 +29,11 @@ using oracle_files = std::map<std::pair<std::string, std::string>, std::filesyst
 
 struct output_check {
     std::string arg;
-    std::filesystem::path file;
+    std::filesystem::path file;  // empty: the harness checked it on the GPU and wrote none
     std::uint64_t unwritten = 0;
     std::optional<validation_result> validation;  // absent without an oracle (the reference run)
+    std::optional<response_check> gpu_check;      // the harness's, where the request asked
+    bool checked_on_gpu = false;  // validation came from gpu_check (kept in history.json)
 };
 
 struct case_evaluation {
@@ -70,6 +75,10 @@ struct attempt_result {
     std::string harness_stderr;                       // its tail
     std::optional<response_timer> timer;              // the response's, where it names one
     std::optional<response_gpu_monitor> gpu_monitor;  // likewise
+    /// How long the GPU was busy with its harness run's kernels (the response's gpu_busy.ms):
+    /// none where the run gave no figure (it crashed or hung, no CUPTI, an older harness).
+    std::optional<double> gpu_busy_ms;
+    std::string gpu_busy_source;  // "cupti", "simulated", "none"; "" without a response
     /// How its harness was confined, as the response said: "landlock" or "none"; "" where no
     /// response said (the harness crashed, hung or never started, or nothing ran).
     std::string confinement;
@@ -125,6 +134,16 @@ struct evaluator_settings {
     std::vector<std::string> wrapper;
     /// Every harness run in a process of its own, even where workers serve the search.
     bool own_process = false;
+    /// Every harness run's GPU busy time adds here (shared by the copies of the settings);
+    /// null: counted nowhere.
+    std::shared_ptr<gpu_busy_meter> gpu_busy;
+    /// Candidates' outputs checked against the oracle by the harness, on the GPU (the request's
+    /// outputs[].check), where a worker serves the run (neither own_process nor a wrapper):
+    /// only the tally comes back. Otherwise, and for the reference and vendor runs, the
+    /// optimizer reads every output file and checks it on the CPU.
+    bool gpu_checks = false;
+    /// The oracle files' digests and RMS, read once per run (shared by copies of the settings).
+    std::shared_ptr<oracle_digests> digests = std::make_shared<oracle_digests>();
 };
 
 class attempt_evaluator {
@@ -170,6 +189,13 @@ class attempt_evaluator {
     /// does not evaluate.
     request make_request(const candidate& c, const request_paths& paths, bool reference) const;
 
+    /// Whether this evaluator's candidates have their outputs checked by the harness (GPU).
+    bool checks_on_gpu() const;
+    /// The request's outputs[].check for every output with an oracle, its expected file
+    /// hard-linked (else copied) into folder/expected/.
+    void add_gpu_checks(request& req, const std::filesystem::path& folder,
+                        const oracle_files& oracle) const;
+
   private:
     run_case make_case(const candidate& c, const manifest_case& mc, const request_paths& paths,
                        bool reference) const;
@@ -178,10 +204,17 @@ class attempt_evaluator {
     /// or a vendor library, which a worker runner keeps apart from candidates.
     std::optional<harness_response> run_harness(const std::filesystem::path& folder,
                                                 attempt_result& r, bool trusted) const;
+    /// A harness run's GPU busy time onto r (from its response, where there is one) and into
+    /// the settings' meter: a run without a figure counts as unmeasured.
+    void count_gpu_busy(const std::optional<harness_response>& response, attempt_result& r) const;
     /// Runs the harness on the request already in r.folder and judges its response.
     void run_and_check(const request& req, const oracle_files* oracle, attempt_result& r) const;
     /// Every output of every case against the oracle; sets r's verdict.
     void check_outputs(attempt_result& r, const oracle_files& oracle) const;
+    /// The harness's check of output `oc` accepted as its validation: "" when it passes, else
+    /// the case's reason (a check against another file or rule is the harness's fault: throws).
+    std::string accept_gpu_check(output_check& oc, const manifest_arg& arg, const tolerance& tol,
+                                 const std::filesystem::path& oracle_file) const;
     /// A median below k_impossible_fraction of its case's floor: impossible_time.
     void check_floors(attempt_result& r) const;
 

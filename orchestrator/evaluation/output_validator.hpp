@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/dtype.hpp"
+#include "common/element_check.h"
 #include "orchestrator/contract/tolerance.hpp"
 
 namespace cuopt {
@@ -29,6 +30,16 @@ struct validation_result {
     /// One line for people: "12 of 1147 elements differ; worst [1146]: 3.5 vs 3.25 ..."
     std::string summary() const;
 };
+
+/// The rule `count` expected elements of `type` set under `tol` (its RMS term resolved).
+cuopt_check::rule check_rule(dtype type, const void* expected, std::size_t count,
+                             const tolerance& tol);
+
+/// A tally of `count` elements under rule `r` as a result (the harness's comparison kernel
+/// sends the same fields).
+validation_result validation_from_tally(dtype type, const cuopt_check::tally& t,
+                                        std::uint64_t count, const cuopt_check::rule& r,
+                                        bool rms_scaled);
 
 /// Compares `count` elements of `actual` with `expected` (both raw buffers of `type`).
 validation_result validate_output(dtype type, const void* actual, const void* expected,
