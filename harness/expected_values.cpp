@@ -17,7 +17,8 @@ namespace {
 
 constexpr std::uint64_t k_cache_limit_bytes = 2ull << 30;
 
-// What tells a file apart from the one cached under its name.
+// What tells a file apart from the one cached for its inode (rewritten, or a new file that
+// reuses the inode).
 struct file_identity {
     dev_t device = 0;
     ino_t inode = 0;
@@ -34,8 +35,11 @@ struct cached_file {
     expected_values values;
 };
 
-std::map<std::filesystem::path, cached_file>& cache() {
-    static std::map<std::filesystem::path, cached_file> files;
+// By file, not by name: every attempt folder hard-links the same oracle file under its own name.
+using file_key = std::pair<dev_t, ino_t>;
+
+std::map<file_key, cached_file>& cache() {
+    static std::map<file_key, cached_file> files;
     return files;
 }
 
@@ -78,11 +82,12 @@ const expected_values& expected_values_for(const kernel_arg& arg) {
     const std::filesystem::path& file = arg.check->expected_file;
     const file_identity identity = identify(file);
     auto& files = cache();
-    auto it = files.find(file);
+    const file_key key{identity.device, identity.inode};
+    auto it = files.find(key);
     if (it == files.end() || !(it->second.identity == identity) || it->second.type != arg.type) {
         if (it != files.end()) files.erase(it);
         make_room(arg.bytes());
-        it = files.emplace(file, load(arg, identity)).first;
+        it = files.emplace(key, load(arg, identity)).first;
     }
     const expected_values& v = it->second.values;
     if (v.sha256 != arg.check->expected_sha256)

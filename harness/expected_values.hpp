@@ -21,8 +21,9 @@ struct expected_values {
     double finite_rms = 0;  // of the finite elements (floats), for the reduction rule's term
 };
 
-/// The expected values of `arg`'s check, from the cache while the file (same path, inode,
-/// size and modification time) is unchanged, else read and hashed again. Throws
+/// The expected values of `arg`'s check, from the cache while the file (same device, inode,
+/// size and modification time, under any name: attempt folders hard-link it) is unchanged,
+/// else read and hashed again. Throws
 /// std::runtime_error naming the file when it cannot be read, holds another number of bytes
 /// than count x dtype, or its SHA-256 is not the check's expected_sha256.
 const expected_values& expected_values_for(const kernel_arg& arg);

@@ -2,8 +2,10 @@
 // the elements are grouped (the comparison kernel's threads and blocks), and the real harness's
 // comparison kernel gives the verdicts and numbers of the optimizer's CPU comparison.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -11,6 +13,7 @@
 #include "common/dtype.hpp"
 #include "common/element_check.h"
 #include "common/sha256.hpp"
+#include "harness/expected_values.hpp"
 #include "orchestrator/evaluation/output_validator.hpp"
 #include "test_support.hpp"
 
@@ -251,4 +254,38 @@ TEST_CASE("verdicts and reasons are the same whether the harness or the optimize
     CHECK_THAT(by_mode["worker"][1] + by_mode["worker"][2] + by_mode["worker"][3],
                Catch::Contains("wrong_output") && Catch::Contains("unwritten_output") &&
                    Catch::Contains("valid"));
+}
+
+TEST_CASE("a worker reads an oracle file once, whatever name each attempt links it under") {
+    test::scratch_folder dir;
+    std::vector<float> values(1000, 2.5f);
+    const auto file = dir.write_values("oracle.bin", values);
+    std::filesystem::create_directories(dir / "a1");
+    std::filesystem::create_directories(dir / "a2");
+    std::filesystem::create_hard_link(file, dir / "a1/e.bin");
+    std::filesystem::create_hard_link(file, dir / "a2/e.bin");
+    kernel_arg arg;
+    arg.name = "c";
+    arg.type = dtype::f32;
+    arg.is_buffer = true;
+    arg.count = values.size();
+    arg.output_file = dir / "a1/c.bin";
+    const std::string sha = sha256_hex(values.data(), values.size() * 4);
+    const auto before = expected_cache_size();
+    for (const char* name : {"a1/e.bin", "a2/e.bin", "oracle.bin"}) {
+        arg.check = output_check_spec{dir / name, sha, 0, 0, 0};
+        CHECK(expected_values_for(arg).sha256 == sha);
+    }
+    CHECK(expected_cache_size().first == before.first + 1);
+    CHECK(expected_cache_size().second == before.second + values.size() * 4);
+
+    values[3] = 7;  // rewritten in place (same inode): read again, and refused by its digest
+    std::ofstream(file, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(values.data()), values.size() * 4);
+    std::filesystem::last_write_time(
+        file, std::filesystem::last_write_time(file) + std::chrono::seconds(1));
+    arg.check = output_check_spec{dir / "a2/e.bin", sha, 0, 0, 0};
+    CHECK_THROWS_WITH(expected_values_for(arg),
+                      Catch::Contains("a2/e.bin") && Catch::Contains("expected_sha256"));
+    CHECK(expected_cache_size().first == before.first + 1);
 }
