@@ -119,6 +119,26 @@ TEST_CASE("a job that finishes early is recorded only after every job before it"
     CHECK(order[0].second == 4);  // job 0 (slow) finished last: every other waited for it
 }
 
+TEST_CASE("a GPU measures its next job while the last one's record is written", "[batch]") {
+    batch_fixture f(3);
+    clock_type::time_point first_recorded{};
+    evaluate_batch(
+        f.jobs, f.devices({0}), {}, f.sleeping(10),
+        [&](attempt_result r) {
+            if (r.attempt == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            std::lock_guard<std::mutex> lock(f.mutex);
+            if (r.attempt == 0) first_recorded = clock_type::now();
+            f.recorded.push_back(r.attempt);
+        },
+        nullptr);
+    REQUIRE(f.spans.size() == 3);
+    CHECK(f.recorded == std::vector<int>{0, 1, 2});
+    // Job 0's slow record (history, artifacts) did not hold the GPU: jobs 1 and 2 were
+    // measured before it was done.
+    for (const run_span& s : f.spans)
+        if (s.job > 0) CHECK(s.end < first_recorded);
+}
+
 TEST_CASE("a stop starts no new job; the running ones finish and are recorded in order",
           "[batch]") {
     batch_fixture f(8);

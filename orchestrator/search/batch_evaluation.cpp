@@ -42,8 +42,12 @@ class batch_run {
     std::optional<std::size_t> take_job(std::optional<compile_ahead_record>& ahead);
     std::optional<std::size_t> take_compile();
     compile_ahead_record compile(const batch_job& job) const;
-    /// Stores a result and records every result whose turn has come.
+    /// Stores a result for the recorder; the device goes on to its next job at once.
     void finish_job(std::size_t index, attempt_result r);
+    /// The recorder thread: every result in job order, as soon as its turn has come, off the
+    /// GPUs' critical path (history and artifacts are written durably, just not in the way of
+    /// the next measurement); until the device threads have ended and nothing is left.
+    void record_loop();
     bool stopping() const { return (m_stop && *m_stop) || m_error; }  // under m_mutex
     void fail(std::exception_ptr e);
 
@@ -62,7 +66,8 @@ class batch_run {
     std::vector<std::optional<attempt_result>> m_done;
     std::size_t m_next_job = 0, m_next_compile = 0, m_next_record = 0;
     std::exception_ptr m_error;
-    std::mutex m_record_mutex;  // one recorder at a time, so records stay in job order
+    std::condition_variable m_recordable;  // a result arrived, or the devices are done
+    bool m_devices_done = false;
 };
 
 batch_run::batch_run(const std::vector<batch_job>& jobs,
@@ -99,9 +104,16 @@ void batch_run::run() {
                        static_cast<std::size_t>(wanted));
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < compilers; ++i) threads.emplace_back([this] { compile_loop(); });
+    std::thread recorder([this] { record_loop(); });
     for (const measuring_device& d : m_devices)
         threads.emplace_back([this, &d] { device_loop(d); });
     for (std::thread& t : threads) t.join();
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_devices_done = true;
+    }
+    m_recordable.notify_all();
+    recorder.join();
     std::error_code ec;
     if (compilers > 0) fs::remove(m_settings.folder, ec);  // empty by now, unless it was not
     if (m_error) std::rethrow_exception(m_error);
@@ -190,17 +202,29 @@ void batch_run::finish_job(std::size_t index, attempt_result r) {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_done[index] = std::move(r);
     }
-    std::lock_guard<std::mutex> recording(m_record_mutex);
+    m_recordable.notify_all();
+}
+
+void batch_run::record_loop() {
     for (;;) {
         std::optional<attempt_result> next;
         {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            if (m_next_record >= m_done.size() || !m_done[m_next_record]) return;
+            std::unique_lock<std::mutex> lock(m_mutex);
+            m_recordable.wait(lock, [&] {
+                return m_devices_done ||
+                       (m_next_record < m_done.size() && m_done[m_next_record].has_value());
+            });
+            if (m_next_record >= m_done.size() || !m_done[m_next_record]) return;  // all in
             next = std::move(m_done[m_next_record]);
             m_done[m_next_record].reset();
             ++m_next_record;
         }
-        m_record(std::move(*next));
+        try {
+            m_record(std::move(*next));
+        } catch (...) {
+            fail(std::current_exception());  // no job starts after it, nothing more is recorded
+            return;
+        }
     }
 }
 

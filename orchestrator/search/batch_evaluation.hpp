@@ -4,7 +4,9 @@
 /// never times two things at once); meanwhile compile threads run NVRTC (cuda-harness
 /// --compile-only, into the cubin cache the runs read) on candidates no GPU has taken yet, so
 /// a measurement never waits for a compile that could have run earlier. Results are recorded
-/// in batch order, one at a time, each as soon as it and every one before it are done.
+/// in batch order by a recorder thread, one at a time, each as soon as it and every one before
+/// it are done: a GPU takes its next candidate while the last one's history, progress line and
+/// artifacts are written.
 
 #include <atomic>
 #include <filesystem>
@@ -54,8 +56,8 @@ using measure_function = std::function<attempt_result(const batch_job&, const me
 using record_function = std::function<void(attempt_result)>;
 
 /// measure(job, device) for every job on the device threads (a job compiled ahead carries its
-/// compile_ahead record); record(result) in job order under one lock. Once *stop is set no job
-/// starts; those running finish and are recorded. The first exception of measure or record is
+/// compile_ahead record); record(result) in job order on one recorder thread. Once *stop is set no
+/// job starts; those running finish and are recorded. The first exception of measure or record is
 /// rethrown once every thread has ended (no job starts after it).
 void evaluate_batch(const std::vector<batch_job>& jobs,
                     const std::vector<measuring_device>& devices,
