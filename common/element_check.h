@@ -172,6 +172,7 @@ CUOPT_CHECK_HD rule make_rule(int k, uint64_t poison, double atol, double rtol, 
 /// out the same; worst_* name the element with the largest excess over its tolerance, the
 /// lowest index among equals (its two values as stored: they may be NaN).
 struct tally {
+    uint64_t compared;  // elements checked: the count, or some were skipped
     uint64_t mismatches, non_finite, unwritten, worst_index;
     uint64_t worst_actual_bits, worst_expected_bits;
     double worst_excess;
@@ -180,7 +181,7 @@ struct tally {
 
 CUOPT_CHECK_HD tally empty_tally() {
     tally t;
-    t.mismatches = t.non_finite = t.unwritten = t.worst_index = 0;
+    t.compared = t.mismatches = t.non_finite = t.unwritten = t.worst_index = 0;
     t.worst_actual_bits = t.worst_expected_bits = 0;
     t.worst_excess = -1;
     t.max_abs_error = t.max_rel_error = t.diff_sq = t.ref_sq = 0;
@@ -196,6 +197,7 @@ CUOPT_CHECK_HD void note_error(tally& t, double abs_err, double e) {
 /// Element `i` (bits of the actual and the expected value) into `t`; call in increasing i.
 CUOPT_CHECK_HD void check_element(tally& t, const rule& r, uint64_t actual_bits,
                                   uint64_t expected_bits, uint64_t i) {
+    ++t.compared;
     const bool floating = is_float_kind(r.kind);
     const double x = decode(r.kind, actual_bits), e = decode(r.kind, expected_bits);
     bool bad = false;
@@ -240,6 +242,7 @@ CUOPT_CHECK_HD void check_element(tally& t, const rule& r, uint64_t actual_bits,
 /// `b` into `a`: counts and sums add, maxima stay maxima, the worst is the larger excess (the
 /// lower index on a tie).
 CUOPT_CHECK_HD void merge(tally& a, const tally& b) {
+    a.compared += b.compared;
     a.mismatches += b.mismatches;
     a.non_finite += b.non_finite;
     a.unwritten += b.unwritten;

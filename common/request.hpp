@@ -246,8 +246,12 @@ struct kernel_spec {
 };
 
 struct request {
-    std::filesystem::path file;            // the request JSON
-    std::filesystem::path folder;          // its folder: the root for every relative path
+    std::filesystem::path file;    // the request JSON
+    std::filesystem::path folder;  // its folder: the root for every relative path
+    /// The folder tree the harness may read (its --root; a worker's is the run folder): a
+    /// check's expected_file may lie anywhere in it, outside the request's folder, so the
+    /// oracle is never in the folder a candidate's compile can read.
+    std::filesystem::path root;
     bool upstream_layout = false;          // converted from the v0.0 single-case layout
     kernel_spec kernel;                    // empty for a vendor request
     std::optional<vendor_library> vendor;  // set: every case has a vendor_call, no kernel

@@ -197,6 +197,7 @@ output_record case_runner::check_output(const kernel_arg& a, CUdeviceptr actual)
         CU_CALL(cuMemsetD8Async(expected.get(), 0, a.bytes(), m_stream.get()));
         CU_CALL(cuStreamSynchronize(m_stream.get()));
     }
+    if (m_pageable_access) forget_expected_values();
     output_record r;
     if (check.tally.mismatches) {
         r = save_buffer(a, actual, *a.output_file, "output");  // a failure stays inspectable

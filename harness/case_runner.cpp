@@ -106,7 +106,8 @@ case_runner::case_runner(const device_fingerprint& device, device_session& sessi
       m_flush_sink(session.flush_sink()),
       m_clocks(clocks),
       m_timer(m_support, m_stream.get(), clocks.hold_stream,
-              timing.timer == timer_choice::events ? nullptr : clocks.trace) {
+              timing.timer == timer_choice::events ? nullptr : clocks.trace),
+      m_pageable_access(device.pageable_memory_access) {
     if (timing.flush_l2)
         CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), 0, m_l2_scratch.bytes() / 4, m_stream.get()));
 }

@@ -170,6 +170,7 @@ class case_runner {
     clocks m_clocks;
     launch_timer m_timer;
     std::optional<input_guard> m_guard;  // the current case's inputs, hashed on the GPU
+    bool m_pageable_access = false;      // kernels can read host memory: cache no oracle
 };
 
 }  // namespace cuopt

@@ -45,6 +45,7 @@ device_fingerprint query_device(int index) {
         attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     f.sm_clock_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
     f.memory_clock_khz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+    f.pageable_memory_access = attr(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS) != 0;
     f.memory_bus_width_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
     char pci[32];
     std::snprintf(pci, sizeof pci, "%04x:%02x:%02x.0", attr(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),

@@ -23,6 +23,9 @@ struct device_fingerprint {
     int max_shared_per_block_optin_bytes = 0;
     int sm_clock_khz = 0;      // maximum SM clock the driver reports
     int memory_clock_khz = 0;  // peak memory clock
+    // Kernels can read ordinary (pageable) host memory (HMM, ATS): nothing secret may stay in
+    // this process's memory while a candidate runs.
+    bool pageable_memory_access = false;
     int memory_bus_width_bits = 0;
     int driver_version = 0;     // e.g. 13000
     std::string nvrtc_version;  // e.g. "13.0"

@@ -90,11 +90,22 @@ const expected_values& expected_values_for(const kernel_arg& arg) {
         it = files.emplace(key, load(arg, identity)).first;
     }
     const expected_values& v = it->second.values;
-    if (v.sha256 != arg.check->expected_sha256)
-        throw std::runtime_error("expected file " + file.string() + " has SHA-256 " + v.sha256 +
+    if (v.bytes.size() != arg.bytes())
+        throw std::runtime_error("expected file " + file.string() + " holds " +
+                                 std::to_string(v.bytes.size()) + " bytes; '" + arg.name +
+                                 "' needs " + std::to_string(arg.bytes()));
+    if (v.sha256 != arg.check->expected_sha256) {
+        const std::string cached = v.sha256;
+        files.erase(it);  // read again next time: a same-size rewrite may keep its mtime
+        throw std::runtime_error("expected file " + file.string() + " has SHA-256 " + cached +
                                  "; the request's expected_sha256 is " +
                                  arg.check->expected_sha256);
+    }
     return v;
+}
+
+void forget_expected_values() {
+    cache().clear();
 }
 
 std::pair<std::size_t, std::uint64_t> expected_cache_size() {

@@ -28,6 +28,10 @@ struct expected_values {
 /// than count x dtype, or its SHA-256 is not the check's expected_sha256.
 const expected_values& expected_values_for(const kernel_arg& arg);
 
+/// Drops every cached file: on a device whose kernels can read pageable host memory, the next
+/// candidate must not find the oracle in this process.
+void forget_expected_values();
+
 /// How many files are cached and their bytes (tests; the cache keeps at most 2 GiB).
 std::pair<std::size_t, std::uint64_t> expected_cache_size();
 

@@ -84,10 +84,19 @@ void read_input_file(const request& req, kernel_arg& arg, const json_field& f) {
                     std::to_string(arg.bytes()));
 }
 
-// The expected file of a check: the oracle's bytes, exactly count x dtype.
+// The expected file of a check: relative to the request's folder, anywhere in the harness's
+// root (the oracle stays out of the folder a candidate's compile reads), exactly count x dtype.
 fs::path read_expected_file(const request& req, const kernel_arg& arg, const json_field& f) {
-    const fs::path file = resolve_file(req, f);
+    const std::string relative = f.text();
+    if (fs::path(relative).is_absolute())
+        fail(f, "'" + relative + "' is absolute; expected a path relative to the request's folder");
     std::error_code ec;
+    const fs::path root = fs::weakly_canonical(req.root, ec);
+    const fs::path file = ec ? fs::path() : fs::weakly_canonical(req.folder / relative, ec);
+    if (ec) fail(f, "'" + relative + "': " + ec.message());
+    if (std::mismatch(root.begin(), root.end(), file.begin(), file.end()).first != root.end())
+        fail(f, "'" + relative + "' leaves " + root.string() +
+                    ", the folder tree this harness may read (--root)");
     const auto size = fs::file_size(file, ec);
     if (ec) fail(f, "cannot read " + file.string() + " (" + ec.message() + ")");
     if (size != arg.bytes())
@@ -379,10 +388,12 @@ timing_config read_timing(const json_field& t) {
 
 }  // namespace
 
-request read_request(const fs::path& file, const std::vector<fs::path>& also_read) {
+request read_request(const fs::path& file, const std::vector<fs::path>& also_read,
+                     const fs::path& readable_root) {
     request req;
     req.file = fs::absolute(file);
     req.folder = req.file.parent_path();
+    req.root = readable_root.empty() ? req.folder : fs::absolute(readable_root);
     if (fs::is_directory(req.file))
         throw json_error(file.string() + ": is a directory; expected a request JSON file");
     if (!fs::is_regular_file(req.file)) throw json_error(file.string() + ": no such request file");

@@ -13,8 +13,10 @@
 namespace cuopt {
 
 /// `also_read`: files the run reads or writes besides the request's own (the response),
-/// which no output may name.
+/// which no output may name. `root`: the folder tree the harness may read (its --root), where
+/// a check's expected_file may lie; empty: the request's folder.
 request read_request(const std::filesystem::path& file,
-                     const std::vector<std::filesystem::path>& also_read = {});
+                     const std::vector<std::filesystem::path>& also_read = {},
+                     const std::filesystem::path& root = {});
 
 }  // namespace cuopt

@@ -47,7 +47,7 @@ std::string summary_lines(const harness_report& report, const std::filesystem::p
 
 std::optional<request> read_phase(const harness_options& o, harness_report& report) {
     try {
-        request req = read_request(o.request, {response_path(o)});
+        request req = read_request(o.request, {response_path(o)}, harness_root(o));
         report.upstream_layout = req.upstream_layout;
         report.entry = req.vendor ? k_vendor_libraries.name(*req.vendor) : req.kernel.entry;
         report.timing = req.timing;

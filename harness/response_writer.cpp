@@ -143,8 +143,8 @@ Value check_json(const output_check_result& c, std::uint64_t count, const harnes
     json_object v(a);
     v.add("expected_file", c.expected_file.lexically_relative(r.request_folder).generic_string());
     v.add("expected_sha256", c.expected_sha256).add("passed", t.mismatches == 0);
-    v.add("count", static_cast<uint64_t>(count))
-        .add("mismatches", static_cast<uint64_t>(t.mismatches));
+    v.add("count", static_cast<uint64_t>(count)).add("compared", static_cast<uint64_t>(t.compared));
+    v.add("mismatches", static_cast<uint64_t>(t.mismatches));
     v.add("non_finite", static_cast<uint64_t>(t.non_finite));
     v.add("unwritten", static_cast<uint64_t>(t.unwritten));
     v.add("worst_index", static_cast<uint64_t>(t.worst_index));
@@ -154,6 +154,8 @@ Value check_json(const output_check_result& c, std::uint64_t count, const harnes
     v.add("max_rel_error", finite_or_null(t.max_rel_error));
     v.add("diff_sq", finite_or_null(t.diff_sq)).add("ref_sq", finite_or_null(t.ref_sq));
     v.add("allowed_atol", finite_or_null(c.rule.allowed_atol)).add("rtol", c.rule.rtol);
+    v.add("dtype", std::string(dtype_name(static_cast<dtype>(c.rule.kind))));
+    v.add("poison", static_cast<uint64_t>(c.rule.poison));
     return v.add("rms_scaled", c.rms_scaled).take();
 }
 

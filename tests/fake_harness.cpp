@@ -694,6 +694,8 @@ fake_options parse_fake_options(int argc, char** argv) {
 
 confinement g_confinement;     // how this process is confined, for every response
 std::filesystem::path g_root;  // the tree it is confined to; empty when it is not
+std::filesystem::path
+    g_read_root;  // its --root (else the request's folder): expected files lie in it
 
 // What the fake may touch once confined: its root, the response's folder where that lies
 // outside it, the cubin cache (compile markers), the folders of the files CUOPT_FAKE_TRACE and
@@ -719,13 +721,14 @@ std::vector<landlock_rule> fake_rules(const fake_options& o, const std::filesyst
 // one line. False when the kernel refused the confinement itself.
 bool confine_fake(const fake_options& o) {
     const char* pretend = std::getenv("CUOPT_FAKE_UNCONFINED");
+    const std::filesystem::path root =
+        resolved_path(!o.root.empty() ? std::filesystem::path(o.root)
+                      : o.worker      ? std::filesystem::current_path()
+                                      : std::filesystem::absolute(o.request).parent_path());
+    g_read_root = root;  // where a check's expected file may lie, confined or not
     if (o.unconfined || (pretend && *pretend)) {
         g_confinement.reason = o.unconfined ? "--unconfined was given" : pretend;
     } else {
-        const std::filesystem::path root =
-            resolved_path(!o.root.empty() ? std::filesystem::path(o.root)
-                          : o.worker      ? std::filesystem::current_path()
-                                          : std::filesystem::absolute(o.request).parent_path());
         try {
             g_confinement = restrict_self(fake_rules(o, root), true);
         } catch (const std::exception& e) {
@@ -847,7 +850,7 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
     };
     request req;
     try {
-        req = read_request(request_arg);
+        req = read_request(request_arg, {}, g_read_root);
     } catch (const std::exception& e) {
         report.fail(exit_code::invalid_request, e.what());
         return finish();

@@ -14,6 +14,7 @@
 #include "common/element_check.h"
 #include "common/sha256.hpp"
 #include "harness/expected_values.hpp"
+#include "harness/request_reader.hpp"
 #include "orchestrator/evaluation/output_validator.hpp"
 #include "test_support.hpp"
 
@@ -248,6 +249,9 @@ TEST_CASE("verdicts and reasons are the same whether the harness or the optimize
                     if (mode == "worker" && o["passed"].GetBool()) CHECK(o["file"].IsNull());
                     if (mode == "process") CHECK(o["file"].IsString());
                 }
+            // The oracle never lies in an attempt's folder, which a candidate's compile reads.
+            const std::string source = a["candidate"]["source_file"].GetString();
+            CHECK_FALSE(std::filesystem::exists((f.run() / source).parent_path() / "expected"));
         }
     }
     CHECK(by_mode["worker"] == by_mode["process"]);
@@ -287,5 +291,38 @@ TEST_CASE("a worker reads an oracle file once, whatever name each attempt links 
     arg.check = output_check_spec{dir / "a2/e.bin", sha, 0, 0, 0};
     CHECK_THROWS_WITH(expected_values_for(arg),
                       Catch::Contains("a2/e.bin") && Catch::Contains("expected_sha256"));
+    CHECK(expected_cache_size().first == before.first);  // a refused file is not kept
+    arg.check->expected_sha256 = sha256_hex(values.data(), values.size() * 4);
+    CHECK(expected_values_for(arg).bytes.size() == values.size() * 4);
     CHECK(expected_cache_size().first == before.first + 1);
+    forget_expected_values();
+    CHECK(expected_cache_size().first == 0);
+}
+
+TEST_CASE("a check's expected file may lie anywhere in the harness's root, never outside it") {
+    test::scratch_folder dir;
+    const std::vector<float> values(64, 1.0f);
+    dir.write_values("run/reference/outputs/c.bin", values);
+    dir.write_values("elsewhere/c.bin", values);
+    const std::string sha = sha256_hex(values.data(), values.size() * 4);
+    auto request_with = [&](const std::string& expected) {
+        return dir.write("run/candidates/a1/request.json", R"({ "schema_version": 1,
+          "kernel": { "source_file": "k.cu", "entry": "k" },
+          "cases": [ { "name": "c", "launch": { "grid": [1], "block": [64] }, "args": [
+            { "name": "c", "dtype": "f32", "count": 64, "output_file": "c.bin",
+              "check": { "expected_file": ")" + expected + R"(", "expected_sha256": ")" +
+                                                               sha + R"(" } } ] } ] })");
+    };
+    dir.write("run/candidates/a1/k.cu", "extern \"C\" __global__ void k(float* c) {}");
+    const auto file = request_with("../../reference/outputs/c.bin");
+    const request req = read_request(file, {}, dir / "run");
+    REQUIRE(req.cases[0].args[0].check);
+    CHECK(req.cases[0].args[0].check->expected_file ==
+          std::filesystem::weakly_canonical(dir / "run/reference/outputs/c.bin"));
+    // Without a root, the request's own folder is the limit; and no root lets a path leave it.
+    CHECK_THROWS_WITH(read_request(file),
+                      Catch::Contains("expected_file") && Catch::Contains("--root"));
+    request_with("../../../elsewhere/c.bin");
+    CHECK_THROWS_WITH(read_request(file, {}, dir / "run"),
+                      Catch::Contains("expected_file") && Catch::Contains("leaves"));
 }

@@ -114,6 +114,7 @@ response_check read_check(const json_field& c) {
     r.expected_sha256 = c.text("expected_sha256");
     r.count = c.integer<std::uint64_t>("count");
     cuopt_check::tally& t = r.tally;
+    t.compared = c.integer<std::uint64_t>("compared");
     t.mismatches = c.integer<std::uint64_t>("mismatches");
     t.non_finite = c.integer<std::uint64_t>("non_finite");
     t.unwritten = c.integer<std::uint64_t>("unwritten");
@@ -128,6 +129,17 @@ response_check read_check(const json_field& c) {
     r.allowed_atol = number("allowed_atol");
     r.rtol = c.number("rtol");
     r.rms_scaled = c.boolean("rms_scaled");
+    r.type = parse_dtype(c.text("dtype")).value_or(dtype::u8);
+    r.poison = c.integer<std::uint64_t>("poison");
+    if (t.compared != r.count)
+        c.fail("'compared' equal to 'count' (every element checked)",
+               std::to_string(t.compared) + " of " + std::to_string(r.count));
+    if (t.mismatches > r.count || t.non_finite + t.unwritten > t.mismatches ||
+        (t.mismatches && t.worst_index >= r.count))
+        c.fail("mismatches <= count, non_finite + unwritten <= mismatches and worst_index < count",
+               std::to_string(t.mismatches) + " mismatches (" + std::to_string(t.non_finite) +
+                   " NaN/Inf, " + std::to_string(t.unwritten) + " unwritten), worst_index " +
+                   std::to_string(t.worst_index) + " of " + std::to_string(r.count));
     if (c.boolean("passed") != (t.mismatches == 0))
         c.fail("'passed' true exactly when 'mismatches' is 0",
                std::to_string(t.mismatches) + " mismatches with passed " +

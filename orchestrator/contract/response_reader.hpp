@@ -123,6 +123,8 @@ struct response_check {
     cuopt_check::tally tally = cuopt_check::empty_tally();
     double allowed_atol = 0, rtol = 0;
     bool rms_scaled = false;
+    dtype type = dtype::u8;    // the rule's element type, as the harness applied it
+    std::uint64_t poison = 0;  // and its poison bits
 };
 
 struct response_output {

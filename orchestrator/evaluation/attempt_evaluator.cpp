@@ -1,6 +1,7 @@
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 #include "common/file_io.hpp"
@@ -169,6 +170,15 @@ bool inputs_written(const request& req, const harness_response& resp, attempt_re
         r.reason = why;
     }
     return r.verdict == verdict::mutates_inputs;
+}
+
+// Whether the request asked the harness to check output `arg` of case `name` (on the GPU).
+bool asked_check(const request& req, const std::string& name, const std::string& arg) {
+    for (const run_case& rc : req.cases)
+        if (rc.name == name)
+            for (const kernel_arg& a : rc.args)
+                if (a.name == arg) return a.check.has_value();
+    return false;
 }
 
 // One output against its oracle file: "" when it passes, else the case's reason.
@@ -364,7 +374,8 @@ void attempt_evaluator::count_gpu_busy(const std::optional<harness_response>& re
         m_settings.gpu_busy->add(m_settings.device, r.gpu_busy_ms, kernels, r.gpu_busy_source);
 }
 
-void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& oracle) const {
+void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& oracle,
+                                      const request& req) const {
     std::string first_failure;
     bool any_unwritten = false, any_nan = false;
     for (case_evaluation& ce : r.cases)
@@ -375,6 +386,9 @@ void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& ora
             const tolerance tol = tolerance_in_case(m_manifest, *arg, ce.name);
             std::string bad;
             try {
+                if (oc.gpu_check && !asked_check(req, ce.name, oc.arg))
+                    throw std::runtime_error("response.json: outputs '" + oc.arg +
+                                             "' has a check the request did not ask for");
                 bad = oc.gpu_check ? accept_gpu_check(oc, *arg, tol, it->second)
                                    : check_output(oc, *arg, tol, it->second);
             } catch (const std::exception& e) {  // a file gone, a check against another oracle
@@ -416,13 +430,53 @@ void attempt_evaluator::add_gpu_checks(request& req, const fs::path& folder,
             const auto it = oracle.find({rc.name, a.name});
             const manifest_arg* ma = m_manifest.find_arg(a.name);
             if (!a.output_file || it == oracle.end() || !ma) continue;
-            const fs::path expected = fs::path("expected") / output_name(rc.name, a.name);
-            link_or_copy(it->second, folder / expected);
+            // Named where it lies in the run folder (the workers' root), never linked into the
+            // attempt's folder: a candidate's compile reads that folder (#include).
+            const fs::path expected =
+                fs::absolute(it->second)
+                    .lexically_normal()
+                    .lexically_relative(fs::absolute(folder).lexically_normal());
             const tolerance tol = tolerance_in_case(m_manifest, *ma, rc.name);
             a.check = output_check_spec{expected, m_settings.digests->of(it->second, a.type).sha256,
                                         tol.atol, tol.rtol, tol.rms_atol};
         }
 }
+
+namespace {
+
+std::string exact(double x) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", x);
+    return text;
+}
+
+// The first field of the harness's check that is not what the optimizer asked for, as
+// "FIELD VALUE where the request's is VALUE"; "" when all agree.
+std::string check_mismatch(const response_check& g, const oracle_digest& d,
+                           const cuopt_check::rule& rule, dtype type, bool rms_scaled) {
+    if (g.expected_sha256 != d.sha256)
+        return "expected_sha256 " + g.expected_sha256 + " where the oracle's is " + d.sha256;
+    if (g.count != d.count)
+        return "count " + std::to_string(g.count) + " where the oracle holds " +
+               std::to_string(d.count);
+    if (g.type != type)
+        return "dtype " + std::string(dtype_name(g.type)) + " where the output's is " +
+               std::string(dtype_name(type));
+    if (g.poison != rule.poison)
+        return "poison " + std::to_string(g.poison) + " where the dtype's is " +
+               std::to_string(rule.poison);
+    if (g.rtol != rule.rtol)
+        return "rtol " + exact(g.rtol) + " where the request's is " + exact(rule.rtol);
+    if (g.allowed_atol != rule.allowed_atol)
+        return "allowed_atol " + exact(g.allowed_atol) + " where the optimizer's is " +
+               exact(rule.allowed_atol);
+    if (g.rms_scaled != rms_scaled)
+        return std::string("rms_scaled ") + (g.rms_scaled ? "true" : "false") +
+               " where the request's is " + (rms_scaled ? "true" : "false");
+    return "";
+}
+
+}  // namespace
 
 std::string attempt_evaluator::accept_gpu_check(output_check& oc, const manifest_arg& arg,
                                                 const tolerance& tol,
@@ -433,14 +487,9 @@ std::string attempt_evaluator::accept_gpu_check(output_check& oc, const manifest
         cuopt_check::make_rule(static_cast<int>(arg.type), poison_bits(arg.type), tol.atol,
                                tol.rtol, tol.rms_atol, d.finite_rms);
     const bool rms_scaled = is_float(arg.type) && tol.rms_atol > 0;
-    if (g.expected_sha256 != d.sha256 || g.count != d.count || g.rtol != rule.rtol ||
-        g.allowed_atol != rule.allowed_atol || g.rms_scaled != rms_scaled)
-        throw std::runtime_error("the harness checked output '" + oc.arg +
-                                 "' against another oracle or rule than "
-                                 "the request's (expected SHA-256 " +
-                                 g.expected_sha256 + ", " + std::to_string(g.count) +
-                                 " elements, allowed atol " + std::to_string(g.allowed_atol) +
-                                 ", rtol " + std::to_string(g.rtol) + ")");
+    if (const std::string bad = check_mismatch(g, d, rule, arg.type, rms_scaled); !bad.empty())
+        throw std::runtime_error("response.json: outputs '" + oc.arg + "'.check." + bad +
+                                 ": the harness checked against another oracle or rule");
     oc.validation = validation_from_tally(arg.type, g.tally, g.count, rule, rms_scaled);
     oc.checked_on_gpu = true;
     return oc.validation->passed ? "" : oc.arg + ": " + oc.validation->summary();
@@ -521,7 +570,7 @@ void attempt_evaluator::run_and_check(const request& req, const oracle_files* or
         r.verdict = verdict::valid;
         return;
     }
-    check_outputs(r, *oracle);
+    check_outputs(r, *oracle, req);
 }
 
 std::optional<attempt_result> attempt_evaluator::evaluate_vendor(const candidate& c,

@@ -191,8 +191,8 @@ class attempt_evaluator {
 
     /// Whether this evaluator's candidates have their outputs checked by the harness (GPU).
     bool checks_on_gpu() const;
-    /// The request's outputs[].check for every output with an oracle, its expected file
-    /// hard-linked (else copied) into folder/expected/.
+    /// The request's outputs[].check for every output with an oracle, its expected file named
+    /// relative to `folder` where it lies in the run folder (outside the attempt's folder).
     void add_gpu_checks(request& req, const std::filesystem::path& folder,
                         const oracle_files& oracle) const;
 
@@ -209,8 +209,9 @@ class attempt_evaluator {
     void count_gpu_busy(const std::optional<harness_response>& response, attempt_result& r) const;
     /// Runs the harness on the request already in r.folder and judges its response.
     void run_and_check(const request& req, const oracle_files* oracle, attempt_result& r) const;
-    /// Every output of every case against the oracle; sets r's verdict.
-    void check_outputs(attempt_result& r, const oracle_files& oracle) const;
+    /// Every output of every case against the oracle; sets r's verdict. `req`: what was asked
+    /// (a harness's check of an output it did not ask to be checked is refused).
+    void check_outputs(attempt_result& r, const oracle_files& oracle, const request& req) const;
     /// The harness's check of output `oc` accepted as its validation: "" when it passes, else
     /// the case's reason (a check against another file or rule is the harness's fault: throws).
     std::string accept_gpu_check(output_check& oc, const manifest_arg& arg, const tolerance& tol,
