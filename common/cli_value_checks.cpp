@@ -1,5 +1,6 @@
 #include "common/cli_value_checks.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -32,10 +33,6 @@ std::optional<std::int64_t> as_whole_number(const std::string& text) {
     return static_cast<std::int64_t>(x);
 }
 
-std::string with_unit(const std::string& unit) {
-    return unit.empty() ? "" : " (" + unit + ")";
-}
-
 }  // namespace
 
 std::string number_text(double x) {
@@ -44,70 +41,77 @@ std::string number_text(double x) {
     return text;
 }
 
-CLI::Validator positive_number(const std::string& unit) {
-    const std::string expected = "a number above 0" + with_unit(unit);
-    return CLI::Validator(
-        [expected](std::string& text) {
-            const auto x = as_number(text);
-            return x && *x > 0 ? std::string() : "expected " + expected + ", got " + text;
-        },
-        "POSITIVE");
+namespace {
+
+// "86400 s (24 h)": a bound with its unit, and hours or days where that reads better.
+std::string bound_text(double x, const std::string& unit) {
+    std::string out = number_text(x) + (unit.empty() ? "" : " " + unit);
+    if (unit == "s" && x >= 7200) out += " (" + number_text(x / 3600) + " h)";
+    return out;
 }
 
-CLI::Validator non_negative_number(const std::string& unit) {
-    const std::string expected = "a number of at least 0" + with_unit(unit);
-    return CLI::Validator(
-        [expected](std::string& text) {
-            const auto x = as_number(text);
-            return x && *x >= 0 ? std::string() : "expected " + expected + ", got " + text;
-        },
-        "NONNEGATIVE");
+std::string expected_range(const value_range& r) {
+    const std::string what = r.whole ? "a whole number" : "a number";
+    if (r.above_low)
+        return what + " above " + number_text(r.low) + " and at most " + bound_text(r.high, r.unit);
+    return what + " from " + number_text(r.low) + " to " + bound_text(r.high, r.unit);
+}
+
+}  // namespace
+
+std::string range_problem(double x, const value_range& r) {
+    const bool in = !std::isnan(x) && (!r.whole || x == std::floor(x)) && x <= r.high &&
+                    (r.above_low ? x > r.low : x >= r.low);
+    return in ? "" : "expected " + expected_range(r) + ", got " + number_text(x);
+}
+
+std::string range_problem(const std::string& text, const value_range& r) {
+    // A whole number is read as an integer first, so 2^63 + 1 is not rounded into range.
+    const auto whole = r.whole ? as_whole_number(text) : std::nullopt;
+    const auto x = whole ? std::optional<double>(static_cast<double>(*whole)) : as_number(text);
+    const bool in =
+        x && range_problem(*x, r).empty() && (!whole || (*whole >= r.low && *whole <= r.high));
+    if (in) return "";
+    const std::string shown =
+        text.size() > 40 ? text.substr(0, 40) + "… (" + std::to_string(text.size()) + " bytes)"
+                         : text;
+    return "expected " + expected_range(r) + ", got " + shown;
+}
+
+CLI::Validator range_validator(const value_range& r, const std::string& name) {
+    return CLI::Validator([r](std::string& text) { return range_problem(text, r); }, name);
+}
+
+CLI::Validator duration_seconds(double high) {
+    return range_validator({0, high, true, false, "s"}, "SECONDS");
+}
+
+std::chrono::milliseconds milliseconds_of(double seconds) {
+    const double s = std::isnan(seconds) ? 0 : std::clamp(seconds, 0.0, k_max_duration_s);
+    return std::chrono::milliseconds(static_cast<long long>(s * 1000));
+}
+
+CLI::Validator positive_number(const std::string& unit, double high) {
+    return range_validator({0, high, true, false, unit}, "POSITIVE");
+}
+
+CLI::Validator non_negative_number(double high, const std::string& unit) {
+    return range_validator({0, high, false, false, unit}, "NONNEGATIVE");
 }
 
 CLI::Validator whole_number_from(std::int64_t low, std::int64_t high) {
-    const std::string expected =
-        "a whole number from " + std::to_string(low) + " to " + std::to_string(high);
-    return CLI::Validator(
-        [=](std::string& text) {
-            const auto x = as_whole_number(text);
-            return x && *x >= low && *x <= high ? std::string()
-                                                : "expected " + expected + ", got " + text;
-        },
-        "INT in [" + std::to_string(low) + " - " + std::to_string(high) + "]");
-}
-
-CLI::Validator whole_number_at_least(std::int64_t low) {
-    const std::string expected = "a whole number " + std::to_string(low) + " or above";
-    return CLI::Validator(
-        [=](std::string& text) {
-            const auto x = as_whole_number(text);
-            return x && *x >= low ? std::string() : "expected " + expected + ", got " + text;
-        },
-        low == 0 ? "NONNEGATIVE" : "INT >= " + std::to_string(low));
+    return range_validator({static_cast<double>(low), static_cast<double>(high), false, true, ""},
+                           "INT in [" + std::to_string(low) + " - " + std::to_string(high) + "]");
 }
 
 CLI::Validator number_from(double low, double high, const std::string& unit) {
-    const std::string expected =
-        "a number from " + number_text(low) + " to " + number_text(high) + with_unit(unit);
-    return CLI::Validator(
-        [=](std::string& text) {
-            const auto x = as_number(text);
-            return x && *x >= low && *x <= high ? std::string()
-                                                : "expected " + expected + ", got " + text;
-        },
-        "FLOAT in [" + number_text(low) + " - " + number_text(high) + "]");
+    return range_validator({low, high, false, false, unit},
+                           "FLOAT in [" + number_text(low) + " - " + number_text(high) + "]");
 }
 
 CLI::Validator number_above_at_most(double low, double high) {
-    const std::string expected =
-        "a number above " + number_text(low) + " and at most " + number_text(high);
-    return CLI::Validator(
-        [=](std::string& text) {
-            const auto x = as_number(text);
-            return x && *x > low && *x <= high ? std::string()
-                                               : "expected " + expected + ", got " + text;
-        },
-        "(" + number_text(low) + ", " + number_text(high) + "]");
+    return range_validator({low, high, true, false, ""},
+                           "(" + number_text(low) + ", " + number_text(high) + "]");
 }
 
 std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const* argv) {

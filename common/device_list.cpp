@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/message_text.hpp"
+
 namespace cuopt {
 
 std::vector<std::string> comma_items(const std::string& text) {
@@ -25,9 +27,10 @@ std::string device_list_problem(const std::string& text) {
             !item.empty() && item.size() <= 4 && std::all_of(item.begin(), item.end(), [](char ch) {
                 return std::isdigit(static_cast<unsigned char>(ch));
             });
-        if (!digits) return "expected GPU indices separated by commas (0,1), got '" + text + "'";
+        if (!digits)
+            return "expected GPU indices separated by commas (0,1), got " + quote_value(text);
         if (std::find(seen.begin(), seen.end(), item) != seen.end())
-            return "GPU " + item + " is named twice in '" + text + "'";
+            return "GPU " + item + " is named twice in " + quote_value(text);
         seen.push_back(item);
     }
     return "";

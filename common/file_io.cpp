@@ -13,6 +13,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/message_text.hpp"
+
 namespace cuopt {
 
 namespace fs = std::filesystem;
@@ -89,7 +91,8 @@ file_descriptor open_folder_of(const fs::path& file) {
         if (fd.get() >= 0) return fd;
         why = errno;
     }
-    throw file_write_error(file.string() + ": cannot open its folder (" + error_text(why) + ")");
+    throw file_write_error(file.string() + ": cannot open its folder (" + error_text(why) + ")",
+                           why);
 }
 
 // "<name>.tmp-<16 random hex digits>": a name nobody can guess and plant beforehand.
@@ -98,8 +101,10 @@ std::string temporary_name(const std::string& name) {
     std::size_t got = 0;
     while (got < sizeof bytes) {
         const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
-        if (n < 0 && errno != EINTR)
-            throw file_write_error(name + ": no random bytes (" + error_text(errno) + ")");
+        if (n < 0 && errno != EINTR) {
+            const int why = errno;
+            throw file_write_error(name + ": no random bytes (" + error_text(why) + ")", why);
+        }
         if (n > 0) got += static_cast<std::size_t>(n);
     }
     static const char hex[] = "0123456789abcdef";
@@ -120,8 +125,9 @@ file_descriptor create_temporary(const file_descriptor& dir, const fs::path& fil
         file_descriptor fd(::openat(dir.get(), tmp.c_str(),
                                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
         if (fd.get() >= 0) return fd;
-        if (errno != EEXIST)
-            throw file_write_error(file.string() + ": cannot create (" + error_text(errno) + ")");
+        if (const int why = errno; why != EEXIST)
+            throw file_write_error(file.string() + ": cannot create (" + error_text(why) + ")",
+                                   why);
     }
     throw file_write_error(file.string() + ": cannot create (no free temporary name)");
 }
@@ -150,7 +156,8 @@ void replace_with(const file_descriptor& dir, const std::string& tmp, const fs::
         S_ISDIR(st.st_mode);
     ::unlinkat(dir.get(), tmp.c_str(), 0);
     throw file_write_error(file.string() + ": cannot replace (" +
-                           (folder ? std::string("is a directory") : error_text(why)) + ")");
+                               (folder ? std::string("is a directory") : error_text(why)) + ")",
+                           folder ? EISDIR : why);
 }
 
 void create_parent_folders(const fs::path& path) {
@@ -158,8 +165,11 @@ void create_parent_folders(const fs::path& path) {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     if (ec)
-        throw file_write_error(path.parent_path().string() + ": cannot create (" + ec.message() +
-                               ")");
+        throw file_write_error(
+            path.parent_path().string() + ": cannot create (" + ec.message() + ")",
+            ec.category() == std::generic_category() || ec.category() == std::system_category()
+                ? ec.value()
+                : 0);
 }
 
 }  // namespace
@@ -172,21 +182,31 @@ void write_file_with(const fs::path& path, const file_filler& fill, bool durable
     std::string tmp;
     file_descriptor fd = create_temporary(dir, path, mode, tmp);
     std::string failure;
+    int why = 0;  // the errno of the failure, where the system gave one
+    auto failed = [&] {
+        why = errno;
+        failure = "write failed (" + error_text(why) + ")";
+    };
     try {
-        if (!fill(fd.get())) failure = "write failed (" + error_text(errno) + ")";
+        if (!fill(fd.get())) failed();
+    } catch (const file_write_error& e) {
+        failure = e.what();
+        why = e.error_number();
     } catch (const std::exception& e) {
         failure = e.what();
     }
-    if (failure.empty() && durable && ::fsync(fd.get()) != 0)
-        failure = "write failed (" + error_text(errno) + ")";
-    if (!fd.close() && failure.empty()) failure = "write failed (" + error_text(errno) + ")";
+    if (failure.empty() && durable && ::fsync(fd.get()) != 0) failed();
+    if (!fd.close() && failure.empty()) failed();
     if (!failure.empty()) {
         ::unlinkat(dir.get(), tmp.c_str(), 0);
-        throw file_write_error(path.string() + ": " + failure);
+        throw file_write_error(path.string() + ": " + failure, why);
     }
     replace_with(dir, tmp, path);
-    if (durable && ::fsync(dir.get()) != 0)
-        throw file_write_error(path.string() + ": folder sync failed (" + error_text(errno) + ")");
+    if (durable && ::fsync(dir.get()) != 0) {
+        why = errno;
+        throw file_write_error(path.string() + ": folder sync failed (" + error_text(why) + ")",
+                               why);
+    }
 }
 
 void write_file_atomic(const fs::path& path, const void* data, std::size_t size) {
@@ -199,18 +219,32 @@ void write_file_durable(const fs::path& path, const void* data, std::size_t size
     write_file_with(path, bytes, true);
 }
 
+std::string write_failure_line(const fs::path& path, const file_write_error& e) {
+    const std::string line = "cannot write " + path.string() + ": ";
+    if (const int why = e.error_number())
+        return line + error_text(why) + " (errno " + std::to_string(why) + ")";
+    std::string detail = e.what();
+    const std::string named = path.string() + ": ";
+    if (detail.compare(0, named.size(), named) == 0) detail.erase(0, named.size());
+    return line + detail;
+}
+
 void copy_file_atomic(const fs::path& from, const fs::path& to) {
     const file_descriptor in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
-    if (in.get() < 0)
-        throw file_write_error(from.string() + ": cannot open (" + error_text(errno) + ")");
+    if (in.get() < 0) {
+        const int why = errno;
+        throw file_write_error(from.string() + ": cannot open (" + error_text(why) + ")", why);
+    }
     const file_filler copy = [&](int out) {
         std::vector<char> buffer(1 << 20);
         for (;;) {
             const ssize_t n = ::read(in.get(), buffer.data(), buffer.size());
             if (n < 0 && errno == EINTR) continue;
-            if (n < 0)
-                throw file_write_error("reading " + from.string() + " failed (" +
-                                       error_text(errno) + ")");
+            if (n < 0) {
+                const int why = errno;
+                throw file_write_error(
+                    "reading " + from.string() + " failed (" + error_text(why) + ")", why);
+            }
             if (n == 0) return true;
             if (!write_all(out, buffer.data(), static_cast<std::size_t>(n))) return false;
         }
@@ -222,8 +256,8 @@ fs::path resolve_inside(const fs::path& base, const std::string& relative) {
     const fs::path rel(relative);
     if (relative.empty()) throw std::invalid_argument("path is empty");
     if (rel.is_absolute())
-        throw std::invalid_argument("'" + relative + "' is absolute; expected a path relative to " +
-                                    base.string());
+        throw std::invalid_argument(quote_value(relative) +
+                                    " is absolute; expected a path relative to " + base.string());
     fs::path root, full;
     try {
         root = fs::weakly_canonical(base);
@@ -235,7 +269,7 @@ fs::path resolve_inside(const fs::path& base, const std::string& relative) {
     }
     const auto mismatch = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
     if (mismatch.first != root.end())
-        throw std::invalid_argument("'" + relative + "' escapes the request folder " +
+        throw std::invalid_argument(quote_value(relative) + " escapes the request folder " +
                                     root.string());
     return full;
 }

@@ -21,7 +21,19 @@ std::vector<unsigned char> read_binary_file(const std::filesystem::path& path);
 class file_write_error : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
+    file_write_error(const std::string& message, int error_number)
+        : std::runtime_error(message), m_error_number(error_number) {}
+    /// The errno the system refused with (ENOSPC, EFBIG, EACCES, ...); 0 where the refusal is
+    /// our own (a folder that is someone else's symlink, a name that is no file name).
+    int error_number() const noexcept { return m_error_number; }
+
+  private:
+    int m_error_number = 0;
 };
+
+/// The one line a program prints when `path` could not be written: "cannot write PATH: No
+/// space left on device (errno 28)"; without an errno, the error's own words after the path.
+std::string write_failure_line(const std::filesystem::path& path, const file_write_error& e);
 
 /// Writes a file's bytes into the open descriptor it is given; false (errno set) on failure.
 using file_filler = std::function<bool(int fd)>;

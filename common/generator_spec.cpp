@@ -5,6 +5,7 @@
 
 #include "common/json_builder.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -39,7 +40,7 @@ generator_spec read_generator(const json_field& f) {
 std::optional<generator_problem> check_generator(const generator_spec& g, dtype type) {
     const std::string kind = k_generator_kinds.name(g.kind);
     if ((g.kind == generator_kind::uniform || g.kind == generator_kind::normal) && !is_float(type))
-        return generator_problem{"kind", "'" + kind + "' fills floating-point buffers; for " +
+        return generator_problem{"kind", quote_value(kind) + " fills floating-point buffers; for " +
                                              std::string(dtype_name(type)) +
                                              " use 'int_range', 'sequence' or 'constant'"};
     if (g.kind == generator_kind::uniform && !(g.low < g.high))

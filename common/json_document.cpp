@@ -16,6 +16,7 @@
 #include <set>
 #include <vector>
 
+#include "common/message_text.hpp"
 #include "common/tool_version.hpp"
 
 // The schemas in schemas/, embedded at build time by cmake/embed.cmake.
@@ -64,17 +65,17 @@ std::string type_name_of(const rapidjson::Value& v) {
     return "unknown";
 }
 
-// A value as it appears in a message: compact, cut at 80 characters.
+// A value as it appears in a message: compact JSON, cut as quote_value() cuts (a 1 MiB string
+// shows its first 200 characters and its size).
 std::string compact(const rapidjson::Value& v) {
-    const std::string s = to_compact_json(v);
-    return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+    return shortened(to_compact_json(v));
 }
 
 // Turns the failing keyword into "what was expected", reading the schema node and
 // the offending value; RapidJSON 1.1 reports only the keyword and two pointers.
 std::string describe(const std::string& keyword, const rapidjson::Value* schema,
                      const rapidjson::Value* value) {
-    if (!schema) return "violates '" + keyword + "'";
+    if (!schema) return "violates " + quote_value(keyword);
     const auto member = [&](const char* name) -> const rapidjson::Value* {
         auto it = schema->FindMember(name);
         return it == schema->MemberEnd() ? nullptr : &it->value;
@@ -108,13 +109,15 @@ std::string describe(const std::string& keyword, const rapidjson::Value* schema,
         {"minItems", "at least this many items: "},
         {"maxItems", "at most this many items: "},
         {"minLength", "a string of length >= "},
+        {"maxLength", "a string of length <= "},
+        {"maxProperties", "at most this many fields: "},
         {"pattern", "a string matching "},
         {"minProperties", "at least this many fields: "}};
     if (auto it = k_bounds.find(keyword); it != k_bounds.end()) {
         if (const auto* b = member(keyword.c_str()))
             return "expected " + it->second + compact(*b) + got;
     }
-    std::string text = "does not match the schema ('" + keyword + "')" + got;
+    std::string text = "does not match the schema (" + quote_value(keyword) + ")" + got;
     if (const auto* d = member("description"); d && d->IsString())
         text += "; expected " + std::string(d->GetString());
     return text;
@@ -126,12 +129,29 @@ namespace {
 
 constexpr int k_max_json_depth = 64;
 
-std::string child_field(const std::string& parent, const std::string& key) {
-    return parent.empty() ? key : parent + "." + key;
+std::string child_field(const std::string& parent, std::string_view key) {
+    // A key is quoted in a path only when it is long or odd, so a 1 MiB key does not make a
+    // 1 MiB message.
+    const bool plain = key.size() <= k_quote_limit && text_problem(key).empty() &&
+                       key.find_first_of("\n\r\t") == std::string_view::npos;
+    const std::string shown = plain ? std::string(key) : quote_value(key);
+    return parent.empty() ? shown : parent + "." + shown;
 }
 
-// Nesting and duplicate keys, walked without recursion: a hostile document can neither
-// overflow the stack here nor later (schema checks and messages recurse over it).
+// A string (a value or a key) no input may hold: U+0000 (C strings stop there, so
+// "perf-\u0000x" would become "perf-" in a request, an output file's name, a summary) or an
+// escaped lone surrogate ("\udfff", which RapidJSON writes as bytes that are no UTF-8).
+std::string string_problem(const rapidjson::Value& v, const std::string& where, const char* what) {
+    const std::string_view text(v.GetString(), v.GetStringLength());
+    const std::string why = text_problem(text);
+    if (why.empty()) return "";
+    return "field " + where + ": " + what + " " + quote_value(text) + " " + why +
+           "; expected text without U+0000 and with no lone surrogate (\\ud800 to \\udfff)";
+}
+
+// Nesting, duplicate keys and the text of every string, walked without recursion: a hostile
+// document can neither overflow the stack here nor later (schema checks and messages recurse
+// over it).
 std::string check_shape(const rapidjson::Value& root) {
     struct node {
         const rapidjson::Value* v;
@@ -143,23 +163,29 @@ std::string check_shape(const rapidjson::Value& root) {
         node n = std::move(stack.back());
         stack.pop_back();
         const std::string where = n.field.empty() ? "(top level)" : n.field;
+        if (n.v->IsString()) {
+            if (std::string why = string_problem(*n.v, where, "the string"); !why.empty())
+                return why;
+            continue;
+        }
         if (n.depth > k_max_json_depth)
             return "field " + where + ": nested more than " + std::to_string(k_max_json_depth) +
                    " levels deep";
         if (n.v->IsArray()) {
             for (rapidjson::SizeType i = 0; i < n.v->Size(); ++i)
-                if ((*n.v)[i].IsObject() || (*n.v)[i].IsArray())
+                if (!(*n.v)[i].IsNumber() && !(*n.v)[i].IsBool() && !(*n.v)[i].IsNull())
                     stack.push_back(
                         {&(*n.v)[i], n.depth + 1, n.field + "[" + std::to_string(i) + "]"});
         } else if (n.v->IsObject()) {
             std::set<std::string_view> keys;
             for (const auto& m : n.v->GetObject()) {
                 const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+                if (std::string why = string_problem(m.name, where, "the key"); !why.empty())
+                    return why;
                 if (!keys.insert(key).second)
-                    return "field " + where + ": duplicate key '" + std::string(key) + "'";
-                if (m.value.IsObject() || m.value.IsArray())
-                    stack.push_back(
-                        {&m.value, n.depth + 1, child_field(n.field, std::string(key))});
+                    return "field " + where + ": duplicate key " + quote_value(key);
+                if (!m.value.IsNumber() && !m.value.IsBool() && !m.value.IsNull())
+                    stack.push_back({&m.value, n.depth + 1, child_field(n.field, key)});
             }
         }
     }
@@ -241,22 +267,35 @@ rapidjson::ParseResult parse_numbers_exactly(rapidjson::Document& doc, std::stri
 
 }  // namespace
 
+namespace {
+
+// "line L, column C" of a byte offset, for messages.
+std::string line_and_column(std::string_view text, std::size_t offset) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+}  // namespace
+
 std::string try_parse_json(rapidjson::Document& doc, std::string_view text) {
+    doc.SetNull();
+    // RapidJSON reads a NUL byte as the end of the text ("The document is empty." for one at
+    // the start); JSON text never holds one, even inside a string, so say what it is.
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        return "not JSON text: a NUL byte (0x00) at byte " + std::to_string(nul) + " (" +
+               line_and_column(text, nul) + ")";
     const rapidjson::ParseResult parsed = parse_numbers_exactly(doc, text);
     if (parsed.IsError()) {
-        const std::size_t offset = parsed.Offset();
-        std::size_t line = 1, column = 1;
-        for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                column = 1;
-            } else {
-                ++column;
-            }
-        }
-        const std::string why = std::string("malformed JSON at line ") + std::to_string(line) +
-                                ", column " + std::to_string(column) + ": " +
-                                rapidjson::GetParseError_En(parsed.Code());
+        const std::string why = "malformed JSON at " + line_and_column(text, parsed.Offset()) +
+                                ": " + rapidjson::GetParseError_En(parsed.Code());
         doc.SetNull();
         return why;
     }
@@ -329,27 +368,6 @@ std::string to_compact_json(const rapidjson::Value& value) {
     return std::string(buf.GetString(), buf.GetSize());
 }
 
-namespace {
-
-// Length of the valid UTF-8 sequence at s[i], or 0 (overlong forms, surrogates and code
-// points above U+10FFFF are invalid).
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = byte(i);
-    if (c < 0x80) return 1;
-    const std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-    if (n == 0 || c > 0xF4 || c == 0xC0 || c == 0xC1 || i + n > s.size()) return 0;
-    for (std::size_t k = 1; k < n; ++k)
-        if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    const unsigned char d = byte(i + 1);
-    if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d >= 0xA0) || (c == 0xF0 && d < 0x90) ||
-        (c == 0xF4 && d >= 0x90))
-        return 0;
-    return n;
-}
-
-}  // namespace
-
 std::string valid_utf8(std::string_view s) {
     std::string out;
     out.reserve(s.size());
@@ -367,7 +385,11 @@ std::string valid_utf8(std::string_view s) {
 }
 
 rapidjson::Value json_text(std::string_view s, rapidjson::Document::AllocatorType& a) {
-    const std::string clean = valid_utf8(s);
+    std::string clean = valid_utf8(s);
+    // No reader takes U+0000 (try_parse_json refuses it), so none is written: an echoed path
+    // that held one shows U+FFFD there instead.
+    for (std::size_t at = clean.find('\0'); at != std::string::npos; at = clean.find('\0', at))
+        clean.replace(at, 1, "\xEF\xBF\xBD");
     return rapidjson::Value(clean.data(), static_cast<rapidjson::SizeType>(clean.size()), a);
 }
 

@@ -43,8 +43,8 @@ std::string to_pretty_json(const rapidjson::Value& value);
 /// One line, no spaces: what goes over the wire and into messages.
 std::string to_compact_json(const rapidjson::Value& value);
 
-/// A JSON string holding a copy of `s` (embedded NULs kept), made valid UTF-8 first: every
-/// string the tools write goes through here, so strict readers can always load the result.
+/// A JSON string holding a copy of `s`, made valid UTF-8 first and each U+0000 written as U+FFFD:
+/// every string the tools write goes through here, so strict readers can always load the result.
 rapidjson::Value json_text(std::string_view s, rapidjson::Document::AllocatorType& a);
 
 /// A JSON number, or null when there is none.

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "common/message_text.hpp"
+
 namespace cuopt {
 
 using rapidjson::Value;
@@ -15,7 +17,7 @@ json_field json_field::child(const Value& v, std::string path) const {
 
 void json_field::fail(const std::string& expected, const std::string& found) const {
     std::string m = source_.empty() ? "" : source_ + ": ";
-    if (!path_.empty()) m += "field " + path_ + ": ";
+    if (!path_.empty()) m += "field " + shortened(path_) + ": ";
     m += "expected " + expected;
     if (!found.empty()) m += ", found " + found;
     throw json_error(m);

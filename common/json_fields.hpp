@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/json_document.hpp"
+#include "common/message_text.hpp"
 #include "common/name_table.hpp"
 
 namespace cuopt {
@@ -75,7 +76,7 @@ class json_field {
     Enum word(const name_table<Enum, N>& table) const {
         const std::string w = text_as("one of " + names_of(table));
         if (const std::optional<Enum> e = table.parse(w)) return *e;
-        fail("one of " + names_of(table), "'" + w + "'");
+        fail("one of " + names_of(table), quote_value(w));
     }
     std::vector<std::string> texts() const;
     std::vector<double> numbers() const;

@@ -144,7 +144,11 @@ output_record save_buffer(const kernel_arg& a, CUdeviceptr from, const std::file
                           const char* role) {
     std::vector<unsigned char> host(a.bytes());
     CU_CALL(cuMemcpyDtoH(host.data(), from, host.size()));
-    write_file_atomic(file, host.data(), host.size());
+    try {
+        write_file_atomic(file, host.data(), host.size());
+    } catch (const file_write_error& e) {  // the one line the response's error will be
+        throw file_write_error(write_failure_line(file, e), e.error_number());
+    }
     output_record r;
     r.arg = a.name;
     r.role = role;

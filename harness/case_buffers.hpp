@@ -59,6 +59,8 @@ struct output_record {
 };
 
 /// Copies `a`'s bytes from the device at `from` into `file` (atomically) and describes them.
+/// Throws file_write_error whose what() is the whole story: "cannot write FILE: No space left
+/// on device (errno 28)".
 output_record save_buffer(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
                           const char* role);
 

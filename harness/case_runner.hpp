@@ -109,8 +109,9 @@ class case_runner {
                 const timing_config& timing, const clocks& clocks);
 
     /// Runs the case (launch indices start at its launch_index_base). Throws cuda_error for a CUDA
-    /// failure (the caller decides whether the context survived); throws std::runtime_error for an
-    /// I/O failure writing outputs.
+    /// failure (the caller decides whether the context survived); throws file_write_error, its
+    /// what() naming the file and the errno, when an output or input dump cannot be written (the
+    /// stream is idle then: every launch of the case has finished).
     case_outcome run(const run_case& c);
 
   private:

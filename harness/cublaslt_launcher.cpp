@@ -5,6 +5,8 @@
 #include <memory>
 #include <variant>
 
+#include "common/message_text.hpp"
+
 namespace cuopt {
 
 namespace {
@@ -15,7 +17,7 @@ float scale_named(const run_case& c, const std::string& name) {
     const auto it = std::find_if(c.args.begin(), c.args.end(),
                                  [&](const kernel_arg& a) { return a.name == name; });
     if (it == c.args.end() || it->is_buffer)
-        throw std::logic_error("vendor_call names no scalar '" + name + "'");
+        throw std::logic_error("vendor_call names no scalar " + quote_value(name));
     return static_cast<float>(
         std::visit([](auto v) { return static_cast<double>(v); }, it->scalar));
 }

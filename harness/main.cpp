@@ -35,7 +35,7 @@ void define_options(CLI::App& app, harness_options& o) {
         ->type_name("FILE");
     app.add_flag("--device-info", o.device_info, "Print the device fingerprint as JSON and exit");
     app.add_option("--device", o.device, "Device index for --device-info")
-        ->check(cuopt::whole_number_at_least(0));
+        ->check(cuopt::whole_number_from(0, 1023));
     app.add_flag("--measure", o.measure,
                  "With --device-info: add the measured copy bandwidth (cached per device and "
                  "driver) and the peak arithmetic rates");
@@ -77,7 +77,8 @@ Example:
 Exit codes: 0 ok; 10 the kernel does not compile (the log is in the response); 11 the request
 is invalid (the message names the field); 12 a case failed with a recoverable CUDA error; 13 a
 sticky CUDA error (illegal address, ...): the remaining cases skipped; 14 no CUDA driver; 15 no
-such device; 64 bad command line; 70 internal error (a bug: please report it).
+such device; 64 bad command line; 70 internal error: a file that cannot be written (the message
+names it and the system's reason), else a bug (please report it).
 )");
     app.set_version_flag("--version", std::string("cuda-harness ") + cuopt::tool_version() +
                                           " (commit " + cuopt::tool_commit() + ")");
@@ -125,10 +126,18 @@ std::string check_file_arguments(const harness_options& o) {
     return "";
 }
 
+// The one-shot harness's exception boundary: serve_request records every failure (a full disk
+// too) in the response and its messages, and anything that still escapes is an internal error
+// said in one line, never a std::terminate (SIGABRT) that says nothing.
 int run(const harness_options& o) {
-    const cuopt::served_request s = cuopt::serve_request(o);
-    std::cerr << s.messages;
-    return to_int(s.code);
+    try {
+        const cuopt::served_request s = cuopt::serve_request(o);
+        std::cerr << s.messages;
+        return to_int(s.code);
+    } catch (const std::exception& e) {
+        std::cerr << "cuda-harness: internal_error: " << e.what() << "\n";
+        return to_int(exit_code::internal_error);
+    }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "harness/upstream_request.hpp"
 
 namespace cuopt {
@@ -37,7 +38,8 @@ fs::path resolve_file(const request& req, const json_field& f) {
         fail(f, e.what());
     }
     std::error_code ec;
-    if (fs::is_directory(path, ec)) fail(f, "'" + relative + "' is a directory; expected a file");
+    if (fs::is_directory(path, ec))
+        fail(f, quote_value(relative) + " is a directory; expected a file");
     return path;
 }
 
@@ -89,20 +91,22 @@ void read_input_file(const request& req, kernel_arg& arg, const json_field& f) {
 fs::path read_expected_file(const request& req, const kernel_arg& arg, const json_field& f) {
     const std::string relative = f.text();
     if (fs::path(relative).is_absolute())
-        fail(f, "'" + relative + "' is absolute; expected a path relative to the request's folder");
+        fail(f, quote_value(relative) +
+                    " is absolute; expected a path relative to the request's folder");
     std::error_code ec;
     const fs::path root = fs::weakly_canonical(req.root, ec);
     const fs::path file = ec ? fs::path() : fs::weakly_canonical(req.folder / relative, ec);
-    if (ec) fail(f, "'" + relative + "': " + ec.message());
+    if (ec) fail(f, quote_value(relative) + ": " + ec.message());
     if (std::mismatch(root.begin(), root.end(), file.begin(), file.end()).first != root.end())
-        fail(f, "'" + relative + "' leaves " + root.string() +
+        fail(f, quote_value(relative) + " leaves " + root.string() +
                     ", the folder tree this harness may read (--root)");
     const auto size = fs::file_size(file, ec);
     if (ec) fail(f, "cannot read " + file.string() + " (" + ec.message() + ")");
     if (size != arg.bytes())
         fail(f, file.filename().string() + " holds " + std::to_string(size) + " bytes but the " +
                     std::to_string(arg.count) + " " + std::string(dtype_name(arg.type)) +
-                    " elements of '" + arg.name + "' need " + std::to_string(arg.bytes()));
+                    " elements of " + quote_value(arg.name) + " need " +
+                    std::to_string(arg.bytes()));
     return file;
 }
 
@@ -247,23 +251,25 @@ void check_vendor_operand(const run_case& rc, const vendor_call& v, const char* 
     const auto it = std::find_if(rc.args.begin(), rc.args.end(),
                                  [&](const kernel_arg& a) { return a.name == name; });
     if (it == rc.args.end())
-        fail(f, "'" + name + "' names no argument of this case; expected a buffer arg's name");
-    if (!it->is_buffer) fail(f, "'" + name + "' is a scalar; expected a buffer");
+        fail(f,
+             quote_value(name) + " names no argument of this case; expected a buffer arg's name");
+    if (!it->is_buffer) fail(f, quote_value(name) + " is a scalar; expected a buffer");
     const bool dtype_ok =
         is_c ? vendor_output_dtype_ok(v.op, it->type) : it->type == vendor_input_dtype(v.op);
     if (!dtype_ok)
-        fail(f, "'" + name + "' is " + std::string(dtype_name(it->type)) + " but " + op +
+        fail(f, quote_value(name) + " is " + std::string(dtype_name(it->type)) + " but " + op +
                     " needs " +
                     (is_c && v.op == vendor_op::e4m3_gemm
                          ? "a C of dtype " + vendor_output_dtypes(v.op)
                          : std::string(dtype_name(vendor_input_dtype(v.op))) + " buffers"));
     if (it->count != count)
-        fail(f, "'" + name + "' has count " + std::to_string(it->count) + " but " + op +
+        fail(f, quote_value(name) + " has count " + std::to_string(it->count) + " but " + op +
                     " with m=" + std::to_string(v.m) + ", n=" + std::to_string(v.n) + ", k=" +
                     std::to_string(v.k) + " needs " + shape + " = " + std::to_string(count));
     if (!is_c && !it->has_input())
-        fail(f, "'" + name + "' has no input; expected a buffer with input_file or generator");
-    if (is_c && !it->output_file) fail(f, "'" + name + "' has no output_file; C is written");
+        fail(f,
+             quote_value(name) + " has no input; expected a buffer with input_file or generator");
+    if (is_c && !it->output_file) fail(f, quote_value(name) + " has no output_file; C is written");
 }
 
 // What the library and the op ask of a call beyond its operands: the op is the request's
@@ -288,11 +294,11 @@ std::string read_vendor_scale(const json_field& v, const char* key, const run_ca
     const auto it = std::find_if(rc.args.begin(), rc.args.end(),
                                  [&](const kernel_arg& a) { return a.name == name; });
     if (it == rc.args.end())
-        fail(*f,
-             "'" + name + "' names no argument of this case; expected an f32 scalar arg's name");
-    if (it->is_buffer) fail(*f, "'" + name + "' is a buffer; expected an f32 scalar arg");
+        fail(*f, quote_value(name) +
+                     " names no argument of this case; expected an f32 scalar arg's name");
+    if (it->is_buffer) fail(*f, quote_value(name) + " is a buffer; expected an f32 scalar arg");
     if (it->type != dtype::f32)
-        fail(*f, "'" + name + "' is " + std::string(dtype_name(it->type)) +
+        fail(*f, quote_value(name) + " is " + std::string(dtype_name(it->type)) +
                      "; expected an f32 scalar arg (cuBLASLt's scale type is CUDA_R_32F)");
     return name;
 }
@@ -314,7 +320,7 @@ vendor_call read_vendor_call(const json_field& v, const run_case& rc, vendor_lib
     check_vendor_operand(rc, call, "b", call.b, k * n, bt ? "n*k" : "k*n", v["b"]);
     check_vendor_operand(rc, call, "c", call.c, m * n, "m*n", v["c"]);
     if (call.c == call.a || call.c == call.b)
-        fail(v["c"], "'" + call.c + "' is also an input; C needs a buffer of its own");
+        fail(v["c"], quote_value(call.c) + " is also an input; C needs a buffer of its own");
     call.scale_a = read_vendor_scale(v, "scale_a", rc, call.op);
     call.scale_b = read_vendor_scale(v, "scale_b", rc, call.op);
     return call;
@@ -416,7 +422,7 @@ request read_request(const fs::path& file, const std::vector<fs::path>& also_rea
     for (const json_field& c : root["cases"].items()) {
         req.cases.push_back(read_case(req, c, written));
         if (!names.insert(req.cases.back().name).second)
-            fail(c["name"], "duplicate case name '" + req.cases.back().name + "'");
+            fail(c["name"], "duplicate case name " + quote_value(req.cases.back().name));
     }
     check_outputs_spare_inputs(req, also_read, root);
     return req;

@@ -11,6 +11,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/message_text.hpp"
 #include "harness/cubin_cache.hpp"
 #include "harness/cubin_params.hpp"
 #include "harness/cublas_launcher.hpp"
@@ -228,6 +229,14 @@ case_runner::clocks clocks_phase(const request& req, const harness_options& o,
     return clocks;
 }
 
+// Every case after case `i` marked skipped, with `why`.
+void skip_cases_after(std::size_t i, const std::string& why, harness_report& report) {
+    for (std::size_t j = i + 1; j < report.cases.size(); ++j) {
+        report.cases[j].status = case_run_status::skipped;
+        report.cases[j].error = why;
+    }
+}
+
 void run_cases_phase(const request& req, case_launcher& launcher, const case_runner::clocks& clocks,
                      harness_report& report) {
     case_runner runner(*report.device, device_session::on(req.device, *report.device), launcher,
@@ -247,10 +256,16 @@ void run_cases_phase(const request& req, case_launcher& launcher, const case_run
             }
             report.fail(exit_code::context_lost,
                         "case '" + slot.name + "' lost the CUDA context: " + e.what());
-            for (std::size_t j = i + 1; j < req.cases.size(); ++j) {
-                report.cases[j].status = case_run_status::skipped;
-                report.cases[j].error = "skipped: context lost";
-            }
+            skip_cases_after(i, "skipped: context lost", report);
+            return;
+        } catch (const file_write_error& e) {
+            // A full disk (or a read-only folder) fails the request, not the device: the case
+            // ran, its files did not land, and the cases after it would meet the same disk.
+            slot.error = e.what();
+            report.fail(exit_code::internal_error, e.what());
+            skip_cases_after(
+                i, "skipped: case " + quote_value(slot.name) + " could not write its files",
+                report);
             return;
         }
     }
@@ -316,6 +331,19 @@ void run_vendor_phases(const request& req, const harness_options& o, harness_rep
     const case_runner::clocks clocks = clocks_phase(req, o, report, lap);
     run_cases_phase(req, *launcher, clocks, report);
     lap("run_cases");
+}
+
+// Writes the response file; "" when it is written, else the one line saying why not ("cannot
+// write PATH: No space left on device (errno 28)").
+std::string write_response(const fs::path& response, const harness_report& report) {
+    try {
+        write_file_atomic(response, write_response_json(report));
+        return "";
+    } catch (const file_write_error& e) {
+        return write_failure_line(response, e);
+    } catch (const std::exception& e) {  // the document itself could not be made (memory)
+        return "cannot write " + response.string() + ": " + e.what();
+    }
 }
 
 }  // namespace
@@ -393,17 +421,20 @@ served_request serve_request(const harness_options& o) {
     s.code = report.code;
     s.status = k_response_statuses.name(report.status);
     s.retire_reason = report.retire_reason;
-    try {
-        write_file_atomic(response, write_response_json(report));
-    } catch (const std::exception& e) {
+    if (const std::string failed = write_response(response, report); !failed.empty()) {
+        // The caller has no response to read: this line is all it gets, so it is the only one.
         s.code = exit_code::internal_error;
-        s.status = "internal_error";
-        s.messages = std::string("cuda-harness: cannot write the response: ") + e.what() + "\n";
+        s.status = k_response_statuses.name(status_for(s.code));
+        s.messages = "cuda-harness: " + s.status + ": " + failed;
+        if (report.code != exit_code::ok)
+            s.messages += " (the request itself ended " +
+                          std::string(k_response_statuses.name(report.status)) + ")";
+        s.messages += "\n";
+    } else {
+        if (!report.error.empty())
+            s.messages += "cuda-harness: " + s.status + ": " + report.error + "\n";
+        if (!o.quiet) s.messages += summary_lines(report, response);
     }
-    if (!report.error.empty())
-        s.messages += "cuda-harness: " + std::string(k_response_statuses.name(report.status)) +
-                      ": " + report.error + "\n";
-    if (!o.quiet) s.messages += summary_lines(report, response);
     s.wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return s;

@@ -61,6 +61,22 @@ std::string reply_line(const harness_options& o, const served_request& s, long l
     return to_compact_json(doc);
 }
 
+// serve(o), or an internal_error reply where it throws (it should not: serve_request records
+// every failure, a full disk included, in its response): an exception escaping this loop would
+// end the worker by std::terminate, a SIGABRT that says nothing about why.
+served_request serve_guarded(const std::function<served_request(const harness_options&)>& serve,
+                             const harness_options& o) {
+    try {
+        return serve(o);
+    } catch (const std::exception& e) {
+        served_request s;
+        s.code = exit_code::internal_error;
+        s.status = "internal_error";
+        s.messages = std::string("cuda-harness: internal_error: ") + e.what() + "\n";
+        return s;
+    }
+}
+
 }  // namespace
 
 bool worker_must_exit(exit_code code) {
@@ -94,7 +110,7 @@ int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
             out << reply_line(one, refused, served) << "\n" << std::flush;
             continue;
         }
-        served_request s = serve(one);
+        served_request s = serve_guarded(serve, one);
         if (!s.retire_reason.empty())
             s.messages += "cuda-harness --worker: retired after this request: " + s.retire_reason +
                           "; the next request gets a fresh process\n";

@@ -81,7 +81,7 @@ CLI::App* add_replay_command(CLI::App& app, optimizer_options& options, std::str
         ->type_name("FILE");
     replay->add_option("--timeout", options.timeout_s, "Wall-clock limit, seconds")
         ->capture_default_str()
-        ->check(cuopt::positive_number("seconds"));
+        ->check(cuopt::duration_seconds());
     replay->footer(k_replay_footer);
     return replay;
 }

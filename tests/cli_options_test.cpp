@@ -3,7 +3,9 @@
 // config key is answered with the closest known one; replay's help gives the codes it exits with.
 #include "orchestrator/commands/cli_options.hpp"
 
+#include <array>
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "common/cli_value_checks.hpp"
 #include "common/json_document.hpp"
@@ -44,15 +46,58 @@ std::string config_error(const std::string& text) {
 
 TEST_CASE("a positive number out of range is said in a few words, with its unit, not 300 digits") {
     const std::string said = parse_error({"--timeout", "0"});
-    CHECK(said == "--timeout: expected a number above 0 (seconds), got 0");
+    CHECK(said == "--timeout: expected a number above 0 and at most 86400 s (24 h), got 0");
     CHECK(parse_error({"--request-timeout", "-1"}) ==
-          "--request-timeout: expected a number above 0 (seconds), got -1");
+          "--request-timeout: expected a number above 0 and at most 86400 s (24 h), got -1");
     CHECK(parse_error({"--min-gain", "2"}) == "--min-gain: expected a number from 0 to 1, got 2");
     CHECK(parse_error({"--target-rse", "0"}) ==
           "--target-rse: expected a number above 0 and at most 1, got 0");
     CHECK(parse_error({"--device", "-1"}) ==
-          "--device: expected a whole number 0 or above, got -1");
+          "--device: expected a whole number from 0 to 1023, got -1");
     CHECK(parse_error({"--timeout", "0.5", "--min-gain", "0.5", "--device", "1"}).empty());
+}
+
+TEST_CASE("every duration and count is range-checked before it is converted, flag or config") {
+    // 1e300 s overflowed the conversion to milliseconds (UBSan), and 1e10 s wrapped into a
+    // timeout of ~40 ms that blamed the toolkit; both are refused with the range now.
+    for (const char* huge : {"1e300", "1e10", "86400.5", "1e999", "inf", "nan"})
+        CHECK(parse_error({"--timeout", huge}) ==
+              std::string("--timeout: expected a number above 0 and at most 86400 s (24 h), got ") +
+                  huge);
+    CHECK(parse_error({"--timeout", "86400"}).empty());
+    CHECK(parse_error({"--sanitizer-timeout", "1e300"}) ==
+          "--sanitizer-timeout: expected a number above 0 and at most 86400 s (24 h), got 1e300");
+    CHECK(parse_error({"--device", "99999999999999999999"}) ==
+          "--device: expected a whole number from 0 to 1023, got 99999999999999999999");
+    CHECK(parse_error({"--max-output-tokens-retry", "1e30"}) ==
+          "--max-output-tokens-retry: expected a whole number from -1 to 10000000, got 1e30");
+    CHECK(config_error(R"({"timeout": 1e300})") ==
+          "/tmp/config.json: field timeout: expected a number above 0 and at most 86400 s (24 h), "
+          "got 1.0000000000000001e+300");
+    CHECK(config_error(R"({"iterations": 1e300})") ==
+          "/tmp/config.json: field iterations: expected a whole number from 1 to 100000, got "
+          "1.0000000000000001e+300");
+    // A value of 1 MB is shown by its start and size, not whole.
+    const std::string said = parse_error({"--timeout", std::string(1 << 20, '9')});
+    CHECK(said.size() < 200);
+    CHECK_THAT(said, Catch::EndsWith("… (1048576 bytes)"));
+    // The one conversion every timeout goes through saturates instead of overflowing.
+    CHECK(milliseconds_of(1e300).count() == 86400000);
+    CHECK(milliseconds_of(-5).count() == 0);
+    CHECK(milliseconds_of(std::nan("")).count() == 0);
+    CHECK(milliseconds_of(2.5).count() == 2500);
+}
+
+TEST_CASE("serve's durations and sizes have ceilings too") {
+    for (const auto& [flag, value, said] : std::vector<std::array<std::string, 3>>{
+             {"--max-upload-mb", "1e300", "expected a number above 0 and at most 65536 MiB"},
+             {"--stop-when-idle", "-1", "expected a number from 0 to 2592000 s (720 h)"},
+             {"--poll", "1e10", "expected a number above 0 and at most 86400 s (24 h)"},
+             {"--slurm-max-jobs", "1e20", "expected a whole number from 1 to 100000"}}) {
+        const auto r = test::run_optimizer({"serve", "--spool", "/nonexistent", flag, value});
+        CHECK(r.exit_code == 64);
+        CHECK_THAT(r.output, Catch::Contains(flag + ": " + said + ", got " + value));
+    }
 }
 
 TEST_CASE("an integer option given a fraction says it expects a whole number, not a range") {
@@ -72,7 +117,8 @@ TEST_CASE("a config file's value out of range is said as on the command line, na
           "/tmp/config.json: field max_iterations: expected a whole number from 0 to 10000, got "
           "1.5");
     CHECK(config_error(R"({"timeout": 0})") ==
-          "/tmp/config.json: field timeout: expected a number above 0 (seconds), got 0");
+          "/tmp/config.json: field timeout: expected a number above 0 and at most 86400 s (24 h), "
+          "got 0");
     CHECK(config_error(R"({"max_iterations": 3, "timeout": 2.5})").empty());
 }
 
@@ -129,10 +175,13 @@ TEST_CASE("replay's help gives the exit codes replay exits with") {
 TEST_CASE("serve's number options say what they expected, as optimize's do") {
     const auto poll = test::run_optimizer({"serve", "--spool", "/nonexistent", "--poll", "0"});
     CHECK(poll.exit_code == 64);
-    CHECK_THAT(poll.output, Catch::Contains("--poll: expected a number above 0 (seconds), got 0"));
+    CHECK_THAT(
+        poll.output,
+        Catch::Contains("--poll: expected a number above 0 and at most 86400 s (24 h), got 0"));
     const auto jobs =
         test::run_optimizer({"serve", "--spool", "/nonexistent", "--max-jobs-per-user", "1.5"});
     CHECK(jobs.exit_code == 64);
-    CHECK_THAT(jobs.output,
-               Catch::Contains("--max-jobs-per-user: expected a whole number 1 or above, got 1.5"));
+    CHECK_THAT(
+        jobs.output,
+        Catch::Contains("--max-jobs-per-user: expected a whole number from 1 to 100000, got 1.5"));
 }

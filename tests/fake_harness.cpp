@@ -934,6 +934,14 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
         std::fflush(stdout);
     }
     if (src.find("FAKE_CRASH") != std::string::npos) std::raise(SIGSEGV);
+    if (src.find("FAKE_DISK_FULL") != std::string::npos && !g_worker) {
+        // As the real harness says it when its response.json cannot be written (one-shot).
+        std::fprintf(stderr,
+                     "cuda-harness: internal_error: cannot write %s: No space left on device "
+                     "(errno 28)\n",
+                     response_path.c_str());
+        std::exit(to_int(exit_code::internal_error));
+    }
     if (src.find("FAKE_HANG") != std::string::npos)
         for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     if (src.find("FAKE_DEVICE_HEAP") != std::string::npos)

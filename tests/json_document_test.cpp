@@ -7,6 +7,8 @@
 #include <cstring>
 #include <random>
 
+#include "common/message_text.hpp"
+
 using namespace cuopt;
 
 namespace {
@@ -52,6 +54,57 @@ TEST_CASE("schema violations name the field and what was expected") {
                Catch::Contains("field extra: unknown field; expected one of: name, kind, sizes"));
 }
 
+TEST_CASE("no input string may hold U+0000 or a lone surrogate, in a value or a key") {
+    rapidjson::Document doc;
+    // A C string stops at the NUL: "perf-\u0000x" became "perf-" in a request and a file name.
+    CHECK(try_parse_json(doc, R"({"cases": [{"name": "perf-\u0000x"}]})") ==
+          "field cases[0].name: the string 'perf-\\x00x' holds U+0000 (NUL) at byte 5; expected "
+          "text without U+0000 and with no lone surrogate (\\ud800 to \\udfff)");
+    CHECK(doc.IsNull());
+    CHECK_THAT(try_parse_json(doc, R"({"a": {"out\u0000.evil": 1}})"),
+               Catch::StartsWith("field a: the key 'out\\x00.evil' holds U+0000 (NUL) at byte 3"));
+    // RapidJSON writes an escaped lone low surrogate as the bytes ED BF BF, which are no UTF-8.
+    CHECK_THAT(try_parse_json(doc, R"(["ok", "perf-\udfff"])"),
+               Catch::StartsWith("field [1]: the string 'perf-\\xED\\xBF\\xBF' is not valid "
+                                 "UTF-8 at byte 5"));
+    CHECK_THAT(try_parse_json(doc, R"("\ud800x")"), Catch::Contains("surrogate"));
+    CHECK_THAT(try_parse_json(doc, "[[\"\\u0000\"]]"), Catch::StartsWith("field [0][0]:"));
+    // A pair is a character: kept.
+    REQUIRE(try_parse_json(doc, R"({"name": "\ud83d\ude00", "\u00e9": "\u0001"})").empty());
+    CHECK(std::string(doc["name"].GetString()) == "\xF0\x9F\x98\x80");
+    // A NUL byte in the text itself is said as one, not "The document is empty".
+    CHECK(try_parse_json(doc, std::string("\0{}", 3)) ==
+          "not JSON text: a NUL byte (0x00) at byte 0 (line 1, column 1)");
+    CHECK(try_parse_json(doc, std::string("{\n \"a\": \0}", 10)) ==
+          "not JSON text: a NUL byte (0x00) at byte 8 (line 2, column 7)");
+}
+
+TEST_CASE("a message quotes at most 200 characters of a value, then its size") {
+    CHECK(quote_value("perf") == "'perf'");
+    CHECK(quote_value("a\nb\tc\x01\\") == "'a\\nb\\tc\\x01\\\\'");
+    CHECK(quote_value("caf\xC3\xA9 \xFF") == "'caf\xC3\xA9 \\xFF'");
+    const std::string mib(1 << 20, 'k');
+    CHECK(quote_value(mib) == "'" + std::string(200, 'k') + "'… (1048576 bytes)");
+    // Cut at a character's boundary, never inside one.
+    std::string accents;
+    for (int i = 0; i < 300; ++i) accents += "\xC3\xA9";
+    CHECK(quote_value(accents).rfind("'… (600 bytes)") == 1 + 400);
+    CHECK(shortened(mib, 10) == "kkkkkkkkkk… (1048576 bytes)");
+    CHECK(shortened("short") == "short");
+    // The schema's messages and duplicate keys quote the same way.
+    const std::string big_enum = R"({"name": "x", "kind": ")" + mib + R"(", "sizes": [1]})";
+    const std::string said = failure(big_enum);
+    CHECK_THAT(said, Catch::Contains("field kind: expected one of"));
+    CHECK(said.size() < 400);
+    rapidjson::Document doc;
+    const std::string twice = try_parse_json(doc, "{\"" + mib + "\": 1, \"" + mib + "\": 2}");
+    CHECK_THAT(twice, Catch::Contains("duplicate key 'kkkk") && Catch::EndsWith("(1048576 bytes)"));
+    CHECK(twice.size() < 400);
+    // A long key in a path is shortened too.
+    const std::string deep = try_parse_json(doc, "{\"" + mib + "\": [\"\\u0000\"]}");
+    CHECK(deep.size() < 700);
+}
+
 TEST_CASE("a JSON pointer reads as a field path") {
     CHECK(pointer_to_field("/cases/0/args/2/count") == "cases[0].args[2].count");
     CHECK(pointer_to_field("/kernel") == "kernel");
@@ -79,6 +132,11 @@ TEST_CASE("every string the tools write is valid UTF-8, bad bytes replaced and g
     rapidjson::Document d(rapidjson::kObjectType);
     d.AddMember("label", json_text("k\xfe.cu", d.GetAllocator()), d.GetAllocator());
     CHECK_NOTHROW(parse_json(to_pretty_json(d), "written"));
+    // Nor a NUL, which no reader takes.
+    d.AddMember("path", json_text(std::string("a\0b", 3), d.GetAllocator()), d.GetAllocator());
+    CHECK(parse_json(to_pretty_json(d), "written")["path"].GetString() ==
+          std::string("a\xEF\xBF\xBD"
+                      "b"));
 }
 
 TEST_CASE(

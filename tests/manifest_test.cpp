@@ -233,3 +233,96 @@ TEST_CASE("a reduction length with atol/rtol, or one that does not evaluate, is 
                    R"("tolerance": { "reduction_length": "k-k" })"),
         Catch::Contains("tolerance.reduction_length ('c')") && Catch::Contains("is below 1"));
 }
+
+namespace {
+
+// The pilot manifest with its cases replaced by `n` performance cases, read from `dir`.
+std::string error_with_cases(std::size_t n, const test::scratch_folder& dir) {
+    std::string cases;
+    for (std::size_t i = 0; i < n; ++i)
+        cases += std::string(i ? ", " : "") + R"({ "name": "p-)" + std::to_string(i) +
+                 R"(", "kind": "performance", "params": { "m": 16, "n": 16, "k": 16 } })";
+    std::string text = test::read_text(k_pilot);
+    const auto from = text.find(R"("cases": [)"), to = text.rfind(']');
+    REQUIRE(from != std::string::npos);
+    dir.write("input_cases.json", text.replace(from, to - from + 1, R"("cases": [)" + cases + "]"));
+    try {
+        read_manifest(dir / "input_cases.json");
+    } catch (const json_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("case and argument names over 128 characters are refused by field, in a short message") {
+    const std::string case_name = R"("name": "correctness-31x37x29")";
+    CHECK(error_with(case_name, R"("name": ")" + std::string(128, 'c') + "\"").empty());
+    CHECK_THAT(error_with(case_name, R"("name": ")" + std::string(129, 'c') + "\""),
+               Catch::Contains("field cases[0].name: "));
+    const std::string arg_name = R"("name": "a", "dtype": "f32")";
+    CHECK_THAT(
+        error_with(arg_name, R"("name": ")" + std::string(129, 'a') + R"(", "dtype": "f32")"),
+        Catch::Contains("field args[0].name: "));
+    // A 1 MiB name: the message quotes its start, so it stays short (file name aside).
+    test::scratch_folder dir;
+    const std::string e = error_with(
+        arg_name, R"("name": ")" + std::string(1 << 20, 'a') + R"(", "dtype": "f32")", &dir);
+    CHECK_THAT(e, Catch::Contains("field args[0].name: "));
+    CHECK(e.size() < 400 + (dir / "input_cases.json").string().size());
+}
+
+TEST_CASE("a manifest takes at most 4096 cases; one more is refused by field") {
+    test::scratch_folder dir;
+    CHECK(error_with_cases(4096, dir).empty());
+    CHECK(read_manifest(dir / "input_cases.json").cases.size() == 4096);
+    const std::string e = error_with_cases(4097, dir);
+    CHECK_THAT(e, Catch::Contains("field cases: "));
+    CHECK(e.size() < 400 + (dir / "input_cases.json").string().size());
+}
+
+TEST_CASE("a launch expression is limited to 1000 characters by the schema as by the evaluator") {
+    static_assert(k_max_expression_length == 1000);
+    const std::string grid = R"~("grid": ["ceil(n/BLOCK_X)")~";
+    std::string at_limit = "ceil(n/BLOCK_X) ";
+    while (at_limit.size() < k_max_expression_length) at_limit += "+0";
+    REQUIRE(at_limit.size() == k_max_expression_length);
+    CHECK(error_with(grid, R"("grid": [")" + at_limit + "\"").empty());
+    const std::string e = error_with(grid, R"("grid": [")" + at_limit + "0\"");
+    CHECK_THAT(e, Catch::Contains("field launch.grid[0]: "));
+}
+
+TEST_CASE("a candidate side file's 1 MiB entry, 65th option or 257th define is refused by field") {
+    const auto refusal = [](const std::string& text) -> std::string {
+        try {
+            validate_json(parse_json(text, "side.json"), embedded_schema("candidate-file"),
+                          "side.json");
+        } catch (const json_error& e) {
+            return e.what();
+        }
+        return "";
+    };
+    CHECK(refusal(R"({ "entry": ")" + std::string(1024, 'k') + "\" }").empty());
+    CHECK_THAT(refusal(R"({ "entry": ")" + std::string(1025, 'k') + "\" }"),
+               Catch::Contains("side.json: field entry: "));
+    const std::string e = refusal(R"({ "entry": ")" + std::string(1 << 20, 'k') + "\" }");
+    CHECK_THAT(e, Catch::Contains("side.json: field entry: "));
+    CHECK(e.size() < 400);
+    const auto options = [](int n) {
+        std::string list;
+        for (int i = 0; i < n; ++i)
+            list += std::string(i ? ", " : "") + "\"-DX" + std::to_string(i) + "\"";
+        return R"({ "compile_options": [)" + list + "] }";
+    };
+    CHECK(refusal(options(64)).empty());
+    CHECK_THAT(refusal(options(65)), Catch::Contains("side.json: field compile_options: "));
+    const auto defines = [](int n) {
+        std::string list;
+        for (int i = 0; i < n; ++i)
+            list += std::string(i ? ", " : "") + "\"X" + std::to_string(i) + "\": 1";
+        return R"({ "defines": {)" + list + "} }";
+    };
+    CHECK(refusal(defines(256)).empty());
+    CHECK_THAT(refusal(defines(257)), Catch::Contains("side.json: field defines: "));
+}

@@ -28,6 +28,24 @@ using test::verdict_of;
 
 }  // namespace
 
+TEST_CASE("a harness that could not write its response says why, and the run goes on") {
+    optimizer_fixture f;
+    f.dir.write("cands/a_disk_full.cu", f.kernel("FAKE_DISK_FULL"));
+    f.dir.write("cands/b_fine.cu", f.kernel("FAKE_MS=1"));
+    const auto r = test::run_optimizer(
+        f.args({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
+                "--max-iterations", "5", "--isolation", "process"}));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto history = test::read_checked_json(f.run() / "history.json", "history");
+    CHECK(verdict_of(history, "a_disk_full.cu") == "harness_error");
+    CHECK(verdict_of(history, "b_fine.cu") == "valid");
+    std::string flat = r.output;
+    for (std::size_t p; (p = flat.find("\n    ")) != std::string::npos;) flat.replace(p, 5, " ");
+    CHECK_THAT(flat, Catch::Contains("it said: cuda-harness: internal_error: cannot write ") &&
+                         Catch::Contains("response.json: No space left on device (errno 28)"));
+}
+
 TEST_CASE(
     "a files run survives every bad candidate with the right verdict and keeps the fastest valid "
     "one") {

@@ -10,6 +10,7 @@
 #include "common/cli_value_checks.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/message_text.hpp"
 #include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/model/docs_library.hpp"
@@ -60,11 +61,12 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--max-output-tokens-retry", o.max_output_tokens_retry,
                     "A reply cut at --max-output-tokens is sent again once with this limit; 0 "
                     "never (default: twice the limit, at most 64000, on the provider's own host; "
-                    "0 for any other base URL)");
+                    "0 for any other base URL)")
+        ->check(whole_number_from(-1, 10000000));  // -1: the default, auto (kept by --resume)
     app->add_option("--request-timeout", o.request_timeout_s,
                     "Wall-clock limit per model request, seconds")
         ->capture_default_str()
-        ->check(positive_number("seconds"));
+        ->check(duration_seconds());
     app->add_option("--base-url", o.base_url,
                     "API base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (also $OPENAI_BASE_URL)");
     app->add_option("--temperature", o.temperature,
@@ -104,7 +106,7 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--profile-timeout", o.profile_timeout_s,
                     "Wall-clock limit per ncu profile, seconds")
         ->capture_default_str()
-        ->check(positive_number("seconds"));
+        ->check(duration_seconds());
 }
 
 // The gates the winner must pass after the search.
@@ -131,7 +133,7 @@ static void define_evidence_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--sanitizer-timeout", o.sanitizer_timeout_s,
                     "Wall-clock limit per compute-sanitizer tool run, seconds")
         ->capture_default_str()
-        ->check(positive_number("seconds"));
+        ->check(duration_seconds());
     app->add_option("--stop-at-sol", o.search.stop_at_sol,
                     "Stop once every performance case is within this fraction of speed of light")
         ->check(number_from(0.0, 1.0));
@@ -227,7 +229,7 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
         ->capture_default_str();
     app->add_option("--device", o.device, "GPU index")
         ->capture_default_str()
-        ->check(whole_number_at_least(0));
+        ->check(whole_number_from(0, 1023));
     app->add_option("--devices", o.devices,
                     "GPUs that measure a batch at once, one measurement per GPU at a time (0,1); "
                     "the first becomes --device")
@@ -238,7 +240,7 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
         ->type_name("FILE");
     app->add_option("--timeout", o.timeout_s, "Wall-clock limit per harness run, seconds")
         ->capture_default_str()
-        ->check(positive_number("seconds"));
+        ->check(duration_seconds());
     app->add_option("--sanitizer", o.sanitizer,
                     "compute-sanitizer binary (default: PATH, then the CUDA toolkit)")
         ->type_name("FILE");
@@ -356,7 +358,7 @@ std::string unknown_word(const CLI::App& app, const std::vector<std::string>& ar
     if (!command) {
         std::string all;
         for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
-        return "unknown command '" + args[0] + "'" + did_you_mean(args[0], names) +
+        return "unknown command " + quote_value(args[0]) + did_you_mean(args[0], names) +
                " (commands: " + all + ")";
     }
     if (command->get_allow_extras()) return "";  // submit: the flags after its own go to optimize

@@ -116,9 +116,9 @@ CLI::App* add_gate_command(CLI::App& app, gate_options& o) {
         ->type_name("FILE");
     gate->add_option("--timeout", o.timeout_s, "Wall-clock limit per harness run, seconds")
         ->capture_default_str()
-        ->check(positive_number("seconds"));
+        ->check(duration_seconds());
     gate->add_option("--device", o.device, "GPU index (default: the replay requests' own)")
-        ->check(whole_number_at_least(0));
+        ->check(whole_number_from(0, 1023));
     gate->footer(k_gate_footer);
     return gate;
 }

@@ -6,9 +6,11 @@
 #include <fstream>
 #include <map>
 
+#include "common/cli_value_checks.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/model/model_families.hpp"
 
@@ -94,7 +96,7 @@ std::string effort_for(const std::string& flag, const std::string& model,
     if (family &&
         std::find(family->efforts.begin(), family->efforts.end(), flag) == family->efforts.end())
         refuse("--reasoning-effort: " + model + " takes " + word_list(family->efforts) +
-               " (or omit), got '" + flag + "'");
+               " (or omit), got " + quote_value(flag));
     return flag;
 }
 
@@ -162,7 +164,7 @@ void set_temperature(llm_settings& s, double flag, const std::optional<model_fam
         refuse("--temperature: " + s.model +
                " takes a temperature only with --reasoning-effort none (the effort is " +
                (s.reasoning_effort.empty() ? std::string("the model's default")
-                                           : "'" + s.reasoning_effort + "'") +
+                                           : quote_value(s.reasoning_effort)) +
                ")");
     s.temperature = flag;
 }
@@ -234,7 +236,7 @@ model_config read_model_config(const optimizer_options& o) {
     s.api = o.api == "auto" ? (other_server ? openai_api::chat : openai_api::responses)
                             : *k_openai_apis.parse(o.api);  // CLI11 checked the word
     check_chat_tools(c, family, other_server);
-    s.timeout = std::chrono::milliseconds(static_cast<long long>(o.request_timeout_s * 1000));
+    s.timeout = milliseconds_of(o.request_timeout_s);
     return c;
 }
 

@@ -8,9 +8,11 @@
 #include <iostream>
 #include <set>
 
+#include "common/cli_value_checks.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/artifacts/candidates_file.hpp"
 #include "orchestrator/artifacts/console_report.hpp"
@@ -137,8 +139,9 @@ void choose_proposer(run_context& c) {
              k && *k != proposer_kind::initial && *k != proposer_kind::reference)
         c.kind = *k;
     else
-        throw run_failure(exit_code::usage,
-                          "--proposer: expected auto, llm, autotune or files, got '" + p + "'");
+        throw run_failure(
+            exit_code::usage,
+            "--proposer: expected auto, llm, autotune or files, got " + quote_value(p));
     if (c.kind == proposer_kind::llm && !configured)
         throw run_failure(exit_code::usage,
                           "--proposer llm needs a key: set " + c.model.key_name +
@@ -283,7 +286,7 @@ void open_run(run_context& c) {
     c.info.working_directory = fs::current_path().string();
     evaluator_settings es;
     es.harness = o.harness;
-    es.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+    es.timeout = milliseconds_of(o.timeout_s);
     es.device = devices_of(o).front();
     es.timing = o.timing;
     es.timing.fresh_inputs = true;
@@ -554,9 +557,8 @@ void make_model_proposer(run_context& c) {
     }
     profile_function profile;
     if (o.use_nsight) {
-        c.profiler = std::make_unique<ncu_profiler>(
-            *c.contract, *c.evaluator, *c.runner, o.harness, c.run,
-            std::chrono::milliseconds(static_cast<long long>(o.profile_timeout_s * 1000)));
+        c.profiler = std::make_unique<ncu_profiler>(*c.contract, *c.evaluator, *c.runner, o.harness,
+                                                    c.run, milliseconds_of(o.profile_timeout_s));
         profile = [&c](const search_state& s, const std::string& case_name) {
             return c.profiler->profile(s.best ? s.history[*s.best].cand : s.initial, case_name);
         };

@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
@@ -35,7 +36,7 @@ using add_check = std::function<bool(std::string name, bool ok, std::string deta
                                      exit_code code)>;
 
 std::chrono::milliseconds timeout_of(const optimizer_options& o) {
-    return std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+    return milliseconds_of(o.timeout_s);
 }
 
 struct compile_outcome {

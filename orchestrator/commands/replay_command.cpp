@@ -2,6 +2,7 @@
 #include <iostream>
 #include <regex>
 
+#include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/evaluation/replay_oracle.hpp"
@@ -46,7 +47,7 @@ int run_replay(const std::string& request_arg, const std::string& harness, doubl
     const auto runner = make_child_process_runner();
     const process_result p =
         runner->run({harness, request.string(), "--response", response.string(), "--quiet"},
-                    std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
+                    milliseconds_of(timeout_s));
     if (p.exit_code != 0) {
         const harness_failure f = describe_harness_failure(p, response, "replay");
         return fail(f.no_machine ? exit_code::preflight_failed : exit_code::replay_mismatch,

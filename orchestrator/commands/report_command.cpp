@@ -28,7 +28,7 @@ void add_money_option(CLI::App* app, const std::string& flag, std::optional<doub
     app->add_option_function<double>(
            flag, [&target](const double& x) { target = x; }, help)
         ->type_name(unit)
-        ->check(non_negative_number());
+        ->check(non_negative_number(1e9));
 }
 
 }  // namespace

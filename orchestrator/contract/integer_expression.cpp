@@ -1,8 +1,12 @@
 #include "orchestrator/contract/integer_expression.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <numeric>
 #include <vector>
+
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -14,7 +18,7 @@ struct rational {
 };
 
 rational normalised(__int128 p, __int128 q, const std::string& text) {
-    if (q == 0) throw expression_error("'" + text + "': division by zero");
+    if (q == 0) throw expression_error(quote_value(text) + ": division by zero");
     if (q < 0) p = -p, q = -q;
     __int128 a = p < 0 ? -p : p, b = q;
     while (b) {
@@ -25,7 +29,7 @@ rational normalised(__int128 p, __int128 q, const std::string& text) {
     if (a > 1) p /= a, q /= a;
     const __int128 limit = static_cast<__int128>(1) << 100;
     if (p > limit || p < -limit || q > limit)
-        throw expression_error("'" + text + "': value out of range");
+        throw expression_error(quote_value(text) + ": value out of range");
     return {p, q};
 }
 
@@ -34,17 +38,15 @@ rational normalised(__int128 p, __int128 q, const std::string& text) {
 __int128 mul(__int128 a, __int128 b, const std::string& text) {
     __int128 r;
     if (__builtin_mul_overflow(a, b, &r))
-        throw expression_error("'" + text + "': value out of range");
+        throw expression_error(quote_value(text) + ": value out of range");
     return r;
 }
 __int128 add(__int128 a, __int128 b, const std::string& text) {
     __int128 r;
     if (__builtin_add_overflow(a, b, &r))
-        throw expression_error("'" + text + "': value out of range");
+        throw expression_error(quote_value(text) + ": value out of range");
     return r;
 }
-
-constexpr int k_max_depth = 64;  // nested parentheses, calls and signs
 
 __int128 floor_div(__int128 p, __int128 q) {
     return p >= 0 ? p / q : -((-p + q - 1) / q);
@@ -57,15 +59,19 @@ class parser {
         : m_text(text), m_vars(vars), m_names(names) {}
 
     rational parse() {
+        if (m_text.size() > k_max_expression_length)
+            throw expression_error(quote_value(m_text) + ": " + std::to_string(m_text.size()) +
+                                   " characters, over the limit of " +
+                                   std::to_string(k_max_expression_length) + " for one expression");
         rational v = sum();
         skip_space();
-        if (m_pos != m_text.size()) fail("unexpected '" + std::string(1, m_text[m_pos]) + "'");
+        if (m_pos != m_text.size()) fail("unexpected " + quote_value(m_text.substr(m_pos, 1)));
         return v;
     }
 
   private:
     [[noreturn]] void fail(const std::string& what) const {
-        throw expression_error("'" + m_text + "': " + what + " at position " +
+        throw expression_error(quote_value(m_text) + ": " + what + " at position " +
                                std::to_string(m_pos + 1));
     }
     void skip_space() {
@@ -80,17 +86,18 @@ class parser {
         }
         return false;
     }
-    // Counts one level of nesting for the scope of a call; too deep is an error, not a crash.
+    // One level of nesting (a parenthesis, a call or a sign) for its scope; too deep is an
+    // error, not a crash. The parser recurses only through these, so they bound its stack.
     struct nesting {
         explicit nesting(parser& p) : m_p(p) {
-            if (++m_p.m_depth > k_max_depth)
-                m_p.fail("nested more than " + std::to_string(k_max_depth) + " levels deep");
+            if (++m_p.m_depth > k_max_expression_depth)
+                m_p.fail("nested more than " + std::to_string(k_max_expression_depth) +
+                         " levels deep (parentheses, calls and signs), over the limit");
         }
         ~nesting() { --m_p.m_depth; }
         parser& m_p;
     };
     rational sum() {
-        const nesting level(*this);
         rational v = product();
         for (;;) {
             if (accept('+')) {
@@ -126,18 +133,22 @@ class parser {
         }
     }
     rational unary() {
-        const nesting level(*this);
         if (accept('-')) {
+            const nesting level(*this);
             rational v = unary();
             v.p = -v.p;
             return v;
         }
-        if (accept('+')) return unary();
+        if (accept('+')) {
+            const nesting level(*this);
+            return unary();
+        }
         return primary();
     }
     rational primary() {
         skip_space();
         if (accept('(')) {
+            const nesting level(*this);
             rational v = sum();
             if (!accept(')')) fail("expected ')'");
             return v;
@@ -156,26 +167,43 @@ class parser {
                (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
             ++m_pos;
         if (start == m_pos)
-            fail(m_pos < m_text.size() ? "unexpected '" + std::string(1, m_text[m_pos]) + "'"
+            fail(m_pos < m_text.size() ? "unexpected " + quote_value(m_text.substr(m_pos, 1))
                                        : "expression ends too early");
         const std::string name = m_text.substr(start, m_pos - start);
         if (accept('(')) return call(name);
         if (m_names) m_names->push_back(name);
         if (!m_vars) return {1, 1};
         const auto it = m_vars->find(name);
-        if (it == m_vars->end()) {
-            std::string known;
-            for (const auto& [k, v] : *m_vars) known += (known.empty() ? "" : ", ") + k;
-            throw expression_error("'" + m_text + "': unknown name '" + name +
-                                   "' (known: " + known + ")");
-        }
+        if (it == m_vars->end())
+            throw expression_error(quote_value(m_text) + ": unknown name " + quote_value(name) +
+                                   " (known: " + known_names() + ")");
         return {it->second, 1};
     }
+    // The variables' names for a message: a manifest's own names are short, but a list of
+    // many long ones is cut like any quoted value.
+    std::string known_names() const {
+        std::string known;
+        for (const auto& [k, v] : *m_vars) {
+            if (known.size() > k_quote_limit)
+                return known + ", … (" + std::to_string(m_vars->size()) + " names)";
+            known += (known.empty() ? "" : ", ") + (k.size() > 32 ? quote_value(k, 32) : k);
+        }
+        return known;
+    }
     rational call(const std::string& name) {
+        static const char* const k_functions[] = {"ceil", "floor", "min", "max", "abs"};
+        if (std::find(std::begin(k_functions), std::end(k_functions), name) ==
+            std::end(k_functions))
+            fail("unknown function " + quote_value(name) + " (known: ceil, floor, min, max, abs)");
+        const nesting level(*this);
         std::vector<rational> args;
         if (!accept(')')) {
-            do args.push_back(sum());
-            while (accept(','));
+            do {
+                if (args.size() == k_max_call_arguments)
+                    fail(name + " has more than " + std::to_string(k_max_call_arguments) +
+                         " arguments, over the limit for one call");
+                args.push_back(sum());
+            } while (accept(','));
             if (!accept(')')) fail("expected ')' after the arguments of " + name);
         }
         auto arity = [&](std::size_t n) {
@@ -202,7 +230,7 @@ class parser {
             }
             return best;
         }
-        fail("unknown function '" + name + "' (known: ceil, floor, min, max, abs)");
+        throw std::logic_error("integer expression: function " + name + " has no rule");
     }
 
     const std::string& m_text;
@@ -219,11 +247,11 @@ std::int64_t evaluate_integer_expression(const std::string& text,
     const rational v = parser(text, &variables, nullptr).parse();
     if (v.q != 1) {
         const double approx = static_cast<double>(v.p) / static_cast<double>(v.q);
-        throw expression_error("'" + text + "' is " + std::to_string(approx) +
+        throw expression_error(quote_value(text) + " is " + std::to_string(approx) +
                                ", not a whole number; wrap it in ceil() or floor()");
     }
     if (v.p > INT64_MAX || v.p < INT64_MIN)
-        throw expression_error("'" + text + "': value out of range");
+        throw expression_error(quote_value(text) + ": value out of range");
     return static_cast<std::int64_t>(v.p);
 }
 

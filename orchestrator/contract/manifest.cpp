@@ -8,6 +8,7 @@
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -127,11 +128,12 @@ void check_case_expressions(const manifest& m, const manifest_case& mc, const st
             exprs.emplace_back(std::string("vendor_baseline.") + key, *e);
     for (const manifest_arg& a : m.args)
         if (!a.reduction_length.empty())
-            exprs.emplace_back("tolerance.reduction_length ('" + a.name + "')", a.reduction_length);
+            exprs.emplace_back("tolerance.reduction_length (" + quote_value(a.name) + ")",
+                               a.reduction_length);
     for (const auto& [key, e] : exprs) {
         try {
             if (evaluate_integer_expression(e, mc.params) < 1)
-                ctx.fail(field + "." + key, "'" + e + "' is below 1");
+                ctx.fail(field + "." + key, quote_value(e) + " is below 1");
         } catch (const expression_error& ex) {
             ctx.fail(field + "." + key, ex.what());
         }
@@ -174,19 +176,20 @@ void check_expressions(const manifest& m, const context& ctx, bool vendor_runs) 
     for (std::size_t c = 0; c < m.cases.size(); ++c) {
         const manifest_case& mc = m.cases[c];
         const expression_variables vars = m.variables(mc, tunables);
-        const std::string field = "cases[" + std::to_string(c) + "] ('" + mc.name + "')";
+        const std::string field = "cases[" + std::to_string(c) + "] (" + quote_value(mc.name) + ")";
         for (const manifest_arg& a : m.args) {
             try {
                 if (a.is_buffer()) {
                     expression_variables params_only =
                         mc.params;  // sizes may not depend on tunables
                     if (evaluate_integer_expression(a.count, params_only) < 1)
-                        ctx.fail(field, "count of '" + a.name + "' (" + a.count + ") is below 1");
+                        ctx.fail(field, "count of " + quote_value(a.name) + " (" + a.count +
+                                            ") is below 1");
                 } else if (!a.value_is_number) {
                     evaluate_integer_expression(a.value, vars);
                 }
             } catch (const expression_error& e) {
-                ctx.fail(field, "argument '" + a.name + "': " + e.what());
+                ctx.fail(field, "argument " + quote_value(a.name) + ": " + e.what());
             }
         }
         try {
@@ -224,7 +227,7 @@ tolerance manifest_arg::tolerance_in(const expression_variables& params) const {
 tolerance tolerance_in_case(const manifest& m, const manifest_arg& arg,
                             const std::string& case_name) {
     const manifest_case* c = m.find_case(case_name);
-    if (!c) throw std::logic_error("no case '" + case_name + "' in " + m.file.string());
+    if (!c) throw std::logic_error("no case " + quote_value(case_name) + " in " + m.file.string());
     return arg.tolerance_in(c->params);
 }
 
@@ -265,8 +268,8 @@ launch_config evaluate_launch(const launch_expressions& l, const expression_vari
     auto dim = [&vars](const std::string& e, const char* what) {
         const std::int64_t v = evaluate_integer_expression(e, vars);
         if (v < 1 || v > 0xFFFFFFFFll)
-            throw expression_error(std::string(what) + " '" + e + "' is " + std::to_string(v) +
-                                   ", outside 1..2^32-1");
+            throw expression_error(std::string(what) + " " + quote_value(e) + " is " +
+                                   std::to_string(v) + ", outside 1..2^32-1");
         return static_cast<unsigned>(v);
     };
     for (int i = 0; i < 3; ++i) {
@@ -275,8 +278,8 @@ launch_config evaluate_launch(const launch_expressions& l, const expression_vari
     }
     const std::int64_t shared = evaluate_integer_expression(l.dynamic_shared_bytes, vars);
     if (shared < 0 || shared > 0xFFFFFFFFll)
-        throw expression_error("dynamic_shared_bytes '" + l.dynamic_shared_bytes + "' is " +
-                               std::to_string(shared));
+        throw expression_error("dynamic_shared_bytes " + quote_value(l.dynamic_shared_bytes) +
+                               " is " + std::to_string(shared));
     out.dynamic_shared_bytes = static_cast<unsigned>(shared);
     return out;
 }
@@ -384,14 +387,15 @@ manifest_case read_case(const json_field& jc, const manifest& m) {
     if (const auto inputs = jc.find("inputs"))
         for (const auto& [name, in] : inputs->members()) {
             const manifest_arg* a = m.find_arg(name);
-            if (!a || !a->has_input()) fail(in, "no input or inout argument named '" + name + "'");
+            if (!a || !a->has_input())
+                fail(in, "no input or inout argument named " + quote_value(name));
             mc.inputs[name] = read_init(in, m.folder, a->type);
         }
     if (const auto expected = jc.find("expected"))
         for (const auto& [name, ex] : expected->members()) {
             const manifest_arg* a = m.find_arg(name);
             if (!a || !a->has_output())
-                fail(ex, "no output or inout argument named '" + name + "'");
+                fail(ex, "no output or inout argument named " + quote_value(name));
             try {
                 mc.expected[name] = resolve_inside(m.folder, ex.text());
             } catch (const std::invalid_argument& e) {
@@ -411,8 +415,8 @@ void check_vendor_library(const manifest& m, const json_field& cases) {
         if (mc.vendor->library != first->vendor->library)
             context{cases.source()}.fail(
                 cases[c].path() + ".vendor_baseline.library",
-                "'" + mc.vendor->library + "' but case '" + first->name + "' calls '" +
-                    first->vendor->library +
+                quote_value(mc.vendor->library) + " but case " + quote_value(first->name) +
+                    " calls '" + first->vendor->library +
                     "'; a manifest's vendor baselines share one library (one vendor request)");
     }
 }
@@ -432,14 +436,14 @@ void check_file_sizes(const manifest& m, const context& ctx) {
                 if (ec) ctx.fail(field, "cannot read " + p.string());
                 if (size != bytes)
                     ctx.fail(field, p.filename().string() + " holds " + std::to_string(size) +
-                                        " bytes but '" + a.name + "' needs " +
+                                        " bytes but " + quote_value(a.name) + " needs " +
                                         std::to_string(bytes) + " (count " + a.count + " x " +
                                         std::string(dtype_name(a.type)) + ") in case '" + mc.name +
                                         "'");
             };
             if (a.has_input() && m.init_for(mc, a).file)
                 check_size(*m.init_for(mc, a).file,
-                           "cases[" + std::to_string(c) + "] input '" + a.name + "'");
+                           "cases[" + std::to_string(c) + "] input " + quote_value(a.name));
             if (const auto it = mc.expected.find(a.name); it != mc.expected.end())
                 check_size(it->second, "cases[" + std::to_string(c) + "].expected." + a.name);
         }
@@ -474,7 +478,7 @@ void read_header(const json_field& doc, manifest& m) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         m.args.push_back(read_arg(args[i], i, m.folder));
         if (!names.insert(m.args.back().name).second)
-            fail(args[i]["name"], "duplicate argument name '" + m.args.back().name + "'");
+            fail(args[i]["name"], "duplicate argument name " + quote_value(m.args.back().name));
     }
     if (std::none_of(m.args.begin(), m.args.end(),
                      [](const manifest_arg& a) { return a.has_output(); }))
@@ -500,7 +504,7 @@ void read_body(const rapidjson::Document& doc, manifest& m, const context& ctx,
     for (std::size_t c = 0; c < cases.size(); ++c) {
         m.cases.push_back(read_case(cases[c], m));
         if (!case_names.insert(m.cases.back().name).second)
-            fail(cases[c]["name"], "duplicate case name '" + m.cases.back().name + "'");
+            fail(cases[c]["name"], "duplicate case name " + quote_value(m.cases.back().name));
     }
     if (need_performance &&
         std::none_of(m.cases.begin(), m.cases.end(),

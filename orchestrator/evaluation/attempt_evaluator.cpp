@@ -6,6 +6,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/message_text.hpp"
 #include "orchestrator/contract/request_writer.hpp"
 #include "orchestrator/evaluation/compile_log.hpp"
 #include "orchestrator/evaluation/ranker.hpp"
@@ -72,7 +73,7 @@ std::string missing_from(const request& req, const harness_response& resp) {
     for (const run_case& rc : req.cases) {
         const auto c = std::find_if(resp.cases.begin(), resp.cases.end(),
                                     [&](const response_case& x) { return x.name == rc.name; });
-        if (c == resp.cases.end()) return "the response has no case '" + rc.name + "'";
+        if (c == resp.cases.end()) return "the response has no case " + quote_value(rc.name);
         for (const kernel_arg& a : rc.args)
             for (const bool dump : {false, true}) {
                 if (!(dump ? a.input_dump_file : a.output_file)) continue;
@@ -81,13 +82,13 @@ std::string missing_from(const request& req, const harness_response& resp) {
                                                 return x.arg == a.name && x.is_input_dump == dump;
                                             });
                 const std::string what =
-                    std::string(dump ? "input dump" : "output") + " '" + a.name + "'";
+                    std::string(dump ? "input dump" : "output") + " " + quote_value(a.name);
                 if (o == c->outputs.end())
-                    return "case '" + rc.name + "': the response lists no " + what;
+                    return "case " + quote_value(rc.name) + ": the response lists no " + what;
                 if (o->file.empty() && a.check && o->check && o->check->tally.mismatches == 0)
                     continue;  // checked on the GPU, passed, not written
                 if (!fs::is_regular_file(o->file))
-                    return "case '" + rc.name + "': the " + what + " file " +
+                    return "case " + quote_value(rc.name) + ": the " + what + " file " +
                            o->file.filename().string() + " is missing";
             }
     }
@@ -154,8 +155,8 @@ bool inputs_written(const request& req, const harness_response& resp, attempt_re
                 });
             if (declared) continue;
             r.verdict = verdict::harness_error;
-            r.reason = "cuda-harness said case '" + rc.name + "' changed input '" + name +
-                       "', which the request does not declare an input of that case";
+            r.reason = "cuda-harness said case " + quote_value(rc.name) + " changed input '" +
+                       name + "', which the request does not declare an input of that case";
             return true;
         }
         const std::string why = inputs_written_reason(rc);
@@ -201,9 +202,10 @@ std::string inputs_written_reason(const response_case& rc) {
     if (names.empty()) return "";
     std::string list;
     for (std::size_t i = 0; i < names.size(); ++i)
-        list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + ("'" + names[i] + "'");
+        list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + (quote_value(names[i]));
     const bool one = names.size() == 1;
-    return "case '" + rc.name + "': the kernel wrote into " + (one ? "input " : "inputs ") + list +
+    return "case " + quote_value(rc.name) + ": the kernel wrote into " +
+           (one ? "input " : "inputs ") + list +
            (one ? " (declared input, not inout)" : " (declared inputs, not inout)");
 }
 
@@ -357,6 +359,10 @@ std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& f
     } catch (const std::exception& e) {
         r.verdict = verdict::harness_error;
         r.reason = "cuda-harness " + p.describe() + " without a usable response: " + e.what();
+        // What the harness said on its way out (its response could not be written: "cannot
+        // write …/response.json: No space left on device (errno 28)") is the real cause.
+        if (const std::string said = last_line(p.stderr_text); !said.empty())
+            r.reason += "; it said: " + shortened(said, 400);
     }
     count_gpu_busy(out, r);
     return out;
@@ -393,7 +399,7 @@ void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& ora
                                    : check_output(oc, *arg, tol, it->second);
             } catch (const std::exception& e) {  // a file gone, a check against another oracle
                 r.verdict = verdict::harness_error;
-                r.reason = "case '" + ce.name + "': " + e.what();
+                r.reason = "case " + quote_value(ce.name) + ": " + e.what();
                 return;
             }
             if (bad.empty()) continue;
@@ -401,7 +407,8 @@ void attempt_evaluator::check_outputs(attempt_result& r, const oracle_files& ora
             ce.reason = bad;
             any_unwritten |= oc.validation && oc.validation->unwritten > 0;
             any_nan |= oc.validation && oc.validation->non_finite > 0;
-            if (first_failure.empty()) first_failure = "case '" + ce.name + "': " + ce.reason;
+            if (first_failure.empty())
+                first_failure = "case " + quote_value(ce.name) + ": " + ce.reason;
         }
     if (!first_failure.empty()) {
         r.verdict = any_unwritten ? verdict::unwritten_output
@@ -488,7 +495,7 @@ std::string attempt_evaluator::accept_gpu_check(output_check& oc, const manifest
                                tol.rtol, tol.rms_atol, d.finite_rms);
     const bool rms_scaled = is_float(arg.type) && tol.rms_atol > 0;
     if (const std::string bad = check_mismatch(g, d, rule, arg.type, rms_scaled); !bad.empty())
-        throw std::runtime_error("response.json: outputs '" + oc.arg + "'.check." + bad +
+        throw std::runtime_error("response.json: outputs " + quote_value(oc.arg) + ".check." + bad +
                                  ": the harness checked against another oracle or rule");
     oc.validation = validation_from_tally(arg.type, g.tally, g.count, rule, rms_scaled);
     oc.checked_on_gpu = true;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/message_text.hpp"
 #include "orchestrator/contract/request_writer.hpp"
 
 namespace cuopt {
@@ -38,7 +39,7 @@ ncu_profiler::ncu_profiler(const manifest& m, const attempt_evaluator& evaluator
 std::string ncu_profiler::profile(const candidate& c, const std::string& case_name) {
     if (std::none_of(m_manifest.cases.begin(), m_manifest.cases.end(),
                      [&](const manifest_case& mc) { return mc.name == case_name; }))
-        return "error: no case named '" + case_name + "'";
+        return "error: no case named " + quote_value(case_name);
     const fs::path dir = m_run / "profile" / std::to_string(++m_count);
     fs::create_directories(dir / "inputs");
     write_file_atomic(dir / "kernel.cu", c.source);

@@ -7,7 +7,9 @@
 #include <set>
 #include <sstream>
 
+#include "common/cli_value_checks.hpp"
 #include "common/file_io.hpp"
+#include "common/message_text.hpp"
 #include "orchestrator/search/device_baselines.hpp"
 
 namespace cuopt {
@@ -212,7 +214,7 @@ bool gate_runner::determinism(const attempt_result& r, const fs::path& dir, cand
             const std::string& case_name = runs[0].cases[ci].name;
             worst =
                 worse(worst, classify_runs(arg->type, tolerance_in_case(contract, *arg, case_name),
-                                           bytes, case_name + " '" + first.arg + "'"));
+                                           bytes, case_name + " " + quote_value(first.arg)));
         }
     c.determinism = worst;
     if (worst.kind == determinism_class::beyond_tolerance)
@@ -272,8 +274,7 @@ bool gate_runner::sanitizer(const attempt_result& r, const fs::path& dir, candid
         fs::create_directories(folder);
         es.wrapper = {m_s.sanitizer.string(), "--tool", tool, "--log-file", log.string()};
         if (tool == "memcheck") es.wrapper.insert(es.wrapper.end(), {"--report-api-errors", "all"});
-        es.timeout =
-            std::chrono::milliseconds(static_cast<long long>(m_s.sanitizer_timeout_s * 1e3));
+        es.timeout = milliseconds_of(m_s.sanitizer_timeout_s);
         const oracle_files none;
         const attempt_result run =
             m_in.evaluator.with(es).with(checked).evaluate(r.cand, folder, &none);
@@ -431,7 +432,8 @@ bool gate_runner::significance(const attempt_result& r, const fs::path& dir, can
                              aa_problem(*rep) + "): the verdicts are not reliable");
     for (std::size_t i = 0; rep->reliable && i < rep->cases.size(); ++i)
         if (rep->aa_classes[i] != aa_class::equivalent)
-            c.warnings.push_back("significance: case '" + rep->cases[i] + "': its own A/A is " +
+            c.warnings.push_back("significance: case " + quote_value(rep->cases[i]) +
+                                 ": its own A/A is " +
                                  describe_aa(rep->aa.cases[i], rep->margins[i]) +
                                  ": that case's speedup is less certain than the geomean's");
     c.significance = rep;
@@ -566,7 +568,7 @@ std::string precision_warning(const attempt_result& candidate, const attempt_res
             const double error = oc.validation->relative_l2_error;
             const double allowed = std::max(10 * initial_error, 64 * epsilon_of(arg->type));
             if (error > allowed && out.empty())
-                out = "precision: case '" + ce.name + "' output '" + oc.arg +
+                out = "precision: case " + quote_value(ce.name) + " output '" + oc.arg +
                       "' has relative L2 error " + fmt(error, 3) + " vs " + fmt(initial_error, 3) +
                       " for the initial kernel: within tolerance, but it computes in lower "
                       "precision than the initial kernel";

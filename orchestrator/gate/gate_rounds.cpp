@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "orchestrator/gate/accepted_figures.hpp"
 
 namespace cuopt {
@@ -74,7 +76,7 @@ void judge_cases(const gate_plan& plan, const harness_response& resp, kernel_run
             r.verdict = rc == resp.cases.end()                          ? verdict::harness_error
                         : rc->status == case_run_status::invalid_timing ? verdict::invalid_timing
                                                                         : verdict::cuda_error;
-            r.reason = "case '" + c.name + "': " +
+            r.reason = "case " + quote_value(c.name) + ": " +
                        (rc == resp.cases.end() ? "the response has no such case" : rc->error);
             return;
         }
@@ -86,7 +88,8 @@ void judge_cases(const gate_plan& plan, const harness_response& resp, kernel_run
         r.cases.push_back(case_from_response(
             *rc, c.performance ? case_kind::performance : case_kind::correctness));
         for (const replay_output_check& o : check_replay_outputs(c, r.folder / "outputs"))
-            if (!o.passed) k.wrong.push_back("case '" + c.name + "': " + o.arg + ": " + o.summary);
+            if (!o.passed)
+                k.wrong.push_back("case " + quote_value(c.name) + ": " + o.arg + ": " + o.summary);
     }
     r.verdict = k.wrong.empty() ? verdict::valid : verdict::wrong_output;
     r.reason = k.wrong.empty() ? "" : k.wrong.front();
@@ -103,10 +106,9 @@ kernel_run run_kernel(const gate_plan& plan, const rapidjson::Document& merged,
     r.folder = plan.folder / ("round-" + std::to_string(round)) / kernel.role;
     prepare_run(plan, merged, kernel.source, r.folder);
     const fs::path response = r.folder / "response.json";
-    const process_result p =
-        runner.run({plan.harness, (r.folder / "request.json").string(), "--response",
-                    response.string(), "--quiet"},
-                   std::chrono::milliseconds(static_cast<long long>(plan.timeout_s * 1000)));
+    const process_result p = runner.run({plan.harness, (r.folder / "request.json").string(),
+                                         "--response", response.string(), "--quiet"},
+                                        milliseconds_of(plan.timeout_s));
     r.harness_exit_code = p.exit_code;
     r.harness_wall_ms = p.wall_ms;
     write_file_atomic(r.folder / "harness.stderr.txt", p.stderr_text);

@@ -1,6 +1,7 @@
 #include "orchestrator/gate/gate_verdict.hpp"
 
 #include "common/html_text.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -112,8 +113,8 @@ gate_verdict judge(const gate_findings& f) {
     v.reasons.insert(v.reasons.end(), f.wrong_outputs.begin(), f.wrong_outputs.end());
     if (f.latency) {
         for (const case_latency& c : f.latency->cases)
-            add_regressions(v.reasons, "case '" + c.name + "'", c.vs_accepted, c.vs_accepted_now,
-                            c.drift, f.threshold);
+            add_regressions(v.reasons, "case " + quote_value(c.name), c.vs_accepted,
+                            c.vs_accepted_now, c.drift, f.threshold);
         add_regressions(v.reasons, "the geometric mean", f.latency->geomean,
                         f.latency->geomean_vs_accepted_now, f.latency->geomean_drift, f.threshold);
     }

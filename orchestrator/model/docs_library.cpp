@@ -14,6 +14,7 @@
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "common/sha256.hpp"
 
 namespace cuopt {
@@ -228,7 +229,7 @@ std::optional<host_rule> rule_of(const std::string& entry, std::string& why) {
     const std::size_t authority = entry.find("://");
     if (authority == std::string::npos) {
         if (entry.empty() || entry.find_first_of("/:@?#") != std::string::npos) {
-            why = "'" + entry + "' is neither a host nor http(s)://host[:port]";
+            why = quote_value(entry) + " is neither a host nor http(s)://host[:port]";
             return std::nullopt;
         }
         return host_rule{"https", lower(entry), "443", true};
@@ -238,7 +239,8 @@ std::optional<host_rule> rule_of(const std::string& entry, std::string& why) {
     if (!p || (p->scheme != "http" && p->scheme != "https") || !p->user.empty() ||
         !p->password.empty() || p->host.empty() || p->port.empty() ||
         (rest != std::string::npos && entry.substr(rest) != "/")) {
-        why = "'" + entry + "' is neither a host nor http(s)://host[:port] (no path, no user)";
+        why =
+            quote_value(entry) + " is neither a host nor http(s)://host[:port] (no path, no user)";
         return std::nullopt;
     }
     return host_rule{p->scheme, p->host, p->port, false};
@@ -262,7 +264,7 @@ bool url_allowed(const std::string& url, const std::vector<std::string>& allowed
                  std::string& why) {
     const auto parts = parse_url(url);
     if (!parts) {
-        why = "'" + url + "' is not a URL";
+        why = quote_value(url) + " is not a URL";
         return false;
     }
     if (parts->scheme != "http" && parts->scheme != "https") {
@@ -468,7 +470,7 @@ std::string docs_library::by_query(const std::string& query, std::vector<std::st
         }
         if (score > 0) hits.push_back({all[i].first, all[i].second, score});
     }
-    if (hits.empty()) throw docs_error("nothing in the guides matches '" + query + "'");
+    if (hits.empty()) throw docs_error("nothing in the guides matches " + quote_value(query));
     std::stable_sort(hits.begin(), hits.end(),
                      [](const hit& a, const hit& b) { return a.score > b.score; });
     const std::size_t cap = m_settings.max_result_chars, each = std::max<std::size_t>(cap / 3, 400);

@@ -2,6 +2,7 @@
 
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -29,7 +30,8 @@ std::string apply_candidate_json(candidate& c, const rapidjson::Value& v, const 
                 bool known = false;
                 for (const auto& mc : m.cases) known |= mc.name == name;
                 if (!known)
-                    return what + ": field case_launch." + name + ": names no case '" + name + "'";
+                    return what + ": field case_launch." + name + ": names no case " +
+                           quote_value(name);
                 c.case_launch[name] = read_launch_expressions(l, m.launch);
             }
     } catch (const json_error& e) {

@@ -7,6 +7,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "orchestrator/evaluation/compile_log.hpp"
 #include "orchestrator/proposers/candidate_reader.hpp"
 
@@ -226,7 +227,7 @@ class llm_proposer final : public proposer {
             }
         }
         if (call.name != "submit_candidate") {
-            result = "error: no tool named '" + call.name + "'";
+            result = "error: no tool named " + quote_value(call.name);
             return true;
         }
         candidate c = candidate_from(s, args);

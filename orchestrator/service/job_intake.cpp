@@ -84,6 +84,12 @@ std::vector<fs::path> listed_files(const fs::path& optimizer, const fs::path& co
     const process_result r =
         make_child_process_runner()->run(argv, std::chrono::milliseconds(k_list_timeout_ms));
     std::string why = r.stderr_text;
+    // CLI11 ends a usage error with this line; the line before it says what was wrong.
+    const std::string help_hint = "Run with --help for more information.";
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    if (why.size() >= help_hint.size() &&
+        why.compare(why.size() - help_hint.size(), help_hint.size(), help_hint) == 0)
+        why.erase(why.size() - help_hint.size());
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     if (const std::size_t nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);
     const std::string prefix = "cuda-optimizer: ";

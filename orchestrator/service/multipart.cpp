@@ -3,6 +3,8 @@
 #include <cctype>
 #include <map>
 
+#include "common/message_text.hpp"
+
 namespace cuopt {
 
 namespace {
@@ -119,7 +121,8 @@ std::size_t after_boundary_line(std::string_view body, std::size_t pos) {
 std::string multipart_boundary(std::string_view content_type) {
     const header_value v = parse_header_value(content_type, "Content-Type");
     if (v.type != "multipart/form-data")
-        throw multipart_error("Content-Type is '" + v.type + "', not multipart/form-data");
+        throw multipart_error("Content-Type is " + quote_value(v.type) +
+                              ", not multipart/form-data");
     const auto b = v.params.find("boundary");
     if (b == v.params.end() || b->second.empty())
         throw multipart_error("Content-Type names no boundary");

@@ -89,17 +89,17 @@ void add_serve(CLI::App& app, daemon_cli& d) {
     s->add_option("--max-upload-mb", d.max_upload_mb,
                   "Largest intake upload or socket submission, MiB")
         ->capture_default_str()
-        ->check(positive_number("MiB"));
+        ->check(positive_number("MiB", 65536));
     s->add_option("--max-file-mb", d.max_file_mb, "Largest uploaded file, MiB")
         ->capture_default_str()
-        ->check(positive_number("MiB"));
+        ->check(positive_number("MiB", 65536));
     s->add_option("--operators", d.operators,
                   "A group whose members may see and cancel every user's jobs")
         ->type_name("GROUP");
     s->add_option("--max-jobs-per-user", d.max_jobs_per_user,
                   "Queued and running jobs one user may have (socket submissions)")
         ->capture_default_str()
-        ->check(whole_number_at_least(1));
+        ->check(whole_number_from(1, 100000));
     s->add_option("--harness", d.harness, "cuda-harness every job uses (default: beside this)")
         ->type_name("FILE");
     s->add_option("--sanitizer", d.sanitizer,
@@ -115,7 +115,7 @@ void add_serve(CLI::App& app, daemon_cli& d) {
         ->capture_default_str();
     s->add_option("--slurm-max-jobs", d.settings.slurm.max_jobs, "Jobs in Slurm at once")
         ->capture_default_str()
-        ->check(whole_number_at_least(1));
+        ->check(whole_number_from(1, 100000));
     s->add_option("--slurm-arg", d.settings.slurm.extra, "One more sbatch argument (repeatable)")
         ->allow_extra_args(false);
     s->add_option("--job-time-limit", d.settings.job_time_limit_s,
@@ -132,9 +132,10 @@ void add_serve(CLI::App& app, daemon_cli& d) {
             "SECONDS"));
     s->add_option("--poll", d.settings.poll_s, "Seconds between looks at running jobs")
         ->capture_default_str()
-        ->check(positive_number("seconds"));
+        ->check(duration_seconds());
     s->add_option("--stop-when-idle", d.stop_when_idle_s,
-                  "Exit after this many seconds with nothing queued or running (scripts, CI)");
+                  "Exit after this many seconds with nothing queued or running (scripts, CI)")
+        ->check(non_negative_number(30 * k_max_duration_s, "s"));
     s->add_flag("--quiet", d.settings.quiet, "No progress lines");
     s->footer(k_serve_footer);
 }

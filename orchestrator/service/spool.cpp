@@ -17,6 +17,7 @@
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "common/sha256.hpp"
 #include "common/utc_time.hpp"
 
@@ -233,7 +234,8 @@ spool::spool(fs::path root, bool create) : m_root(fs::absolute(std::move(root)))
 }
 
 fs::path spool::job_dir(const std::string& id) const {
-    if (!valid_job_id(id)) throw std::invalid_argument("'" + id + "' is not a job id (job-NNNNNN)");
+    if (!valid_job_id(id))
+        throw std::invalid_argument(quote_value(id) + " is not a job id (job-NNNNNN)");
     return m_root / "jobs" / id;
 }
 
@@ -282,7 +284,7 @@ job_status spool::read_status(const std::string& id) const {
     const std::string word = f.text("state");
     const auto state = job_state_from(word);
     if (!state)
-        f["state"].fail("one of queued, running, done, failed, cancelled", "'" + word + "'");
+        f["state"].fail("one of queued, running, done, failed, cancelled", quote_value(word));
     s.state = *state;
     auto text = [&](const char* key) { return f.optional_text(key).value_or(""); };
     auto integer = [&](const char* key, int fallback) {

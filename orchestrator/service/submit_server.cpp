@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 
+#include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
@@ -325,8 +326,7 @@ void submit_server::impl::serve(local::socket accepted) {
     peer p{cred.uid, cred.gid, user_name(cred.uid),
            is_operator(cred.uid, cred.gid, settings.operators)};
     auto timer = std::make_shared<asio::steady_timer>(io);
-    timer->expires_after(
-        std::chrono::milliseconds(static_cast<long>(settings.read_timeout_s * 1e3)));
+    timer->expires_after(milliseconds_of(settings.read_timeout_s));
     timer->async_wait([sock](const boost::system::error_code& ec) {
         if (!ec) sock->close();  // a request not whole in time: no reply
     });
@@ -351,8 +351,9 @@ void submit_server::impl::answer(std::shared_ptr<local::socket> sock, const peer
                                  std::string request) {
     try {
         auto d = std::make_shared<rapidjson::Document>();
-        if (const std::string why = try_parse_json(*d, request); !why.empty() || !d->IsObject())
-            throw refusal("the request is not a JSON object");
+        if (const std::string why = try_parse_json(*d, request); !why.empty())
+            throw refusal("the request: " + why);
+        if (!d->IsObject()) throw refusal("the request is not a JSON object");
         request.clear();
         std::string op, job;
         try {
@@ -411,8 +412,7 @@ void submit_server::impl::reply(std::shared_ptr<local::socket> sock, std::string
     auto body = std::make_shared<std::string>(std::move(text));
     // A client that never reads its reply would hold the connection (and the reply) forever.
     auto deadline = std::make_shared<asio::steady_timer>(io);
-    deadline->expires_after(
-        std::chrono::milliseconds(static_cast<long>(settings.read_timeout_s * 1e3)));
+    deadline->expires_after(milliseconds_of(settings.read_timeout_s));
     deadline->async_wait([sock](const boost::system::error_code& ec) {
         boost::system::error_code ignored;
         if (!ec) sock->close(ignored);
