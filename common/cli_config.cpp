@@ -5,6 +5,7 @@
 
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -69,6 +70,8 @@ std::string unknown_key(const std::string& key, const CLI::App* app, const CLI::
 }  // namespace
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+    // No option name is this long: a typo of one is not either (and the distance is quadratic).
+    if (word.size() > 64) return "";
     std::string best;
     std::size_t best_distance = std::max<std::size_t>(3, word.size() / 3) + 1;
     for (const std::string& c : candidates)
@@ -95,7 +98,7 @@ void apply_json_options(CLI::App* app, const std::string& text, const fs::path& 
         if (!opt && rules.elsewhere && rules.elsewhere->get_option_no_throw(flag))
             continue;  // optimize's option in a config that check reads: not check's business
         if (!opt)
-            throw json_error(source + ": field " + key + ": " +
+            throw json_error(source + ": field " + shortened(key) + ": " +
                              unknown_key(key, app, rules.elsewhere));
         if (opt->count() > 0 || key == "config") continue;  // the command line wins
         try {

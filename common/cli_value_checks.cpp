@@ -87,8 +87,11 @@ CLI::Validator duration_seconds(double high) {
 }
 
 std::chrono::milliseconds milliseconds_of(double seconds) {
-    const double s = std::isnan(seconds) ? 0 : std::clamp(seconds, 0.0, k_max_duration_s);
-    return std::chrono::milliseconds(static_cast<long long>(s * 1000));
+    if (!(seconds > 0)) return std::chrono::milliseconds(0);  // NaN too
+    // Rounded to the nearest, and at least 1: a positive duration never becomes 0 ms, which
+    // curl reads as "no limit" and a child's watchdog as "kill at once".
+    const double s = std::min(seconds, k_max_duration_s);
+    return std::chrono::milliseconds(std::max<long long>(1, std::llround(s * 1000)));
 }
 
 CLI::Validator positive_number(const std::string& unit, double high) {

@@ -36,8 +36,9 @@ inline constexpr double k_max_duration_s = 86400;
 /// A duration in seconds above 0 and at most `high` (a day unless said).
 CLI::Validator duration_seconds(double high = k_max_duration_s);
 
-/// Seconds as milliseconds, saturated to [0, k_max_duration_s] first: every timeout's
-/// conversion, safe for any double (NaN reads as 0).
+/// Seconds as milliseconds, saturated at k_max_duration_s and rounded, a positive duration to
+/// at least 1 ms: every timeout's conversion, safe for any double (NaN and
+/// anything up to 0 read as 0).
 std::chrono::milliseconds milliseconds_of(double seconds);
 
 /// A number above 0 and at most `high`; `unit` ("MiB") is said after it, when given.

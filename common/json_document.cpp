@@ -339,7 +339,9 @@ void validate_json(const rapidjson::Value& doc, std::string_view schema_text,
     if (doc.Accept(validator)) return;
 
     rapidjson::StringBuffer doc_ptr, schema_ptr;
-    validator.GetInvalidDocumentPointer().StringifyUriFragment(doc_ptr);
+    // The plain pointer (not a URI fragment): a key's bytes are not percent-encoded three times
+    // over in the message.
+    validator.GetInvalidDocumentPointer().Stringify(doc_ptr);
     validator.GetInvalidSchemaPointer().Stringify(schema_ptr);
     std::string doc_pointer = doc_ptr.GetString();
     if (!doc_pointer.empty() && doc_pointer[0] == '#') doc_pointer.erase(0, 1);
@@ -347,7 +349,8 @@ void validate_json(const rapidjson::Value& doc, std::string_view schema_text,
     const rapidjson::Value* schema_node =
         rapidjson::Pointer(schema_ptr.GetString()).Get(schema_doc);
     const rapidjson::Value* value = rapidjson::Pointer(doc_pointer.c_str()).Get(doc);
-    const std::string field = doc_pointer.empty() ? "(top level)" : pointer_to_field(doc_pointer);
+    const std::string field =
+        doc_pointer.empty() ? "(top level)" : shortened(pointer_to_field(doc_pointer));
     throw json_error(source_name + ": field " + field + ": " +
                      describe(keyword, schema_node, value));
 }

@@ -186,6 +186,11 @@ kernel_spec read_kernel(const request& req, const json_field& k) {
         } catch (const std::runtime_error& e) {
             fail(k["source_file"], e.what());
         }
+        // NVRTC takes a C string: it would compile the source up to a NUL and no further.
+        if (const auto nul = spec.source.find('\0'); nul != std::string::npos)
+            fail(k["source_file"], path.filename().string() + " holds a NUL byte at byte " +
+                                       std::to_string(nul) +
+                                       "; expected CUDA source text (NVRTC would stop there)");
         spec.source_name = path.filename().string();
         spec.source_path = path;
     } else {

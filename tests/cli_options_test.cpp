@@ -86,6 +86,10 @@ TEST_CASE("every duration and count is range-checked before it is converted, fla
     CHECK(milliseconds_of(-5).count() == 0);
     CHECK(milliseconds_of(std::nan("")).count() == 0);
     CHECK(milliseconds_of(2.5).count() == 2500);
+    // A positive duration is never 0 ms (curl's "no limit"): 1e-300 s and 0.0001 s are 1 ms.
+    CHECK(milliseconds_of(1e-300).count() == 1);
+    CHECK(milliseconds_of(0.0001).count() == 1);
+    CHECK(milliseconds_of(0.1).count() == 100);
 }
 
 TEST_CASE("serve's durations and sizes have ceilings too") {

@@ -326,3 +326,21 @@ TEST_CASE("a candidate side file's 1 MiB entry, 65th option or 257th define is r
     CHECK(refusal(defines(256)).empty());
     CHECK_THAT(refusal(defines(257)), Catch::Contains("side.json: field defines: "));
 }
+
+TEST_CASE("two input files of one name in two folders get two links in an attempt's inputs/") {
+    // Found by fuzzing: both became inputs/x.bin, and the last link won.
+    test::scratch_folder dir;
+    dir.write_values("x.bin", std::vector<float>(64, 1.0f));
+    std::filesystem::create_directories(dir / "sub");
+    dir.write_values("sub/x.bin", std::vector<float>(16, 2.0f));
+    dir.write("m.json", R"({ "schema_version": 1,
+  "launch": { "grid": [1, 1, 1], "block": [64, 1, 1] },
+  "args": [ { "name": "x", "dtype": "f32", "kind": "input", "count": "n", "init": { "kind": "file", "file": "x.bin" } },
+            { "name": "w", "dtype": "f32", "kind": "input", "count": "16", "init": { "kind": "file", "file": "sub/x.bin" } },
+            { "name": "y", "dtype": "f32", "kind": "output", "count": "n" },
+            { "name": "n", "dtype": "i32", "kind": "scalar", "value": "n" } ],
+  "cases": [ { "name": "p", "kind": "performance", "params": { "n": 64 } } ] })");
+    const manifest m = read_manifest(dir / "m.json");
+    CHECK(m.input_link(*m.init_for(m.cases[0], m.args[0]).file) == "x.bin");
+    CHECK(m.input_link(*m.init_for(m.cases[0], m.args[1]).file) == "2/x.bin");
+}

@@ -317,3 +317,12 @@ TEST_CASE("a checked launch among the timed launches is read, and absent means t
                          "\"checked_launch\": 4"));
     CHECK(read_request(f.dir / "req.json").timing.checked_launch == 4);
 }
+
+TEST_CASE("a source file holding a NUL byte is refused: NVRTC would compile only its start") {
+    fixture f;
+    f.dir.write("k.cu", std::string(k_kernel) + std::string("\0#error hidden\n", 15));
+    CHECK(f.error_of(base_request()) ==
+          "req.json: field kernel.source_file: k.cu holds a NUL byte at byte " +
+              std::to_string(std::string(k_kernel).size()) +
+              "; expected CUDA source text (NVRTC would stop there)");
+}

@@ -255,7 +255,7 @@ std::map<std::string, std::string> hashes_before_oracle(const optimizer_options&
         for (const manifest_arg& a : m.args)
             if (a.has_input())
                 if (const auto& init = m.init_for(mc, a); init.file)
-                    h["inputs/" + init.file->filename().string()] = sha256_file_hex(*init.file);
+                    h["inputs/" + m.input_link(*init.file)] = sha256_file_hex(*init.file);
     return h;
 }
 

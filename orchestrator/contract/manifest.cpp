@@ -243,6 +243,21 @@ const manifest_arg* manifest::find_arg(const std::string& name) const {
     return nullptr;
 }
 
+std::string manifest::input_link(const fs::path& file) const {
+    std::vector<fs::path> same_name;  // the distinct files of this name, in manifest order
+    for (const manifest_case& mc : cases)
+        for (const manifest_arg& ma : args)
+            if (ma.has_input())
+                if (const auto& f = init_for(mc, ma).file;
+                    f && f->filename() == file.filename() &&
+                    std::find(same_name.begin(), same_name.end(), *f) == same_name.end())
+                    same_name.push_back(*f);
+    const auto at = std::find(same_name.begin(), same_name.end(), file);
+    const std::size_t k = at == same_name.end() ? 0 : at - same_name.begin();
+    const std::string name = file.filename().string();
+    return k == 0 ? name : std::to_string(k + 1) + "/" + name;
+}
+
 const input_init& manifest::init_for(const manifest_case& c, const manifest_arg& a) const {
     const auto it = c.inputs.find(a.name);
     return it != c.inputs.end() ? it->second : a.init;

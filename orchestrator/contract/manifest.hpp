@@ -103,6 +103,10 @@ struct manifest {
     expression_variables variables(const manifest_case& c,
                                    const std::map<std::string, std::int64_t>& tunables) const;
     const input_init& init_for(const manifest_case& c, const manifest_arg& a) const;
+    /// Where an input file of this manifest lies in an attempt's inputs/ folder: its own file
+    /// name ("x.bin"), or for a second file of that name in another folder "2/x.bin", and so
+    /// on, so two inputs never share one link (a/x.bin and b/x.bin).
+    std::string input_link(const std::filesystem::path& file) const;
     /// The argument with this name, or nullptr.
     const manifest_arg* find_arg(const std::string& name) const;
     /// The case with this name, or nullptr.

@@ -31,7 +31,7 @@ void link_input_files(const manifest& m, const fs::path& folder) {
         for (const manifest_arg& ma : m.args)
             if (ma.has_input())
                 if (const auto& init = m.init_for(mc, ma); init.file)
-                    link_or_copy(*init.file, folder / "inputs" / init.file->filename());
+                    link_or_copy(*init.file, folder / "inputs" / m.input_link(*init.file));
 }
 
 // What NVRTC's messages call a candidate's source, which its attempt folder holds byte for byte
@@ -260,7 +260,7 @@ run_case attempt_evaluator::make_case(const candidate& c, const manifest_case& m
         arg.is_buffer = ma.is_buffer();
         if (!arg.is_buffer) {
             arg.scalar = ma.value_is_number
-                             ? scalar_number(std::stod(ma.value))
+                             ? scalar_number(std::strtod(ma.value.c_str(), nullptr))
                              : scalar_number(evaluate_integer_expression(ma.value, vars));
             continue;
         }
@@ -269,7 +269,7 @@ run_case attempt_evaluator::make_case(const candidate& c, const manifest_case& m
         if (ma.has_input()) {
             const input_init& init = m_manifest.init_for(mc, ma);
             if (init.file)
-                arg.input_file = paths.inputs_prefix + init.file->filename().string();
+                arg.input_file = paths.inputs_prefix + m_manifest.input_link(*init.file);
             else
                 arg.generator = init.generator;
             if (!init.file && reference) arg.input_dump_file = paths.inputs_prefix + file_name;
