@@ -54,6 +54,10 @@ void kill_group(pid_t leader, int sig = 9);
 /// A pipe whose both ends are close-on-exec: {read end, write end}. Throws on failure.
 std::array<int, 2> make_pipe();
 
+/// Reads two pipes (a child's stdout and stderr) to their ends at once, so neither of the
+/// child's writes can block on a full pipe.
+void read_pipes_to_end(int out_fd, std::string& out, int err_fd, std::string& err);
+
 /// "exit 3", "killed by signal 9 (Killed)" for a wait status.
 std::string describe_wait_status(int status);
 

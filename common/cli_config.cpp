@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
@@ -15,11 +17,24 @@ namespace {
 
 // An option's value (`f`, at its key) as the command line spells it: a string, a number, true
 // or false.
+// The fewest digits that read back as `x` exactly: 1e+300, not 1.0000000000000001e+300 (the
+// text is what an option's message shows, and what the option parses).
+std::string exact_number_text(double x) {
+    char text[40];
+    for (int digits = 15; digits <= 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, x);
+        if (std::strtod(text, nullptr) == x) break;
+    }
+    return text;
+}
+
 std::string option_text(const json_field& f, const fs::path& base,
                         const std::set<std::string>& paths) {
     if (f.is_null() || f.is_object() || f.is_array()) f.fail("a string, a number or a boolean");
     const rapidjson::Value& v = f.value();  // json_field has no is_boolean() to ask instead
-    std::string value = v.IsBool() ? (v.GetBool() ? "true" : "false") : json_scalar_text(v);
+    std::string value = v.IsBool()     ? (v.GetBool() ? "true" : "false")
+                        : v.IsDouble() ? exact_number_text(v.GetDouble())
+                                       : json_scalar_text(v);
     const std::string& key = f.path();
     if (paths.count(key) && !value.empty() && fs::path(value).is_relative())
         value = (base / value).lexically_normal().string();
@@ -106,7 +121,8 @@ void apply_json_options(CLI::App* app, const std::string& text, const fs::path& 
                                         rules.paths));
             opt->run_callback();
         } catch (const CLI::Error& e) {
-            throw json_error(source + ": field " + key + ": " + without_flag(e.what(), flag));
+            throw json_error(source + ": field " + key + ": " +
+                             shortened(without_flag(e.what(), flag), 2 * k_quote_limit));
         }
     }
 }

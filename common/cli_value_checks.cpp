@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/exit_codes.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -123,7 +124,9 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const
     } catch (const CLI::Success& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        app.exit(e);
+        // CLI11's message holds the refused value whole (a 1 MiB --proposer): say its start.
+        std::fprintf(stderr, "%s\nRun with --help for more information.\n",
+                     shortened(e.what(), 2 * k_quote_limit).c_str());
         return to_int(exit_code::usage);
     }
     return std::nullopt;

@@ -285,7 +285,37 @@ std::string line_and_column(std::string_view text, std::size_t offset) {
 
 }  // namespace
 
-std::string try_parse_json(rapidjson::Document& doc, std::string_view text) {
+namespace {
+
+// Each U+0000 in `v` (a string or a key) as U+FFFD.
+void replace_nul(rapidjson::Value& v, rapidjson::Document::AllocatorType& a) {
+    const std::string_view text(v.GetString(), v.GetStringLength());
+    if (text.find('\0') == std::string_view::npos) return;
+    v = json_text(text, a);  // writes U+0000 as U+FFFD
+}
+
+// Every string and key of `root` through replace_nul, without recursion.
+void replace_nuls(rapidjson::Document& root) {
+    std::vector<rapidjson::Value*> stack{&root};
+    while (!stack.empty()) {
+        rapidjson::Value* v = stack.back();
+        stack.pop_back();
+        if (v->IsString()) {
+            replace_nul(*v, root.GetAllocator());
+        } else if (v->IsArray()) {
+            for (auto& e : v->GetArray()) stack.push_back(&e);
+        } else if (v->IsObject()) {
+            for (auto& m : v->GetObject()) {
+                replace_nul(m.name, root.GetAllocator());
+                stack.push_back(&m.value);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+std::string try_parse_json(rapidjson::Document& doc, std::string_view text, bool own_record) {
     doc.SetNull();
     // RapidJSON reads a NUL byte as the end of the text ("The document is empty." for one at
     // the start); JSON text never holds one, even inside a string, so say what it is.
@@ -299,9 +329,17 @@ std::string try_parse_json(rapidjson::Document& doc, std::string_view text) {
         doc.SetNull();
         return why;
     }
+    if (own_record) replace_nuls(doc);
     std::string why = check_shape(doc);
     if (!why.empty()) doc.SetNull();
     return why;
+}
+
+rapidjson::Document parse_record_json(const std::string& text, const std::string& source_name) {
+    rapidjson::Document doc;
+    if (const std::string why = try_parse_json(doc, text, true); !why.empty())
+        throw json_error(source_name + ": " + why);
+    return doc;
 }
 
 rapidjson::Document parse_json(const std::string& text, const std::string& source_name) {

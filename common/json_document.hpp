@@ -23,9 +23,17 @@ class json_error : public std::runtime_error {
 /// or "<source>: field a.b: duplicate key 'c'").
 rapidjson::Document parse_json(const std::string& text, const std::string& source_name);
 
+/// parse_json for a record these tools wrote (history.json, run.json, summary.json,
+/// candidates.json): before 2026-12 they wrote U+0000 as it was (a kernel's stderr, a model's
+/// rationale), and such a run folder must still report and resume; each U+0000 in a string or
+/// key reads as U+FFFD. Everything else is refused as parse_json refuses it.
+rapidjson::Document parse_record_json(const std::string& text, const std::string& source_name);
+
 /// The same without throwing: "" on success, else why (the document is then null). For
 /// text from outside (model replies, child processes) where a failure is data.
-std::string try_parse_json(rapidjson::Document& doc, std::string_view text);
+/// own_record: as parse_record_json reads (U+0000 as U+FFFD).
+std::string try_parse_json(rapidjson::Document& doc, std::string_view text,
+                           bool own_record = false);
 
 /// The text of a schema embedded from schemas/, e.g. "request" -> request.schema.json.
 std::string_view embedded_schema(std::string_view name);

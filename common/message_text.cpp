@@ -83,6 +83,18 @@ std::string quote_value(std::string_view value, std::size_t limit) {
     return out;
 }
 
+std::string identifier_problem(std::string_view name) {
+    const auto word = [](char c, bool first) {
+        return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+               (!first && c >= '0' && c <= '9');
+    };
+    bool ok = !name.empty() && name.size() <= k_max_identifier;
+    for (std::size_t i = 0; ok && i < name.size(); ++i) ok = word(name[i], i == 0);
+    return ok ? ""
+              : "expected a C identifier of at most " + std::to_string(k_max_identifier) +
+                    " characters, got " + quote_value(name);
+}
+
 std::string last_line(std::string_view text) {
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\r'))
         text.remove_suffix(1);

@@ -23,6 +23,14 @@ std::string quote_value(std::string_view value, std::size_t limit = k_quote_limi
 /// character's boundary) and "… (N bytes)": for text that is already escaped (compact JSON).
 std::string shortened(std::string_view text, std::size_t limit = k_quote_limit);
 
+/// The longest name a define, tunable or param may have.
+inline constexpr std::size_t k_max_identifier = 128;
+
+/// Why `name` cannot name a define, a tunable or a param: "" when it is a C identifier of at
+/// most k_max_identifier characters, else "expected a C identifier of at most 128
+/// characters, got 'A-B'".
+std::string identifier_problem(std::string_view name);
+
 /// The last line of a child's stderr that says something (trailing blank lines and spaces
 /// dropped): what a program said on its way out.
 std::string last_line(std::string_view text);

@@ -1,7 +1,6 @@
 #include "harness/confined_compile.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +14,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "common/child_process.hpp"
 #include "common/landlock.hpp"
 #include "harness/harness_sandbox.hpp"
 
@@ -145,30 +145,6 @@ std::string encode_job(const kernel_spec& k, const std::string& arch, const fs::
     return w.bytes();
 }
 
-// Reads two pipes to their ends at once, so neither child's write can block on a full pipe.
-void read_both(int out_fd, std::string& out, int err_fd, std::string& err) {
-    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
-    std::string* into[2] = {&out, &err};
-    int open = 2;
-    while (open > 0) {
-        if (::poll(fds, 2, -1) < 0) {
-            if (errno == EINTR) continue;
-            return;
-        }
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-            char buf[65536];
-            const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-            if (n > 0) {
-                into[i]->append(buf, static_cast<std::size_t>(n));
-            } else if (n == 0 || errno != EINTR) {
-                fds[i].fd = -1;
-                --open;
-            }
-        }
-    }
-}
-
 std::string describe_end(int status) {
     if (WIFSIGNALED(status))
         return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
@@ -258,7 +234,7 @@ compile_result compile_confined(const kernel_spec& kernel, const std::string& ar
     // Its stderr is read beside its result (a sanitized build's warnings there; a dying NVRTC's
     // last words), kept only to explain a death.
     std::string bytes, errors;
-    read_both(pipes.from_child[0], bytes, pipes.errors[0], errors);
+    read_pipes_to_end(pipes.from_child[0], bytes, pipes.errors[0], errors);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

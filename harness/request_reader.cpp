@@ -200,8 +200,15 @@ kernel_spec read_kernel(const request& req, const json_field& k) {
     if (const auto name = k.optional_text("source_name")) spec.display_name = *name;
     spec.compile_options = k.optional_texts("compile_options");
     if (const auto defines = k.find("defines"))
-        for (const auto& [name, value] : defines->members())
-            spec.defines.emplace_back(name, json_scalar_text(value.value()));
+        for (const auto& [name, value] : defines->members()) {
+            if (std::string why = identifier_problem(name); !why.empty())
+                fail(*defines, "a define's name: " + why);
+            std::string text = json_scalar_text(value.value());
+            if (text.size() > 4096)
+                fail(value, "a define's value of " + std::to_string(text.size()) +
+                                " bytes; expected at most 4096");
+            spec.defines.emplace_back(name, std::move(text));
+        }
     std::sort(spec.defines.begin(), spec.defines.end());
     return spec;
 }

@@ -73,10 +73,10 @@ TEST_CASE("every duration and count is range-checked before it is converted, fla
           "--max-output-tokens-retry: expected a whole number from -1 to 10000000, got 1e30");
     CHECK(config_error(R"({"timeout": 1e300})") ==
           "/tmp/config.json: field timeout: expected a number above 0 and at most 86400 s (24 h), "
-          "got 1.0000000000000001e+300");
+          "got 1e+300");
     CHECK(config_error(R"({"iterations": 1e300})") ==
           "/tmp/config.json: field iterations: expected a whole number from 1 to 100000, got "
-          "1.0000000000000001e+300");
+          "1e+300");
     // A value of 1 MB is shown by its start and size, not whole.
     const std::string said = parse_error({"--timeout", std::string(1 << 20, '9')});
     CHECK(said.size() < 200);

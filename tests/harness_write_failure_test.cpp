@@ -4,7 +4,6 @@
 // needs a small file system of our own (a tmpfs or loop mount: root only), and /dev/full
 // cannot take a rename, so EFBIG stands in for it here.
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "common/child_process.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -36,26 +36,6 @@ struct limited_run {
 std::string harness_binary() {
     const char* override_binary = std::getenv("CUOPT_HARNESS_BINARY");
     return override_binary && *override_binary ? override_binary : CUOPT_HARNESS_BINARY;
-}
-
-// Reads both pipes to their ends at once, so neither child's write can block.
-void read_both(int out_fd, std::string& out, int err_fd, std::string& err) {
-    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
-    std::string* into[2] = {&out, &err};
-    for (int open = 2; open > 0;) {
-        if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-            char buf[4096];
-            const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-            if (n > 0) {
-                into[i]->append(buf, static_cast<std::size_t>(n));
-            } else if (n == 0 || errno != EINTR) {
-                fds[i].fd = -1;
-                --open;
-            }
-        }
-    }
 }
 
 /// Runs the real harness with `args`, no file it writes larger than `max_file_bytes` (SIGXFSZ
@@ -91,7 +71,7 @@ limited_run run_limited(const std::vector<std::string>& args, rlim_t max_file_by
         REQUIRE(::write(in[1], input.data(), input.size()) == static_cast<ssize_t>(input.size()));
     ::close(in[1]);
     limited_run r;
-    read_both(out[0], r.out, err[0], r.err);
+    read_pipes_to_end(out[0], r.out, err[0], r.err);
     ::close(out[0]);
     ::close(err[0]);
     int status = 0;

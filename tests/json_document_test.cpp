@@ -79,6 +79,21 @@ TEST_CASE("no input string may hold U+0000 or a lone surrogate, in a value or a 
           "not JSON text: a NUL byte (0x00) at byte 8 (line 2, column 7)");
 }
 
+TEST_CASE("a record an older version wrote with U+0000 in it still reads, U+FFFD for it") {
+    // Before 2026-12 json_text kept U+0000 (a kernel's stderr tail, a rationale); report and
+    // --resume read those run folders still.
+    const rapidjson::Document d =
+        parse_record_json(R"({"tail": "a\u0000b", "k\u0000": [" \u0000"]})", "history.json");
+    CHECK(std::string(d["tail"].GetString()) ==
+          "a\xEF\xBF\xBD"
+          "b");
+    CHECK(std::string(d["k\xEF\xBF\xBD"][0].GetString()) == " \xEF\xBF\xBD");
+    // Nothing else is let through: a lone surrogate, a NUL byte, a bad key.
+    CHECK_THROWS_WITH(parse_record_json(R"({"a": "\udfff"})", "h.json"),
+                      Catch::Contains("not valid UTF-8"));
+    CHECK_THROWS_AS(parse_json(R"({"tail": "a\u0000b"})", "h.json"), json_error);
+}
+
 TEST_CASE("a message quotes at most 200 characters of a value, then its size") {
     CHECK(quote_value("perf") == "'perf'");
     CHECK(quote_value("a\nb\tc\x01\\") == "'a\\nb\\tc\\x01\\\\'");

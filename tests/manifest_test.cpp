@@ -344,3 +344,16 @@ TEST_CASE("two input files of one name in two folders get two links in an attemp
     CHECK(m.input_link(*m.init_for(m.cases[0], m.args[0]).file) == "x.bin");
     CHECK(m.input_link(*m.init_for(m.cases[0], m.args[1]).file) == "2/x.bin");
 }
+
+TEST_CASE("tunable and param names are C identifiers of at most 128 characters") {
+    // A tunable named A-B passed check and failed at compile; one of 1 MiB printed 16 MB.
+    CHECK_THAT(error_with(R"("BLOCK_X")", R"("A-B")"),
+               Catch::EndsWith("field tunables: a tunable's name: expected a C identifier of at "
+                               "most 128 characters, got 'A-B'"));
+    const std::string said = error_with(R"("BLOCK_X")", "\"" + std::string(1 << 20, 'T') + "\"");
+    CHECK_THAT(said, Catch::Contains("a tunable's name") && Catch::Contains("(1048576 bytes)"));
+    CHECK(said.size() < 400);
+    CHECK_THAT(error_with(R"("m": 31)", R"("x-y": 1, "m": 31)"),
+               Catch::Contains("a param's name: expected a C identifier"));
+    CHECK(error_with(R"("m": 31)", "\"" + std::string(128, 'p') + "\": 1, \"m\": 31").empty());
+}

@@ -326,3 +326,13 @@ TEST_CASE("a source file holding a NUL byte is refused: NVRTC would compile only
               std::to_string(std::string(k_kernel).size()) +
               "; expected CUDA source text (NVRTC would stop there)");
 }
+
+TEST_CASE("a define's name is a C identifier and its value at most 4096 bytes") {
+    fixture f;
+    CHECK_THAT(f.error_with("\"TILE\"", "\"A B\""),
+               Catch::EndsWith("field kernel.defines: a define's name: expected a C identifier of "
+                               "at most 128 characters, got 'A B'"));
+    CHECK_THAT(f.error_with("\"TILE\": 32", "\"TILE\": \"" + std::string(5000, '1') + "\""),
+               Catch::EndsWith("field kernel.defines.TILE: a define's value of 5000 bytes; "
+                               "expected at most 4096"));
+}

@@ -112,7 +112,7 @@ std::map<int, iteration_record> read_candidates_files(const fs::path& run, const
         const std::string name = file.lexically_relative(run).generic_string();
         rapidjson::Document doc;
         try {
-            doc = parse_json(read_text_file(file), name);
+            doc = parse_record_json(read_text_file(file), name);
         } catch (const std::exception& ex) {
             throw candidates_file_error(ex.what());
         }

@@ -164,7 +164,7 @@ std::vector<recorded_attempt> read_history(const fs::path& run) {
     if (!fs::is_regular_file(file, ec)) throw history_read_error(file.string() + ": not found");
     rapidjson::Document doc;
     try {
-        doc = parse_json(read_text_file(file), file.string());
+        doc = parse_record_json(read_text_file(file), file.string());
     } catch (const std::exception& e) {
         throw history_read_error(e.what());
     }

@@ -19,7 +19,7 @@ rapidjson::Document read_document(const fs::path& file) {
     if (fs::is_directory(file, ec))
         throw report_input_error(file.string() + ": is a directory, expected a JSON file");
     try {
-        rapidjson::Document d = parse_json(read_text_file(file), file.string());
+        rapidjson::Document d = parse_record_json(read_text_file(file), file.string());
         if (!d.IsObject()) throw report_input_error(file.string() + ": expected a JSON object");
         return d;
     } catch (const json_error& e) {

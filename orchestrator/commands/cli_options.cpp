@@ -375,8 +375,8 @@ std::string unknown_word(const CLI::App& app, const std::vector<std::string>& ar
         const std::string name = w.substr(0, w.find('='));
         const CLI::Option* opt = command->get_option_no_throw(name);
         if (!opt)
-            return "unknown option " + name + " for " + args[0] + did_you_mean(name, flags) + " (" +
-                   args[0] + " --help lists them)";
+            return "unknown option " + shortened(name) + " for " + args[0] +
+                   did_you_mean(name, flags) + " (" + args[0] + " --help lists them)";
         value_next = opt->get_type_size() != 0 && w.find('=') == std::string::npos;
     }
     return "";

@@ -684,7 +684,7 @@ struct run_verdict {
 // A summary that does not read back is a no_go that says so, never a crash after the search.
 run_verdict verdict_of(const std::string& summary_text) {
     try {
-        const rapidjson::Document d = parse_json(summary_text, "summary.json");
+        const rapidjson::Document d = parse_record_json(summary_text, "summary.json");
         const json_field summary(d, "summary.json");
         return {summary.text("verdict"), summary.texts("verdict_reasons")};
     } catch (const std::exception& e) {

@@ -12,6 +12,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/artifacts/candidates_file.hpp"
 #include "orchestrator/artifacts/history_reader.hpp"
@@ -41,7 +42,7 @@ rapidjson::Document read_run_json(const fs::path& run) {
                "not a run folder (no run.json): give a results/run-NNN folder that optimize made "
                "(one stopped before its folder was set up has nothing to resume)");
     try {
-        rapidjson::Document d = parse_json(read_text_file(file), file.string());
+        rapidjson::Document d = parse_record_json(read_text_file(file), file.string());
         validate_json(d, embedded_schema("run"), file.string());
         return d;
     } catch (const std::exception& e) {
@@ -178,16 +179,16 @@ void check_settings(const recorded_run& then, const run_info& now) {
         const std::string text = setting_text(value);
         const auto it = then.settings.find(key);
         if (it == then.settings.end())
-            refuse(then.run, "settings." + key + " is " + text +
+            refuse(then.run, "settings." + key + " is " + shortened(text) +
                                  " now, and run.json has none (was its --config file edited?)");
         if (it->second != text)
-            refuse(then.run, "settings." + key + " was " + it->second +
-                                 " when the run began and is " + text +
+            refuse(then.run, "settings." + key + " was " + shortened(it->second) +
+                                 " when the run began and is " + shortened(text) +
                                  " now (was its --config file edited?)");
     }
     for (const auto& [key, text] : then.settings)
         if (!k_settings_free_on_resume.count(key) && !now.settings.count(key))
-            refuse(then.run, "settings." + key + " was " + text +
+            refuse(then.run, "settings." + key + " was " + shortened(text) +
                                  " when the run began and is not given now (was its --config "
                                  "file edited?)");
 }

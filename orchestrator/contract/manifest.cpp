@@ -19,7 +19,7 @@ namespace {
 struct context {
     std::string source;
     [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-        throw json_error(source + ": field " + field + ": " + what);
+        throw json_error(source + ": field " + shortened(field) + ": " + what);
     }
 };
 
@@ -392,6 +392,8 @@ manifest_case read_case(const json_field& jc, const manifest& m) {
     mc.kind = jc.text("kind") == "correctness" ? case_kind::correctness : case_kind::performance;
     if (const auto params = jc.find("params"))
         for (const auto& [name, p] : params->members()) {
+            if (std::string why = identifier_problem(name); !why.empty())
+                fail(*params, "a param's name: " + why);
             if (m.tunables.count(name)) fail(p, "is also a tunable; pick another name");
             mc.params[name] = p.integer<std::int64_t>();
         }
@@ -482,9 +484,13 @@ rapidjson::Document load_document(const fs::path& file, const context& ctx) {
 void read_header(const json_field& doc, manifest& m) {
     m.description = doc.optional_text("description").value_or("");
     if (const auto tunables = doc.find("tunables"))
-        for (const auto& [name, values] : tunables->members())
+        for (const auto& [name, values] : tunables->members()) {
+            // A tunable is an NVRTC define (-DNAME=v): a name the compiler takes.
+            if (std::string why = identifier_problem(name); !why.empty())
+                fail(*tunables, "a tunable's name: " + why);
             for (const json_field& v : values.items())
                 m.tunables[name].push_back(v.integer<std::int64_t>());
+        }
     m.launch = read_launch_expressions(doc["launch"], launch_expressions{});
     if (const auto reference = doc.find("reference_launch"))
         m.reference_launch = read_launch_expressions(*reference, m.launch);

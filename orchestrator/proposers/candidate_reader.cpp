@@ -30,7 +30,7 @@ std::string apply_candidate_json(candidate& c, const rapidjson::Value& v, const 
                 bool known = false;
                 for (const auto& mc : m.cases) known |= mc.name == name;
                 if (!known)
-                    return what + ": field case_launch." + name + ": names no case " +
+                    return what + ": field case_launch." + shortened(name) + ": names no case " +
                            quote_value(name);
                 c.case_launch[name] = read_launch_expressions(l, m.launch);
             }

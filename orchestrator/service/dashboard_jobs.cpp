@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/file_io.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -146,13 +147,15 @@ dashboard_reply run_file_reply(const spool& s, const std::string& id, const std:
     }
     std::error_code ec;
     if (!fs::is_regular_file(file, ec))
-        return message_reply(404, "Not found", "Job " + id + " has no file '" + relative + "'.");
+        return message_reply(404, "Not found",
+                             "Job " + id + " has no file " + quote_value(relative) + ".");
     return file_reply(file);
 }
 
 dashboard_reply cancel_reply(const spool& s, const std::string& id) {
     if (!valid_folder_name(id) || !job_exists(s, id))
-        return message_reply(404, "No such job", "There is no job '" + id + "' in this spool.");
+        return message_reply(404, "No such job",
+                             "There is no job " + quote_value(id) + " in this spool.");
     if (!s.request_cancel(id))
         return message_reply(409, "Not cancelled", "Job " + id + " has already ended.");
     return redirect_reply("/jobs/" + id);

@@ -1,5 +1,6 @@
 #include "orchestrator/service/dashboard_routes.hpp"
 
+#include "common/message_text.hpp"
 #include "orchestrator/service/dashboard_auth.hpp"
 #include "orchestrator/service/dashboard_jobs.hpp"
 #include "orchestrator/service/dashboard_pages.hpp"
@@ -132,7 +133,8 @@ std::optional<dashboard_reply> get_job_route(const dashboard_context& c,
                                              const std::string& path, const std::string& csrf) {
     const std::string& id = parts[1];
     if (!valid_folder_name(id) || !job_exists(c.jobs, id))
-        return message_reply(404, "No such job", "There is no job '" + id + "' in this spool.");
+        return message_reply(404, "No such job",
+                             "There is no job " + quote_value(id) + " in this spool.");
     if (parts.size() == 2) return page_reply(200, job_page(read_job_view(c.jobs, id, true), csrf));
     if (parts.size() == 3 && parts[2] == "report") return report_reply(c.jobs, id);
     if (parts.size() >= 4 && parts[2] == "files") {

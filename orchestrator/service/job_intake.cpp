@@ -6,6 +6,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "common/runner_process.hpp"
 #include "orchestrator/service/job_limits.hpp"
 
@@ -222,7 +223,8 @@ fs::path stage_submission(const spool& s, const submission& sub, job_spec& spec)
         else if (sub.kind == "optimize")
             stage_optimize(sub, stage, spec);
         else
-            throw intake_error("submit: kind " + sub.kind + ": expected optimize or gate");
+            throw intake_error("submit: kind " + quote_value(sub.kind) +
+                               ": expected optimize or gate");
     } catch (const fs::filesystem_error& e) {
         std::error_code ec;
         fs::remove_all(stage, ec);

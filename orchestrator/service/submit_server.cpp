@@ -17,6 +17,7 @@
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "orchestrator/service/dashboard_intake.hpp"
 #include "orchestrator/service/dashboard_workers.hpp"
 #include "orchestrator/service/job_intake.hpp"
@@ -63,19 +64,20 @@ std::string refusal_reply(const refusal& r) {
     rapidjson::Document d(rapidjson::kObjectType);
     json_object(d)
         .add("ok", false)
-        .add("error", r.what())
+        .add("error", shortened(r.what(), 1000))  // a value it quotes is cut already
         .add("exit", to_int(r.exit))
         .add("table", r.check_table);
     return to_compact_json(d) + "\n";
 }
 
 std::string decode_base64(const std::string& name, const std::string& text) {
-    if (text.size() % 4 != 0) throw refusal("file '" + name + "': its base64 is not whole");
+    if (text.size() % 4 != 0)
+        throw refusal("file " + quote_value(name) + ": its base64 is not whole");
     std::string out(text.size() / 4 * 3, '\0');
     const int n = ::EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                                     reinterpret_cast<const unsigned char*>(text.data()),
                                     static_cast<int>(text.size()));
-    if (n < 0) throw refusal("file '" + name + "': not base64");
+    if (n < 0) throw refusal("file " + quote_value(name) + ": not base64");
     std::size_t pad = 0;
     for (std::size_t i = text.size(); i > 0 && text[i - 1] == '=' && pad < 2; --i) ++pad;
     out.resize(static_cast<std::size_t>(n) - pad);
@@ -93,7 +95,7 @@ std::vector<uploaded_file> read_files(const json_field& request, std::size_t max
     for (const json_field& f : list.items()) {
         uploaded_file u{f.optional_text("path").value_or(""), ""};
         if (const std::string why = upload_name_problem(u.name); !why.empty())
-            throw refusal("file name '" + u.name + "' refused: " + why);
+            throw refusal("file name " + quote_value(u.name) + " refused: " + why);
         u.data = decode_base64(u.name, f.optional_text("base64").value_or(""));
         total += u.data.size();
         if (total > max_bytes)
@@ -192,10 +194,10 @@ job_spec visible_job(const spool& s, const peer& p, const std::string& id) {
     try {
         spec = s.read_spec(id);
     } catch (const std::exception&) {
-        throw refusal(id + ": no such job");
+        throw refusal(quote_value(id) + ": no such job");
     }
     if (!p.privileged && spec.submitter_uid != static_cast<int>(p.uid))
-        throw refusal(id + ": not your job (submitted by " +
+        throw refusal(quote_value(id) + ": not your job (submitted by " +
                       (spec.submitter.empty() ? std::string("another user") : spec.submitter) +
                       "); only its submitter or an operator may see or cancel it");
     return spec;
@@ -213,7 +215,7 @@ std::string answer_status(const spool& s, const peer& p, const std::string& id) 
 
 std::string answer_cancel(const spool& s, const peer& p, const std::string& id) {
     visible_job(s, p, id);
-    if (!s.request_cancel(id)) throw refusal(id + ": it has already ended");
+    if (!s.request_cancel(id)) throw refusal(quote_value(id) + ": it has already ended");
     return result_reply("{\"job\": \"" + id + "\"}");
 }
 
