@@ -11,6 +11,7 @@
 // config leaves unset on a glibc that follows POSIX 2008 (where vfork left the standard; Linux
 // and glibc keep it).
 #define BOOST_POSIX_HAS_VFORK 1
+#include <atomic>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <cerrno>
@@ -24,10 +25,13 @@ namespace bp = boost::process;
 
 namespace {
 
+std::atomic<int> g_handed_down{-1};
+
 // Runs in the child between vfork and exec (system calls only, on the parent's memory): the
 // standard streams, nothing else inherited, its own group, death with its parent.
 struct child_setup : bp::extend::handler {
     int in, out, err;
+    int handed_down = -1;
     pid_t parent = ::getpid();
     char** envp = nullptr;
     template <typename Executor>
@@ -45,6 +49,7 @@ struct child_setup : bp::extend::handler {
         // worker must see EOF when its own stdin closes, and a crash must close its stdout.
         // (0-2 are dup2'ed copies, which never carry close-on-exec.)
         ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        if (handed_down > 2) ::fcntl(handed_down, F_SETFD, 0);  // the run's lock: kept
         ::setpgid(0, 0);
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
@@ -68,7 +73,8 @@ child_process::child_process(const std::vector<std::string>& argv, const child_s
                                                 : boost::filesystem::path(argv[0]);
     if (program.empty())
         throw std::runtime_error("cannot start " + argv[0] + ": not found on PATH");
-    const child_setup setup{{}, streams.in, streams.out, streams.err, ::getpid(), envp};
+    const child_setup setup{{},         streams.in, streams.out, streams.err, g_handed_down.load(),
+                            ::getpid(), envp};
     std::error_code ec;
     const std::vector<std::string> args(argv.begin() + 1, argv.end());
     // vfork: the parent's page tables are never copied (a fork of an optimizer holding a large
@@ -80,6 +86,10 @@ child_process::child_process(const std::vector<std::string>& argv, const child_s
         m->child = bp::child(bp::exe = program, bp::args = args, bp::start_dir = cwd.string(),
                              setup, bp::posix::use_vfork, ec);
     if (ec) throw std::runtime_error("cannot start " + argv[0] + ": " + ec.message());
+}
+
+void hand_down_to_children(int fd) {
+    g_handed_down.store(fd);
 }
 
 child_process::~child_process() {

@@ -4,8 +4,8 @@
 /// all start here. Every child leads a process group of its own (a Ctrl-C aimed at the parent
 /// does not kill it mid-attempt; cancelling it reaches what it started), dies with the thread
 /// that started it (PR_SET_PDEATHSIG), inherits no descriptor beside its three standard
-/// streams, and gets the environment its caller chose (child_environment.hpp's scrubbed one
-/// for anything near an untrusted kernel).
+/// streams (and the one handed down, below), and gets the environment its caller chose
+/// (child_environment.hpp's scrubbed one for anything near an untrusted kernel).
 
 #include <sys/types.h>
 
@@ -46,6 +46,14 @@ class child_process {
     struct impl;
     std::unique_ptr<impl> m;
 };
+
+/// A descriptor that every child started from now on inherits (under the same number), or -1
+/// for none: the run's lock (RUN/.lock, read-only), so that a run stays "still going" while any
+/// process it started lives. A harness that outlives a killed optimizer for a moment (its
+/// PR_SET_PDEATHSIG arrives only once the optimizer's exit is done) still writes into the run
+/// folder; a resume or a restart must wait for it, not race it. The caller keeps `fd` open
+/// while it is handed down.
+void hand_down_to_children(int fd);
 
 /// Sends `sig` (SIGKILL by default) to the child's whole group: the child and everything it
 /// started (ncu's target, a grandchild holding a pipe).

@@ -12,6 +12,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/pid_lock.hpp"
 #include "orchestrator/service/job_finaliser.hpp"
 #include "orchestrator/service/job_intake.hpp"
 #include "orchestrator/service/spool.hpp"
@@ -452,6 +453,52 @@ TEST_CASE("a job that cannot be started keeps its place, says why, and runs once
         s.read_status(id).reason,
         Catch::Matches("go: winner [0-9.]+x .+|no_go: .+|no_winner.*|"
                        "a winner passed the evidence gates: .+, [0-9.]+x over the initial kernel"));
+}
+
+TEST_CASE(
+    "a job killed before its run was set up starts over once its run's lock is free, and never "
+    "while a running process holds it",
+    "[daemon]") {
+    test::scratch_folder dir;
+    job_files files;
+    const fs::path spool_dir = dir / "spool";
+    const std::string fresh = submit(spool_dir, files.config);
+    const std::string held = submit(spool_dir, files.config);
+    const cuopt::spool s(spool_dir, false);
+    // As a daemon SIGKILLed while each job's optimizer had made its run folder and nothing in
+    // it (run.json comes next) leaves them.
+    for (const std::string& id : {fresh, held}) {
+        job_status st = s.read_status(id);
+        st.state = job_state::running;
+        st.starts = 1;
+        st.device = 0;
+        st.executor = "local";
+        st.handle = "2147483647";
+        s.write_status(st);
+        fs::create_directories(s.job_dir(id) / "results/run-001");
+    }
+    // Someone still writes the second job's run (a live pid holds its lock).
+    std::string holder;
+    std::optional<pid_lock> lock =
+        pid_lock::try_take(s.job_dir(held) / "results/run-001/.lock", 0644, holder);
+    REQUIRE(lock);
+    serve_process serve(spool_dir, dir / "serve.out",
+                        {"--devices", "0", "--stop-when-idle", "0.3"});
+    REQUIRE(serve.wait(120s) == 0);
+    const std::string out = test::read_text(dir / "serve.out");
+    INFO(out << test::read_text(dir / "serve.out.err"));
+    const job_status a = s.read_status(fresh);
+    CHECK(a.state == job_state::done);
+    CHECK(a.starts == 3);  // the resume that was refused, then the fresh start
+    CHECK(out.find(fresh + " starts over (stopped before its first attempt was recorded)") !=
+          std::string::npos);
+    check_complete_run(s.job_dir(fresh));
+    const job_status b = s.read_status(held);
+    CHECK(b.state == job_state::failed);
+    CHECK_THAT(b.reason, Catch::StartsWith("not started over: pid " + std::to_string(::getpid()) +
+                                           " still holds results/run-001/.lock"));
+    CHECK(fs::is_directory(s.job_dir(held) / "results/run-001"));  // nothing removed under it
+    CHECK(out.find(held + " starts over") == std::string::npos);
 }
 
 TEST_CASE("a job that ended while no daemon recorded it is finalised from its folder, never rerun",

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
@@ -16,6 +17,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/pid_lock.hpp"
 #include "loopback_http_server.hpp"
 #include "test_support.hpp"
 
@@ -36,6 +38,26 @@ pid_t start_program(const std::string& binary, std::vector<std::string> args, co
         _exit(127);
     }
     return pid;
+}
+
+// The processes with a descriptor open on `file` (from /proc/PID/fd).
+std::vector<pid_t> processes_holding(const fs::path& file) {
+    const fs::path target = fs::canonical(file);
+    std::vector<pid_t> out;
+    std::error_code ec;
+    for (const auto& proc : fs::directory_iterator("/proc", ec)) {
+        const std::string name = proc.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::error_code fd_ec;
+        for (const auto& fd : fs::directory_iterator(proc.path() / "fd", fd_ec)) {
+            std::error_code link_ec;
+            if (fs::read_symlink(fd.path(), link_ec) == target) {
+                out.push_back(static_cast<pid_t>(std::stol(name)));
+                break;
+            }
+        }
+    }
+    return out;
 }
 
 pid_t start_optimizer(std::vector<std::string> args, const fs::path& log) {
@@ -476,7 +498,7 @@ TEST_CASE("a resume with the harness on another GPU is refused naming both (exit
 
 TEST_CASE(
     "a resume of a run that is still going is refused (exit 28) naming the pid that holds "
-    "RUN/.lock, and no harness child inherits the lock",
+    "RUN/.lock; the run's harness holds it too, and lets go when it ends",
     "[resume]") {
     small_pilot p;
     p.dir.write("cands/a_faster.cu", p.kernel("FAKE_MS=1"));
@@ -494,12 +516,27 @@ TEST_CASE(
     CHECK(r.exit_code == 28);
     CHECK_THAT(r.output, Catch::Contains("the run is still going (pid " + std::to_string(pid) +
                                          " holds " + (run / ".lock").string() + ")"));
-    kill(pid, SIGKILL);  // the hanging harness child lives on a while
+    // The harness evaluating the hang holds the run's lock too: a harness that outlives a
+    // killed optimizer keeps the run "going" until it has ended.
+    const std::vector<pid_t> holders = processes_holding(run / ".lock");
+    CHECK(std::find(holders.begin(), holders.end(), pid) != holders.end());
+    std::vector<pid_t> harnesses;
+    for (const pid_t h : holders)
+        if (h != pid) harnesses.push_back(h);
+    REQUIRE(!harnesses.empty());
+    CHECK_THAT(test::read_text("/proc/" + std::to_string(harnesses.front()) + "/cmdline"),
+               Catch::Contains("fake-harness"));
+    kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
-    const int fd = ::open((run / ".lock").c_str(), O_RDWR | O_CLOEXEC);
+    const int fd = ::open((run / ".lock").c_str(), O_RDONLY | O_CLOEXEC);
     REQUIRE(fd >= 0);
-    CHECK(::flock(fd, LOCK_EX | LOCK_NB) == 0);  // no harness child kept the lock
+    bool free = false;  // once the harness has died with it (PR_SET_PDEATHSIG)
+    for (int i = 0; i < 500 && !(free = ::flock(fd, LOCK_EX | LOCK_NB) == 0); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(free);
     ::close(fd);
+    for (const pid_t h : harnesses)  // ended (a zombie at most), not merely let go
+        CHECK_FALSE(process_running(std::to_string(h)));
     CHECK(test::read_text(run / "run.json") == before);  // the refusal changed nothing
 }

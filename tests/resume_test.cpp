@@ -2,14 +2,20 @@
 // the autotuner and the files proposer restored mid-run, the model's spending counted from the
 // run's records, and the refusals of a run whose inputs or settings changed.
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <thread>
 
+#include "common/child_process.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/pid_lock.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/artifacts/candidates_file.hpp"
 #include "orchestrator/artifacts/history_reader.hpp"
@@ -431,13 +437,17 @@ TEST_CASE("a resume on another GPU, or another first --devices index, is refused
     CHECK(refusal(R"({"index": 1, "name": "x"})") == "not refused");
 }
 
-TEST_CASE("RUN/.lock is held by one run_lock at a time, names its pid, and is not inherited",
-          "[resume]") {
+TEST_CASE(
+    "RUN/.lock is held by one run_lock at a time, names its pid, and is handed down to the "
+    "children started while it is held, read-only",
+    "[resume]") {
     test::scratch_folder dir;
+    std::unique_ptr<child_process> child;
     {
         run_lock held(dir.path());
         REQUIRE(held.fd() >= 0);
-        CHECK((::fcntl(held.fd(), F_GETFD) & FD_CLOEXEC) != 0);  // no exec'd child keeps it
+        CHECK((::fcntl(held.fd(), F_GETFD) & FD_CLOEXEC) != 0);        // no program this one execs
+        CHECK((::fcntl(held.fd(), F_GETFL) & O_ACCMODE) == O_RDONLY);  // a child cannot write it
         CHECK(read_text_file(dir / ".lock") == std::to_string(::getpid()) + "\n");
         try {
             run_lock second(dir.path());
@@ -448,6 +458,62 @@ TEST_CASE("RUN/.lock is held by one run_lock at a time, names its pid, and is no
                        Catch::Contains("the run is still going (pid " + std::to_string(::getpid()) +
                                        " holds " + (dir / ".lock").string() + ")"));
         }
+        child = std::make_unique<child_process>(std::vector<std::string>{"/bin/sleep", "0.5"},
+                                                child_streams{});
     }
-    CHECK_NOTHROW(run_lock(dir.path()));  // released with its holder
+    // The run lets go; the harness it started has not: the run is still going (its pid runs).
+    try {
+        run_lock again(dir.path());
+        FAIL("taken while a child of the run held it");
+    } catch (const run_failure& f) {
+        CHECK_THAT(std::string(f.what()), Catch::Contains("the run is still going (pid "));
+    }
+    child->wait();
+    CHECK_NOTHROW(run_lock(dir.path()));  // released with the last of them
+    // Nothing is handed down once the lock is gone.
+    { run_lock(dir.path()); }
+    child_process after(std::vector<std::string>{"/bin/sleep", "0.5"}, child_streams{});
+    CHECK_NOTHROW(run_lock(dir.path()));
+    after.wait();
+}
+
+TEST_CASE("a run_lock whose holder has ended waits for the children it left, then takes the lock",
+          "[resume]") {
+    test::scratch_folder dir;
+    const fs::path file = dir / ".lock";
+    std::string holder;
+    std::optional<pid_lock> lock = pid_lock::try_take(file, 0644, holder);
+    REQUIRE(lock);
+    hand_down_to_children(lock->fd());
+    child_process straggler(std::vector<std::string>{"/bin/sleep", "0.6"}, child_streams{});
+    hand_down_to_children(-1);
+    lock.reset();
+    // As a SIGKILLed optimizer leaves it: the pid in the file names no process any more.
+    {
+        std::ofstream in_place(file, std::ios::trunc);  // the same file: its flock stays
+        in_place << "2147483647\n";
+    }
+    CHECK_FALSE(process_running("2147483647"));
+    const auto started = std::chrono::steady_clock::now();
+    CHECK_NOTHROW(run_lock(dir.path()));
+    CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(300));
+    CHECK(straggler.poll().has_value());  // taken only once the straggler had ended
+}
+
+TEST_CASE("process_running: a pid that runs; never a zombie, a pid that is gone, or a non-pid",
+          "[resume]") {
+    CHECK(process_running(std::to_string(::getpid())));
+    for (const char* text : {"", "0", "-1", "abc", "12a", "99999999999", "2147483647"})
+        CHECK_FALSE(process_running(text));
+    child_process ended(std::vector<std::string>{"/bin/true"}, child_streams{});
+    const std::string pid = std::to_string(ended.pid());
+    // Not reaped yet: a zombie, which has ended (its descriptors closed, its children told).
+    for (int i = 0; i < 500 && process_running(pid); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK_FALSE(process_running(pid));
+    CHECK(::kill(ended.pid(), 0) == 0);  // still there to be reaped
+    ended.wait();
+    CHECK(holder_text("") == "?");
+    CHECK(holder_text("1234") == "1234");
+    CHECK(holder_text("12 34\n") == "'12 34\\n'");
 }

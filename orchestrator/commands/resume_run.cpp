@@ -1,18 +1,15 @@
 #include "orchestrator/commands/resume_run.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cstring>
+#include <chrono>
+#include <iostream>
 
+#include "common/child_process.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
 #include "common/message_text.hpp"
+#include "common/pid_lock.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/artifacts/candidates_file.hpp"
 #include "orchestrator/artifacts/history_reader.hpp"
@@ -98,42 +95,54 @@ recorded_run read_recorded_run(const fs::path& run) {
     return r;
 }
 
+namespace {
+
+// A holder that has ended may have left a harness child that holds the lock a moment longer:
+// waited for this long, never raced.
+constexpr auto k_straggler_wait = std::chrono::seconds(10);
+
+}  // namespace
+
 run_lock::run_lock(const fs::path& run) {
     const fs::path file = run / ".lock";
-    // O_NOFOLLOW: a link planted at the name is refused, never written through.
-    m_fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (m_fd < 0)
-        throw run_failure(exit_code::resume_refused,
-                          file.string() + ": cannot open (" + std::strerror(errno) + ")");
-    if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
-        std::string pid;
-        try {
-            pid = read_text_file(file);
-        } catch (const std::exception&) {
-        }
-        while (!pid.empty() && std::isspace(static_cast<unsigned char>(pid.back()))) pid.pop_back();
-        ::close(m_fd);
-        m_fd = -1;
-        refuse(run, "the run is still going (pid " + (pid.empty() ? "?" : pid) + " holds " +
-                        file.string() + ")");
+    std::string holder;
+    std::optional<pid_lock> taken;
+    try {
+        taken = pid_lock::take_after_stragglers(file, 0644, k_straggler_wait, holder, [&] {
+            std::cerr << "cuda-optimizer: " << run.string() << ": pid " << holder_text(holder)
+                      << " has ended; waiting for the processes it started to end\n";
+        });
+    } catch (const std::exception& e) {
+        throw run_failure(exit_code::resume_refused, e.what());
     }
-    const std::string pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(m_fd, 0) != 0 || ::pwrite(m_fd, pid.data(), pid.size(), 0) < 0) {
-        // the lock holds without the pid; a refusal then names "?"
+    if (!taken) {
+        const std::string pid = holder_text(holder);
+        if (holder.empty() || process_running(holder))
+            refuse(run, "the run is still going (pid " + pid + " holds " + file.string() + ")");
+        refuse(run, "the run is still going: pid " + pid + ", which took " + file.string() +
+                        ", has ended, but a process it started still holds the lock after " +
+                        std::to_string(k_straggler_wait.count()) + " s");
     }
+    m_lock = std::move(*taken);
+    hand_down_to_children(m_lock.fd());
 }
 
 run_lock& run_lock::operator=(run_lock&& o) noexcept {
     if (this != &o) {
-        if (m_fd >= 0) ::close(m_fd);
-        m_fd = o.m_fd;
-        o.m_fd = -1;
+        release();
+        m_lock = std::move(o.m_lock);
+        if (m_lock.fd() >= 0) hand_down_to_children(m_lock.fd());
     }
     return *this;
 }
 
 run_lock::~run_lock() {
-    if (m_fd >= 0) ::close(m_fd);
+    release();
+}
+
+void run_lock::release() {
+    if (m_lock.fd() >= 0) hand_down_to_children(-1);
+    m_lock = pid_lock();
 }
 
 std::optional<recorded_device> fingerprint_of(const std::string& device_json) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/pid_lock.hpp"
 #include "orchestrator/artifacts/run_artifacts.hpp"
 #include "orchestrator/commands/optimizer_options.hpp"
 #include "orchestrator/search/search_record.hpp"
@@ -45,22 +46,25 @@ struct recorded_run {
 recorded_run read_recorded_run(const std::filesystem::path& run);
 
 /// An flock on RUN/.lock held for the run's lifetime (a fresh run and a resume both), its pid
-/// written in the file; the descriptor is O_CLOEXEC, so no harness child inherits it. Taking a
-/// lock another process holds refuses (exit 28): "the run is still going (pid N holds
-/// RUN/.lock)".
+/// written in the file, and handed down to every child the run starts (its harnesses): the run
+/// is still going while any of them lives. Taking a lock that a running process's pid holds
+/// refuses (exit 28): "the run is still going (pid N holds RUN/.lock)". When the pid in it has
+/// ended (a killed optimizer whose harness has not yet), it waits up to 10 s for the lock, then
+/// refuses the same way.
 class run_lock {
   public:
     run_lock() = default;
     explicit run_lock(const std::filesystem::path& run);
-    run_lock(run_lock&& o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
+    run_lock(run_lock&& o) noexcept : m_lock(std::move(o.m_lock)) {}
     run_lock& operator=(run_lock&& o) noexcept;
     run_lock(const run_lock&) = delete;
     run_lock& operator=(const run_lock&) = delete;
     ~run_lock();
-    int fd() const { return m_fd; }
+    int fd() const { return m_lock.fd(); }
 
   private:
-    int m_fd = -1;
+    void release();
+    pid_lock m_lock;
 };
 
 /// The fingerprint of a harness device block (--device-info's JSON); nothing when it is not one.

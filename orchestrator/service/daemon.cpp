@@ -1,9 +1,5 @@
 #include "orchestrator/service/daemon.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -12,6 +8,7 @@
 #include <iostream>
 
 #include "common/exit_codes.hpp"
+#include "common/pid_lock.hpp"
 #include "common/runner_process.hpp"
 #include "common/utc_time.hpp"
 #include "orchestrator/service/http_dashboard.hpp"
@@ -30,34 +27,16 @@ namespace fs = std::filesystem;
 namespace asio = boost::asio;
 
 // Holds SPOOL/.daemon.lock for the daemon's life: one daemon per spool.
-class spool_lock {
-  public:
-    explicit spool_lock(const fs::path& root) {
-        const fs::path file = root / ".daemon.lock";
-        // O_NOFOLLOW: a link planted at the name is refused, never written through.
-        m_fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (m_fd < 0) throw std::runtime_error(file.string() + ": cannot open");
-        if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
-            char buf[32] = {};
-            (void)::pread(m_fd, buf, sizeof buf - 1, 0);
-            ::close(m_fd);
-            m_fd = -1;
-            throw std::runtime_error("another daemon serves " + root.string() + " (pid " +
-                                     std::string(buf, strnlen(buf, sizeof buf)) + ")");
-        }
-        const std::string pid = std::to_string(::getpid()) + "\n";
-        if (::ftruncate(m_fd, 0) != 0 || ::pwrite(m_fd, pid.data(), pid.size(), 0) < 0)
-            std::cerr << "serve: " << file.string() << ": cannot write the pid\n";
-    }
-    ~spool_lock() {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    spool_lock(const spool_lock&) = delete;
-    spool_lock& operator=(const spool_lock&) = delete;
-
-  private:
-    int m_fd = -1;
-};
+pid_lock spool_lock(const fs::path& root) {
+    const fs::path file = root / ".daemon.lock";
+    std::string holder;
+    std::optional<pid_lock> lock = pid_lock::try_take(file, 0600, holder);
+    if (!lock)
+        throw std::runtime_error("another daemon serves " + root.string() + " (pid " +
+                                 holder_text(holder) + ")");
+    if (!lock->pid_written()) std::cerr << "serve: " << file.string() << ": cannot write the pid\n";
+    return std::move(*lock);
+}
 
 std::unique_ptr<job_executor> make_executor(const daemon_settings& s) {
     if (s.executor != "slurm") return make_local_executor(s.devices);
@@ -74,7 +53,7 @@ class job_daemon {
     job_daemon(const daemon_settings& s, double stop_after_idle_s)
         : m_settings(s),
           m_spool(s.spool),
-          m_lock(m_spool.root()),
+          m_lock(spool_lock(m_spool.root())),
           m_signals(m_io, SIGINT, SIGTERM),
           m_tick(m_io),
           m_idle_stop_s(stop_after_idle_s),
@@ -259,7 +238,7 @@ class job_daemon {
 
     daemon_settings m_settings;
     spool m_spool;
-    spool_lock m_lock;
+    pid_lock m_lock;
     asio::io_context m_io;
     asio::signal_set m_signals;
     asio::steady_timer m_tick;

@@ -1,11 +1,15 @@
 #include "orchestrator/service/job_finaliser.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <vector>
 
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/pid_lock.hpp"
 
 namespace cuopt {
 
@@ -15,6 +19,8 @@ namespace {
 
 constexpr std::size_t k_max_summary_bytes = 16u << 20;
 constexpr std::size_t k_max_reason_chars = 300;
+// How long a start-over waits for a killed run's last harness (optimize --resume waits as long).
+constexpr std::chrono::seconds k_straggler_wait{10};
 
 // summary.json of the job's run folder, when it reads as an object (the job wrote it: no link
 // followed, size bounded).
@@ -79,15 +85,21 @@ std::string why(int code, const job_exit& ex, const fs::path& job) {
 
 }  // namespace
 
-fs::path run_folder_of(const fs::path& job) {
+std::vector<fs::path> run_folders_of(const fs::path& job) {
     std::error_code ec;
-    fs::path found;
+    std::vector<fs::path> found;
     if (fs::is_symlink(job / "results", ec)) return found;  // the job made it: not followed
     for (const auto& e : fs::directory_iterator(job / "results", ec))
         if (!e.is_symlink(ec) && e.is_directory(ec) &&
             e.path().filename().string().rfind("run-", 0) == 0)
-            found = std::max(found, e.path());
+            found.push_back(e.path());
+    std::sort(found.begin(), found.end());
     return found;
+}
+
+fs::path run_folder_of(const fs::path& job) {
+    const std::vector<fs::path> runs = run_folders_of(job);
+    return runs.empty() ? fs::path() : runs.back();
 }
 
 std::optional<run_verdict> verdict_of(const fs::path& job, const std::string& run_dir) {
@@ -182,18 +194,49 @@ void job_finaliser::classify(job_status& st, const job_exit& ex, bool resumed) {
     }
     if (code == 0 || code == to_int(exit_code::no_winner) || code == to_int(exit_code::no_go))
         return finalise_result(st, code);
+    const fs::path run = st.run_dir.empty() ? run_folder_of(job) : job / st.run_dir;
     if (code == to_int(exit_code::resume_refused) && resumed &&
-        !fs::exists(job / st.run_dir / "history.json")) {
-        // Killed before its first attempt was recorded: nothing to keep, so it starts over.
-        std::error_code ec;
-        fs::remove_all(job / "results", ec);
-        st.run_dir.clear();
-        m_queue.save(st);
-        m_queue.to_resume().push_back(st.id);
-        m_queue.log(st.id, "starts over (stopped before its first attempt was recorded)");
-        return;
-    }
+        (run.empty() || !fs::exists(run / "history.json")))
+        return start_over(st, why(code, ex, job), code);
     m_queue.finalise(st, job_state::failed, why(code, ex, job), code);
+}
+
+// Killed before its first attempt was recorded: nothing to keep, so it starts over; but only
+// once no process of an earlier start holds a run folder's lock (a harness that outlived its
+// optimizer writes into the folder, and would make it again under the fresh run's feet).
+void job_finaliser::start_over(job_status& st, const std::string& refusal, int code) {
+    const fs::path results = m_queue.jobs().job_dir(st.id) / "results";
+    std::vector<pid_lock> held;
+    try {
+        for (const fs::path& run : run_folders_of(results.parent_path())) {
+            std::string holder;
+            std::optional<pid_lock> lock = pid_lock::take_after_stragglers(
+                run / ".lock", 0644, k_straggler_wait, holder,
+                [&] { m_queue.log(st.id, "waits for the processes of its last start to end"); });
+            if (!lock)
+                return m_queue.finalise(
+                    st, job_state::failed,
+                    "not started over: pid " + holder_text(holder) + " still holds " +
+                        (run / ".lock").lexically_relative(results.parent_path()).string() + " (" +
+                        refusal + ")",
+                    code);
+            held.push_back(std::move(*lock));
+        }
+    } catch (const std::exception& e) {
+        return m_queue.finalise(st, job_state::failed,
+                                std::string("cannot start over: ") + e.what(), code);
+    }
+    std::error_code ec;
+    fs::remove_all(results, ec);
+    if (ec)
+        return m_queue.finalise(
+            st, job_state::failed,
+            "cannot start over: " + results.string() + ": cannot remove (" + ec.message() + ")",
+            code);
+    st.run_dir.clear();
+    m_queue.save(st);
+    m_queue.to_resume().push_back(st.id);
+    m_queue.log(st.id, "starts over (stopped before its first attempt was recorded)");
 }
 
 void job_finaliser::finalise_result(job_status& st, int code) {

@@ -9,13 +9,16 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "orchestrator/service/job_executor.hpp"
 #include "orchestrator/service/job_queue.hpp"
 
 namespace cuopt {
 
-/// The run folder a job's optimizer made (JOB/results/run-NNN, the newest), or "" if none yet.
+/// The run folders a job's optimizer made (JOB/results/run-NNN, real folders only), oldest
+/// first; the newest, or "" if none yet.
+std::vector<std::filesystem::path> run_folders_of(const std::filesystem::path& job);
 std::filesystem::path run_folder_of(const std::filesystem::path& job);
 
 /// What run.json says of a run that ended; nullopt while under way or interrupted (resumable).
@@ -53,6 +56,7 @@ class job_finaliser {
 
   private:
     void classify(job_status& st, const job_exit& ex, bool resumed);
+    void start_over(job_status& st, const std::string& refusal, int code);
     /// An optimize run that ended with a result (exit 0, no_winner or no_go): done, with
     /// summary.json's verdict where it has one.
     void finalise_result(job_status& st, int code);
