@@ -11,12 +11,13 @@
 // config leaves unset on a glibc that follows POSIX 2008 (where vfork left the standard; Linux
 // and glibc keep it).
 #define BOOST_POSIX_HAS_VFORK 1
-#include <atomic>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <mutex>
+#include <shared_mutex>
 #include <stdexcept>
 
 namespace cuopt {
@@ -25,7 +26,10 @@ namespace bp = boost::process;
 
 namespace {
 
-std::atomic<int> g_handed_down{-1};
+// The descriptor handed down, and who reads or changes it: a start reads it and keeps it open
+// until its child has exec'd (shared); a change waits for the starts in flight (exclusive).
+int g_handed_down = -1;
+std::shared_mutex g_handed_down_use;
 
 // Runs in the child between vfork and exec (system calls only, on the parent's memory): the
 // standard streams, nothing else inherited, its own group, death with its parent.
@@ -73,7 +77,8 @@ child_process::child_process(const std::vector<std::string>& argv, const child_s
                                                 : boost::filesystem::path(argv[0]);
     if (program.empty())
         throw std::runtime_error("cannot start " + argv[0] + ": not found on PATH");
-    const child_setup setup{{},         streams.in, streams.out, streams.err, g_handed_down.load(),
+    std::shared_lock<std::shared_mutex> hand_down(g_handed_down_use);  // until the exec
+    const child_setup setup{{},         streams.in, streams.out, streams.err, g_handed_down,
                             ::getpid(), envp};
     std::error_code ec;
     const std::vector<std::string> args(argv.begin() + 1, argv.end());
@@ -89,7 +94,8 @@ child_process::child_process(const std::vector<std::string>& argv, const child_s
 }
 
 void hand_down_to_children(int fd) {
-    g_handed_down.store(fd);
+    std::unique_lock<std::shared_mutex> change(g_handed_down_use);
+    g_handed_down = fd;
 }
 
 child_process::~child_process() {

@@ -52,7 +52,7 @@ class child_process {
 /// process it started lives. A harness that outlives a killed optimizer for a moment (its
 /// PR_SET_PDEATHSIG arrives only once the optimizer's exit is done) still writes into the run
 /// folder; a resume or a restart must wait for it, not race it. The caller keeps `fd` open
-/// while it is handed down.
+/// until it hands down another (-1): a start in flight finishes with it first.
 void hand_down_to_children(int fd);
 
 /// Sends `sig` (SIGKILL by default) to the child's whole group: the child and everything it

@@ -73,15 +73,19 @@ std::string range_problem(const std::string& text, const value_range& r) {
     const bool in =
         x && range_problem(*x, r).empty() && (!whole || (*whole >= r.low && *whole <= r.high));
     if (in) return "";
-    const std::string shown =
-        text.size() > 40 ? text.substr(0, 40) + "… (" + std::to_string(text.size()) + " bytes)"
-                         : text;
-    return "expected " + expected_range(r) + ", got " + shown;
+    // As typed when short and plain ("got 1e300"); quoted, escaped and cut when not.
+    const std::string quoted = quote_value(text, 40);
+    return "expected " + expected_range(r) + ", got " +
+           (quoted == "'" + text + "'" ? text : quoted);
 }
+
+namespace {
 
 CLI::Validator range_validator(const value_range& r, const std::string& name) {
     return CLI::Validator([r](std::string& text) { return range_problem(text, r); }, name);
 }
+
+}  // namespace
 
 CLI::Validator duration_seconds(double high) {
     return range_validator({0, high, true, false, "s"}, "SECONDS");

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -47,10 +48,17 @@ bool write_pid(const std::filesystem::path& file, int lock_fd) {
 
 std::optional<pid_lock> pid_lock::try_take(const std::filesystem::path& file, unsigned mode,
                                            std::string& holder) {
-    // O_NOFOLLOW: a link planted at the name is refused, never written through.
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode);
+    // O_NOFOLLOW: a link planted at the name is refused, never written through; O_NONBLOCK: a
+    // FIFO planted there is opened at once (and refused below), never waited on.
+    const int fd =
+        ::open(file.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
     if (fd < 0)
         throw std::runtime_error(file.string() + ": cannot open (" + std::strerror(errno) + ")");
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw std::runtime_error(file.string() + ": not a regular file");
+    }
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         holder = text_in(fd);
         ::close(fd);
@@ -107,8 +115,9 @@ std::string holder_text(const std::string& holder) {
 
 bool process_running(const std::string& pid) {
     if (!is_pid(pid)) return false;
-    const long n = std::stol(pid);
-    if (n <= 0 || (::kill(static_cast<pid_t>(n), 0) != 0 && errno != EPERM)) return false;
+    const long long n = std::stoll(pid);
+    if (n <= 0 || n > std::numeric_limits<pid_t>::max()) return false;
+    if (::kill(static_cast<pid_t>(n), 0) != 0 && errno != EPERM) return false;
     // /proc/PID/stat: "PID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...": a zombie (Z, X)
     // has ended; one with PF_EXITING in its flags is being torn down after its kill (a large
     // process takes a while), runs no code any more, and soon lets its locks go.
@@ -116,7 +125,10 @@ bool process_running(const std::string& pid) {
     const std::string line((std::istreambuf_iterator<char>(stat)),
                            std::istreambuf_iterator<char>());
     const std::size_t close = line.rfind(')');
-    if (close == std::string::npos) return true;  // no /proc to ask: taken as running
+    if (close == std::string::npos) {  // gone meanwhile, or no /proc to ask (then: running)
+        std::error_code ec;
+        return !std::filesystem::exists("/proc/self/stat", ec);
+    }
     std::istringstream fields(line.substr(close + 1));
     std::string state, skip;
     unsigned long flags = 0;

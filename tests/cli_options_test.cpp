@@ -80,7 +80,12 @@ TEST_CASE("every duration and count is range-checked before it is converted, fla
     // A value of 1 MB is shown by its start and size, not whole.
     const std::string said = parse_error({"--timeout", std::string(1 << 20, '9')});
     CHECK(said.size() < 200);
-    CHECK_THAT(said, Catch::EndsWith("… (1048576 bytes)"));
+    CHECK_THAT(said, Catch::EndsWith("'… (1048576 bytes)"));
+    // Quoted and escaped when not plain: one line, cut at a character's boundary.
+    CHECK(parse_error({"--timeout", "1\n2"}) ==
+          "--timeout: expected a number above 0 and at most 86400 s (24 h), got '1\\n2'");
+    const std::string accents = parse_error({"--timeout", std::string(100, 'a') + "\xc3\xa9"});
+    CHECK_THAT(accents, Catch::EndsWith("got '" + std::string(40, 'a') + "'… (102 bytes)"));
     // The one conversion every timeout goes through saturates instead of overflowing.
     CHECK(milliseconds_of(1e300).count() == 86400000);
     CHECK(milliseconds_of(-5).count() == 0);

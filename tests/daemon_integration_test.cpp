@@ -464,10 +464,11 @@ TEST_CASE(
     const fs::path spool_dir = dir / "spool";
     const std::string fresh = submit(spool_dir, files.config);
     const std::string held = submit(spool_dir, files.config);
+    const std::string waited = submit(spool_dir, files.config);
     const cuopt::spool s(spool_dir, false);
     // As a daemon SIGKILLed while each job's optimizer had made its run folder and nothing in
     // it (run.json comes next) leaves them.
-    for (const std::string& id : {fresh, held}) {
+    for (const std::string& id : {fresh, held, waited}) {
         job_status st = s.read_status(id);
         st.state = job_state::running;
         st.starts = 1;
@@ -482,6 +483,9 @@ TEST_CASE(
     std::optional<pid_lock> lock =
         pid_lock::try_take(s.job_dir(held) / "results/run-001/.lock", 0644, holder);
     REQUIRE(lock);
+    // A harness of the third job's killed optimizer lives on a moment: its resume waits for it.
+    const auto straggler =
+        test::straggler_holding(s.job_dir(waited) / "results/run-001/.lock", "1.5");
     serve_process serve(spool_dir, dir / "serve.out",
                         {"--devices", "0", "--stop-when-idle", "0.3"});
     REQUIRE(serve.wait(120s) == 0);
@@ -499,6 +503,12 @@ TEST_CASE(
                                            " still holds results/run-001/.lock"));
     CHECK(fs::is_directory(s.job_dir(held) / "results/run-001"));  // nothing removed under it
     CHECK(out.find(held + " starts over") == std::string::npos);
+    const job_status c = s.read_status(waited);
+    CHECK(c.state == job_state::done);
+    CHECK(straggler->poll().has_value());  // it had ended before the run started over
+    CHECK_THAT(test::read_text(s.job_dir(waited) / "job.log"),
+               Catch::Contains("has ended; waiting for the processes it started to end"));
+    check_complete_run(s.job_dir(waited));
 }
 
 TEST_CASE("a job that ended while no daemon recorded it is finalised from its folder, never rerun",

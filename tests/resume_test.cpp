@@ -3,6 +3,7 @@
 // run's records, and the refusals of a run whose inputs or settings changed.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -480,30 +481,23 @@ TEST_CASE(
 TEST_CASE("a run_lock whose holder has ended waits for the children it left, then takes the lock",
           "[resume]") {
     test::scratch_folder dir;
-    const fs::path file = dir / ".lock";
-    std::string holder;
-    std::optional<pid_lock> lock = pid_lock::try_take(file, 0644, holder);
-    REQUIRE(lock);
-    hand_down_to_children(lock->fd());
-    child_process straggler(std::vector<std::string>{"/bin/sleep", "0.6"}, child_streams{});
-    hand_down_to_children(-1);
-    lock.reset();
-    // As a SIGKILLed optimizer leaves it: the pid in the file names no process any more.
-    {
-        std::ofstream in_place(file, std::ios::trunc);  // the same file: its flock stays
-        in_place << "2147483647\n";
-    }
+    const std::unique_ptr<child_process> straggler = test::straggler_holding(dir / ".lock", "0.6");
     CHECK_FALSE(process_running("2147483647"));
     const auto started = std::chrono::steady_clock::now();
     CHECK_NOTHROW(run_lock(dir.path()));
     CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(300));
-    CHECK(straggler.poll().has_value());  // taken only once the straggler had ended
+    // Taken only once the straggler had ended (its lock goes a moment before it can be reaped).
+    bool ended = false;
+    for (int i = 0; i < 200 && !(ended = straggler->poll().has_value()); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    CHECK(ended);
 }
 
 TEST_CASE("process_running: a pid that runs; never a zombie, a pid that is gone, or a non-pid",
           "[resume]") {
     CHECK(process_running(std::to_string(::getpid())));
-    for (const char* text : {"", "0", "-1", "abc", "12a", "99999999999", "2147483647"})
+    for (const char* text :
+         {"", "0", "-1", "abc", "12a", "99999999999", "2147483647", "4294967295"})
         CHECK_FALSE(process_running(text));
     child_process ended(std::vector<std::string>{"/bin/true"}, child_streams{});
     const std::string pid = std::to_string(ended.pid());
@@ -513,6 +507,12 @@ TEST_CASE("process_running: a pid that runs; never a zombie, a pid that is gone,
     CHECK_FALSE(process_running(pid));
     CHECK(::kill(ended.pid(), 0) == 0);  // still there to be reaped
     ended.wait();
+    // A FIFO planted at the lock's name is refused at once, never waited on.
+    test::scratch_folder dir;
+    REQUIRE(::mkfifo((dir / ".lock").c_str(), 0644) == 0);
+    std::string holder;
+    CHECK_THROWS_WITH(pid_lock::try_take(dir / ".lock", 0644, holder),
+                      Catch::Contains(".lock: not a regular file"));
     CHECK(holder_text("") == "?");
     CHECK(holder_text("1234") == "1234");
     CHECK(holder_text("12 34\n") == "'12 34\\n'");

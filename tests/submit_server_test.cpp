@@ -428,7 +428,8 @@ TEST_CASE("a submitter may not jump the queue, and a huge request is answered in
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     CHECK(std::stoul(first_line(r.output)) < 1000);
-    CHECK_THAT(r.output, Catch::Contains("expected submit, status or cancel"));
+    CHECK_THAT(r.output, Catch::Contains("op '" + std::string(40, 'A') +
+                                         "'… (4194304 bytes): expected submit, status or cancel"));
 }
 
 TEST_CASE(

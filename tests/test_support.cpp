@@ -10,10 +10,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <optional>
 #include <random>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/pid_lock.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/device_info.hpp"
 
@@ -182,6 +185,27 @@ std::string verdict_of(const rapidjson::Document& history, const std::string& la
     for (const auto& a : history["attempts"].GetArray())
         if (label == a["label"].GetString()) return a["verdict"].GetString();
     return "(no attempt " + label + ")";
+}
+
+std::unique_ptr<cuopt::child_process> straggler_holding(const std::filesystem::path& file,
+                                                        const std::string& seconds) {
+    std::string holder;
+    std::optional<cuopt::pid_lock> lock = cuopt::pid_lock::try_take(file, 0644, holder);
+    REQUIRE(lock);
+    std::unique_ptr<cuopt::child_process> child;
+    cuopt::hand_down_to_children(lock->fd());
+    try {
+        child = std::make_unique<cuopt::child_process>(
+            std::vector<std::string>{"/bin/sleep", seconds}, cuopt::child_streams{});
+    } catch (...) {
+        cuopt::hand_down_to_children(-1);
+        throw;
+    }
+    cuopt::hand_down_to_children(-1);
+    lock.reset();
+    std::ofstream in_place(file, std::ios::trunc);  // the same file: the child's flock stays
+    in_place << "2147483647\n";                     // above any pid_max: no process
+    return child;
 }
 
 }  // namespace cuopt::test

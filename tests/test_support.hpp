@@ -7,9 +7,12 @@
 
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "common/child_process.hpp"
 
 namespace cuopt::test {
 
@@ -107,6 +110,12 @@ struct scoped_env {
 
 /// The verdict history.json gives the attempt with this label.
 std::string verdict_of(const rapidjson::Document& history, const std::string& label);
+
+/// A harness that outlived its killed optimizer, as the run's lock sees it: `/bin/sleep
+/// SECONDS` holding FILE's flock (handed down to it, as a run hands RUN/.lock to its harnesses),
+/// and in FILE a pid that names no process (as the killed optimizer left it).
+std::unique_ptr<cuopt::child_process> straggler_holding(const std::filesystem::path& file,
+                                                        const std::string& seconds);
 
 }  // namespace cuopt::test
 

@@ -49,6 +49,9 @@ struct run_context {
     explicit run_context(const optimizer_options& options) : o(options) {}
     const optimizer_options& o;
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    // RUN/.lock, held until the run ends; before the runner, so that it outlives every program
+    // it is handed down to (none starts once it has gone).
+    run_lock lock;
     std::unique_ptr<process_runner> runner = make_runner(o);
     // Every harness run's GPU busy time, per GPU of --devices (the evaluator adds to it).
     std::shared_ptr<gpu_busy_meter> busy = std::make_shared<gpu_busy_meter>(devices_of(o));
@@ -60,7 +63,6 @@ struct run_context {
     std::optional<kernel_signature> signature;
     candidate initial;
     fs::path run;
-    run_lock lock;  // RUN/.lock, held until the run ends
     std::unique_ptr<attempt_evaluator> evaluator;
     oracle_files oracle;
     std::unique_ptr<http_transport> transport;

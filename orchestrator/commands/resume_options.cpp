@@ -70,6 +70,12 @@ optimizer_options resumed_options(const std::vector<std::string>& args,
                                   const std::string& run_dir) {
     const std::vector<std::string> carried = carried_flags(args);
     const fs::path run = fs::absolute(run_dir).lexically_normal();
+    // A folder a run locked: a harness of its last start may outlive that start a moment and
+    // still write into it, so nothing is read before it has ended (a running holder: refused).
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(run / ".lock", ec))) {
+        const run_lock waited(run);
+    }
     const recorded_run recorded = read_recorded_run(run);
     enter(recorded);
     optimizer_options o;

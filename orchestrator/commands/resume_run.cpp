@@ -99,7 +99,7 @@ namespace {
 
 // A holder that has ended may have left a harness child that holds the lock a moment longer:
 // waited for this long, never raced.
-constexpr auto k_straggler_wait = std::chrono::seconds(10);
+constexpr auto k_straggler_wait = std::chrono::seconds(30);
 
 }  // namespace
 
@@ -123,6 +123,8 @@ run_lock::run_lock(const fs::path& run) {
                         ", has ended, but a process it started still holds the lock after " +
                         std::to_string(k_straggler_wait.count()) + " s");
     }
+    // A pid left from before would name a dead holder in a later refusal (and make it wait).
+    if (!taken->pid_written()) refuse(run, "cannot write this process's pid into " + file.string());
     m_lock = std::move(*taken);
     hand_down_to_children(m_lock.fd());
 }

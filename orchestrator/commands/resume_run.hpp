@@ -49,7 +49,7 @@ recorded_run read_recorded_run(const std::filesystem::path& run);
 /// written in the file, and handed down to every child the run starts (its harnesses): the run
 /// is still going while any of them lives. Taking a lock that a running process's pid holds
 /// refuses (exit 28): "the run is still going (pid N holds RUN/.lock)". When the pid in it has
-/// ended (a killed optimizer whose harness has not yet), it waits up to 10 s for the lock, then
+/// ended (a killed optimizer whose harness has not yet), it waits up to 30 s for the lock, then
 /// refuses the same way.
 class run_lock {
   public:

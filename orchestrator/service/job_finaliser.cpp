@@ -1,7 +1,6 @@
 #include "orchestrator/service/job_finaliser.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
@@ -19,8 +18,6 @@ namespace {
 
 constexpr std::size_t k_max_summary_bytes = 16u << 20;
 constexpr std::size_t k_max_reason_chars = 300;
-// How long a start-over waits for a killed run's last harness (optimize --resume waits as long).
-constexpr std::chrono::seconds k_straggler_wait{10};
 
 // summary.json of the job's run folder, when it reads as an object (the job wrote it: no link
 // followed, size bounded).
@@ -210,16 +207,22 @@ void job_finaliser::start_over(job_status& st, const std::string& refusal, int c
     try {
         for (const fs::path& run : run_folders_of(results.parent_path())) {
             std::string holder;
-            std::optional<pid_lock> lock = pid_lock::take_after_stragglers(
-                run / ".lock", 0644, k_straggler_wait, holder,
-                [&] { m_queue.log(st.id, "waits for the processes of its last start to end"); });
-            if (!lock)
+            std::optional<pid_lock> lock = pid_lock::try_take(run / ".lock", 0644, holder);
+            if (!lock && (holder.empty() || process_running(holder)))
                 return m_queue.finalise(
                     st, job_state::failed,
                     "not started over: pid " + holder_text(holder) + " still holds " +
                         (run / ".lock").lexically_relative(results.parent_path()).string() + " (" +
                         refusal + ")",
                     code);
+            if (!lock) {
+                // Its holder has ended, a process it started not yet: the next start resumes,
+                // which waits for them (never this loop), and comes back here if refused again.
+                m_queue.save(st);
+                m_queue.to_resume().push_back(st.id);
+                m_queue.log(st.id, "waits for the processes of its last start to end");
+                return;
+            }
             held.push_back(std::move(*lock));
         }
     } catch (const std::exception& e) {

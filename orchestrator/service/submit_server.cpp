@@ -368,7 +368,7 @@ void submit_server::impl::answer(std::shared_ptr<local::socket> sock, const peer
         if (op == "submit") return submit(sock, p, d);
         if (op == "status") return reply(sock, answer_status(jobs, p, job));
         if (op == "cancel") return reply(sock, answer_cancel(jobs, p, job));
-        throw refusal("op '" + op.substr(0, 40) + "': expected submit, status or cancel");
+        throw refusal("op " + quote_value(op, 40) + ": expected submit, status or cancel");
     } catch (const refusal& r) {
         reply(sock, refusal_reply(r));
     } catch (const std::exception& e) {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/json_document.hpp"
+#include "common/temporary_folder.hpp"
 #include "fuzz_support.hpp"
 #include "harness/request_reader.hpp"
 #include "orchestrator/contract/manifest.hpp"
@@ -51,7 +52,8 @@ void check_names(const cuopt::manifest& m) {
 // Only for manifests of at most 4096 case arguments: that many already make a 1 MB request.
 void check_request_of(const cuopt::manifest& m) {
     if (m.cases.size() * m.args.size() > 4096) return;
-    static const fs::path folder = cuopt::fuzz::scratch().string() + "-attempt";
+    static const cuopt::temporary_folder attempts("cuopt-fuzz-attempt");  // mkdtemp
+    const fs::path folder = attempts / "attempt";
     fs::remove_all(folder);  // nothing of the previous input's folder may help this one
     cuopt::candidate c;
     c.source = "extern \"C\" __global__ void twice() {}\n";

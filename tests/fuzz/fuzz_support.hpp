@@ -4,8 +4,6 @@
 /// target catches only the documented error types of what it drives; anything else escapes
 /// and is a finding, and so is a broken invariant (fail() aborts, libFuzzer keeps the input).
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,16 +14,17 @@
 
 #include "common/file_io.hpp"
 #include "common/message_text.hpp"
+#include "common/temporary_folder.hpp"
 
 namespace cuopt::fuzz {
 
-/// /tmp/cuopt-fuzz-PID with k.cu, a 64-float x.bin, an 8-byte raw.bin and a 16-float
-/// sub/x.bin in it (a second x.bin: two inputs of one name in different folders).
+/// A fresh folder (mkdtemp: $TMPDIR/cuopt-fuzz-XXXXXX, no name another user can plant first,
+/// removed at exit) with k.cu, a 64-float x.bin, an 8-byte raw.bin and a 16-float sub/x.bin in
+/// it (a second x.bin: two inputs of one name in different folders).
 inline const std::filesystem::path& scratch() {
+    static const temporary_folder folder("cuopt-fuzz");
     static const std::filesystem::path dir = [] {
-        const auto d =
-            std::filesystem::temp_directory_path() / ("cuopt-fuzz-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(d);
+        const std::filesystem::path& d = folder.path();
         write_file_atomic(
             d / "k.cu", "extern \"C\" __global__ void twice(const float* x, float* y, int n) {}\n");
         const std::vector<float> x(64, 1.5f);
