@@ -69,6 +69,11 @@ TEST_CASE("every duration and count is range-checked before it is converted, fla
           "--sanitizer-timeout: expected a number above 0 and at most 86400 s (24 h), got 1e300");
     CHECK(parse_error({"--device", "99999999999999999999"}) ==
           "--device: expected a whole number from 0 to 1023, got 99999999999999999999");
+    for (const char* seed : {"-1", "18446744073709551616", "1000000000000000"})
+        CHECK(parse_error({"--seed", seed}) ==
+              std::string("--seed: expected a whole number from 0 to 999999999999999, got ") +
+                  seed);
+    CHECK(parse_error({"--seed", "999999999999999"}).empty());
     CHECK(parse_error({"--max-output-tokens-retry", "1e30"}) ==
           "--max-output-tokens-retry: expected a whole number from -1 to 10000000, got 1e30");
     CHECK(config_error(R"({"timeout": 1e300})") ==

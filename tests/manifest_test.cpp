@@ -100,6 +100,24 @@ TEST_CASE("expressions are checked for every case before anything runs") {
                Catch::Contains("unknown name 'k'"));
 }
 
+TEST_CASE("a scalar that does not fit its dtype in some case is refused at check, not at the run") {
+    // What the harness would refuse at the reference (exit 22), check refuses by case and field.
+    CHECK_THAT(
+        error_with(R"({ "name": "m", "dtype": "i32", "kind": "scalar", "value": "m" })",
+                   R"({ "name": "m", "dtype": "i32", "kind": "scalar", "value": "m*65536*2048" })"),
+        Catch::Contains("field cases[0] ('correctness-31x37x29'): argument 'm': value "
+                        "4160749568 is not a i32 integer"));
+    CHECK_THAT(error_with(R"({ "name": "k", "dtype": "i32", "kind": "scalar", "value": "k" })",
+                          R"({ "name": "k", "dtype": "u8", "kind": "scalar", "value": "k*10" })"),
+               Catch::Contains("argument 'k': value 290 is not a u8 integer"));
+    CHECK_THAT(error_with(R"({ "name": "k", "dtype": "i32", "kind": "scalar", "value": "k" })",
+                          R"({ "name": "k", "dtype": "f32", "kind": "scalar", "value": 1e39 })"),
+               Catch::Contains("argument 'k': value 9.9999999999999994e+38 does not fit f32"));
+    CHECK(error_with(R"({ "name": "k", "dtype": "i32", "kind": "scalar", "value": "k" })",
+                     R"({ "name": "k", "dtype": "i16", "kind": "scalar", "value": "k*100" })") ==
+          "");  // 2900 to 32000 fit an i16
+}
+
 TEST_CASE("tunables become variables of launch expressions but never of sizes") {
     test::scratch_folder dir;
     CHECK(

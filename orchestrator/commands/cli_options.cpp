@@ -272,7 +272,9 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
     define_evidence_options(app, o);
     app->add_option("--candidates", o.candidates, "Folder of .cu candidates for --proposer files")
         ->type_name("DIR");
-    app->add_option("--seed", o.seed, "Autotune sampling seed")->capture_default_str();
+    app->add_option("--seed", o.seed, "Autotune sampling seed")
+        ->capture_default_str()
+        ->check(whole_number_from(0, 999'999'999'999'999));  // exact in a double; never wraps
     app->add_option("--batch", o.batch, "Autotune configurations per iteration")
         ->capture_default_str()
         ->check(whole_number_from(1, 1000));

@@ -1,14 +1,20 @@
 #include "orchestrator/contract/manifest.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
+#include <stdexcept>
 #include <tuple>
+#include <type_traits>
+#include <variant>
 
+#include "common/dtype.hpp"
 #include "common/file_io.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
 #include "common/message_text.hpp"
+#include "common/request.hpp"
 
 namespace cuopt {
 
@@ -168,6 +174,23 @@ void check_vendor_sizes(const manifest& m, const manifest_case& mc, const std::s
     }
 }
 
+// A scalar's value in this case, encoded in its dtype as the harness will encode it (the same
+// functions, on the value the request will carry): what does not fit (an i32 of 2^32, a u8 of
+// 300, an f32 of 1e39) throws std::invalid_argument here, at check, not at the reference.
+void check_scalar_fits(const manifest_arg& a, const expression_variables& vars) {
+    const scalar_number value = a.value_is_number
+                                    ? scalar_number(std::strtod(a.value.c_str(), nullptr))
+                                    : scalar_number(evaluate_integer_expression(a.value, vars));
+    std::visit(
+        [&](auto x) {
+            if constexpr (std::is_same_v<decltype(x), double>)
+                encode_scalar(a.type, x);
+            else
+                encode_integer_scalar(a.type, x);
+        },
+        value);
+}
+
 // Every expression must evaluate for every case (under the default tunables) to a sane value;
 // `vendor_runs` (the main manifest, not a holdout): the vendor call of every performance case,
 // the cases it is timed on, against that case's sizes.
@@ -185,10 +208,12 @@ void check_expressions(const manifest& m, const context& ctx, bool vendor_runs) 
                     if (evaluate_integer_expression(a.count, params_only) < 1)
                         ctx.fail(field, "count of " + quote_value(a.name) + " (" + a.count +
                                             ") is below 1");
-                } else if (!a.value_is_number) {
-                    evaluate_integer_expression(a.value, vars);
+                } else {
+                    check_scalar_fits(a, vars);
                 }
             } catch (const expression_error& e) {
+                ctx.fail(field, "argument " + quote_value(a.name) + ": " + e.what());
+            } catch (const std::invalid_argument& e) {  // the value does not fit its dtype
                 ctx.fail(field, "argument " + quote_value(a.name) + ": " + e.what());
             }
         }
