@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -21,13 +20,11 @@ namespace cuopt {
 
 namespace {
 
-// The text in the file, trailing white space taken off (at most 31 bytes: a pid).
+// The text in the file, its last line (at most 31 bytes: a pid).
 std::string text_in(int fd) {
     char buf[32] = {};
     const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    std::string text(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-    return text;
+    return last_line(std::string_view(buf, n > 0 ? static_cast<std::size_t>(n) : 0));
 }
 
 // Through a second descriptor, of the same file (a name swapped meanwhile is not written).
@@ -73,13 +70,14 @@ std::optional<pid_lock> pid_lock::try_take(const std::filesystem::path& file, un
 std::optional<pid_lock> pid_lock::take_after_stragglers(const std::filesystem::path& file,
                                                         unsigned mode,
                                                         std::chrono::milliseconds wait,
-                                                        std::string& holder,
+                                                        std::string& holder, bool& holder_running,
                                                         const std::function<void()>& on_wait) {
     const auto give_up = std::chrono::steady_clock::now() + wait;
     for (bool told = false;; told = true) {
+        holder_running = false;
         if (std::optional<pid_lock> taken = try_take(file, mode, holder)) return taken;
-        if (holder.empty() || process_running(holder)) return std::nullopt;
-        if (std::chrono::steady_clock::now() >= give_up) return std::nullopt;
+        holder_running = holder.empty() || process_running(holder);
+        if (holder_running || std::chrono::steady_clock::now() >= give_up) return std::nullopt;
         if (!told && on_wait) on_wait();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

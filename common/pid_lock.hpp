@@ -27,11 +27,12 @@ class pid_lock {
     /// As try_take, but when the pid written in the file has ended while the lock is still
     /// held (a process it started, handed the descriptor, has not ended yet: a killed
     /// optimizer's harness), waits up to `wait` for the lock, calling `on_wait` once first.
-    /// nullopt when a running process holds it, or the wait ran out.
+    /// nullopt when a running process holds it (`holder_running` then true; "" is taken for
+    /// one) or the wait ran out (false).
     static std::optional<pid_lock> take_after_stragglers(const std::filesystem::path& file,
                                                          unsigned mode,
                                                          std::chrono::milliseconds wait,
-                                                         std::string& holder,
+                                                         std::string& holder, bool& holder_running,
                                                          const std::function<void()>& on_wait);
     pid_lock(pid_lock&& o) noexcept : m_fd(o.m_fd), m_pid_written(o.m_pid_written) { o.m_fd = -1; }
     pid_lock& operator=(pid_lock&& o) noexcept;

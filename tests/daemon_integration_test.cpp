@@ -2,6 +2,7 @@
 // `submit`, `status` and `cancel`, killed with SIGKILL and started again.
 #include <signal.h>
 
+#include <algorithm>
 #include <boost/process.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -93,11 +94,32 @@ void wait_until(F ready, std::chrono::seconds limit, const std::string& what) {
     }
 }
 
+// What a failed check needs to say why: the job's log and, for each run folder, its
+// run.json's start, command line and resumes (which start made it).
+std::string job_story(const fs::path& job, const std::vector<fs::path>& runs) {
+    std::string story = "job.log:\n" + test::read_text(job / "job.log");
+    for (const fs::path& run : runs) {
+        story += "\n" + run.filename().string() + ":";
+        for (const auto& e : fs::directory_iterator(run))
+            story += " " + e.path().filename().string();
+        std::error_code ec;
+        if (fs::is_regular_file(run / "run.json", ec)) {
+            const rapidjson::Document r = parse_json(read_text_file(run / "run.json"), "run.json");
+            for (const char* key : {"started", "finished", "command_line", "resumes"})
+                if (r.HasMember(key))
+                    story += "\n  " + std::string(key) + ": " + to_compact_json(r[key]);
+        }
+    }
+    return story;
+}
+
 // A run folder that a finished run leaves: its records, report and one run only.
 void check_complete_run(const fs::path& job) {
     INFO(job.string());
     std::vector<fs::path> runs;
     for (const auto& e : fs::directory_iterator(job / "results")) runs.push_back(e.path());
+    std::sort(runs.begin(), runs.end());
+    INFO(job_story(job, runs));
     REQUIRE(runs.size() == 1);
     const fs::path run = runs.front();
     CHECK(run.filename() == "run-001");
@@ -111,6 +133,15 @@ void check_complete_run(const fs::path& job) {
     std::set<std::pair<int, int>> seen;
     for (const auto& a : h["attempts"].GetArray())
         CHECK(seen.insert({a["iteration"].GetInt(), a["attempt"].GetInt()}).second);
+}
+
+// The lines of `text` that hold `what` (a job's lines in serve's output).
+std::string lines_with(const std::string& text, const std::string& what) {
+    std::string out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        if (line.find(what) != std::string::npos) out += line + "\n";
+    return out;
 }
 
 std::size_t count_of(const std::string& text, const std::string& what) {
@@ -385,7 +416,7 @@ TEST_CASE("200 jobs through one daemon SIGKILLed twice: each ends once with a co
     int resumed = 0;
     for (const std::string& id : ids) {
         const job_status st = s.read_status(id);
-        INFO(id << ": " << st.reason);
+        INFO(id << ": " << st.reason << "\nserve's lines:\n" << lines_with(outs, id));
         CHECK(st.state == job_state::done);
         // One final line per job (a daemon SIGKILLed between its state write and its log line
         // could print none; never two).

@@ -1,11 +1,15 @@
 // The whole loop through the real cuda-optimizer binary and the real process runner,
 // against fake-harness (a CPU stand-in honouring the file contract) on CI.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -502,6 +506,44 @@ TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the 
     // The attempt under way when the signal came ran to its own end (a timeout), not a crash.
     const auto& last = history["attempts"][history["attempts"].Size() - 1];
     CHECK(std::string(last["verdict"].GetString()) == "timeout");
+}
+
+TEST_CASE(
+    "the results folder's check writes a file with no name: a check killed midway leaves "
+    "nothing in the folder") {
+    optimizer_fixture f;
+    const fs::path results = f.dir / "results";
+    fs::create_directories(results);
+    // Every name made in the folder (a file, a folder, a rename into it), as it is made.
+    const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    REQUIRE(watch >= 0);
+    REQUIRE(::inotify_add_watch(watch, results.c_str(), IN_CREATE | IN_MOVED_TO) >= 0);
+    const auto r = test::run_optimizer(
+        {"check", "--initial-kernel", (f.dir / "initial.cu").string(), "--input-cases",
+         (f.dir / "input_cases.json").string(), "--reference", (f.dir / "reference.cu").string(),
+         "--harness", CUOPT_FAKE_HARNESS_BINARY, "--results-dir", results.string()});
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("ok    results folder"));
+    alignas(inotify_event) char events[4096];
+    const ssize_t n = ::read(watch, events, sizeof events);
+    std::string names;
+    for (ssize_t at = 0; at < n;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(events + at);
+        names += std::string(" ") + (e->len ? e->name : "?");
+        at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+    }
+    ::close(watch);
+    CHECK(fs::is_empty(results));
+    // A filesystem without unnamed files gets the mkdtemp folder (removed again).
+    const int unnamed = ::open(results.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (unnamed < 0) {
+        WARN("skipped: " << results.string() << " takes no O_TMPFILE file (" << std::strerror(errno)
+                         << "); the check named:" << names);
+        return;
+    }
+    ::close(unnamed);
+    CHECK(names == "");  // before, .cuda-optimizer-write-test-XXXXXX
 }
 
 TEST_CASE(

@@ -493,6 +493,35 @@ TEST_CASE("a run_lock whose holder has ended waits for the children it left, the
     CHECK(ended);
 }
 
+TEST_CASE(
+    "take_after_stragglers gives up when its wait runs out, and at once on a running holder, "
+    "saying which",
+    "[resume]") {
+    test::scratch_folder dir;
+    const std::unique_ptr<child_process> straggler = test::straggler_holding(dir / ".lock", "5");
+    std::string holder;
+    bool running = true;
+    int told = 0;
+    const auto started = std::chrono::steady_clock::now();
+    CHECK_FALSE(pid_lock::take_after_stragglers(dir / ".lock", 0644, std::chrono::milliseconds(300),
+                                                holder, running, [&] { ++told; }));
+    CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(300));
+    CHECK(holder == "2147483647");
+    CHECK_FALSE(running);  // the wait ran out: the holder had ended
+    CHECK(told == 1);
+    ::kill(straggler->pid(), SIGKILL);
+    straggler->wait();
+    // A holder that runs (this process): refused at once, never waited on.
+    const std::optional<pid_lock> mine = pid_lock::try_take(dir / ".lock", 0644, holder);
+    REQUIRE(mine);
+    told = 0;
+    CHECK_FALSE(pid_lock::take_after_stragglers(dir / ".lock", 0644, std::chrono::seconds(30),
+                                                holder, running, [&] { ++told; }));
+    CHECK(running);
+    CHECK(holder == std::to_string(::getpid()));
+    CHECK(told == 0);
+}
+
 TEST_CASE("process_running: a pid that runs; never a zombie, a pid that is gone, or a non-pid",
           "[resume]") {
     CHECK(process_running(std::to_string(::getpid())));

@@ -1,5 +1,8 @@
 #include "orchestrator/commands/preflight.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -244,6 +247,29 @@ void check_oracle(const optimizer_options& o, const manifest& m, const add_check
     add("oracle", true, "the manifest's expected files", "", exit_code::ok);
 }
 
+// DIR takes a file, proven by writing one that has no name (O_TMPFILE): a check killed midway,
+// as serve's jobs are when the daemon is SIGKILLed, leaves nothing in the folder. Where the
+// filesystem has no unnamed files, a mkdtemp folder (no name to plant) with a file in it,
+// removed again.
+void prove_writable(const fs::path& dir) {
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        throw file_write_error(dir.string() + ": cannot write (" + std::strerror(errno) + ")",
+                               errno);
+    if (fd < 0) {
+        const temporary_folder probe(".cuda-optimizer-write-test", dir);
+        write_file_atomic(probe / "probe.json", "ok");
+        return;
+    }
+    // fsync too: a full disk may show only there.
+    const bool wrote = ::write(fd, "ok", 2) == 2 && ::fsync(fd) == 0;
+    const int error = errno;
+    ::close(fd);
+    if (!wrote)
+        throw file_write_error(dir.string() + ": cannot write (" + std::strerror(error) + ")",
+                               error);
+}
+
 // The results folder can be made and takes a file: proven by doing it, then undoing it
 // (folders this check made are removed again, so a check leaves no trace).
 void check_results_folder(const optimizer_options& o, const add_check& add) {
@@ -254,11 +280,10 @@ void check_results_folder(const optimizer_options& o, const add_check& add) {
          p = p.parent_path())
         made.push_back(p);
     std::string why;
-    try {  // as a run would: a new folder in it (mkdtemp: no name to plant), a file in that
+    try {
         if (fs::create_directories(dir, ec); ec)
             throw file_write_error(dir.string() + ": cannot create (" + ec.message() + ")");
-        const temporary_folder probe(".cuda-optimizer-write-test", dir);
-        write_file_atomic(probe / "probe.json", "ok");
+        prove_writable(dir);
     } catch (const std::exception& e) {
         why = e.what();
     }

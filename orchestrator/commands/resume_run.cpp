@@ -106,18 +106,20 @@ constexpr auto k_straggler_wait = std::chrono::seconds(30);
 run_lock::run_lock(const fs::path& run) {
     const fs::path file = run / ".lock";
     std::string holder;
+    bool holder_running = false;
     std::optional<pid_lock> taken;
     try {
-        taken = pid_lock::take_after_stragglers(file, 0644, k_straggler_wait, holder, [&] {
-            std::cerr << "cuda-optimizer: " << run.string() << ": pid " << holder_text(holder)
-                      << " has ended; waiting for the processes it started to end\n";
-        });
+        taken = pid_lock::take_after_stragglers(
+            file, 0644, k_straggler_wait, holder, holder_running, [&] {
+                std::cerr << "cuda-optimizer: " << run.string() << ": pid " << holder_text(holder)
+                          << " has ended; waiting for the processes it started to end\n";
+            });
     } catch (const std::exception& e) {
         throw run_failure(exit_code::resume_refused, e.what());
     }
     if (!taken) {
         const std::string pid = holder_text(holder);
-        if (holder.empty() || process_running(holder))
+        if (holder_running)
             refuse(run, "the run is still going (pid " + pid + " holds " + file.string() + ")");
         refuse(run, "the run is still going: pid " + pid + ", which took " + file.string() +
                         ", has ended, but a process it started still holds the lock after " +
