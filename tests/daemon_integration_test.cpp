@@ -370,6 +370,75 @@ TEST_CASE("a gate job reruns an accepted run from the same queue", "[daemon]") {
     CHECK(fs::is_regular_file(s.job_dir("job-000001") / "results/gate/gate.json"));
 }
 
+TEST_CASE(
+    "a killed gate job's folder is cleared for its rerun only once no process of its last start "
+    "holds its lock",
+    "[daemon]") {
+    test::scratch_folder dir;
+    test::optimizer_fixture accepted;
+    const test::process_result r =
+        test::run_optimizer(accepted.args({"--max-iterations", "1", "--no-evidence"}));
+    REQUIRE(r.exit_code == 0);
+    const fs::path spool_dir = dir / "spool";
+    std::vector<std::string> ids;
+    for (int i = 0; i < 2; ++i) {
+        const test::process_result sub =
+            test::run_optimizer({"submit", "--spool", spool_dir.string(), "--gate", "--accepted",
+                                 accepted.run().string()});
+        REQUIRE(sub.exit_code == 0);
+        ids.push_back(sub.output.substr(0, sub.output.find('\n')));
+    }
+    const std::string& waited = ids[0];
+    const std::string& held = ids[1];
+    const cuopt::spool s(spool_dir, false);
+    // As a daemon SIGKILLed mid-gate leaves them: running, results/gate half written.
+    for (const std::string& id : ids) {
+        job_status st = s.read_status(id);
+        st.state = job_state::running;
+        st.starts = 1;
+        st.device = 0;
+        st.executor = "local";
+        st.handle = "2147483647";
+        s.write_status(st);
+        fs::create_directories(s.job_dir(id) / "results/gate/kernel-1");
+    }
+    // A harness of the first job's killed gate lives on a moment; the second's lock is held by
+    // a live pid.
+    const auto straggler = test::straggler_holding(s.job_dir(waited) / "results/gate/.lock", "600");
+    std::string holder;
+    std::optional<pid_lock> lock =
+        pid_lock::try_take(s.job_dir(held) / "results/gate/.lock", 0644, holder);
+    REQUIRE(lock);
+    serve_process serve(spool_dir, dir / "serve.out",
+                        {"--devices", "0", "--stop-when-idle", "0.3"});
+    wait_until(
+        [&] {
+            return test::read_text(dir / "serve.out")
+                       .find(waited + " waits for the processes of its last start to end") !=
+                   std::string::npos;
+        },
+        60s, "the gate job to wait for the straggler");
+    std::this_thread::sleep_for(300ms);  // several ticks: it goes on waiting, folder untouched
+    CHECK(fs::is_directory(s.job_dir(waited) / "results/gate/kernel-1"));
+    ::kill(straggler->pid(), SIGKILL);
+    straggler->wait();
+    REQUIRE(serve.wait(120s) == 0);
+    const std::string out = test::read_text(dir / "serve.out");
+    INFO(out << test::read_text(dir / "serve.out.err"));
+    CHECK(count_of(out, waited + " waits for the processes") == 1);  // said once
+    const job_status a = s.read_status(waited);
+    CHECK(a.state == job_state::done);
+    CHECK(a.reason == "the gate passed");
+    CHECK(a.starts == 2);
+    CHECK(fs::is_regular_file(s.job_dir(waited) / "results/gate/gate.json"));
+    CHECK_FALSE(fs::exists(s.job_dir(waited) / "results/gate/kernel-1"));  // measured afresh
+    const job_status b = s.read_status(held);
+    CHECK(b.state == job_state::failed);
+    CHECK(b.reason ==
+          "not rerun: pid " + std::to_string(::getpid()) + " still holds results/gate/.lock");
+    CHECK(fs::is_directory(s.job_dir(held) / "results/gate/kernel-1"));  // nothing removed
+}
+
 TEST_CASE("200 jobs through one daemon SIGKILLed twice: each ends once with a complete run folder",
           "[daemon][load]") {
     const char* n_env = std::getenv("CUOPT_LOAD_JOBS");  // tools/sanitize.sh asks for fewer

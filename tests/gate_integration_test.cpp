@@ -5,6 +5,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/pid_lock.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -330,4 +331,23 @@ TEST_CASE(
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains("replay_request /etc/passwd: expected a path inside the "
                                          "run folder"));
+}
+
+TEST_CASE("a gate holds its folder's .lock and hands it to every harness it starts") {
+    accepted_run f;
+    // A harness that notes what it was handed open, then is the fake one.
+    const fs::path noted = f.dir / "harness-fds.txt";
+    const fs::path harness = f.dir.write(
+        "harness.sh", "#!/bin/sh\nfor fd in /proc/$$/fd/*; do readlink \"$fd\"; done >> " +
+                          noted.string() + "\nexec " + k_fake + " \"$@\"\n");
+    fs::permissions(harness, fs::perms::owner_all);
+    const auto r = test::run_optimizer(
+        {"gate", "--accepted", f.run().string(), "--harness", harness.string(), "--runs", "1"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const fs::path lock = f.run() / "gate-001/.lock";
+    CHECK_THAT(test::read_text(noted), Catch::Contains(lock.string()));
+    // Free once the gate and its harnesses have ended.
+    std::string holder;
+    CHECK(pid_lock::try_take(lock, 0644, holder));
 }

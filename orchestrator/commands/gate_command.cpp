@@ -3,11 +3,14 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
+#include "common/child_process.hpp"
 #include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/html_text.hpp"
+#include "common/pid_lock.hpp"
 #include "orchestrator/artifacts/run_artifacts.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/gate/gate_html.hpp"
@@ -135,6 +138,26 @@ int run_gate(gate_options o) {
         std::cerr << "cuda-optimizer gate: " << bad << "\n";
         return code;
     }
+    // FOLDER/.lock, held while the gate runs and handed down to every harness it starts, as a
+    // run's RUN/.lock is: serve clears a killed gate's folder only once the last of them ended.
+    std::string holder;
+    std::optional<pid_lock> lock;
+    try {
+        lock = pid_lock::try_take(r.folder / ".lock", 0644, holder);
+        if (!lock)
+            bad = r.folder.string() + ": another gate writes it (pid " + holder_text(holder) +
+                  " holds .lock)";
+    } catch (const std::exception& e) {
+        bad = std::string("cannot lock the gate's folder: ") + e.what();
+    }
+    if (!bad.empty()) {
+        std::cerr << "cuda-optimizer gate: " << bad << "\n";
+        return static_cast<int>(gate_outcome::cannot_judge);
+    }
+    hand_down_to_children(lock->fd());
+    struct handed_down {  // no longer once the gate ends (before the lock's descriptor closes)
+        ~handed_down() { hand_down_to_children(-1); }
+    } handed;
     const auto start = std::chrono::steady_clock::now();
     run_regression_gate(r, [](const std::string& line) { std::cerr << line << "\n"; });
     r.finished = utc_now();

@@ -99,6 +99,26 @@ fs::path run_folder_of(const fs::path& job) {
     return runs.empty() ? fs::path() : runs.back();
 }
 
+std::optional<earlier_start> take_earlier_locks(const std::vector<fs::path>& folders,
+                                                std::vector<pid_lock>& held) {
+    for (const fs::path& folder : folders) {
+        earlier_start e;
+        e.lock = folder / ".lock";
+        std::optional<pid_lock> lock = pid_lock::try_take(e.lock, 0644, e.holder);
+        if (!lock) {
+            e.running = e.holder.empty() || process_running(e.holder);
+            return e;
+        }
+        held.push_back(std::move(*lock));
+    }
+    return std::nullopt;
+}
+
+std::string holds_text(const earlier_start& e, const fs::path& job) {
+    return "pid " + holder_text(e.holder) + " still holds " +
+           e.lock.lexically_relative(job).string();
+}
+
 std::optional<run_verdict> verdict_of(const fs::path& job, const std::string& run_dir) {
     const auto d = read_summary(job, run_dir);
     if (!d) return std::nullopt;
@@ -202,32 +222,27 @@ void job_finaliser::classify(job_status& st, const job_exit& ex, bool resumed) {
 // once no process of an earlier start holds a run folder's lock (a harness that outlived its
 // optimizer writes into the folder, and would make it again under the fresh run's feet).
 void job_finaliser::start_over(job_status& st, const std::string& refusal, int code) {
-    const fs::path results = m_queue.jobs().job_dir(st.id) / "results";
+    const fs::path job = m_queue.jobs().job_dir(st.id);
+    const fs::path results = job / "results";
     std::vector<pid_lock> held;
+    std::optional<earlier_start> earlier;
     try {
-        for (const fs::path& run : run_folders_of(results.parent_path())) {
-            std::string holder;
-            std::optional<pid_lock> lock = pid_lock::try_take(run / ".lock", 0644, holder);
-            if (!lock && (holder.empty() || process_running(holder)))
-                return m_queue.finalise(
-                    st, job_state::failed,
-                    "not started over: pid " + holder_text(holder) + " still holds " +
-                        (run / ".lock").lexically_relative(results.parent_path()).string() + " (" +
-                        refusal + ")",
-                    code);
-            if (!lock) {
-                // Its holder has ended, a process it started not yet: the next start resumes,
-                // which waits for them (never this loop), and comes back here if refused again.
-                m_queue.save(st);
-                m_queue.to_resume().push_back(st.id);
-                m_queue.log(st.id, "waits for the processes of its last start to end");
-                return;
-            }
-            held.push_back(std::move(*lock));
-        }
+        earlier = take_earlier_locks(run_folders_of(job), held);
     } catch (const std::exception& e) {
         return m_queue.finalise(st, job_state::failed,
                                 std::string("cannot start over: ") + e.what(), code);
+    }
+    if (earlier && earlier->running)
+        return m_queue.finalise(
+            st, job_state::failed,
+            "not started over: " + holds_text(*earlier, job) + " (" + refusal + ")", code);
+    if (earlier) {
+        // Its holder has ended, a process it started not yet: the next start resumes, which
+        // waits for them (never this loop), and comes back here if refused again.
+        m_queue.save(st);
+        m_queue.to_resume().push_back(st.id);
+        m_queue.log(st.id, "waits for the processes of its last start to end");
+        return;
     }
     std::error_code ec;
     fs::remove_all(results, ec);

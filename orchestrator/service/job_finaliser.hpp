@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/pid_lock.hpp"
 #include "orchestrator/service/job_executor.hpp"
 #include "orchestrator/service/job_queue.hpp"
 
@@ -20,6 +21,22 @@ namespace cuopt {
 /// first; the newest, or "" if none yet.
 std::vector<std::filesystem::path> run_folders_of(const std::filesystem::path& job);
 std::filesystem::path run_folder_of(const std::filesystem::path& job);
+
+/// A process of an earlier start of a job that still holds the lock of a folder it wrote
+/// (RUN/.lock, the gate's .lock): the pid written in it, the lock file, and whether that pid
+/// still runs (false: it has ended, and a harness it started has not yet).
+struct earlier_start {
+    std::string holder;
+    std::filesystem::path lock;
+    bool running = false;
+};
+/// Takes every `folders`' lock (FOLDER/.lock) without waiting, into `held`, so that the folders
+/// can be removed while no process of an earlier start writes them; nullopt when all were
+/// taken, else the first that is held. Throws std::runtime_error when a lock cannot be opened.
+std::optional<earlier_start> take_earlier_locks(const std::vector<std::filesystem::path>& folders,
+                                                std::vector<pid_lock>& held);
+/// "pid N still holds results/run-001/.lock": `e` as a job's reason names it, from `job`.
+std::string holds_text(const earlier_start& e, const std::filesystem::path& job);
 
 /// What run.json says of a run that ended; nullopt while under way or interrupted (resumable).
 struct run_end {

@@ -62,26 +62,28 @@ std::vector<int> job_queue::free_devices() const {
 }
 
 void job_queue::start_what_fits(std::size_t slots, bool slurm, const job_start& start) {
-    for (std::size_t i = 0; i < m_to_resume.size();) {
+    // Those waiting when the tick began: a job that must wait again (start puts it back) is
+    // tried at the next tick, never twice in one.
+    const std::vector<std::string> waiting = m_to_resume;
+    for (const std::string& id : waiting) {
         if (m_active.size() >= slots) return;
-        const std::string id = m_to_resume[i];
         int device = 0;
         try {
             if (!slurm) device = m_spool.read_status(id).device;
         } catch (const std::exception& e) {
-            fail_alone(id, e.what());  // out of m_to_resume: i is the next one's
+            fail_alone(id, e.what());  // out of m_to_resume
             continue;
         }
         const std::vector<int> free = free_devices();
         if (!slurm && std::find(free.begin(), free.end(), device) == free.end()) {
-            if (std::find(m_devices.begin(), m_devices.end(), device) != m_devices.end()) {
-                ++i;  // its GPU is busy: it waits for it
-                continue;
-            }
+            if (std::find(m_devices.begin(), m_devices.end(), device) != m_devices.end())
+                continue;  // its GPU is busy: it waits for it
             if (free.empty()) return;
             device = free.front();  // its GPU is not served any more
         }
-        m_to_resume.erase(m_to_resume.begin() + static_cast<std::ptrdiff_t>(i));
+        const auto at = std::find(m_to_resume.begin(), m_to_resume.end(), id);
+        if (at == m_to_resume.end()) continue;  // gone meanwhile (failed alone)
+        m_to_resume.erase(at);
         if (!start(id, device)) return;
     }
     for (const std::string& id : queued_in_order()) {

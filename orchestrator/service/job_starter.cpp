@@ -64,6 +64,42 @@ std::string job_starter::refusal(const job_status& st, const job_spec& spec) con
     return "";
 }
 
+// A gate measures afresh: results/gate goes, but only once no process of an earlier start
+// holds its lock (a harness that outlived a killed gate a moment still writes into it, and
+// would make the folder again under the new gate, which refuses a folder that is not empty).
+// False when it cannot go yet: held by a process that has ended, the job waits (tried again at
+// the next tick); by one that runs, the job fails.
+bool job_starter::clear_gate_folder(job_status& st) {
+    const fs::path job = m_queue.jobs().job_dir(st.id);
+    const fs::path gate = job / "results" / "gate";
+    std::error_code ec;
+    std::vector<pid_lock> held;
+    std::optional<earlier_start> earlier;
+    if (fs::is_directory(fs::symlink_status(gate, ec))) earlier = take_earlier_locks({gate}, held);
+    if (earlier && earlier->running) {
+        m_queue.finalise(st, job_state::failed, "not rerun: " + holds_text(*earlier, job), -1);
+        return false;
+    }
+    if (earlier) {
+        const std::string waits = "waits for the processes of its last start to end";
+        if (st.reason != waits) {
+            st.reason = waits;
+            m_queue.save(st);
+            m_queue.log(st.id, waits);
+        }
+        if (st.state == job_state::running) m_queue.to_resume().push_back(st.id);
+        return false;
+    }
+    fs::remove_all(gate, ec);
+    if (ec) {
+        m_queue.finalise(
+            st, job_state::failed,
+            "cannot rerun the gate: results/gate: cannot remove (" + ec.message() + ")", -1);
+        return false;
+    }
+    return true;
+}
+
 void job_starter::start_job(job_status st, int device) {
     const spool& s = m_queue.jobs();
     const std::string id = st.id;
@@ -84,6 +120,7 @@ void job_starter::start_job(job_status st, int device) {
     }
     if (std::string bad = refusal(st, spec); !bad.empty())
         return m_queue.finalise(st, job_state::failed, bad, -1);
+    if (spec.kind == "gate" && !clear_gate_folder(st)) return;  // it waits, or failed
     const job_state before = st.state;
     st.device = device;
     st.state = job_state::running;
@@ -121,8 +158,7 @@ std::vector<std::string> job_starter::command_of(const job_spec& spec, const job
     resumed = false;
     if (spec.kind == "gate") {
         std::error_code ec;
-        fs::remove_all(job / "results" / "gate", ec);  // a gate measures afresh
-        fs::create_directories(job / "results", ec);
+        fs::create_directories(job / "results", ec);  // results/gate: see clear_gate_folder
         argv.insert(argv.end(),
                     {"gate", "--accepted", "files/" + spec.accepted, "--out", "results/gate",
                      "--harness", m_settings.harness.string(), "--device", device});

@@ -33,6 +33,7 @@ class job_starter {
 
   private:
     void start_job(job_status st, int device);
+    bool clear_gate_folder(job_status& st);
     std::string refusal(const job_status& st, const job_spec& spec) const;
     std::vector<std::string> command_of(const job_spec& spec, const job_status& st, bool& resumed);
     void start_failed(job_status st, job_state before, const std::string& why);
