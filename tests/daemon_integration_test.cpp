@@ -94,6 +94,36 @@ void wait_until(F ready, std::chrono::seconds limit, const std::string& what) {
     }
 }
 
+// `n` gate jobs on one accepted run of `accepted` (made here: one iteration, no evidence).
+std::vector<std::string> submit_gates(const fs::path& spool,
+                                      const test::optimizer_fixture& accepted, int n) {
+    const test::process_result r =
+        test::run_optimizer(accepted.args({"--max-iterations", "1", "--no-evidence"}));
+    REQUIRE(r.exit_code == 0);
+    std::vector<std::string> ids;
+    for (int i = 0; i < n; ++i) {
+        const test::process_result sub = test::run_optimizer(
+            {"submit", "--spool", spool.string(), "--gate", "--accepted", accepted.run().string()});
+        INFO(sub.output);
+        REQUIRE(sub.exit_code == 0);
+        ids.push_back(sub.output.substr(0, sub.output.find('\n')));
+    }
+    return ids;
+}
+
+// Job `id` as a daemon SIGKILLed during its first start on GPU 0 leaves it: running, started
+// once, by a local process that is gone, with `folder` (in the job's folder) made.
+void killed_with_daemon(const cuopt::spool& s, const std::string& id, const std::string& folder) {
+    job_status st = s.read_status(id);
+    st.state = job_state::running;
+    st.starts = 1;
+    st.device = 0;
+    st.executor = "local";
+    st.handle = "2147483647";
+    s.write_status(st);
+    fs::create_directories(s.job_dir(id) / folder);
+}
+
 // What a failed check needs to say why: the job's log and, for each run folder, its
 // run.json's start, command line and resumes (which start made it).
 std::string job_story(const fs::path& job, const std::vector<fs::path>& runs) {
@@ -352,14 +382,8 @@ TEST_CASE("a malformed job is refused at intake with check's table; a second ser
 TEST_CASE("a gate job reruns an accepted run from the same queue", "[daemon]") {
     test::scratch_folder dir;
     test::optimizer_fixture accepted;
-    const test::process_result r =
-        test::run_optimizer(accepted.args({"--max-iterations", "1", "--no-evidence"}));
-    REQUIRE(r.exit_code == 0);
     const fs::path spool = dir / "spool";
-    const test::process_result sub = test::run_optimizer(
-        {"submit", "--spool", spool.string(), "--gate", "--accepted", accepted.run().string()});
-    INFO(sub.output);
-    REQUIRE(sub.exit_code == 0);
+    submit_gates(spool, accepted, 1);
     serve_process serve(spool, dir / "serve.out", {"--devices", "0", "--stop-when-idle", "0.5"});
     CHECK(serve.wait(120s) == 0);
     const cuopt::spool s(spool, false);
@@ -376,32 +400,13 @@ TEST_CASE(
     "[daemon]") {
     test::scratch_folder dir;
     test::optimizer_fixture accepted;
-    const test::process_result r =
-        test::run_optimizer(accepted.args({"--max-iterations", "1", "--no-evidence"}));
-    REQUIRE(r.exit_code == 0);
     const fs::path spool_dir = dir / "spool";
-    std::vector<std::string> ids;
-    for (int i = 0; i < 2; ++i) {
-        const test::process_result sub =
-            test::run_optimizer({"submit", "--spool", spool_dir.string(), "--gate", "--accepted",
-                                 accepted.run().string()});
-        REQUIRE(sub.exit_code == 0);
-        ids.push_back(sub.output.substr(0, sub.output.find('\n')));
-    }
+    const std::vector<std::string> ids = submit_gates(spool_dir, accepted, 2);
     const std::string& waited = ids[0];
     const std::string& held = ids[1];
     const cuopt::spool s(spool_dir, false);
-    // As a daemon SIGKILLed mid-gate leaves them: running, results/gate half written.
-    for (const std::string& id : ids) {
-        job_status st = s.read_status(id);
-        st.state = job_state::running;
-        st.starts = 1;
-        st.device = 0;
-        st.executor = "local";
-        st.handle = "2147483647";
-        s.write_status(st);
-        fs::create_directories(s.job_dir(id) / "results/gate/kernel-1");
-    }
+    // As a daemon SIGKILLed mid-gate leaves them: results/gate half written.
+    for (const std::string& id : ids) killed_with_daemon(s, id, "results/gate/kernel-1");
     // A harness of the first job's killed gate lives on a moment; the second's lock is held by
     // a live pid.
     const auto straggler = test::straggler_holding(s.job_dir(waited) / "results/gate/.lock", "600");
@@ -568,16 +573,8 @@ TEST_CASE(
     const cuopt::spool s(spool_dir, false);
     // As a daemon SIGKILLed while each job's optimizer had made its run folder and nothing in
     // it (run.json comes next) leaves them.
-    for (const std::string& id : {fresh, held, waited}) {
-        job_status st = s.read_status(id);
-        st.state = job_state::running;
-        st.starts = 1;
-        st.device = 0;
-        st.executor = "local";
-        st.handle = "2147483647";
-        s.write_status(st);
-        fs::create_directories(s.job_dir(id) / "results/run-001");
-    }
+    for (const std::string& id : {fresh, held, waited})
+        killed_with_daemon(s, id, "results/run-001");
     // Someone still writes the second job's run (a live pid holds its lock).
     std::string holder;
     std::optional<pid_lock> lock =
