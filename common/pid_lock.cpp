@@ -57,9 +57,11 @@ std::optional<pid_lock> pid_lock::try_take(const std::filesystem::path& file, un
         throw std::runtime_error(file.string() + ": not a regular file");
     }
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int error = errno;
         holder = text_in(fd);
         ::close(fd);
-        return std::nullopt;
+        if (error == EWOULDBLOCK) return std::nullopt;  // held
+        throw std::runtime_error(file.string() + ": cannot lock (" + std::strerror(error) + ")");
     }
     pid_lock out;
     out.m_fd = fd;

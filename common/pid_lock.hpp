@@ -21,7 +21,8 @@ class pid_lock {
     /// Takes the lock on `file` (made with `mode` when missing; a link planted at the name is
     /// refused, never followed); nullopt when another descriptor holds it, `holder` then the
     /// text written in it (a pid; "" when none). Throws std::runtime_error "FILE: cannot open
-    /// (why)" when the file cannot be opened.
+    /// (why)" when the file cannot be opened, "FILE: cannot lock (why)" when its filesystem
+    /// takes no lock.
     static std::optional<pid_lock> try_take(const std::filesystem::path& file, unsigned mode,
                                             std::string& holder);
     /// As try_take, but when the pid written in the file has ended while the lock is still

@@ -147,6 +147,8 @@ int run_gate(gate_options o) {
         if (!lock)
             bad = r.folder.string() + ": another gate writes it (pid " + holder_text(holder) +
                   " holds .lock)";
+        else if (!lock->pid_written())  // serve would take an empty one for a running holder
+            bad = "cannot write this process's pid into " + (r.folder / ".lock").string();
     } catch (const std::exception& e) {
         bad = std::string("cannot lock the gate's folder: ") + e.what();
     }

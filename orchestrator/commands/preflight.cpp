@@ -262,6 +262,7 @@ void prove_writable(const fs::path& dir) {
         return;
     }
     // fsync too: a full disk may show only there.
+    errno = EIO;  // a short write sets none
     const bool wrote = ::write(fd, "ok", 2) == 2 && ::fsync(fd) == 0;
     const int error = errno;
     ::close(fd);

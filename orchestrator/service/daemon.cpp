@@ -59,8 +59,9 @@ class job_daemon {
           m_idle_stop_s(stop_after_idle_s),
           m_executor(make_executor(s)),
           m_queue(m_spool, s.devices, s.quiet),
-          m_finaliser(m_queue, s.job_time_limit_s,
-                      [this](const fs::path& run) { write_report(run); }),
+          m_finaliser(
+              m_queue, s.job_time_limit_s, [this](const fs::path& run) { write_report(run); },
+              m_executor->name() != "slurm"),
           m_starter(m_settings, m_queue, *m_executor, m_finaliser),
           m_recovery(m_queue, *m_executor) {
         if (s.http)

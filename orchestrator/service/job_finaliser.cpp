@@ -100,13 +100,13 @@ fs::path run_folder_of(const fs::path& job) {
 }
 
 std::optional<earlier_start> take_earlier_locks(const std::vector<fs::path>& folders,
-                                                std::vector<pid_lock>& held) {
+                                                bool local_pids, std::vector<pid_lock>& held) {
     for (const fs::path& folder : folders) {
         earlier_start e;
         e.lock = folder / ".lock";
         std::optional<pid_lock> lock = pid_lock::try_take(e.lock, 0644, e.holder);
         if (!lock) {
-            e.running = e.holder.empty() || process_running(e.holder);
+            e.running = local_pids && (e.holder.empty() || process_running(e.holder));
             return e;
         }
         held.push_back(std::move(*lock));
@@ -159,10 +159,11 @@ std::optional<run_end> finished_run(const fs::path& run) {
 }
 
 job_finaliser::job_finaliser(job_queue& queue, double job_time_limit_s,
-                             std::function<void(const fs::path&)> write_report)
+                             std::function<void(const fs::path&)> write_report, bool local_pids)
     : m_queue(queue),
       m_job_time_limit_s(job_time_limit_s),
-      m_write_report(std::move(write_report)) {}
+      m_write_report(std::move(write_report)),
+      m_local_pids(local_pids) {}
 
 void job_finaliser::ended(const std::string& id, const active_job& a, const job_exit& ex,
                           bool stopping) {
@@ -227,7 +228,7 @@ void job_finaliser::start_over(job_status& st, const std::string& refusal, int c
     std::vector<pid_lock> held;
     std::optional<earlier_start> earlier;
     try {
-        earlier = take_earlier_locks(run_folders_of(job), held);
+        earlier = take_earlier_locks(run_folders_of(job), m_local_pids, held);
     } catch (const std::exception& e) {
         return m_queue.finalise(st, job_state::failed,
                                 std::string("cannot start over: ") + e.what(), code);

@@ -32,9 +32,11 @@ struct earlier_start {
 };
 /// Takes every `folders`' lock (FOLDER/.lock) without waiting, into `held`, so that the folders
 /// can be removed while no process of an earlier start writes them; nullopt when all were
-/// taken, else the first that is held. Throws std::runtime_error when a lock cannot be opened.
+/// taken, else the first that is held. `local_pids`: the pids in the locks are this machine's
+/// (false under Slurm, where a job ran on another node: `running` is then always false, and
+/// the caller waits a bounded time). Throws std::runtime_error when a lock cannot be opened.
 std::optional<earlier_start> take_earlier_locks(const std::vector<std::filesystem::path>& folders,
-                                                std::vector<pid_lock>& held);
+                                                bool local_pids, std::vector<pid_lock>& held);
 /// "pid N still holds results/run-001/.lock": `e` as a job's reason names it, from `job`.
 std::string holds_text(const earlier_start& e, const std::filesystem::path& job);
 
@@ -60,8 +62,11 @@ std::string cancelled_unstarted_reason(const job_status& st);
 class job_finaliser {
   public:
     /// `write_report(run)` makes RUN/report.html where a run ended before writing it.
+    /// `local_pids`: jobs run on this machine (not under Slurm): see take_earlier_locks.
     job_finaliser(job_queue& queue, double job_time_limit_s,
-                  std::function<void(const std::filesystem::path&)> write_report);
+                  std::function<void(const std::filesystem::path&)> write_report,
+                  bool local_pids = true);
+    bool local_pids() const { return m_local_pids; }
 
     /// The process of active job `a` ended with `ex`; `stopping`: serve is stopping, so a run
     /// it interrupted stays running for the next daemon to resume.
@@ -81,6 +86,7 @@ class job_finaliser {
     job_queue& m_queue;
     double m_job_time_limit_s;
     std::function<void(const std::filesystem::path&)> m_write_report;
+    bool m_local_pids = true;
 };
 
 }  // namespace cuopt

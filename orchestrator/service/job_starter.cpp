@@ -1,5 +1,7 @@
 #include "orchestrator/service/job_starter.hpp"
 
+#include <chrono>
+
 #include "common/file_io.hpp"
 #include "common/utc_time.hpp"
 #include "orchestrator/service/job_intake.hpp"
@@ -13,6 +15,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int k_max_starts = 20;  // a job restarted this often is failed, not started again
+// How long a gate job waits for the processes of its last start (as optimize --resume does).
+constexpr auto k_gate_straggler_wait = std::chrono::seconds(30);
 
 }  // namespace
 
@@ -67,22 +71,37 @@ std::string job_starter::refusal(const job_status& st, const job_spec& spec) con
 // A gate measures afresh: results/gate goes, but only once no process of an earlier start
 // holds its lock (a harness that outlived a killed gate a moment still writes into it, and
 // would make the folder again under the new gate, which refuses a folder that is not empty).
-// False when it cannot go yet: held by a process that has ended, the job waits (tried again at
-// the next tick); by one that runs, the job fails.
+// False when it cannot go (yet): held by a process that runs, the job fails; by one that has
+// ended (under Slurm: by anyone), the job waits, tried again at each tick, and fails after 30 s.
 bool job_starter::clear_gate_folder(job_status& st) {
     const fs::path job = m_queue.jobs().job_dir(st.id);
     const fs::path gate = job / "results" / "gate";
     std::error_code ec;
     std::vector<pid_lock> held;
     std::optional<earlier_start> earlier;
-    if (fs::is_directory(fs::symlink_status(gate, ec))) earlier = take_earlier_locks({gate}, held);
-    if (earlier && earlier->running) {
-        m_queue.finalise(st, job_state::failed, "not rerun: " + holds_text(*earlier, job), -1);
+    try {
+        if (fs::is_directory(fs::symlink_status(gate, ec)))
+            earlier = take_earlier_locks({gate}, m_finaliser.local_pids(), held);
+    } catch (const std::exception& e) {
+        m_queue.finalise(st, job_state::failed, std::string("cannot rerun the gate: ") + e.what(),
+                         -1);
+        return false;
+    }
+    const auto since = m_gate_waits.find(st.id);
+    if (earlier &&
+        (earlier->running || (since != m_gate_waits.end() &&
+                              daemon_clock::now() - since->second > k_gate_straggler_wait))) {
+        m_gate_waits.erase(st.id);
+        m_queue.finalise(st, job_state::failed,
+                         "not rerun: " + holds_text(*earlier, job) +
+                             (earlier->running ? "" : " after 30 s (a process of its last start)"),
+                         -1);
         return false;
     }
     if (earlier) {
         const std::string waits = "waits for the processes of its last start to end";
-        if (st.reason != waits) {
+        if (since == m_gate_waits.end()) {
+            m_gate_waits[st.id] = daemon_clock::now();
             st.reason = waits;
             m_queue.save(st);
             m_queue.log(st.id, waits);
@@ -90,6 +109,7 @@ bool job_starter::clear_gate_folder(job_status& st) {
         if (st.state == job_state::running) m_queue.to_resume().push_back(st.id);
         return false;
     }
+    m_gate_waits.erase(st.id);
     fs::remove_all(gate, ec);
     if (ec) {
         m_queue.finalise(
@@ -118,9 +138,14 @@ void job_starter::start_job(job_status st, int device) {
         // A run that ended while no daemon was watching is finalised, never run again.
         if (const auto end = finished_run(run)) return m_finaliser.from_run(st, run, *end);
     }
+    // Before refusal(), which hashes the job's files: a gate that waits is tried at each tick.
+    // An sbatch that timed out may have queued it: found and adopted below, its folder kept.
+    if (spec.kind == "gate" &&
+        (m_executor.name() != "slurm" || m_executor.find_by_name(launch_of(s, id, st)).empty()) &&
+        !clear_gate_folder(st))
+        return;  // it waits, or failed
     if (std::string bad = refusal(st, spec); !bad.empty())
         return m_queue.finalise(st, job_state::failed, bad, -1);
-    if (spec.kind == "gate" && !clear_gate_folder(st)) return;  // it waits, or failed
     const job_state before = st.state;
     st.device = device;
     st.state = job_state::running;

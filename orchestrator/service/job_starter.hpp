@@ -43,6 +43,7 @@ class job_starter {
     job_executor& m_executor;
     job_finaliser& m_finaliser;
     std::map<std::string, int> m_start_failures;
+    std::map<std::string, daemon_clock::time_point> m_gate_waits;  // since when each gate waits
     daemon_clock::time_point m_retry_after{};
 };
 
