@@ -139,11 +139,15 @@ void job_starter::start_job(job_status st, int device) {
         if (const auto end = finished_run(run)) return m_finaliser.from_run(st, run, *end);
     }
     // Before refusal(), which hashes the job's files: a gate that waits is tried at each tick.
-    // An sbatch that timed out may have queued it: found and adopted below, its folder kept.
-    if (spec.kind == "gate" &&
-        (m_executor.name() != "slurm" || m_executor.find_by_name(launch_of(s, id, st)).empty()) &&
-        !clear_gate_folder(st))
-        return;  // it waits, or failed
+    if (spec.kind == "gate") {
+        std::string queued;  // an sbatch that timed out may have queued it: adopted below, as is
+        if (m_executor.name() == "slurm") try {
+                queued = m_executor.find_by_name(launch_of(s, id, st));
+            } catch (const std::exception& e) {
+                return not_started(st, e.what());
+            }
+        if (queued.empty() && !clear_gate_folder(st)) return;  // it waits, or failed
+    }
     if (std::string bad = refusal(st, spec); !bad.empty())
         return m_queue.finalise(st, job_state::failed, bad, -1);
     const job_state before = st.state;
@@ -209,13 +213,17 @@ std::vector<std::string> job_starter::command_of(const job_spec& spec, const job
 // The machine's problem, not the job's (the optimizer cannot be started, sbatch refused):
 // the job keeps its place and nothing starts for a while.
 void job_starter::start_failed(job_status st, job_state before, const std::string& why) {
+    --st.starts;  // this start did not happen
+    st.state = before;
+    not_started(st, why);
+}
+
+void job_starter::not_started(job_status st, const std::string& why) {
     if (++m_start_failures[st.id] >= 5)
         return m_queue.finalise(st, job_state::failed, "could not start, 5 times: " + why, -1);
-    --st.starts;
-    st.state = before;
     st.reason = "could not start: " + why + " (tried again in 30 s)";
     m_queue.save(st);
-    if (before == job_state::running) m_queue.to_resume().push_back(st.id);
+    if (st.state == job_state::running) m_queue.to_resume().push_back(st.id);
     m_retry_after = daemon_clock::now() + std::chrono::seconds(30);
     m_queue.log(st.id, st.reason);
 }

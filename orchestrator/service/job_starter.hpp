@@ -37,6 +37,9 @@ class job_starter {
     std::string refusal(const job_status& st, const job_spec& spec) const;
     std::vector<std::string> command_of(const job_spec& spec, const job_status& st, bool& resumed);
     void start_failed(job_status st, job_state before, const std::string& why);
+    /// The job (as it was before this start) waits: the machine's problem (Slurm does not
+    /// answer); nothing starts for 30 s, and the fifth time fails it.
+    void not_started(job_status st, const std::string& why);
 
     const daemon_settings& m_settings;
     job_queue& m_queue;
