@@ -10,10 +10,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* k_kernel =
-    "extern \"C\" __global__ void twice(const float* x, float* y, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n";
-
 std::string request_json(const std::string& x_count = "64", const std::string& entry = "twice",
                          const std::string& x_file = "x.bin") {
     return R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": ")" + entry +
@@ -28,7 +24,7 @@ std::string request_json(const std::string& x_count = "64", const std::string& e
 struct harness_fixture {
     test::scratch_folder dir;
     harness_fixture() {
-        dir.write("k.cu", k_kernel);
+        dir.write("k.cu", test::k_twice_kernel);
         dir.write_values("x.bin", std::vector<float>(64, 3.0f));
     }
     test::process_result run(const std::string& json, std::vector<std::string> extra = {}) {
@@ -85,7 +81,7 @@ TEST_CASE("each bad request exits 11 with a response and a message naming the fi
 
 TEST_CASE("a compile error exits 10 with NVRTC's log in the response") {
     harness_fixture f;
-    f.dir.write("k.cu", std::string(k_kernel) + "this is not C++;\n");
+    f.dir.write("k.cu", test::k_twice_kernel + "this is not C++;\n");
     const auto r = f.run(request_json(), {"--compile-only", "--no-cache"});
     CHECK(r.exit_code == 10);
     const auto doc = f.response();
@@ -134,7 +130,7 @@ TEST_CASE(
         CHECK(r.exit_code == 11);
         CHECK_THAT(r.output, Catch::Contains("outputs need paths of their own"));
     }
-    CHECK(test::read_text(f.dir / "k.cu") == k_kernel);
+    CHECK(test::read_text(f.dir / "k.cu") == test::k_twice_kernel);
     CHECK(test::read_text(f.dir / "req.json").find(R"("output_file": "req.json")") !=
           std::string::npos);
 }
@@ -187,12 +183,12 @@ TEST_CASE("the harness's --version names the version and the commit it was built
 
 TEST_CASE("a stray byte in the source or an option NVRTC rejects is a compile error that says so") {
     harness_fixture f;
-    f.dir.write("k.cu", std::string(k_kernel) + "// caf\xe9 \xff\n");
+    f.dir.write("k.cu", test::k_twice_kernel + "// caf\xe9 \xff\n");
     auto r = f.run(request_json(), {"--compile-only", "--no-cache"});
     CHECK(r.exit_code == 10);
     CHECK_THAT(r.output,
                Catch::Contains("but found no kernel 'twice' in it (is the source valid UTF-8?)"));
-    f.dir.write("k.cu", k_kernel);
+    f.dir.write("k.cu", test::k_twice_kernel);
     std::string j = request_json();
     j.replace(j.find(R"("entry": "twice")"), 16,
               R"("entry": "twice", "compile_options": ["--frobnicate"])");

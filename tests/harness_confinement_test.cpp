@@ -18,10 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* k_body =
-    "extern \"C\" __global__ void twice(const float* x, float* y, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n";
-
 const char* k_request = R"({ "schema_version": 1, "kernel": { "source_file": "k.cu",
   "entry": "twice" }, "cases": [ { "name": "c", "launch": { "grid": [1], "block": [64] },
   "args": [ { "name": "x", "dtype": "f32", "count": 64, "generator": {"kind": "uniform"} },
@@ -40,7 +36,7 @@ struct confined_fixture {
     }
     test::process_result compile(const std::string& first_line,
                                  std::vector<std::string> extra = {}) {
-        top.write("request/k.cu", first_line + "\n" + k_body);
+        top.write("request/k.cu", first_line + "\n" + test::k_twice_kernel);
         std::vector<std::string> args = {(request_folder / "req.json").string(), "--compile-only",
                                          "--arch", "sm_90", "--no-cache"};
         args.insert(args.end(), extra.begin(), extra.end());
@@ -132,7 +128,7 @@ TEST_CASE("a confined worker refuses a request outside its --root and serves the
         return;
     }
     confined_fixture f;
-    f.top.write("request/k.cu", k_body);
+    f.top.write("request/k.cu", test::k_twice_kernel);
     const fs::path input =
         f.top.write("stdin.txt", (f.top / "outside/secret.h").string() + "\n" +
                                      (f.request_folder / "req.json").string() + "\n");
@@ -245,7 +241,7 @@ TEST_CASE("random includes compile exactly when they really lie inside the reque
         const bool really_inside = lies_under(*real, real_base);
         if ((really_inside ? inside : outside) >= 12) continue;
         (really_inside ? inside : outside) += 1;
-        maze.top.write("base/k.cu", "#include \"" + rel + "\"\n" + k_body);
+        maze.top.write("base/k.cu", "#include \"" + rel + "\"\n" + test::k_twice_kernel);
         const test::process_result r =
             test::run_harness({(maze.base / "req.json").string(), "--compile-only", "--arch",
                                "sm_90", "--no-cache", "--quiet"});
@@ -300,7 +296,7 @@ TEST_CASE("a descriptor the harness inherited never reaches the compile through 
         return;
     }
     confined_fixture f;
-    f.top.write("request/k.cu", "#include \"/proc/self/fd/7\"\n" + std::string(k_body));
+    f.top.write("request/k.cu", "#include \"/proc/self/fd/7\"\n" + test::k_twice_kernel);
     // A memfd (no path Landlock could check) holding a secret, open on fd 7 in the harness.
     const fs::path script =
         f.top.write("run.py",

@@ -21,10 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* k_kernel =
-    "extern \"C\" __global__ void twice(const float* x, float* y, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n";
-
 /// How a limited harness ended: its exit code (or the signal that killed it) and its two
 /// streams apart, so a test can count stderr's lines.
 struct limited_run {
@@ -116,7 +112,7 @@ bool no_temporary_left(const fs::path& folder) {
 
 struct write_failure_fixture {
     test::scratch_folder dir;
-    write_failure_fixture() { dir.write("k.cu", k_kernel); }
+    write_failure_fixture() { dir.write("k.cu", test::k_twice_kernel); }
     std::vector<std::string> args(const std::string& request, std::vector<std::string> extra) {
         std::vector<std::string> a = {(dir / request).string(), "--cache-dir",
                                       (dir / "cache").string()};

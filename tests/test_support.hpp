@@ -79,6 +79,11 @@ std::string gpu_unavailable_reason();
 /// The cubin cache folder the tests use (never the user's own).
 std::string test_cache_dir();
 
+/// y = 2x over n floats: the kernel of the harness binary tests' requests (entry "twice").
+inline const std::string k_twice_kernel =
+    "extern \"C\" __global__ void twice(const float* x, float* y, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n";
+
 /// A scratch copy of the pilot (reference, a "slow" initial kernel: 2 ms per 256^3 for the
 /// fake harness, the manifest) and the optimize flags that run it on fake-harness, with
 /// tests/fake-compute-sanitizer.sh as compute-sanitizer.
