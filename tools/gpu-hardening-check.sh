@@ -28,19 +28,22 @@ attempt() {
   [[ -s $said ]] || said="$logs/$name.out"
   printf '%-22s exit %-3s stderr %s bytes\n' "$name" "$rc" "$(stat -c %s "$logs/$name.err")" | tee -a "$log"
   # check's table: its FAIL lines; otherwise the last lines.
-  { grep -A1 '^  FAIL' "$said" || grep -v '^Run with --help' "$said" | tail -n 3; } | cut -c 1-420 |
-    sed 's/^/    /' | tee -a "$log"
+  { grep -A1 --no-group-separator '^  FAIL' "$said" ||
+    grep -v '^Run with --help' "$said" | tail -n 3; } | cut -c 1-420 | sed 's/^/    /' | tee -a "$log"
 }
-# Copies the harness example to DIR with PYTHON applied to its request (as r).
-example_with() {
-  local dir=$1 edit=$2
-  mkdir -p "$dir" && cp examples/harness/matmul/matmul_f32.cu "$dir/"
-  python3 - "$dir/request.json" "$edit" <<'EOF'
-import json, sys
-r = json.load(open("examples/harness/matmul/request.json"))
-exec(sys.argv[2])
-open(sys.argv[1], "w").write(json.dumps(r))
+# Writes DEST: the JSON file SRC with PYTHON applied to it (as r; os and json imported).
+json_with() {
+  python3 - "$1" "$2" "$3" <<'EOF'
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(json.dumps(r))
 EOF
+}
+# Copies the harness example to DIR with PYTHON applied to its request.
+example_with() {
+  mkdir -p "$1" && cp examples/harness/matmul/matmul_f32.cu "$1/" &&
+    json_with examples/harness/matmul/request.json "$1/request.json" "$2"
 }
 
 nvidia-smi --query-gpu=name,driver_version,temperature.gpu --format=csv,noheader >"$log" 2>&1
@@ -65,8 +68,7 @@ fi
 echo "== names the harness must refuse (exit 11, invalid_request: the field named, the value quoted short)" | tee -a "$log"
 example_with "$work/nul" 'r["cases"][1]["name"] = "perf-\u0000x"'
 attempt harness-nul-case "$harness" "$work/nul/request.json"
-example_with "$work/surrogate" 'r["cases"][1]["name"] = "PERF"'
-sed -i 's/"PERF"/"perf-\\udfff"/' "$work/surrogate/request.json"
+example_with "$work/surrogate" 'r["cases"][1]["name"] = "perf-\udfff"'  # json writes \udfff
 attempt harness-lone-surrogate "$harness" "$work/surrogate/request.json"
 example_with "$work/nul-output" 'r["cases"][0]["args"][2]["output_file"] = "outputs/c.bin\u0000.evil"'
 attempt harness-nul-output "$harness" "$work/nul-output/request.json"
@@ -80,21 +82,12 @@ attempt harness-nul-source "$harness" "$work/nul-source/request.json"
 echo "== check: huge durations, then the example as it is (real harness, real GPU)" | tee -a "$log"
 attempt check-timeout-1e300 "$opt" check --config examples/matmul/config.json --timeout 1e300
 attempt check-timeout-1e10 "$opt" check --config examples/matmul/config.json --timeout 1e10
-python3 - "$work/cfg.json" <<'EOF'
-import json, sys
-c = json.load(open("examples/matmul/config.json"))
+json_with examples/matmul/config.json "$work/cfg.json" '
 for k in ("reference", "initial_kernel", "input_cases", "holdout_cases"):
-    c[k] = "%s/examples/matmul/%s" % (__import__("os").getcwd(), c[k])
-c["timeout"] = 1e300
-json.dump(c, open(sys.argv[1], "w"))
-EOF
+    r[k] = os.path.abspath("examples/matmul/" + r[k])
+r["timeout"] = 1e300'
 attempt check-config-timeout "$opt" check --config "$work/cfg.json"
-python3 - "$work/cases.json" <<'EOF'
-import json, sys
-c = json.load(open("examples/matmul/input_cases.json"))
-c["cases"][1]["name"] = "perf-\u0000x"
-json.dump(c, open(sys.argv[1], "w"))
-EOF
+json_with examples/matmul/input_cases.json "$work/cases.json" 'r["cases"][1]["name"] = "perf-\u0000x"'
 attempt check-nul-case "$opt" check --config examples/matmul/config.json --input-cases "$work/cases.json"
 attempt check-example "$opt" check --config examples/matmul/config.json
 tail -n 12 "$logs/check-example.out" | tee -a "$log"
