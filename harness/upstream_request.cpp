@@ -6,6 +6,7 @@
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -38,7 +39,7 @@ std::string native_dtype(const json_field& f) {
     if (parse_dtype(type)) return type;
     if (auto it = k_aliases.find(type); it != k_aliases.end()) return it->second;
     fail(f,
-         "unknown type '" + type + "'; expected one of " + dtype_names_list() +
+         "unknown type " + quote_value(type) + "; expected one of " + dtype_names_list() +
              " or float32, float16, bfloat16, float8_e4m3fn, float8_e5m2, float64, int32, uint32, "
              "int64, uint64, int8, uint8");
 }

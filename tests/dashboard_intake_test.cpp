@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/message_text.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -68,8 +69,11 @@ TEST_CASE("path traversal in upload names is refused with 400 naming the name", 
         const auto [status, why] =
             refusal({file_part("config.json", "{}"), file_part(bad, "data")});
         CHECK(status == 400);
-        CHECK_THAT(why, Catch::Contains("'" + bad + "'"));
+        // Shown as every message shows a value: quoted, a backslash or control character escaped.
+        CHECK_THAT(why, Catch::Contains(quote_value(bad)));
     }
+    CHECK_THAT(refusal({file_part("config.json", "{}"), file_part("a\\b", "data")}).second,
+               Catch::StartsWith(R"(upload name 'a\\b' refused)"));
     CHECK(refusal({file_part("config.json", "{}"), field_part("config", "../config.json")}).first ==
           400);
 }
@@ -90,6 +94,21 @@ TEST_CASE("a name twice, a bad priority or a config not uploaded is refused", "[
                Catch::Contains("-1000 to 1000"));
     CHECK_THAT(refusal({file_part("a.cu", "k")}).second,
                Catch::Contains("config 'config.json' is not among"));
+}
+
+TEST_CASE("a refusal quotes at most 200 characters of a long name or priority", "[http]") {
+    const std::string long_name = std::string(5000, 'n') + ".cu";
+    const std::string name_said =
+        refusal({file_part("config.json", "{}"), file_part(long_name, "k")}).second;
+    CHECK_THAT(name_said, Catch::Contains("upload name '" + std::string(200, 'n') +
+                                          "'… (5003 bytes) refused"));
+    CHECK(name_said.size() < 1000);
+    const std::string priority_said =
+        refusal({file_part("config.json", "{}"), field_part("priority", std::string(5000, '9'))})
+            .second;
+    CHECK_THAT(priority_said, Catch::Contains("priority '" + std::string(200, '9') +
+                                              "'… (5000 bytes) is not a whole number"));
+    CHECK(priority_said.size() < 1000);
 }
 
 TEST_CASE("uploads are written below the folder's files/, never replacing or following", "[http]") {

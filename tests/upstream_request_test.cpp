@@ -75,6 +75,14 @@ TEST_CASE("a v0.0 request with an unknown type names the argument and the accept
         Catch::Contains("arguments[3].type: unknown type 'quad'") && Catch::Contains("float32"));
 }
 
+TEST_CASE("a v0.0 request's long unknown type is quoted in 200 characters and its size") {
+    // Found by fuzz_request: a 21 KB type came back whole in the message.
+    const std::string said = error_with("\"int32\"", "\"" + std::string(20000, 'p') + "\"");
+    CHECK_THAT(said, Catch::Contains("arguments[3].type: unknown type '" + std::string(200, 'p') +
+                                     "'… (20000 bytes); expected one of"));
+    CHECK(said.size() < 1000);
+}
+
 TEST_CASE("a v0.0 request with a long inline source is read, not refused as a file name") {
     test::scratch_folder dir;
     dir.write_values("a.bin", std::vector<float>(512, 1.0f));

@@ -77,3 +77,14 @@ TEST_CASE("a generator is checked against its buffer the same way wherever it is
     CHECK_THAT(check_generator(g, dtype::u8)->message, Catch::Contains("range does not fit"));
     CHECK_FALSE(check_generator(g, dtype::i32));
 }
+
+TEST_CASE("a refused compile option is quoted in at most 200 characters and its size") {
+    CHECK(check_compile_options({"--frobnicate"}, "") ==
+          "compile option '--frobnicate' is not on the allow-list");
+    const std::string long_option = "--" + std::string(4000, 'x');
+    CHECK(check_compile_options({long_option}, "") ==
+          "compile option '--" + std::string(198, 'x') +
+              "'… (4002 bytes) is not on the allow-list");
+    CHECK(check_compile_options({"-I/etc"}, "") ==
+          "compile option '-I/etc': include paths must lie in the CUDA toolkit or the run folder");
+}

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "common/message_text.hpp"
+
 namespace cuopt {
 
 namespace fs = std::filesystem;
@@ -53,7 +55,7 @@ std::string check_compile_options(const std::vector<std::string>& options,
     for (const auto& o : options) {
         bool allowed = false;
         for (const char* p : k_allowed_prefixes) allowed |= o.rfind(p, 0) == 0;
-        if (!allowed) return "compile option '" + o + "' is not on the allow-list";
+        if (!allowed) return "compile option " + quote_value(o) + " is not on the allow-list";
         std::string include;
         if (o.rfind("-I", 0) == 0) include = o.substr(2);
         if (o.rfind("--include-path=", 0) == 0) include = o.substr(15);
@@ -64,8 +66,8 @@ std::string check_compile_options(const std::vector<std::string>& options,
             const bool in_run =
                 !run_folder.empty() && s.rfind(fs::weakly_canonical(run_folder).string(), 0) == 0;
             if (!in_toolkit && !in_run)
-                return "compile option '" + o +
-                       "': include paths must lie in the CUDA toolkit or the run folder";
+                return "compile option " + quote_value(o) +
+                       ": include paths must lie in the CUDA toolkit or the run folder";
         }
     }
     return "";

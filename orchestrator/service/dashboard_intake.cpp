@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/file_io.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -35,12 +36,13 @@ void add_file(intake_form& form, multipart_part& part, std::size_t max_file_byte
     const std::string name = upload_name(part);
     if (name.empty() && part.data.empty()) return;  // an input with no file chosen
     if (const std::string why = upload_name_problem(name); !why.empty())
-        throw intake_refusal(400, "upload name '" + name + "' refused: " + why);
+        throw intake_refusal(400, "upload name " + quote_value(name) + " refused: " + why);
     if (part.data.size() > max_file_bytes)
-        throw intake_refusal(413, "file '" + name + "' is " + std::to_string(part.data.size()) +
-                                      " bytes; the limit is " + std::to_string(max_file_bytes));
+        throw intake_refusal(413, "file " + quote_value(name) + " is " +
+                                      std::to_string(part.data.size()) + " bytes; the limit is " +
+                                      std::to_string(max_file_bytes));
     if (!seen.insert(name).second)
-        throw intake_refusal(400, "file '" + name + "' is uploaded twice");
+        throw intake_refusal(400, "file " + quote_value(name) + " is uploaded twice");
     form.files.push_back({name, std::move(part.data)});
 }
 
@@ -55,7 +57,8 @@ int read_priority(const std::string& text) {
         used = 0;
     }
     if (used != t.size() || value < -1000 || value > 1000)
-        throw intake_refusal(400, "priority '" + t + "' is not a whole number from -1000 to 1000");
+        throw intake_refusal(
+            400, "priority " + quote_value(t) + " is not a whole number from -1000 to 1000");
     return value;
 }
 
@@ -77,7 +80,7 @@ std::vector<std::string> read_args(const std::string& text) {
 
 void write_one(const fs::path& root, const uploaded_file& f) {
     if (const std::string why = upload_name_problem(f.name); !why.empty())
-        throw intake_refusal(400, "upload name '" + f.name + "' refused: " + why);
+        throw intake_refusal(400, "upload name " + quote_value(f.name) + " refused: " + why);
     const fs::path target = resolve_inside(root, f.name);  // throws for anything escaping
     fs::create_directories(target.parent_path());
     // O_EXCL|O_NOFOLLOW in the upload's fresh folder: never an existing file, never through a
@@ -158,10 +161,10 @@ intake_form read_intake_form(std::vector<multipart_part> parts, std::size_t max_
         }
     }
     if (const std::string why = upload_name_problem(form.config); !why.empty())
-        throw intake_refusal(400, "config name '" + form.config + "' refused: " + why);
+        throw intake_refusal(400, "config name " + quote_value(form.config) + " refused: " + why);
     if (!seen.count(form.config))
-        throw intake_refusal(400, "the config '" + form.config +
-                                      "' is not among the uploaded files (" +
+        throw intake_refusal(400, "the config " + quote_value(form.config) +
+                                      " is not among the uploaded files (" +
                                       std::to_string(form.files.size()) + " uploaded)");
     return form;
 }
