@@ -16,10 +16,11 @@ struct harness_options {
     bool remeasure = false;     // --measure: ignore a cached measurement (implies --measure)
     bool compile_only = false;  // NVRTC only: no driver or GPU needed
     std::string arch;  // target for --compile-only (default: the device's, or sm_90 without one)
-    bool no_cache = false;        // always run NVRTC, never read or write the cubin cache
-    std::string cache_dir;        // cubin cache folder (default: $CUDA_HARNESS_CACHE_DIR or
-                                  // ~/.cache/cuda-harness)
-    bool quiet = false;           // no summary line on stderr
+    std::string cubin_out;  // --compile-only: also write the compiled cubin here (a disassembler's)
+    bool no_cache = false;  // always run NVRTC, never read or write the cubin cache
+    std::string cache_dir;  // cubin cache folder (default: $CUDA_HARNESS_CACHE_DIR or
+                            // ~/.cache/cuda-harness)
+    bool quiet = false;     // no summary line on stderr
     bool no_stream_hold = false;  // don't hold the stream while queueing timed launches (profilers)
     bool worker = false;          // serve request paths from stdin, one reply line each on stdout
     std::string root;  // the folder tree the harness may read and write once confined (default:

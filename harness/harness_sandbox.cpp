@@ -217,6 +217,10 @@ const confinement& confine_harness(const harness_options& o) {
     if (!o.worker && !o.request.empty()) {
         const fs::path response = resolved_path(response_path(o));
         if (!lies_within(response, root)) writable.push_back(response.parent_path());
+        if (!o.cubin_out.empty()) {
+            const fs::path cubin = resolved_path(fs::absolute(o.cubin_out));
+            if (!lies_within(cubin, root)) writable.push_back(cubin.parent_path());
+        }
     }
     if (!o.no_cache) {
         const fs::path cache =

@@ -47,6 +47,9 @@ void define_options(CLI::App& app, harness_options& o) {
     app.add_option("--arch", o.arch,
                    "Target for --compile-only, e.g. sm_90 (default: the device's, else sm_90)")
         ->check(CLI::Validator([](std::string& v) { return cuopt::check_arch(v); }, "sm_XY"));
+    app.add_option("--cubin-out", o.cubin_out,
+                   "With --compile-only: write the compiled cubin to FILE (for cuobjdump)")
+        ->type_name("FILE");
     app.add_flag("--no-cache", o.no_cache,
                  "Always run NVRTC (and --measure); never read or write the cache");
     app.add_option(
@@ -115,6 +118,8 @@ int print_device_info(const harness_options& o) {
 std::string check_file_arguments(const harness_options& o) {
     namespace fs = std::filesystem;
     std::error_code ec;
+    if (!o.cubin_out.empty() && !o.compile_only)
+        return "--cubin-out writes the cubin of a --compile-only run: add --compile-only";
     if (fs::is_directory(o.request, ec))
         return o.request + ": is a directory; expected REQUEST.json, a request file such as " +
                (fs::path(o.request) / "request.json").string();

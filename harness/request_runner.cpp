@@ -75,6 +75,18 @@ std::optional<device_fingerprint> device_phase(int index, std::string* why, exit
     return std::nullopt;
 }
 
+// --cubin-out: the compiled cubin, for a disassembler (the optimizer's instruction audit).
+bool write_cubin(const compile_result& c, const harness_options& o, harness_report& report) {
+    if (o.cubin_out.empty() || !o.compile_only) return true;
+    try {
+        write_file_atomic(o.cubin_out, c.cubin.data(), c.cubin.size());
+        return true;
+    } catch (const std::exception& e) {
+        report.fail(exit_code::internal_error, std::string("--cubin-out: ") + e.what());
+        return false;
+    }
+}
+
 bool compile_phase(const request& req, const std::string& arch, const harness_options& o,
                    harness_report& report) {
     std::unique_ptr<cubin_cache> cache;
@@ -100,7 +112,7 @@ bool compile_phase(const request& req, const std::string& arch, const harness_op
                                              "field compile.log of " + response_path(o).string()));
         return false;
     }
-    return true;
+    return write_cubin(c, o, report);
 }
 
 kernel_attributes read_attributes(CUfunction f) {

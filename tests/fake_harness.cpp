@@ -656,6 +656,11 @@ bool g_worker = false;  // serving as --worker
 // kernel that can malloc); "" otherwise.
 std::string g_retire_reason;
 
+// --cubin-out FILE of a --compile-only run: the fake has no machine code, so the kernel's source
+// stands in, after a FAKE-CUBIN line (a real cuobjdump refuses it; tests/fake-cuobjdump.sh
+// prints the fixture its FAKE_SASS=NAME marker names).
+std::string g_cubin_out;
+
 // The command line, as the real harness reads it (what the fake needs of it).
 struct fake_options {
     std::string request, response, root;
@@ -677,6 +682,8 @@ fake_options parse_fake_options(int argc, char** argv) {
             o.device = std::atoi(argv[++i]);
         else if ((a == "--arch" || a == "--cache-dir") && has_value)
             ++i;
+        else if (a == "--cubin-out" && has_value)
+            g_cubin_out = argv[++i];
         else if (a.rfind("--", 0) != 0 && o.request.empty())
             o.request = a;
         o.worker |= a == "--worker";
@@ -927,6 +934,7 @@ int serve_one(const std::string& request_arg, const std::string& response_path, 
     }
     if (compile_only) {
         report.mode = "compile_only";
+        if (!g_cubin_out.empty()) write_file_atomic(g_cubin_out, "FAKE-CUBIN\n" + src);
         return finish();
     }
     if (src.find("FAKE_STDOUT_NOISE") != std::string::npos) {  // a kernel's printf, forging

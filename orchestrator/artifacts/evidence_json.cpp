@@ -58,6 +58,22 @@ Value sanitizer_json(const std::vector<sanitizer_result>& runs, json_allocator& 
     return out.take();
 }
 
+// The instructions gate's audit (null where the gate did not reach it).
+Value instructions_json(const std::optional<instruction_audit>& audit, json_allocator& a) {
+    if (!audit) return Value();
+    const instruction_mix& m = audit->mix;
+    json_object v(a);
+    v.add("ran", audit->ran).add("reason", audit->ran ? Value() : json_text(audit->reason, a));
+    v.add("tool", audit->tool).add("arch", audit->arch).add("total", m.total);
+    v.add("mma", m.mma).add("mma_opcodes", m.mma_opcodes).add("fp64", m.fp64);
+    v.add("atomics", m.atomics).add("atomic_opcodes", m.atomic_opcodes);
+    v.add("clock_reads", m.clock_reads);
+    v.add("clock_registers",
+          std::vector<std::string>(m.clock_registers.begin(), m.clock_registers.end()));
+    v.add("device_heap", calls_device_heap(m)).add("externs", m.externs);
+    return v.add("functions", m.functions).add("other_kernels", m.other_kernels).take();
+}
+
 Value check_json(const candidate_check& c, const search_outcome& o, json_allocator& a) {
     json_object v(a);
     v.add("attempt", id_json(o, c.attempt, a)).add("label", o.history[c.attempt].cand.label);
@@ -67,6 +83,7 @@ Value check_json(const candidate_check& c, const search_outcome& o, json_allocat
     v.add("gates", gates_json(c.gates, a)).add("sanitizer", sanitizer_json(c.sanitizer, a));
     v.add("determinism",
           c.determinism ? Value(rapidjson::StringRef(to_string(c.determinism->kind))) : Value());
+    v.add("instructions", instructions_json(c.instructions, a));
     return v.add("repetition_ratio", c.repetition_ratio).take();
 }
 
@@ -154,8 +171,8 @@ Value vendor_json(const evidence_report& ev, const search_outcome& o, json_alloc
 
 Value evidence_json(const evidence_report& ev, const search_outcome& o, const manifest& m,
                     json_allocator& a) {
-    (void)m;
     json_object v(a);
+    v.add("requires_mma", m.required_mma.empty() ? Value() : json_text(m.required_mma, a));
     v.add("ran", ev.ran).add("skipped", ev.skipped.empty() ? Value() : json_text(ev.skipped, a));
     v.add("search_best", id_json(o, ev.search_best, a)).add("winner", id_json(o, ev.winner, a));
     json_array checked(a);
@@ -250,6 +267,8 @@ std::string evidence_lines(const search_outcome& o, const evidence_report& ev, b
                                   : "passed the gates that ran (not run: " + skipped + ")") +
                "\n";
         for (const std::string& w : c.warnings) out += "  warning: " + w + "\n";
+        if (c.passed && c.instructions && c.instructions->ran)
+            out += "  instructions: " + describe_mix(c.instructions->mix) + "\n";
     }
     if (!ev.winner) out += "evidence: NO candidate passes the gates, the initial kernel included\n";
     if (ev.significance) {

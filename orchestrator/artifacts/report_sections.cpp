@@ -113,7 +113,8 @@ std::string verdict_section(const report_context& c) {
     o << "</ul>\n<p class=\"rule\">The rule: GO only when the declared winner passes the "
          "holdout, is faster than the initial kernel beyond the practical margin with an "
          "equivalent A/A control, is "
-         "sanitizer clean and is not below the speed-of-light floor. A condition that was not run "
+         "sanitizer clean and is not below the speed-of-light floor (and, where the manifest "
+         "requires an MMA class, its SASS holds it). A condition that was not run "
          "proves nothing and counts against.</p>\n</section>\n";
     return o.str();
 }
@@ -186,6 +187,57 @@ std::string sol_rows(const Value& evidence) {
     return o.str();
 }
 
+// "QGMMA.64x8x32.F32.E4M3.E4M3 16, ..." of an object of counts.
+std::string counts_of(const Value& counts) {
+    std::string out;
+    if (!counts.IsObject()) return out;
+    for (const auto& m : counts.GetObject())
+        if (m.value.IsInt())
+            out += (out.empty() ? "" : ", ") + std::string(m.name.GetString()) + " " +
+                   std::to_string(m.value.GetInt());
+    return out;
+}
+
+// The declared winner's instruction audit (the instructions gate), as a small table.
+std::string instruction_mix_html(const Value& ev) {
+    const Value* audit = nullptr;
+    for (const Value& c : array_or_empty(ev, "checked").GetArray())
+        if (!text_of(ev, "winner").empty() && text_of(c, "attempt") == text_of(ev, "winner"))
+            audit = member(c, "instructions");
+    const std::string required = text_of(ev, "requires_mma");
+    std::ostringstream o;
+    o << "<h3>Instruction mix (the winner's SASS)</h3>\n";
+    if (!audit || !audit->IsObject())
+        return o.str() + "<p class=\"note\">No instruction audit of the winner recorded.</p>\n";
+    if (!bool_of(*audit, "ran").value_or(false))
+        return o.str() + "<p class=\"note\">Not run: " + html_escape(text_of(*audit, "reason")) +
+               (required.empty() ? ""
+                                 : " (the manifest requires an MMA of class " +
+                                       html_escape(required) + ": no go without it)") +
+               ".</p>\n";
+    std::string regs;
+    for (const Value& r : array_or_empty(*audit, "clock_registers").GetArray())
+        regs += (regs.empty() ? "" : ", ") + std::string(r.IsString() ? r.GetString() : "");
+    std::string externs;
+    for (const Value& e : array_or_empty(*audit, "externs").GetArray())
+        externs += (externs.empty() ? "" : ", ") + std::string(e.IsString() ? e.GetString() : "");
+    const auto row = [&o](const char* name, const std::string& value) {
+        o << "<tr><th>" << name << "</th><td>" << html_escape(value.empty() ? "none" : value)
+          << "</td></tr>\n";
+    };
+    o << "<table class=\"data\"><tbody>\n";
+    row("target", text_of(*audit, "arch") + " (" + text_of(*audit, "tool") + ")");
+    row("instructions", text_of(*audit, "total"));
+    row("MMA by input class", counts_of(object_or_empty(*audit, "mma")) +
+                                  (required.empty() ? "" : " (requires.mma: " + required + ")"));
+    row("MMA opcodes", counts_of(object_or_empty(*audit, "mma_opcodes")));
+    row("FP64 instructions", text_of(*audit, "fp64"));
+    row("atomics and reductions", counts_of(object_or_empty(*audit, "atomic_opcodes")));
+    row("clock reads", regs.empty() ? "" : text_of(*audit, "clock_reads") + " (" + regs + ")");
+    row("external calls", externs);
+    return o.str() + "</tbody></table>\n";
+}
+
 }  // namespace
 
 std::string latency_section(const report_context& c) {
@@ -220,7 +272,7 @@ std::string latency_section(const report_context& c) {
              "<th>initial, % of SOL</th><th>winner, % of SOL</th><th>score (0.5 initial, 1 "
              "SOL)</th></tr></thead><tbody>\n"
           << sol << "</tbody></table>\n";
-    return o.str() + "</section>\n";
+    return o.str() + instruction_mix_html(ev) + "</section>\n";
 }
 
 namespace {

@@ -92,6 +92,21 @@ go_condition sanitizer_condition(const Value* entry, const std::string& no_evide
     return c;
 }
 
+// Only where the manifest requires an MMA class: the winner's SASS holds it. An audit that did
+// not run (no cuobjdump, no cubin) proves nothing and keeps the run from a go.
+go_condition instructions_condition(const Value* entry, const std::string& required,
+                                    const std::string& no_evidence) {
+    go_condition c{"holds the required MMA path (requires.mma " + required + ")",
+                   condition_state::not_run, no_evidence};
+    const Value* g = gate_of(entry, "instructions");
+    if (!g) return c;
+    c.detail = text_of(*g, "detail");
+    if (!bool_of(*g, "ran").value_or(false)) return c;
+    c.state =
+        bool_of(*g, "passed").value_or(false) ? condition_state::met : condition_state::not_met;
+    return c;
+}
+
 go_condition sol_condition(const Value& evidence, const std::string& no_evidence) {
     go_condition c{"not below the speed-of-light floor", condition_state::not_run, no_evidence};
     double worst = -1;
@@ -186,6 +201,8 @@ go_verdict decide_go(const Value& summary, const Value& run) {
     const std::string none = no_evidence_reason(ev);
     v.conditions = {holdout_condition(entry, none), significance_condition(v, none),
                     sanitizer_condition(entry, none), sol_condition(ev, none)};
+    if (const std::string required = text_of(ev, "requires_mma"); !required.empty())
+        v.conditions.push_back(instructions_condition(entry, required, none));
     v.go = !v.winner_is_initial;
     for (const go_condition& c : v.conditions) v.go = v.go && c.state == condition_state::met;
     v.headline = headline_of(v);

@@ -1,8 +1,9 @@
 #pragma once
 /// The go / no-go rule the report opens with: the declared winner passes the holdout, is
 /// faster than the initial kernel beyond the practical margin (an equivalent A/A), is sanitizer
-/// clean and is not below its speed-of-light floor. Each condition is met, not met or not run (a
-/// gate that did not run proves nothing); only all four met is a go. Read from summary.json.
+/// clean and is not below its speed-of-light floor (and, where the manifest requires an MMA class,
+/// its SASS holds it). Each condition is met, not met or not run (a gate that did not run proves
+/// nothing); only all met is a go. Read from summary.json.
 
 #include <rapidjson/document.h>
 
@@ -39,7 +40,7 @@ struct go_verdict {
     std::string aa_class;                   // "equivalent", "noisy", "biased"; "" in older runs
     std::optional<double> margin;           // δ of the geometric mean (0.005 is ±0.5%)
     bool reliable = false;                  // the A/A control (every case's) allows a verdict
-    std::vector<go_condition> conditions;   // the rule's four, in its order
+    std::vector<go_condition> conditions;   // the rule's four (five with requires.mma), in order
 };
 
 /// The rule applied to summary.json (null where a failed run wrote none; `run` is run.json,

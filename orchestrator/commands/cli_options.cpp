@@ -245,6 +245,10 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
                     "compute-sanitizer binary (default: PATH, then the CUDA toolkit)")
         ->type_name("FILE");
     app->add_flag("--no-sanitizer", o.no_sanitizer, "Do not run compute-sanitizer on the winner");
+    app->add_option("--cuobjdump", o.cuobjdump,
+                    "cuobjdump binary for the winner's instruction audit (default: PATH, then the "
+                    "CUDA toolkit)")
+        ->type_name("FILE");
     app->add_flag("--allow-unconfined", o.allow_unconfined,
                   "Run the model's or --candidates' kernels even where the harness cannot confine "
                   "itself (no Landlock): they can then read any file you can");
@@ -300,7 +304,7 @@ void apply_config_text(CLI::App* app, optimizer_options& o, const std::string& t
     const std::string source = file.string();
     json_options_rules rules;
     rules.paths = {"reference", "initial_kernel", "input_cases", "candidates", "results_dir",
-                   "harness",   "holdout_cases",  "sanitizer",   "docs_cache"};
+                   "harness",   "holdout_cases",  "sanitizer",   "docs_cache", "cuobjdump"};
     rules.elsewhere = elsewhere;
     rules.special = [&](const std::string& key, const rapidjson::Value& v) {
         if (key == "resume")

@@ -449,6 +449,7 @@ evidence_settings evidence_settings_of(const optimizer_options& o) {
     if (!o.no_sanitizer) s.sanitizer = find_compute_sanitizer(o.sanitizer);
     s.allow_sanitizer_findings = o.allow_sanitizer_findings;
     s.sanitizer_timeout_s = o.sanitizer_timeout_s;
+    s.disassembler = find_disassembler(o.cuobjdump);
     s.min_gain = o.search.min_gain;
     return s;
 }

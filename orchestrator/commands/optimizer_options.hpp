@@ -83,7 +83,8 @@ struct optimizer_options {
     int evidence_candidates = 5;  // valid candidates checked in ranking order at most
     int rerank = 3;         // the best this many re-measured before the gates, gated in that order
     std::string sanitizer;  // compute-sanitizer binary ("" = PATH, then the toolkit)
-    bool no_sanitizer = false;              // skip compute-sanitizer even where it is found
+    bool no_sanitizer = false;  // skip compute-sanitizer even where it is found
+    std::string cuobjdump;  // the instruction audit's disassembler ("" = PATH, then the toolkit)
     bool allow_sanitizer_findings = false;  // findings warn instead of disqualifying
     bool fail_on_no_go = false;             // exit 30 (no_go) when the verdict is no_go
     double sanitizer_timeout_s = 600;       // per compute-sanitizer tool run

@@ -23,6 +23,7 @@
 #include "orchestrator/contract/manifest.hpp"
 #include "orchestrator/contract/request_writer.hpp"
 #include "orchestrator/contract/response_reader.hpp"
+#include "orchestrator/evidence/instruction_audit.hpp"
 #include "orchestrator/evidence/sanitizer_report.hpp"
 
 namespace cuopt {
@@ -428,6 +429,9 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
         add("sanitizer", find_compute_sanitizer(o.sanitizer) == fs::path(o.sanitizer), o.sanitizer,
             "no such file; pass the compute-sanitizer binary, or --no-sanitizer",
             exit_code::preflight_failed);
+    if (!o.cuobjdump.empty())
+        add("cuobjdump", !find_disassembler(o.cuobjdump).empty(), o.cuobjdump,
+            "no such file; pass the CUDA toolkit's cuobjdump", exit_code::preflight_failed);
     const bool harness_ok = fs::is_regular_file(o.harness);
     add("harness", harness_ok, o.harness, "build it (tools/setup.sh) or pass --harness PATH",
         exit_code::preflight_failed);

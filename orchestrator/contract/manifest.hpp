@@ -93,6 +93,9 @@ struct manifest {
     launch_expressions launch;
     std::optional<launch_expressions> reference_launch;   // the reference kernel's own launch
     std::optional<vendor_baseline_spec> vendor_baseline;  // every case's, unless it says otherwise
+    /// requires.mma: the MMA class the winner's SASS must hold (fp8, f16, bf16, tf32, int8, f64,
+    /// any: instruction_audit.hpp); "" when the manifest requires none.
+    std::string required_mma;
     std::vector<manifest_arg> args;
     std::vector<manifest_case> cases;
 

@@ -100,7 +100,9 @@ compile_summary read_compile_block(const json_field& f) {
             res.optional_integer<int>("registers"),
             res.optional_integer<int>("static_shared_bytes"),
             res.optional_integer<int>("local_bytes"),
-            res.optional_integer<int>("spill_store_bytes")};
+            res.optional_integer<int>("spill_store_bytes"),
+            f.text("lowered_name"),
+            f.text("arch")};
 }
 
 response_timing read_timing(const json_field& t) {

@@ -27,6 +27,8 @@ struct compile_summary {
     double wall_ms = 0;
     std::string log;
     std::optional<int> registers, static_shared_bytes, local_bytes, spill_store_bytes;
+    std::string lowered_name;  // the entry's name in the cubin (mangled unless extern "C")
+    std::string arch;          // what it was compiled for: "sm_90"
 };
 
 /// The clock that timed a case's launches: CUPTI's kernel records (GPU time of the kernel

@@ -300,7 +300,8 @@ request attempt_evaluator::make_request(const candidate& c, const request_paths&
     return req;
 }
 
-compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::path& folder) const {
+compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::path& folder,
+                                                const fs::path& cubin_out) const {
     compile_summary out;
     if (const std::string bad = prepare_folder(*this, m_manifest, c, folder, false); !bad.empty()) {
         out.log = bad;
@@ -310,6 +311,7 @@ compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::pa
                                      "--compile-only",   "--quiet",
                                      "--response",       (folder / "response.json").string()};
     if (!m_settings.arch.empty()) argv.insert(argv.end(), {"--arch", m_settings.arch});
+    if (!cubin_out.empty()) argv.insert(argv.end(), {"--cubin-out", cubin_out.string()});
     // The run's cubin cache, so that a later run of the same request finds what NVRTC made here.
     if (!m_settings.cache_dir.empty())
         argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});

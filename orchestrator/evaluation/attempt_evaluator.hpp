@@ -173,7 +173,9 @@ class attempt_evaluator {
 
     /// NVRTC only (cuda-harness --compile-only) for a candidate, in `folder`: no GPU run.
     /// The summary's log holds the error text when the harness failed before compiling.
-    compile_summary compile_only(const candidate& c, const std::filesystem::path& folder) const;
+    /// `cubin_out`: where the harness also writes the cubin (--cubin-out), when given.
+    compile_summary compile_only(const candidate& c, const std::filesystem::path& folder,
+                                 const std::filesystem::path& cubin_out = {}) const;
 
     /// Where a request finds its files, relative to its own folder.
     struct request_paths {

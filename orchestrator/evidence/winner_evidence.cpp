@@ -47,6 +47,8 @@ class gate_runner {
 
   private:
     using gate = bool (gate_runner::*)(const attempt_result&, const fs::path&, candidate_check&);
+    bool instructions(const attempt_result& r, const fs::path& dir, candidate_check& c);
+    instruction_audit audit(const attempt_result& r, const fs::path& dir) const;
     bool holdout(const attempt_result& r, const fs::path& dir, candidate_check& c);
     bool fresh_seeds(const attempt_result& r, const fs::path& dir, candidate_check& c);
     bool repetition(const attempt_result& r, const fs::path& dir, candidate_check& c);
@@ -88,6 +90,69 @@ bool disqualify(candidate_check& c, const std::string& gate, const std::string& 
     c.reason = reason;
     c.gates.push_back({gate, false, true, reason});
     return false;
+}
+
+// The candidate compiled again for the run's GPU (cuda-harness --compile-only --cubin-out: the
+// optimizer never links NVRTC) and its cubin disassembled; ran = false with the reason where
+// either cannot be done.
+instruction_audit gate_runner::audit(const attempt_result& r, const fs::path& dir) const {
+    instruction_audit a;
+    if (m_s.disassembler.empty()) {
+        a.reason = "cuobjdump not found (--cuobjdump PATH)";
+        return a;
+    }
+    const fs::path folder = dir / "instructions", cubin = folder / "kernel.cubin";
+    const compile_summary compiled = m_in.evaluator.compile_only(r.cand, folder, cubin);
+    std::error_code ec;
+    if (!compiled.ok || !fs::is_regular_file(cubin, ec)) {
+        a.reason = !compiled.ok ? "cuda-harness --compile-only failed: " +
+                                      compiled.log.substr(0, compiled.log.find('\n'))
+                                : "the harness wrote no cubin (" + cubin.string() + ")";
+        return a;
+    }
+    const auto runner = make_child_process_runner();
+    a = audit_cubin(
+        *runner, m_s.disassembler, cubin,
+        compiled.lowered_name.empty() ? r.cand.entry : compiled.lowered_name,
+        std::chrono::milliseconds(static_cast<long long>(1000 * m_s.disassembler_timeout_s)));
+    if (a.arch.empty()) a.arch = compiled.arch;
+    return a;
+}
+
+// The instruction mix on the record; a candidate without the manifest's requires.mma class is
+// precision_path, and reads of the clock registers are a warning (clock_read). An audit that
+// cannot run proves nothing: not run, and where an MMA class is required, a warning that the
+// verdict's rule turns into a no-go. The initial kernel is audited, never held to it.
+bool gate_runner::instructions(const attempt_result& r, const fs::path& dir, candidate_check& c) {
+    c.instructions = audit(r, dir);
+    const instruction_audit& a = *c.instructions;
+    const bool initial = m_outcome.initial && &r == &m_outcome.history[*m_outcome.initial];
+    const std::string required = initial ? "" : m_in.evaluator.contract().required_mma;
+    if (!a.ran) {
+        c.gates.push_back({"instructions", true, false, a.reason});
+        if (!required.empty())
+            c.warnings.push_back("instructions: not run: requires.mma " + required +
+                                 " cannot be checked (" + a.reason + ")");
+        return true;
+    }
+    std::string detail = describe_mix(a.mix) + (a.arch.empty() ? "" : " (" + a.arch + ")");
+    if (!a.mix.other_kernels.empty())
+        detail += "; " + std::to_string(a.mix.other_kernels.size()) +
+                  " other kernel(s) of the source not counted: never launched";
+    if (!initial && a.mix.clock_reads) {
+        std::string regs;
+        for (const std::string& s : a.mix.clock_registers) regs += (regs.empty() ? "" : ", ") + s;
+        c.warnings.push_back("clock_read: the kernel reads the clock (" + regs +
+                             "): it can tell when it is timed and behave differently then");
+    }
+    if (!required.empty() && !satisfies_mma(a.mix, required))
+        return disqualify(c, "instructions", "precision_path",
+                          "requires.mma is " + required + ", but its SASS holds no " + required +
+                              " MMA: " + detail);
+    c.gates.push_back(
+        {"instructions", true, true,
+         detail + (required.empty() ? "" : "; requires.mma " + required + ": present")});
+    return true;
 }
 
 bool gate_runner::holdout(const attempt_result& r, const fs::path& dir, candidate_check& c) {
@@ -492,9 +557,9 @@ candidate_check gate_runner::check(std::size_t index) {
     say("evidence: checking " + r.cand.label + " (iteration " + std::to_string(r.iteration) +
         ", attempt " + std::to_string(r.attempt) + ")");  // "1.0" would read as a number
     const bool is_initial = m_outcome.initial && index == *m_outcome.initial;
-    for (gate g :
-         {&gate_runner::holdout, &gate_runner::fresh_seeds, &gate_runner::repetition,
-          &gate_runner::determinism, &gate_runner::sanitizer, &gate_runner::significance}) {
+    for (gate g : {&gate_runner::instructions, &gate_runner::holdout, &gate_runner::fresh_seeds,
+                   &gate_runner::repetition, &gate_runner::determinism, &gate_runner::sanitizer,
+                   &gate_runner::significance}) {
         if (g == &gate_runner::significance && is_initial) break;
         if (!(this->*g)(r, dir, c)) break;
         say("  " + c.gates.back().gate + ": " + (c.gates.back().ran ? "passed" : "skipped") + " (" +

@@ -18,6 +18,9 @@
 ///                with the winner against itself as the A/A control; any failed run of
 ///                the winner disqualifies it
 ///
+///   instructions the cubin disassembled (cuobjdump): its instruction mix; a winner without the
+///                manifest's requires.mma class is precision_path (instruction_audit.hpp)
+///
 /// Every harness run lives in RUN/evidence/, so each conclusion can be replayed.
 
 #include <filesystem>
@@ -30,6 +33,7 @@
 
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/evidence/determinism.hpp"
+#include "orchestrator/evidence/instruction_audit.hpp"
 #include "orchestrator/evidence/rerank.hpp"
 #include "orchestrator/evidence/sanitizer_report.hpp"
 #include "orchestrator/evidence/significance.hpp"
@@ -51,6 +55,8 @@ struct evidence_settings {
     double sanitizer_timeout_s = 600;       // per tool run
     /// A performance case joins the sanitizer runs when its buffers hold at most this many bytes.
     std::uint64_t sanitizer_max_case_bytes = 64ull << 20;
+    std::filesystem::path disassembler;  // cuobjdump; empty: not found (the audit cannot run)
+    double disassembler_timeout_s = 120;
     std::uint64_t fresh_seed_offset = 1ull << 40;  // launch indices the search never uses
     double memoisation_threshold = 0.10;  // repeated inputs faster by more than this (or 3x noise)
     double min_gain = 0.01;               // a candidate must beat the initial kernel by this
@@ -138,6 +144,7 @@ struct candidate_check {
     std::vector<sanitizer_result> sanitizer;
     std::optional<determinism_result> determinism;
     std::optional<double> repetition_ratio;  // varied / repeated geomean: >1 faster on repeats
+    std::optional<instruction_audit> instructions;  // the instructions gate's audit
     std::optional<significance_report> significance;
 };
 
