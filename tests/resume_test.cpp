@@ -97,7 +97,7 @@ attempt_result rich_attempt() {
     r.folder = "/tmp/run/candidates/iter-02/attempt-1";
     r.verdict = verdict::wrong_output;
     r.reason = "case 'perf-256': c: 1 of 65536 elements differ";
-    r.compile = {true, true, 12.625, "ptxas info: 40 registers", 40, 1024, 0, 8};
+    r.compile = {true, true, 12.625, "ptxas info: 40 registers", 40, 1024, 0, 8, "", ""};
     r.harness_exit_code = 0;
     r.harness_signal = 0;
     r.harness_wall_ms = 431.0078125;
