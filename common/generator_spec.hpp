@@ -6,6 +6,7 @@
 
 #include <rapidjson/document.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,6 +34,10 @@ struct generator_spec {
     double start = 0.0, step = 1.0;   // sequence: start + step * index (the same every launch)
     double value = 1.0;               // constant
     std::uint64_t seed = 0;
+    /// The ChaCha20 key of this generator's stream, derived from the request's inputs_key (its
+    /// run's secret and round) and `seed` by the harness's reader; never read from or written to
+    /// JSON. Absent: the public, unkeyed stream of (seed, launch, index).
+    std::optional<std::array<std::uint32_t, 8>> stream_key;
 };
 
 /// Reads {"kind": ..., "low": ..., ...} (schema-checked: kind is a known name, numbers

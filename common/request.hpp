@@ -14,6 +14,7 @@
 
 #include "common/dtype.hpp"
 #include "common/generator_spec.hpp"
+#include "common/inputs_key.hpp"
 #include "common/name_table.hpp"
 
 namespace cuopt {
@@ -55,6 +56,9 @@ struct kernel_arg {
     std::optional<output_check_spec> check;  // outputs only
     // As the request gives it (buffers with an input only); perturbed_for_timing() decides.
     std::optional<timing_inputs> timing_inputs_mode;
+    /// A perturbed file input's rotations under the request's inputs_key (set by the reader):
+    /// absent, the public rotation_shift sequence.
+    std::optional<std::array<std::uint32_t, 8>> rotation_key;
     // scalar
     scalar_number scalar = 0.0;               // as written in the request
     std::vector<unsigned char> scalar_bytes;  // what the kernel receives (set by the reader)
@@ -252,7 +256,11 @@ struct request {
     /// check's expected_file may lie anywhere in it, outside the request's folder, so the
     /// oracle is never in the folder a candidate's compile can read.
     std::filesystem::path root;
-    bool upstream_layout = false;          // converted from the v0.0 single-case layout
+    bool upstream_layout = false;  // converted from the v0.0 single-case layout
+    /// The run's secret that keys every generated input (and file rotation); absent: the public
+    /// generator. `inputs_key_id` names the key (never the key) for the response.
+    std::optional<inputs_key_ref> inputs_key;
+    std::string inputs_key_id;
     kernel_spec kernel;                    // empty for a vendor request
     std::optional<vendor_library> vendor;  // set: every case has a vendor_call, no kernel
     int device = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/counter_rng.h"
 #include "common/file_io.hpp"
 #include "common/sha256.hpp"
 #include "harness/case_runner.hpp"
@@ -53,6 +54,14 @@ std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count) {
     // share a shift, and no shift is 0 (the checked launch's, which sees the file exactly).
     return 1 + static_cast<std::uint64_t>(static_cast<unsigned __int128>(launch_index % period) *
                                           step % period);
+}
+
+std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count,
+                             const std::optional<std::array<std::uint32_t, 8>>& key) {
+    if (!key || count < 2) return rotation_shift(launch_index, count);
+    cuopt_rng::stream_key k{};
+    std::copy(key->begin(), key->end(), k.words);
+    return 1 + cuopt_rng::keyed_bits(k, launch_index, 0) % (count - 1);
 }
 
 bool case_runner::regenerated(const kernel_arg& a) const {
@@ -115,7 +124,8 @@ void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launc
                                launch_index);
         else if (rotated(a))  // the checked launch sees the file exactly
             rotate_copy(stream, b.working.get(), b.pristine.get(), a.count,
-                        checked ? 0 : rotation_shift(launch_index, a.count), dtype_size(a.type));
+                        checked ? 0 : rotation_shift(launch_index, a.count, a.rotation_key),
+                        dtype_size(a.type));
         else if (b.pristine.get())
             CU_CALL(cuMemcpyDtoDAsync(b.working.get(), b.pristine.get(), a.bytes(), stream));
         else if (!a.has_input())

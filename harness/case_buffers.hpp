@@ -36,6 +36,10 @@ const live_buffer& buffer_named(const std::vector<live_buffer>& buffers, const s
 /// when it is not the checked launch: in [1, count - 1], different for successive launches;
 /// 0 when count < 2 (nothing to rotate).
 std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count);
+/// The same under a request's inputs_key (kernel_arg::rotation_key): 1 + a keyed draw below
+/// count - 1, which nobody can predict without the key; without one, the public sequence above.
+std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count,
+                             const std::optional<std::array<std::uint32_t, 8>>& key);
 
 /// One file a case wrote: an output, or an input dump.
 /// An output checked against the oracle on the GPU (the request's check).

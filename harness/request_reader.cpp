@@ -86,9 +86,9 @@ void read_input_file(const request& req, kernel_arg& arg, const json_field& f) {
                     std::to_string(arg.bytes()));
 }
 
-// The expected file of a check: relative to the request's folder, anywhere in the harness's
-// root (the oracle stays out of the folder a candidate's compile reads), exactly count x dtype.
-fs::path read_expected_file(const request& req, const kernel_arg& arg, const json_field& f) {
+// A file relative to the request's folder, anywhere in the harness's root (what a candidate's
+// compile must not read stays out of its folder: the oracle, the inputs key).
+fs::path resolve_in_root(const request& req, const json_field& f) {
     const std::string relative = f.text();
     if (fs::path(relative).is_absolute())
         fail(f, quote_value(relative) +
@@ -100,6 +100,13 @@ fs::path read_expected_file(const request& req, const kernel_arg& arg, const jso
     if (std::mismatch(root.begin(), root.end(), file.begin(), file.end()).first != root.end())
         fail(f, quote_value(relative) + " leaves " + root.string() +
                     ", the folder tree this harness may read (--root)");
+    return file;
+}
+
+// The expected file of a check: in the harness's root, exactly count x dtype.
+fs::path read_expected_file(const request& req, const kernel_arg& arg, const json_field& f) {
+    const fs::path file = resolve_in_root(req, f);
+    std::error_code ec;
     const auto size = fs::file_size(file, ec);
     if (ec) fail(f, "cannot read " + file.string() + " (" + ec.message() + ")");
     if (size != arg.bytes())
@@ -404,6 +411,29 @@ timing_config read_timing(const json_field& t) {
     return timing;
 }
 
+// The request's inputs_key: the key file (in the harness's root) read, and every generator and
+// perturbed file input of every case given its stream.
+void read_inputs_key_ref(request& req, const json_field& k) {
+    inputs_key_ref ref;
+    ref.file = resolve_in_root(req, k["file"]);
+    ref.round = k.optional_integer<std::uint64_t>("round").value_or(0);
+    inputs_key_words key{};
+    try {
+        key = read_inputs_key(ref.file);
+    } catch (const std::runtime_error& e) {
+        fail(k["file"], e.what());
+    }
+    req.inputs_key = ref;
+    req.inputs_key_id = inputs_key_id(key);
+    const auto rotation = stream_key_of(key, ref.round, 0, 1);  // domain 1: rotations
+    for (run_case& rc : req.cases)
+        for (kernel_arg& a : rc.args) {
+            if (a.generator)
+                a.generator->stream_key = stream_key_of(key, ref.round, a.generator->seed);
+            if (a.input_file) a.rotation_key = rotation;
+        }
+}
+
 }  // namespace
 
 request read_request(const fs::path& file, const std::vector<fs::path>& also_read,
@@ -437,6 +467,7 @@ request read_request(const fs::path& file, const std::vector<fs::path>& also_rea
             fail(c["name"], "duplicate case name " + quote_value(req.cases.back().name));
     }
     check_outputs_spare_inputs(req, also_read, root);
+    if (const auto key = root.find("inputs_key")) read_inputs_key_ref(req, *key);
     return req;
 }
 

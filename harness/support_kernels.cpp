@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "common/counter_rng.h"
+
 extern const unsigned char support_kernels_fatbin[];
 extern const std::size_t support_kernels_fatbin_size;
 
@@ -80,10 +82,16 @@ void support_kernels::generate(CUstream stream, CUdeviceptr buffer, dtype type, 
     if (spec.kind == generator_kind::normal) a = spec.mean, b = spec.stddev;
     if (spec.kind == generator_kind::sequence) a = spec.start, b = spec.step;
     if (spec.kind == generator_kind::constant) a = spec.value;
-    void* params[] = {&buffer, &n, &kind, &a, &b, &seed, &launch};
+    cuopt_rng::stream_key key{};
+    int keyed = spec.stream_key.has_value();
+    if (keyed) std::copy(spec.stream_key->begin(), spec.stream_key->end(), key.words);
+    void* params[] = {&buffer, &n, &kind, &a, &b, &seed, &launch, &key, &keyed};
+    // Keyed, a thread makes a ChaCha20 block of eight elements at a time.
+    const std::uint64_t items =
+        keyed ? (count + cuopt_rng::k_values_per_block - 1) / cuopt_rng::k_values_per_block : count;
     const unsigned threads = 256;
     const unsigned blocks = static_cast<unsigned>(std::max<std::uint64_t>(
-        1, std::min<std::uint64_t>((count + threads - 1) / threads, 8ull * m_sm_count)));
+        1, std::min<std::uint64_t>((items + threads - 1) / threads, 8ull * m_sm_count)));
     CU_CALL(cuLaunchKernel(m_generate[static_cast<int>(type)], blocks, 1, 1, threads, 1, 1, 0,
                            stream, params, nullptr));
 }

@@ -108,42 +108,62 @@ struct is_fp8<__nv_fp8_e5m2> {
     static constexpr bool value = true;
 };
 
+// One element's value from its 64 random bits.
 // kind: 0 uniform(a=low, b=high), 1 normal(a=mean, b=stddev), 2 int_range(a=low, b=high),
 //       3 sequence(a=start, b=step: a + b * index), 4 constant(a)
 template <typename T>
+__device__ __forceinline__ void store_value(T* out, unsigned long long i, unsigned long long bits,
+                                            int kind, double a, double b) {
+    double v;
+    if (kind == 0) {
+        v = cuopt_rng::uniform(bits, a, b);
+    } else if (kind == 3) {
+        v = cuopt_rng::exact_add(a, cuopt_rng::exact_mul(b, (double)i));
+    } else if (kind == 4) {
+        v = a;
+    } else if (kind == 1) {
+        const double u1 = ((bits >> 32) + 1.0) * (1.0 / 4294967296.0);
+        const double u2 = (bits & 0xFFFFFFFFull) * (1.0 / 4294967296.0);
+        v = a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
+    } else {
+        const long long n = cuopt_rng::int_range(bits, (long long)a, (long long)b);
+        if constexpr (is_fp8<T>::value)
+            out[i] = from_double<T>((double)n);
+        else
+            out[i] = static_cast<T>(n);
+        return;
+    }
+    out[i] = from_double<T>(v);
+}
+
+// keyed != 0: ChaCha20 under `key`, one block per thread step, eight elements a block;
+// otherwise the public stream of (seed, launch, index).
+template <typename T>
 __device__ void generate(T* out, unsigned long long count, int kind, double a, double b,
-                         unsigned long long seed, unsigned long long launch) {
-    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-         i < count; i += (unsigned long long)gridDim.x * blockDim.x) {
-        const unsigned long long bits = cuopt_rng::random_bits(seed, launch, i);
-        double v;
-        if (kind == 0) {
-            v = cuopt_rng::uniform(bits, a, b);
-        } else if (kind == 3) {
-            v = cuopt_rng::exact_add(a, cuopt_rng::exact_mul(b, (double)i));
-        } else if (kind == 4) {
-            v = a;
-        } else if (kind == 1) {
-            const double u1 = ((bits >> 32) + 1.0) * (1.0 / 4294967296.0);
-            const double u2 = (bits & 0xFFFFFFFFull) * (1.0 / 4294967296.0);
-            v = a + b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
-        } else {
-            const long long n = cuopt_rng::int_range(bits, (long long)a, (long long)b);
-            if constexpr (is_fp8<T>::value)
-                out[i] = from_double<T>((double)n);
-            else
-                out[i] = static_cast<T>(n);
-            continue;
-        }
-        out[i] = from_double<T>(v);
+                         unsigned long long seed, unsigned long long launch,
+                         cuopt_rng::stream_key key, int keyed) {
+    const unsigned long long first = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    if (!keyed) {
+        for (unsigned long long i = first; i < count; i += stride)
+            store_value(out, i, cuopt_rng::random_bits(seed, launch, i), kind, a, b);
+        return;
+    }
+    const unsigned long long per = cuopt_rng::k_values_per_block;
+    for (unsigned long long j = first; j * per < count; j += stride) {
+        unsigned int block[16];
+        cuopt_rng::chacha20_block(key.words, j, launch, block);
+        for (unsigned long long i = j * per; i < count && i < (j + 1) * per; ++i)
+            store_value(out, i, cuopt_rng::block_bits(block, i), kind, a, b);
     }
 }
 
-#define CUOPT_GENERATOR(suffix, type)                                      \
-    extern "C" __global__ void cuopt_generate_##suffix(                    \
-        type* out, unsigned long long count, int kind, double a, double b, \
-        unsigned long long seed, unsigned long long launch) {              \
-        generate<type>(out, count, kind, a, b, seed, launch);              \
+#define CUOPT_GENERATOR(suffix, type)                                                  \
+    extern "C" __global__ void cuopt_generate_##suffix(                                \
+        type* out, unsigned long long count, int kind, double a, double b,             \
+        unsigned long long seed, unsigned long long launch, cuopt_rng::stream_key key, \
+        int keyed) {                                                                   \
+        generate<type>(out, count, kind, a, b, seed, launch, key, keyed);              \
     }
 
 CUOPT_GENERATOR(f16, __half)

@@ -32,6 +32,11 @@
 //                        computes only on the launch the search checks)
 //   FAKE_FAILS_REMEASURE wrong when only the warm-up count differs from 10 (a significance
 //                        round), right otherwise
+//   FAKE_PREDICTS_INPUTS the kernel of issue 44 that predicts its generated inputs: its C is
+//                        computed from the public (unkeyed) generator's values, 19x faster
+//                        (its work done ahead); right only where a request has no inputs_key
+//   FAKE_AMORTISES=N     one launch in N does the work of N (N x the time), the others copy
+//                        (0.02x): the median sees only copies, the sum every launch's work
 //   FAKE_LAST_LAUNCH_ONLY computes only on a shape's first launch and on the last timed one:
 //                        a measured case whose timing.checked_launch is another timed launch
 //                        leaves C poisoned (the harness re-poisons before every launch)
@@ -132,7 +137,12 @@ using namespace cuopt;
 namespace {
 
 double generated(const generator_spec& g, std::uint64_t launch, std::uint64_t i) {
-    const std::uint64_t bits = cuopt_rng::random_bits(g.seed, launch, i);
+    std::uint64_t bits = cuopt_rng::random_bits(g.seed, launch, i);
+    if (g.stream_key) {  // keyed by the request's inputs_key, as the harness's GPU generator
+        cuopt_rng::stream_key k{};
+        std::copy(g.stream_key->begin(), g.stream_key->end(), k.words);
+        bits = cuopt_rng::keyed_bits(k, launch, i);
+    }
     switch (g.kind) {
         case generator_kind::uniform:
             return cuopt_rng::uniform(bits, g.low, g.high);
@@ -176,8 +186,9 @@ bool inputs_repeat(const request& req, const run_case& rc) {
 double fake_ms_per_unit(const std::string& source) {
     const auto pos = source.find("FAKE_MS=");
     const char* drift = std::getenv("CUOPT_FAKE_MACHINE_SLOWDOWN");
+    const double ahead = source.find("FAKE_PREDICTS_INPUTS") != std::string::npos ? 19.0 : 1.0;
     return (pos == std::string::npos ? 1.0 : std::stod(source.substr(pos + 8))) *
-           (drift && *drift ? std::atof(drift) : 1.0);
+           (drift && *drift ? std::atof(drift) : 1.0) / ahead;
 }
 
 // FAKE_PROCESS_JITTER=x in the source, or CUOPT_FAKE_PROCESS_JITTER=x for every kernel: each
@@ -308,12 +319,22 @@ float scalar_f32(const kernel_arg& a) {
 // innermost so that it vectorises without reordering any sum. gemm_e4m3(a, b, c, scale_a,
 // scale_b, m, n, k): c[i][j] = scale_a scale_b sum a[i][p] b[j][p] (B stored n x k), each
 // product of two e4m3 values exact in float.
+// The values a kernel that predicts its inputs (FAKE_PREDICTS_INPUTS) believes `a` holds: the
+// public generator's, whatever the request's key.
+kernel_arg as_predicted(kernel_arg a, const request& req) {
+    if (a.generator && req.kernel.source.find("FAKE_PREDICTS_INPUTS") != std::string::npos)
+        a.generator->stream_key.reset();
+    return a;
+}
+
 fake_gemm fake_kernel(const request& req, const run_case& rc, std::uint64_t launch) {
     const bool fp8 = req.kernel.entry == "gemm_e4m3";
     const std::size_t dims = fp8 ? 5 : 3;  // where m, n, k start
     fake_gemm g;
-    g.a = values_of(rc.args.at(0), values_launch(rc.args.at(0), req, rc, launch));
-    g.b = values_of(rc.args.at(1), values_launch(rc.args.at(1), req, rc, launch));
+    g.a =
+        values_of(as_predicted(rc.args.at(0), req), values_launch(rc.args.at(0), req, rc, launch));
+    g.b =
+        values_of(as_predicted(rc.args.at(1), req), values_launch(rc.args.at(1), req, rc, launch));
     g.m = scalar(rc.args.at(dims)), g.n = scalar(rc.args.at(dims + 1));
     g.k = scalar(rc.args.at(dims + 2));
     const std::int64_t m = g.m, n = g.n, k = g.k;
@@ -452,6 +473,11 @@ void time_case(case_outcome& out, const request& req, const std::string& source,
     out.warmup = req.timing.warmup;
     out.iterations = timed_launches(req.timing, ms, out.rule);
     out.samples_ms.assign(static_cast<std::size_t>(out.iterations), ms);
+    if (const auto every = marker_value(source, "FAKE_AMORTISES"); every && !every->empty()) {
+        const std::size_t n = std::max(1, std::atoi(every->c_str()));
+        for (std::size_t i = 0; i < out.samples_ms.size(); ++i)
+            out.samples_ms[i] = i % n == 0 ? ms * static_cast<double>(n) : ms * 0.02;
+    }
     out.stats_ms = summarize(out.samples_ms);
     out.relative_standard_error = out.iterations >= 5 ? std::optional<double>(0.0) : std::nullopt;
     const bool disagree = source.find("FAKE_CHANNELS_DISAGREE") != std::string::npos;

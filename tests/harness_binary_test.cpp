@@ -65,7 +65,7 @@ TEST_CASE("each bad request exits 11 with a response and a message naming the fi
              return j;
          }(),
          "field kases: unknown field; expected one of: schema_version, kernel, vendor, device, "
-         "timing, cases"},
+         "inputs_key, timing, cases"},
     };
     for (const auto& c : cases) {
         INFO(c.json);

@@ -5,6 +5,7 @@
 
 #include "common/counter_rng.h"
 #include "common/dtype.hpp"
+#include "common/inputs_key.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -271,6 +272,49 @@ TEST_CASE("fresh inputs change every launch and the checked launch's inputs are 
                 .exit_code == 0);
     CHECK(f.response()["cases"][0]["checked_launch_index"].GetUint64() == 16);
     CHECK(test::read_values<float>(f.dir / "y2.bin") == y);
+}
+
+TEST_CASE(
+    "keyed inputs: the GPU's ChaCha20 stream is the CPU's, bit for bit, and not the public one",
+    "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    gpu_fixture f;
+    const inputs_key_words key = draw_inputs_key();
+    write_inputs_key(f.dir / "inputs-key.json", key);
+    // The request in a folder of its own (as an attempt folder), the key one level up in --root.
+    f.dir.write("attempt/k.cu", k_kernels);
+    f.dir.write("attempt/req.json", header("copy_i32", 2, 5, true) + R"(
+      "inputs_key": { "file": "../inputs-key.json", "round": 7 },
+      "cases": [ { "name": "kf", "launch": { "grid": [8], "block": [128] },
+      "args": [ { "name": "x", "dtype": "i32", "count": 1001,
+                  "generator": {"kind": "int_range", "low": -1000000, "high": 1000000, "seed": 42},
+                  "input_dump_file": "x.bin" },
+                { "name": "y", "dtype": "i32", "count": 1001, "output_file": "y.bin" },
+                { "name": "n", "dtype": "i32", "value": 1001 } ] } ] })");
+    const auto r = test::run_harness({(f.dir / "attempt" / "req.json").string(), "--cache-dir",
+                                      test::test_cache_dir(), "--root", f.dir.path().string()});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto doc = test::read_response(f.dir / "attempt" / "response.json");
+    const std::uint64_t launch = doc["cases"][0]["checked_launch_index"].GetUint64();
+    const auto x = test::read_values<std::int32_t>(f.dir / "attempt" / "x.bin");
+    REQUIRE(x.size() == 1001);
+    CHECK(test::read_values<std::int32_t>(f.dir / "attempt" / "y.bin") == x);
+    cuopt_rng::stream_key k{};
+    const auto words = stream_key_of(key, 7, 42);
+    std::copy(words.begin(), words.end(), k.words);
+    int public_matches = 0;
+    for (std::uint64_t i = 0; i < x.size(); ++i) {
+        REQUIRE(x[i] ==
+                cuopt_rng::int_range(cuopt_rng::keyed_bits(k, launch, i), -1000000, 1000000));
+        public_matches +=
+            x[i] == cuopt_rng::int_range(cuopt_rng::random_bits(42, launch, i), -1000000, 1000000);
+    }
+    CHECK(public_matches < 5);
+    // Without --root the key lies outside what the harness may read: refused, never unkeyed.
+    const auto refused = test::run_harness({(f.dir / "attempt" / "req.json").string()});
+    CHECK(refused.exit_code == 11);
+    CHECK_THAT(refused.output, Catch::Contains("inputs_key") && Catch::Contains("--root"));
 }
 
 TEST_CASE("an integer range generator fills every value inside its inclusive bounds", "[gpu]") {

@@ -230,15 +230,23 @@ TEST_CASE(
 TEST_CASE("expected-output files are an oracle that needs no reference kernel") {
     optimizer_fixture f;
     REQUIRE(test::run_optimizer(f.args({"--max-iterations", "0"})).exit_code == 0);
-    // Keep the first run's oracle as expected files, then run again without --reference.
+    // Keep the first run's oracle as expected files, and the inputs it was made from (the
+    // reference's dump: each run keys its generated inputs with its own secret, so the second
+    // run gets them as files), then run again without --reference.
     std::string manifest = test::read_text(f.dir / "input_cases.json");
     for (const char* c : {"correctness-31x37x29", "perf-256", "perf-384x256x320"}) {
         const std::string name = c;
         fs::copy_file(f.run() / "reference/outputs" / (name + ".c.bin"),
                       f.dir / ("expected-" + name + ".bin"));
+        for (const char* arg : {"a", "b"})
+            fs::copy_file(f.run() / "reference/inputs" / (name + "." + arg + ".bin"),
+                          f.dir / (name + "." + arg + ".bin"));
         const std::string key = "\"name\": \"" + name + "\",";
         manifest.insert(manifest.find(key) + key.size(),
-                        " \"expected\": { \"c\": \"expected-" + name + ".bin\" },");
+                        " \"expected\": { \"c\": \"expected-" + name + ".bin\" }, " +
+                            "\"inputs\": { \"a\": { \"kind\": \"file\", \"file\": \"" + name +
+                            ".a.bin\" }, \"b\": { \"kind\": \"file\", \"file\": \"" + name +
+                            ".b.bin\" } },");
     }
     f.dir.write("input_cases.json", manifest);
     std::vector<std::string> a = f.args({"--max-iterations", "0"});

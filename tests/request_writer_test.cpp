@@ -32,7 +32,7 @@ request sample_request() {
     x.name = "x", x.is_buffer = true, x.count = 8, x.input_file = "inputs/x.bin";
     kernel_arg& y = c.args.emplace_back();
     y.name = "y", y.is_buffer = true, y.count = 8, y.output_file = "outputs/small.y.bin";
-    y.generator = generator_spec{generator_kind::int_range, -3, 5, 0, 1, 0, 1, 1, 77};
+    y.generator = generator_spec{generator_kind::int_range, -3, 5, 0, 1, 0, 1, 1, 77, std::nullopt};
     y.type = dtype::i32;
     y.input_dump_file = "inputs/small.y.bin";
     kernel_arg& s = c.args.emplace_back();

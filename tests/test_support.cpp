@@ -160,6 +160,17 @@ std::vector<std::string> optimizer_fixture::args(std::vector<std::string> extra)
     return a;
 }
 
+process_result optimizer_fixture::run_candidates(
+    const std::vector<std::pair<std::string, std::string>>& kernels,
+    std::vector<std::string> extra) const {
+    for (const auto& [name, marker] : kernels) dir.write("cands/" + name, kernel(marker));
+    std::vector<std::string> a = {"--proposer",          "files",
+                                  "--candidates",        (dir / "cands").string(),
+                                  "--significance-runs", "2"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_optimizer(args(a));
+}
+
 std::filesystem::path optimizer_fixture::run(int n) const {
     char name[16];
     std::snprintf(name, sizeof name, "run-%03d", n);

@@ -100,6 +100,10 @@ struct optimizer_fixture {
     std::vector<std::string> args(std::vector<std::string> extra = {}) const;
     /// results/run-NNN.
     std::filesystem::path run(int n = 1) const;
+    /// Writes each {file name, fake-harness marker} into cands/ as a kernel and runs the pilot
+    /// with them (--proposer files, two significance rounds, then `extra`).
+    process_result run_candidates(const std::vector<std::pair<std::string, std::string>>& kernels,
+                                  std::vector<std::string> extra = {}) const;
 };
 
 /// Sets an environment variable for one scope (unsets it for a null value), restoring what was

@@ -83,8 +83,17 @@ Value check_json(const candidate_check& c, const search_outcome& o, json_allocat
     v.add("gates", gates_json(c.gates, a)).add("sanitizer", sanitizer_json(c.sanitizer, a));
     v.add("determinism",
           c.determinism ? Value(rapidjson::StringRef(to_string(c.determinism->kind))) : Value());
+    v.add("repetition_ratio", c.repetition_ratio);
     v.add("instructions", instructions_json(c.instructions, a));
-    return v.add("repetition_ratio", c.repetition_ratio).take();
+    json_array spreads(a);
+    for (const launch_spread& s : c.launch_spreads) {
+        json_object sv(a);
+        sv.add("case", s.case_name).add("runs", s.runs).add("launches", s.launches);
+        sv.add("mean_over_median", s.mean_over_median);
+        spreads.push(
+            sv.add("slowest_over_median", s.slowest_over_median).add("tail_share", s.tail_share));
+    }
+    return v.add("launch_spreads", spreads).take();
 }
 
 Value significance_json(const significance_report& s, json_allocator& a) {
@@ -267,6 +276,9 @@ std::string evidence_lines(const search_outcome& o, const evidence_report& ev, b
                                   : "passed the gates that ran (not run: " + skipped + ")") +
                "\n";
         for (const std::string& w : c.warnings) out += "  warning: " + w + "\n";
+        for (const gate_result& g : c.gates)  // the figures an honest winner is judged by
+            if (c.passed && g.ran && g.gate == "amortised_work")
+                out += "  launches: " + g.detail + "\n";
         if (c.passed && c.instructions && c.instructions->ran)
             out += "  instructions: " + describe_mix(c.instructions->mix) + "\n";
     }

@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "common/file_io.hpp"
+#include "common/inputs_key.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/sha256.hpp"
@@ -303,6 +304,11 @@ std::string run_json(const run_info& info, const search_outcome& o) {
     json_object settings(a);
     for (const auto& [k, v] : info.settings) settings.add(k, setting_json(v, a));
     top.add("settings", settings).add("sha256", info.sha256);
+    if (!info.inputs_key_id.empty()) {
+        json_object key(a);
+        key.add("file", k_inputs_key_file).add("id", info.inputs_key_id);
+        top.add("inputs_key", key);
+    }
     top.add("device", parsed_or_null(info.device_json, a));
     top.add("devices", devices_json(o, &info.devices_json, a));
     top.add("started", info.started_utc);

@@ -63,6 +63,9 @@ struct run_info {
     /// How the harness confined itself and whether --allow-unconfined was given (the attempts
     /// are counted from the outcome when run.json is written); none before the preflight.
     std::optional<confinement_record> confinement;
+    /// The run's inputs key, by its public id (inputs_key_id), in RUN/inputs-key.json; "" for a
+    /// run from before keys (its inputs come from the public generator).
+    std::string inputs_key_id;
 };
 
 std::string history_json(const search_outcome& outcome, const std::filesystem::path& run);

@@ -255,8 +255,10 @@ void write_best(const fs::path& run, const search_outcome& o, const manifest& m,
         paths.inputs_prefix = "inputs/";
         paths.outputs_prefix = "replay/";
         paths.only_case = m.cases[i].name;
+        request req = evaluator.make_request(best, paths, false);
+        req.folder = run;  // the inputs key: inputs-key.json beside it
         write_file_atomic(run / ("best-case-" + std::to_string(i) + ".json"),
-                          write_request_json(evaluator.make_request(best, paths, false)));
+                          write_request_json(req));
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "common/cli_value_checks.hpp"
 #include "common/file_io.hpp"
+#include "common/inputs_key.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
 #include "common/message_text.hpp"
@@ -30,6 +31,7 @@
 #include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "orchestrator/evaluation/ncu_profile.hpp"
+#include "orchestrator/evidence/scorer_pin.hpp"
 #include "orchestrator/evidence/winner_evidence.hpp"
 #include "orchestrator/proposers/llm_proposer.hpp"
 
@@ -74,6 +76,7 @@ struct run_context {
     std::map<int, std::map<std::string, sol_floor>> device_floors;  // every device's, by index
     std::optional<manifest> holdout;
     oracle_files holdout_oracle;
+    scorer_pin pin;  // what decides the verdict, hashed before the search and again after
     std::optional<candidate> reference;
     std::optional<attempt_result> vendor;          // the vendor library on the declaring cases
     std::map<int, attempt_result> device_vendors;  // the same on every other device of --devices
@@ -283,6 +286,42 @@ void reopen_run(run_context& c) {
                   << " in flight evaluated again\n";
 }
 
+std::set<std::string> cases_with_generated_inputs(const manifest& m);
+
+// A case whose expected files were made from generated inputs: those must stay the public
+// generator's, so such a run is not keyed. "" when there is none.
+std::string case_with_expected_generated(const manifest& m) {
+    const std::set<std::string> generated = cases_with_generated_inputs(m);
+    for (const manifest_case& mc : m.cases)
+        if (!mc.expected.empty() && generated.count(mc.name)) return mc.name;
+    return "";
+}
+
+// The run's secret for its generated inputs: drawn for a new run, read back on --resume (a run
+// from before keys has none and keeps the public generator). Every request then names it.
+void key_inputs(run_context& c) {
+    const fs::path file = fs::absolute(c.run / k_inputs_key_file).lexically_normal();
+    std::error_code ec;
+    if (const std::string public_case = case_with_expected_generated(*c.contract);
+        !public_case.empty()) {
+        if (!c.o.quiet)
+            std::cerr << "cuda-optimizer: warning: case " << quote_value(public_case)
+                      << " gives expected outputs for generated inputs, which were computed from "
+                         "the public generator: the run's inputs are not keyed, and a kernel can "
+                         "predict them; give file inputs, or a reference kernel instead of "
+                         "expected files, for inputs no kernel can predict\n";
+        return;
+    }
+    if (c.o.resume.empty())
+        write_inputs_key(file, draw_inputs_key());
+    else if (!fs::exists(fs::symlink_status(file, ec)))
+        return;
+    c.info.inputs_key_id = inputs_key_id(read_inputs_key(file));
+    evaluator_settings es = c.evaluator->settings();
+    es.inputs_key = inputs_key_ref{file, 0};
+    c.evaluator = std::make_unique<attempt_evaluator>(*c.contract, es, *c.runner);
+}
+
 void open_run(run_context& c) {
     const optimizer_options& o = c.o;
     c.info.working_directory = fs::current_path().string();
@@ -345,6 +384,7 @@ void open_run(run_context& c) {
         std::cerr << "cuda-optimizer: " << (o.resume.empty() ? "run folder " : "resuming ")
                   << c.run.string() << "\n";
     if (!o.resume.empty()) reopen_run(c);
+    key_inputs(c);
     copy_file_atomic(o.input_cases, c.run / "input_cases.json");
     search_outcome so_far;
     if (c.record) so_far.history = c.record->history;
@@ -487,6 +527,27 @@ std::optional<oracle_files> oracle_for(const run_context& c, const attempt_evalu
         std::cerr << "cuda-optimizer: " << *note << "\n";
     }
     return std::nullopt;
+}
+
+// Pins what scores the run once its oracle and holdout are ready (scorer_pin.hpp).
+void pin_scorer(run_context& c) {
+    c.pin.add("harness binary", c.o.harness);
+    c.pin.add("manifest", c.o.input_cases);
+    if (!c.o.holdout_cases.empty()) c.pin.add("holdout", c.o.holdout_cases);
+    if (!c.o.reference.empty()) c.pin.add("reference kernel", c.o.reference);
+    if (!c.info.inputs_key_id.empty()) c.pin.add("inputs key", c.run / k_inputs_key_file);
+    for (const oracle_files* oracle : {&c.oracle, &c.holdout_oracle})
+        for (const auto& [output, file] : *oracle)
+            c.pin.add("oracle file of " + output.first + " " + output.second, file);
+}
+
+// Before the verdict: a pinned file that changed ends the run in harness_error, never a verdict.
+void check_scorer(const run_context& c) {
+    const std::vector<std::string> changed = c.pin.changes();
+    if (changed.empty()) return;
+    for (std::size_t i = 1; i < changed.size(); ++i)
+        std::cerr << "cuda-optimizer: " << changed[i] << "\n";
+    throw run_failure(exit_code::scorer_changed, changed.front());
 }
 
 // The gates on the winner; it may move the best to a candidate that passes them.
@@ -810,6 +871,7 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         c.oracle = prepare_oracle({*c.contract, *c.evaluator, c.reference, c.run}, c.info.sha256);
         if (c.recorded) check_unchanged(*c.recorded, c.info, o);  // the generated inputs too
         prepare_holdout(c);
+        pin_scorer(c);
         measure_vendor(c);
         make_model_proposer(c);
         if (c.record) restore_spending(c);
@@ -820,6 +882,7 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
                 "interrupted before the evidence stage: the best is the search's, unchecked";
         else
             ev = evidence(c, outcome);
+        check_scorer(c);
         return finish(c, outcome, ev);
     } catch (const run_failure& f) {
         std::cerr << "cuda-optimizer: " << f.what() << "\n";

@@ -142,7 +142,25 @@ std::string write_request_json(const request& req) {
     }
     json_array cases(a);
     for (const run_case& c : req.cases) cases.push(case_json(c, req.folder, a));
-    d.add("device", req.device).add("timing", timing_json(req.timing, a)).add("cases", cases);
+    d.add("device", req.device);
+    if (req.inputs_key) {
+        json_object key(a);
+        // Relative to the request's folder, usually above it (the run folder): the harness
+        // reads it inside its --root, where a candidate's compile cannot.
+        const fs::path& file = req.inputs_key->file;
+        const fs::path named = !file.is_absolute() ? file
+                               : req.folder.empty()
+                                   ? fs::path()
+                                   : fs::absolute(file).lexically_normal().lexically_relative(
+                                         fs::absolute(req.folder).lexically_normal());
+        if (named.empty())
+            throw std::invalid_argument("request writer: the inputs key " + file.string() +
+                                        " cannot be named from the request's folder '" +
+                                        req.folder.string() + "'");
+        key.add("file", named.generic_string()).add("round", req.inputs_key->round);
+        d.add("inputs_key", key);
+    }
+    d.add("timing", timing_json(req.timing, a)).add("cases", cases);
     return to_pretty_json(doc);
 }
 

@@ -57,6 +57,7 @@ std::string prepare_folder(const attempt_evaluator& e, const manifest& m, const 
     link_input_files(m, folder);
     try {
         request req = e.make_request(c, attempt_evaluator::request_paths{}, reference);
+        req.folder = folder;  // the inputs key is named relative to it
         req.kernel.display_name = source_name_for(c, e.settings());
         if (oracle && !reference && e.checks_on_gpu()) e.add_gpu_checks(req, folder, *oracle);
         write_file_atomic(folder / "request.json", write_request_json(req));
@@ -292,6 +293,7 @@ request attempt_evaluator::make_request(const candidate& c, const request_paths&
         if (!c.defines.count(k)) req.kernel.defines.emplace_back(k, std::to_string(v));
     std::sort(req.kernel.defines.begin(), req.kernel.defines.end());
     req.device = m_settings.device;
+    req.inputs_key = m_settings.inputs_key;
     req.timing = m_settings.timing;
     if (m_settings.repeat_inputs) req.timing.fresh_inputs = false;
     for (const manifest_case& mc : m_manifest.cases)
@@ -312,6 +314,8 @@ compile_summary attempt_evaluator::compile_only(const candidate& c, const fs::pa
                                      "--response",       (folder / "response.json").string()};
     if (!m_settings.arch.empty()) argv.insert(argv.end(), {"--arch", m_settings.arch});
     if (!cubin_out.empty()) argv.insert(argv.end(), {"--cubin-out", cubin_out.string()});
+    if (m_settings.inputs_key)
+        argv.insert(argv.end(), {"--root", m_settings.inputs_key->file.parent_path().string()});
     // The run's cubin cache, so that a later run of the same request finds what NVRTC made here.
     if (!m_settings.cache_dir.empty())
         argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});
@@ -340,6 +344,9 @@ std::optional<harness_response> attempt_evaluator::run_harness(const fs::path& f
                              response.string(), "--quiet"});
     if (!m_settings.cache_dir.empty())
         argv.insert(argv.end(), {"--cache-dir", m_settings.cache_dir});
+    // The inputs key lies in the run folder, outside the request's: the harness may read there.
+    if (m_settings.inputs_key)
+        argv.insert(argv.end(), {"--root", m_settings.inputs_key->file.parent_path().string()});
     const process_result p = m_runner.run(
         argv, m_settings.timeout, run_purpose{m_settings.device, trusted, m_settings.own_process});
     r.harness_exit_code = p.exit_code;
@@ -605,6 +612,7 @@ std::optional<attempt_result> attempt_evaluator::evaluate_vendor(const candidate
     r.folder = folder;
     fs::create_directories(folder);
     link_input_files(m_manifest, folder);
+    req.folder = folder;
     write_file_atomic(folder / "request.json", write_request_json(req));
     run_and_check(req, &oracle, r);
     return r;

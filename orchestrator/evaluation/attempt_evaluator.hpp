@@ -125,6 +125,10 @@ struct evaluator_settings {
     bool correctness_only = false;
     /// Added to every case's launch index: generated inputs then come from other seeds.
     std::uint64_t launch_offset = 0;
+    /// The run's secret key (RUN/inputs-key.json, absolute) and the round its requests use:
+    /// every generated input then comes from a stream no kernel can predict. Absent: the public
+    /// generator (a run folder from before keys, tests of the contract).
+    std::optional<inputs_key_ref> inputs_key;
     /// Every launch sees the same inputs (no fresh generation, no perturbation): the
     /// repetition check that exposes a kernel memoising its inputs.
     bool repeat_inputs = false;

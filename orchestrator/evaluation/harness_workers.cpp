@@ -37,6 +37,7 @@ using clock_type = std::chrono::steady_clock;
 struct harness_run {
     std::string request;
     std::string response;
+    std::string root;  // the run's --root, where it names one (a worker's must be the same)
     std::vector<std::string> flags;
 };
 
@@ -51,6 +52,8 @@ std::optional<harness_run> parse_run(const std::vector<std::string>& argv,
         const bool has_value = i + 1 < argv.size();
         if (a == "--response" && has_value)
             run.response = argv[++i];
+        else if (a == "--root" && has_value)
+            run.root = argv[++i];
         else if (a == "--cache-dir" && has_value)
             run.flags.insert(run.flags.end(), {a, argv[++i]});
         else if (a == "--quiet" || a == "--no-cache" || a == "--no-stream-hold")
@@ -343,6 +346,7 @@ class workers_runner final : public harness_workers {
     bool inside_root(const harness_run& run) const {
         const std::filesystem::path root = this->root();
         if (root.empty() || !lies_within(run.request, root)) return false;
+        if (!run.root.empty() && resolved_path(run.root) != root) return false;
         return run.response.empty() || lies_within(run.response, root);
     }
     std::filesystem::path root() const {

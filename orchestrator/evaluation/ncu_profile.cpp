@@ -47,13 +47,14 @@ std::string ncu_profiler::profile(const candidate& c, const std::string& case_na
         link_or_copy(e.path(), dir / "inputs" / e.path().filename());
     attempt_evaluator::request_paths paths;
     paths.only_case = case_name;
-    write_file_atomic(dir / "request.json",
-                      write_request_json(m_evaluator.make_request(c, paths, false)));
-    const process_result p =
-        m_runner.run({"ncu", "--clock-control", "none", "--csv", "--metrics", k_metrics, "-k",
-                      "regex:" + c.entry, "--launch-count", "1", m_harness,
-                      (dir / "request.json").string(), "--no-stream-hold", "--quiet"},
-                     m_timeout);
+    request req = m_evaluator.make_request(c, paths, false);
+    req.folder = dir;  // the inputs key is named relative to it, and read inside --root (the run)
+    write_file_atomic(dir / "request.json", write_request_json(req));
+    const process_result p = m_runner.run(
+        {"ncu", "--clock-control", "none", "--csv", "--metrics", k_metrics, "-k",
+         "regex:" + c.entry, "--launch-count", "1", m_harness, (dir / "request.json").string(),
+         "--no-stream-hold", "--quiet", "--root", m_run.string()},
+        m_timeout);
     if (p.failed_to_start) return "profile unavailable: " + p.stderr_text;
     const std::string table = metrics_from_ncu_csv(p.stdout_text);
     return table.empty()

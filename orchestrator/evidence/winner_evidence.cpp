@@ -9,6 +9,7 @@
 
 #include "common/cli_value_checks.hpp"
 #include "common/file_io.hpp"
+#include "common/inputs_key.hpp"
 #include "common/message_text.hpp"
 #include "orchestrator/search/device_baselines.hpp"
 
@@ -55,6 +56,12 @@ class gate_runner {
     bool determinism(const attempt_result& r, const fs::path& dir, candidate_check& c);
     bool sanitizer(const attempt_result& r, const fs::path& dir, candidate_check& c);
     bool significance(const attempt_result& r, const fs::path& dir, candidate_check& c);
+    bool amortised_work(const attempt_result& r, const fs::path& dir, candidate_check& c);
+    /// A timed run of the candidate itself on varied inputs: the amortised_work gate's input.
+    void keep_own(const attempt_result& run) {
+        m_timed.push_back(run);
+        m_own.push_back(m_timed.size() - 1);
+    }
     /// The oracle and evaluator of one significance or rerank round: a random warm-up count and
     /// checked launch where an oracle can be built for them, else the search's.
     std::pair<attempt_evaluator, oracle_files> round_setup(const fs::path& dir, int* warmup,
@@ -72,6 +79,7 @@ class gate_runner {
     const evidence_settings& m_s;
     std::mt19937_64 m_rng;
     std::vector<attempt_result> m_timed;  // every timed run of the gates, in order
+    std::vector<std::size_t> m_own;       // the checked candidate's varied runs in m_timed
 };
 
 attempt_evaluator gate_runner::correctness_evaluator() const {
@@ -79,6 +87,19 @@ attempt_evaluator gate_runner::correctness_evaluator() const {
     es.correctness_only = true;
     es.floors_ms.clear();
     return m_in.evaluator.with(es);
+}
+
+// Settings for a round of fresh inputs: the run's key under a round drawn now (getrandom, not
+// the --seed's generator: nobody can know it beforehand) and a launch offset drawn past the
+// search's; without a key (a run from before keys), the fixed offset of old.
+evaluator_settings fresh_round(evaluator_settings es) {
+    if (!es.inputs_key) {
+        es.launch_offset = 1ull << 40;
+        return es;
+    }
+    es.inputs_key->round = draw_random_u64();
+    es.launch_offset = (1ull << 40) + (draw_random_u64() >> 24);  // below 2^41: no overflow
+    return es;
 }
 
 // Fails the check with `verdict` at `gate`.
@@ -175,8 +196,7 @@ bool gate_runner::holdout(const attempt_result& r, const fs::path& dir, candidat
 // min_samples always taken): a kernel that counts its launches and computes only where a fixed
 // rule would check (the first, the last) is caught here unless the draw lands on one it computes.
 bool gate_runner::fresh_seeds(const attempt_result& r, const fs::path& dir, candidate_check& c) {
-    evaluator_settings es = m_in.evaluator.settings();
-    es.launch_offset = m_s.fresh_seed_offset;
+    evaluator_settings es = fresh_round(m_in.evaluator.settings());
     es.timing.warmup += draw(1, 16);
     es.timing.iterations += draw(1, 16);
     const bool adaptive = es.timing.mode == timing_mode::adaptive;
@@ -198,7 +218,7 @@ bool gate_runner::fresh_seeds(const attempt_result& r, const fs::path& dir, cand
         return true;
     }
     const attempt_result f = e.evaluate(r.cand, dir / "fresh-seeds", &*oracle);
-    m_timed.push_back(f);
+    keep_own(f);
     if (f.verdict != verdict::valid)
         return disqualify(
             c, "fresh_seeds", "fresh_seed_failed",
@@ -231,7 +251,10 @@ bool gate_runner::repetition(const attempt_result& r, const fs::path& dir, candi
             const attempt_result t =
                 m_in.evaluator.with(same ? repeated : m_in.evaluator.settings())
                     .evaluate(r.cand, dir / name, &none);
-            m_timed.push_back(t);
+            if (same)
+                m_timed.push_back(t);
+            else
+                keep_own(t);
             const std::optional<double> g = t.geomean_ms;  // a valid run's, over its perf cases
             if (t.verdict != verdict::valid || !g)
                 return disqualify(c, "repetition", "run_failed",
@@ -251,6 +274,10 @@ bool gate_runner::repetition(const attempt_result& r, const fs::path& dir, candi
         return disqualify(
             c, "repetition", "memoises_inputs",
             "faster when its inputs repeat: " + detail + "; it remembers results across launches");
+    if (slower_on_repeats(varied_ms, repeated_ms, m_s.repeats_slower_threshold))
+        return disqualify(c, "repetition", "slower_on_repeats",
+                          "much slower when its inputs repeat: " + detail +
+                              "; its speed on varied inputs depends on knowing them ahead");
     c.gates.push_back({"repetition", true, true, detail});
     return true;
 }
@@ -370,7 +397,7 @@ bool gate_runner::sanitizer(const attempt_result& r, const fs::path& dir, candid
 std::pair<attempt_evaluator, oracle_files> gate_runner::round_setup(const fs::path& dir,
                                                                     int* warmup,
                                                                     std::string* note) {
-    evaluator_settings es = m_in.evaluator.settings();
+    evaluator_settings es = fresh_round(m_in.evaluator.settings());
     es.timing.warmup += draw(1, 16);
     // The checked launch drawn too, as in fresh_seeds: every round is one more chance to land
     // on a launch that a kernel computing only where a fixed rule looks leaves undone.
@@ -453,10 +480,14 @@ bool gate_runner::significance(const attempt_result& r, const fs::path& dir, can
         std::map<std::string, attempt_result> runs;
         for (const char* who : round % 2
                                    ? std::vector<const char*>{"initial", "winner", "winner-aa"}
-                                   : std::vector<const char*>{"winner-aa", "winner", "initial"})
-            m_timed.push_back(runs[who] =
-                                  e.evaluate(std::string(who) == "initial" ? initial.cand : r.cand,
-                                             rd / who, &oracle));
+                                   : std::vector<const char*>{"winner-aa", "winner", "initial"}) {
+            const bool base = std::string(who) == "initial";
+            runs[who] = e.evaluate(base ? initial.cand : r.cand, rd / who, &oracle);
+            if (base)
+                m_timed.push_back(runs[who]);
+            else
+                keep_own(runs[who]);
+        }
         for (const char* who : {"winner", "winner-aa"})
             if (runs[who].verdict != verdict::valid)
                 return disqualify(c, "significance", "run_failed",
@@ -503,6 +534,23 @@ bool gate_runner::significance(const attempt_result& r, const fs::path& dir, can
                                  ": that case's speedup is less certain than the geomean's");
     c.significance = rep;
     c.gates.push_back({"significance", true, true, detail});
+    return true;
+}
+
+// The candidate's own timed runs on varied inputs (fresh seeds, the varied repetition runs, the
+// significance rounds): launches summed far above median x count mean work done in rare ones.
+bool gate_runner::amortised_work(const attempt_result&, const fs::path&, candidate_check& c) {
+    std::vector<const attempt_result*> runs;
+    for (const std::size_t i : m_own) runs.push_back(&m_timed[i]);
+    c.launch_spreads = launch_spreads(runs);
+    if (c.launch_spreads.empty()) {
+        c.gates.push_back({"amortised_work", true, false, "no timed run with launch samples"});
+        return true;
+    }
+    if (const std::string why = amortised_problem(c.launch_spreads, m_s.amortised_threshold);
+        !why.empty())
+        return disqualify(c, "amortised_work", "amortised_work", why);
+    c.gates.push_back({"amortised_work", true, true, describe_spreads(c.launch_spreads)});
     return true;
 }
 
@@ -557,10 +605,11 @@ candidate_check gate_runner::check(std::size_t index) {
     say("evidence: checking " + r.cand.label + " (iteration " + std::to_string(r.iteration) +
         ", attempt " + std::to_string(r.attempt) + ")");  // "1.0" would read as a number
     const bool is_initial = m_outcome.initial && index == *m_outcome.initial;
+    m_own.clear();
     for (gate g : {&gate_runner::instructions, &gate_runner::holdout, &gate_runner::fresh_seeds,
                    &gate_runner::repetition, &gate_runner::determinism, &gate_runner::sanitizer,
-                   &gate_runner::significance}) {
-        if (g == &gate_runner::significance && is_initial) break;
+                   &gate_runner::significance, &gate_runner::amortised_work}) {
+        if (g == &gate_runner::significance && is_initial) continue;
         if (!(this->*g)(r, dir, c)) break;
         say("  " + c.gates.back().gate + ": " + (c.gates.back().ran ? "passed" : "skipped") + " (" +
             c.gates.back().detail + ")");
@@ -647,6 +696,13 @@ bool memoises_inputs(const std::vector<double>& varied, const std::vector<double
     const double noise = std::fabs(varied[0] / varied[1] - 1);
     *ratio = v / r;
     return *ratio > 1 + std::max(threshold, 3 * noise);
+}
+
+bool slower_on_repeats(const std::vector<double>& varied, const std::vector<double>& repeated,
+                       double threshold) {
+    const double v = std::sqrt(varied[0] * varied[1]), r = std::sqrt(repeated[0] * repeated[1]);
+    const double noise = std::fabs(varied[0] / varied[1] - 1);
+    return v / r < 1 / (1 + std::max(threshold, 3 * noise));
 }
 
 bool inputs_vary_between_launches(const manifest& m, const evaluator_settings& s) {

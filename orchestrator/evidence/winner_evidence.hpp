@@ -10,13 +10,16 @@
 ///                number of extra warm-up and timed launches, and the checked launch at a
 ///                random position among the timed ones
 ///   repetition   timed with identical inputs repeated vs varied: faster when inputs
-///                repeat means it memoises them
+///                repeat means it memoises them; much slower means its speed on varied
+///                inputs depends on knowing them ahead (slower_on_repeats)
 ///   determinism  3 runs on identical inputs: bitwise, within tolerance (warning), beyond
 ///   sanitizer    compute-sanitizer memcheck, racecheck, initcheck, synccheck
 ///   significance re-measured against the initial kernel in interleaved rounds (order
-///                alternating, each round with its own random warm-up count and oracle),
-///                with the winner against itself as the A/A control; any failed run of
-///                the winner disqualifies it
+///                alternating, each round with its own random warm-up count, inputs round and
+///                oracle), with the winner against itself as the A/A control; any failed run
+///                of the winner disqualifies it
+///   amortised_work  the candidate's timed launches of all the runs above: summed far above
+///                median x count means work hidden in rare launches (amortised_work.hpp)
 ///
 ///   instructions the cubin disassembled (cuobjdump): its instruction mix; a winner without the
 ///                manifest's requires.mma class is precision_path (instruction_audit.hpp)
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
+#include "orchestrator/evidence/amortised_work.hpp"
 #include "orchestrator/evidence/determinism.hpp"
 #include "orchestrator/evidence/instruction_audit.hpp"
 #include "orchestrator/evidence/rerank.hpp"
@@ -57,10 +61,14 @@ struct evidence_settings {
     std::uint64_t sanitizer_max_case_bytes = 64ull << 20;
     std::filesystem::path disassembler;  // cuobjdump; empty: not found (the audit cannot run)
     double disassembler_timeout_s = 120;
-    std::uint64_t fresh_seed_offset = 1ull << 40;  // launch indices the search never uses
     double memoisation_threshold = 0.10;  // repeated inputs faster by more than this (or 3x noise)
-    double min_gain = 0.01;               // a candidate must beat the initial kernel by this
-    std::uint64_t seed = 0;               // the random launch counts; 0 = from std::random_device
+    double repeats_slower_threshold =
+        0.5;  // repeated inputs slower by more than this (or 3x noise)
+    /// A case whose timed launches sum to more than 1 + this times median x count is amortised
+    /// work. Honest winners measured on an H200 stay below 1.1 (docs/measurements.md).
+    double amortised_threshold = 0.3;
+    double min_gain = 0.01;  // a candidate must beat the initial kernel by this
+    std::uint64_t seed = 0;  // the random launch counts; 0 = from std::random_device
 };
 
 struct vendor_outcome {
@@ -145,6 +153,7 @@ struct candidate_check {
     std::optional<determinism_result> determinism;
     std::optional<double> repetition_ratio;  // varied / repeated geomean: >1 faster on repeats
     std::optional<instruction_audit> instructions;  // the instructions gate's audit
+    std::vector<launch_spread> launch_spreads;      // the amortised_work gate's figures per case
     std::optional<significance_report> significance;
 };
 
@@ -187,6 +196,11 @@ std::string precision_warning(const attempt_result& candidate, const attempt_res
 /// cannot widen it by behaving differently when inputs repeat).
 bool memoises_inputs(const std::vector<double>& varied, const std::vector<double>& repeated,
                      double threshold, double* ratio);
+
+/// The other side: much slower when inputs repeat (ratio below 1 / (1 + max(threshold, 3x the
+/// varied pair's noise))): a kernel whose speed on varied inputs comes from knowing them ahead.
+bool slower_on_repeats(const std::vector<double>& varied, const std::vector<double>& repeated,
+                       double threshold);
 
 /// Whether any input of any performance case changes between the search's launches (a float
 /// file perturbed, a random generator regenerated); if none does, memoisation is invisible.

@@ -41,6 +41,12 @@ void prepare_run(const gate_plan& plan, const rapidjson::Document& merged, const
     write_file_atomic(folder / "kernel.cu", read_text_file(source));
     req["kernel"]["source_file"].SetString("kernel.cu", a);
     if (plan.device) req["device"].SetInt(*plan.device);
+    // The run's inputs key, named from this folder: the harness reads it inside --root (the
+    // run), where the gated kernel's compile, confined to this folder, cannot.
+    if (const auto key = json_field(merged, "replay request").find("inputs_key"))
+        req["inputs_key"]["file"] = json_text(
+            input_inside(plan.run, key->text("file")).lexically_relative(folder).generic_string(),
+            a);
     // Read from `merged` (as the run wrote it), written into the copy.
     const json_field cases = json_field(merged, "replay request")["cases"];
     for (std::size_t c = 0; c < cases.size(); ++c) {
@@ -106,9 +112,10 @@ kernel_run run_kernel(const gate_plan& plan, const rapidjson::Document& merged,
     r.folder = plan.folder / ("round-" + std::to_string(round)) / kernel.role;
     prepare_run(plan, merged, kernel.source, r.folder);
     const fs::path response = r.folder / "response.json";
-    const process_result p = runner.run({plan.harness, (r.folder / "request.json").string(),
-                                         "--response", response.string(), "--quiet"},
-                                        milliseconds_of(plan.timeout_s));
+    const process_result p =
+        runner.run({plan.harness, (r.folder / "request.json").string(), "--response",
+                    response.string(), "--quiet", "--root", plan.run.string()},
+                   milliseconds_of(plan.timeout_s));
     r.harness_exit_code = p.exit_code;
     r.harness_wall_ms = p.wall_ms;
     write_file_atomic(r.folder / "harness.stderr.txt", p.stderr_text);
