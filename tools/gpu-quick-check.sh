@@ -52,7 +52,7 @@ echo "== pilot: autotune, $iterations iterations" | tee -a "$log"
 $opt optimize --config examples/matmul/config.json --results-dir "$runs/pilot" --max-iterations "$iterations" \
   >"$out/pilot.log" 2>&1
 echo "optimize exit $?" | tee -a "$log"
-grep -E '^\[iter 0|NEW BEST|^perf|^correctness|^holdout|^evidence|^  warning|^sol|^vendor|^best:|^stop|vendor baseline' "$out/pilot.log" | tee -a "$log"
+grep -E '^\[iter 0|NEW BEST|^perf|^correctness|^holdout|^evidence|^  warning|^  launches|^sol|^vendor|^best:|^stop|vendor baseline' "$out/pilot.log" | tee -a "$log"
 for r in "$runs"/pilot/run-001/best-case-*.json; do $opt replay "$r" 2>&1 | tee -a "$log"; done
 cp "$runs/pilot/run-001/summary.json" "$out/pilot-summary.json" 2>/dev/null
 cp "$runs/pilot/run-001/best.cu" "$out/pilot-best.cu" 2>/dev/null
@@ -64,14 +64,14 @@ echo "== matmul-tiled at 4096^3 beside cuBLAS, 1 iteration" | tee -a "$log"
 $opt optimize --config examples/matmul-tiled/config.json --results-dir "$runs/tiled" --max-iterations 1 \
   >"$out/tiled.log" 2>&1
 echo "optimize exit $?" | tee -a "$log"
-grep -E '^case|^perf|^correctness|^evidence|^  warning|^sol|^vendor|^stop|vendor baseline' "$out/tiled.log" | tee -a "$log"
+grep -E '^case|^perf|^correctness|^evidence|^  warning|^  launches|^sol|^vendor|^stop|vendor baseline' "$out/tiled.log" | tee -a "$log"
 cp "$runs/tiled/run-001/summary.json" "$out/tiled-summary.json" 2>/dev/null
 
 echo "== gemm-fp8 at 2048^3 beside cuBLASLt's FP8 GEMM, $iterations iterations" | tee -a "$log"
 $opt optimize --config examples/gemm-fp8/config.json --results-dir "$runs/fp8" --max-iterations "$iterations" \
   >"$out/fp8.log" 2>&1
 echo "optimize exit $?" | tee -a "$log"
-grep -E '^case|^perf|^correctness|^holdout|^evidence|^  warning|^sol|^vendor|^best:|^stop|vendor baseline' "$out/fp8.log" | tee -a "$log"
+grep -E '^case|^perf|^correctness|^holdout|^evidence|^  warning|^  launches|^sol|^vendor|^best:|^stop|vendor baseline' "$out/fp8.log" | tee -a "$log"
 for r in "$runs"/fp8/run-001/best-case-*.json; do $opt replay "$r" 2>&1 | tee -a "$log"; done
 cp "$runs/fp8/run-001/summary.json" "$out/fp8-summary.json" 2>/dev/null
 cp "$runs/fp8/run-001/best.cu" "$out/fp8-best.cu" 2>/dev/null
