@@ -127,6 +127,12 @@ std::string inputs_key_id(const inputs_key_words& key) {
     return sha256_hex(bytes.data(), bytes.size()).substr(0, 16);
 }
 
+int keyed_checked_position(const inputs_key_words& key, std::uint64_t round, int positions) {
+    if (positions <= 1) return 0;
+    const cuopt_rng::stream_key k = cuopt_rng::derive_stream_key(key.data(), round, 0, 2);
+    return static_cast<int>(cuopt_rng::keyed_bits(k, 0, 0) % static_cast<std::uint64_t>(positions));
+}
+
 std::array<std::uint32_t, 8> stream_key_of(const inputs_key_words& key, std::uint64_t round,
                                            std::uint64_t seed, std::uint32_t domain) {
     const cuopt_rng::stream_key k = cuopt_rng::derive_stream_key(key.data(), round, seed, domain);

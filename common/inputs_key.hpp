@@ -43,6 +43,12 @@ inputs_key_words read_inputs_key(const std::filesystem::path& file);
 /// and responses (which key made these inputs), never the key itself.
 std::string inputs_key_id(const inputs_key_words& key);
 
+/// The checked launch's position among `positions` timed launches for a round of the key: a
+/// keyed draw (domain 2), so a request can leave the position out and a kernel that reads its
+/// request still cannot tell which launch is checked. The optimizer computes the same to make
+/// its oracle for that launch.
+int keyed_checked_position(const inputs_key_words& key, std::uint64_t round, int positions);
+
 /// The ChaCha20 key of one generator's stream (counter_rng.h's derive_stream_key; domain 1:
 /// the file inputs' rotations).
 std::array<std::uint32_t, 8> stream_key_of(const inputs_key_words& key, std::uint64_t round,

@@ -223,6 +223,10 @@ struct timing_config {
     /// launch); absent: the last. Fixed mode: below iterations; adaptive: below min_samples,
     /// the timed launches an adaptive loop always takes.
     std::optional<int> checked_launch;
+    /// The checked launch's position is the inputs key's secret (keyed_checked_position of the
+    /// request's key and round): the request says only this, never the position, since a
+    /// kernel's compile can read the request. The reader sets checked_launch from the key.
+    bool checked_launch_keyed = false;
 
     /// The checked launch of a measured case, counted from the case's base: launch 0 is the
     /// first (untimed) launch, warm-up launches follow, then the timed ones.

@@ -408,6 +408,11 @@ timing_config read_timing(const json_field& t) {
                                : " (below timing.iterations)"));
         timing.checked_launch = position;
     }
+    timing.checked_launch_keyed = t.optional_boolean("checked_launch_keyed").value_or(false);
+    if (timing.checked_launch_keyed && timing.checked_launch)
+        fail(member_at(t, "checked_launch_keyed"),
+             "true with a checked_launch as well; expected one of them (keyed: the position is "
+             "drawn from inputs_key)");
     return timing;
 }
 
@@ -415,6 +420,10 @@ timing_config read_timing(const json_field& t) {
 // perturbed file input of every case given its stream.
 void read_inputs_key_ref(request& req, const json_field& k) {
     inputs_key_ref ref;
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(req.folder / k["file"].text(), ec)))
+        fail(k["file"], quote_value(k["file"].text()) +
+                            " is a symbolic link; expected the key file itself (never followed)");
     ref.file = resolve_in_root(req, k["file"]);
     ref.round = k.optional_integer<std::uint64_t>("round").value_or(0);
     inputs_key_words key{};
@@ -425,6 +434,11 @@ void read_inputs_key_ref(request& req, const json_field& k) {
     }
     req.inputs_key = ref;
     req.inputs_key_id = inputs_key_id(key);
+    if (req.timing.checked_launch_keyed) {  // adaptive: among the min_samples always taken
+        const bool adaptive = req.timing.mode == timing_mode::adaptive;
+        req.timing.checked_launch = keyed_checked_position(
+            key, ref.round, adaptive ? req.timing.min_samples : req.timing.iterations);
+    }
     const auto rotation = stream_key_of(key, ref.round, 0, 1);  // domain 1: rotations
     for (run_case& rc : req.cases)
         for (kernel_arg& a : rc.args) {
@@ -468,6 +482,9 @@ request read_request(const fs::path& file, const std::vector<fs::path>& also_rea
     }
     check_outputs_spare_inputs(req, also_read, root);
     if (const auto key = root.find("inputs_key")) read_inputs_key_ref(req, *key);
+    if (req.timing.checked_launch_keyed && !req.inputs_key)
+        fail(root["timing"]["checked_launch_keyed"],
+             "true without an inputs_key; expected the key the position is drawn from");
     return req;
 }
 

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/file_io.hpp"
+#include "common/inputs_key.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -251,11 +252,16 @@ TEST_CASE(
     const std::string reason = (*checked_entry(summary, "1.0"))["reason"].GetString();
     CHECK_THAT(reason, Catch::Contains("checked launch ") && Catch::Contains(" timed: "));
     CHECK(std::string(summary["evidence"]["winner"].GetString()) == "2.0");
-    // The request says where; the reference's single launch has the checked launch's index.
+    // The request never says where (a kernel's compile can read it): the position is the key's
+    // secret for the round, as the optimizer computes it; the reference's single launch has the
+    // checked launch's index.
     const fs::path fresh = f.run() / "evidence" / "1.0" / "fresh-seeds";
     const auto request = test::read_checked_json(fresh / "request.json", "request");
-    REQUIRE(request["timing"].HasMember("checked_launch"));
-    const int position = request["timing"]["checked_launch"].GetInt();
+    CHECK_FALSE(request["timing"].HasMember("checked_launch"));
+    REQUIRE(request["timing"]["checked_launch_keyed"].GetBool());
+    const int position = keyed_checked_position(read_inputs_key(f.run() / k_inputs_key_file),
+                                                request["inputs_key"]["round"].GetUint64(),
+                                                request["timing"]["iterations"].GetInt());
     const int warmup = request["timing"]["warmup"].GetInt();
     CHECK(position < request["timing"]["iterations"].GetInt() - 1);
     CHECK_THAT(reason, Catch::Contains("checked launch " + std::to_string(position + 1) + " of " +

@@ -12,6 +12,7 @@
 #include "common/counter_rng.h"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "harness/request_reader.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -196,4 +197,47 @@ TEST_CASE("expected files made from generated inputs keep the public generator, 
     CHECK_FALSE(fs::exists(f.run() / k_inputs_key_file));
     CHECK(test::read_text(f.run() / "reference" / "request.json").find("inputs_key") ==
           std::string::npos);
+}
+
+TEST_CASE(
+    "a keyed checked launch is the key's secret: the reader draws it, the request never says") {
+    test::scratch_folder dir;
+    const inputs_key_words key = draw_inputs_key();
+    write_inputs_key(dir / "inputs-key.json", key);
+    dir.write("a/k.cu", "extern \"C\" __global__ void k(float* y) {}");
+    const auto write_request = [&](const std::string& timing, const std::string& key_field) {
+        return dir.write(
+            "a/req.json",
+            R"({ "schema_version": 1, "kernel": { "source_file": "k.cu", "entry": "k" },
+          "timing": { "warmup": 3, "iterations": 40 )" +
+                timing + R"( }, )" + key_field +
+                R"( "cases": [ { "name": "c", "launch": { "grid": [1], "block": [1] },
+          "args": [ { "name": "y", "dtype": "f32", "count": 4, "output_file": "y.bin" } ] } ] })");
+    };
+    const std::string with_key = R"("inputs_key": { "file": "../inputs-key.json", "round": 99 },)";
+    const request r =
+        read_request(write_request(R"(, "checked_launch_keyed": true)", with_key), {}, dir.path());
+    REQUIRE(r.timing.checked_launch);
+    CHECK(*r.timing.checked_launch == keyed_checked_position(key, 99, 40));
+    CHECK(*r.timing.checked_launch < 40);
+    // Rounds give positions spread over the timed launches.
+    std::set<int> positions;
+    for (std::uint64_t round = 0; round < 200; ++round)
+        positions.insert(keyed_checked_position(key, round, 40));
+    CHECK(positions.size() > 30);
+    CHECK_THROWS_WITH(
+        read_request(write_request(R"(, "checked_launch_keyed": true)", ""), {}, dir.path()),
+        Catch::Contains("field timing.checked_launch_keyed") &&
+            Catch::Contains("without an inputs_key"));
+    CHECK_THROWS_WITH(
+        read_request(
+            write_request(R"(, "checked_launch": 3, "checked_launch_keyed": true)", with_key), {},
+            dir.path()),
+        Catch::Contains("expected one of them"));
+    // A link at the key's name is refused, even one that stays inside the root.
+    fs::rename(dir / "inputs-key.json", dir / "real-key.json");
+    fs::create_symlink("real-key.json", dir / "inputs-key.json");
+    CHECK_THROWS_WITH(
+        read_request(write_request("", with_key), {}, dir.path()),
+        Catch::Contains("field inputs_key.file") && Catch::Contains("is a symbolic link"));
 }

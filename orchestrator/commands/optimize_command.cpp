@@ -301,7 +301,6 @@ std::string case_with_expected_generated(const manifest& m) {
 // from before keys has none and keeps the public generator). Every request then names it.
 void key_inputs(run_context& c) {
     const fs::path file = fs::absolute(c.run / k_inputs_key_file).lexically_normal();
-    std::error_code ec;
     if (const std::string public_case = case_with_expected_generated(*c.contract);
         !public_case.empty()) {
         if (!c.o.quiet)
@@ -312,11 +311,24 @@ void key_inputs(run_context& c) {
                          "expected files, for inputs no kernel can predict\n";
         return;
     }
+    const std::string recorded = c.recorded ? c.recorded->inputs_key_id : "";
     if (c.o.resume.empty())
         write_inputs_key(file, draw_inputs_key());
-    else if (!fs::exists(fs::symlink_status(file, ec)))
-        return;
-    c.info.inputs_key_id = inputs_key_id(read_inputs_key(file));
+    else if (recorded.empty())
+        return;  // a run from before keys: its inputs stay the public generator's
+    try {
+        c.info.inputs_key_id = inputs_key_id(read_inputs_key(file));
+    } catch (const std::runtime_error& e) {
+        if (recorded.empty()) throw;
+        throw run_failure(exit_code::resume_refused,
+                          std::string(e.what()) + ": run.json names inputs key " + recorded +
+                              "; without it the run's inputs cannot be made again");
+    }
+    if (!recorded.empty() && recorded != c.info.inputs_key_id)
+        throw run_failure(exit_code::resume_refused, file.string() + " holds key " +
+                                                         c.info.inputs_key_id +
+                                                         ", but run.json names " + recorded +
+                                                         ": the run's inputs cannot be made again");
     evaluator_settings es = c.evaluator->settings();
     es.inputs_key = inputs_key_ref{file, 0};
     c.evaluator = std::make_unique<attempt_evaluator>(*c.contract, es, *c.runner);
@@ -531,9 +543,11 @@ std::optional<oracle_files> oracle_for(const run_context& c, const attempt_evalu
 
 // Pins what scores the run once its oracle and holdout are ready (scorer_pin.hpp).
 void pin_scorer(run_context& c) {
-    c.pin.add("harness binary", c.o.harness);
-    c.pin.add("manifest", c.o.input_cases);
-    if (!c.o.holdout_cases.empty()) c.pin.add("holdout", c.o.holdout_cases);
+    // Against the digests run.json took when the run began, before the reference ran.
+    c.pin.add("harness binary", c.o.harness, c.info.sha256["harness"]);
+    c.pin.add("manifest", c.o.input_cases, c.info.sha256["manifest"]);
+    if (!c.o.holdout_cases.empty())
+        c.pin.add("holdout", c.o.holdout_cases, c.info.sha256["holdout"]);
     if (!c.o.reference.empty()) c.pin.add("reference kernel", c.o.reference);
     if (!c.info.inputs_key_id.empty()) c.pin.add("inputs key", c.run / k_inputs_key_file);
     for (const oracle_files* oracle : {&c.oracle, &c.holdout_oracle})

@@ -92,6 +92,7 @@ recorded_run read_recorded_run(const fs::path& run) {
     r.resumes = resumes_from(d);
     if (const Value* device = member(d, "device"))
         r.device = fingerprint_of(to_compact_json(*device));
+    r.inputs_key_id = text_of(object_or_empty(d, "inputs_key"), "id");
     return r;
 }
 

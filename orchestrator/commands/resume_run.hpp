@@ -38,6 +38,7 @@ struct recorded_run {
     std::map<std::string, std::string> settings;  // each value as compact JSON
     std::vector<resume_entry> resumes;
     std::optional<recorded_device> device;  // run.json device (the first of --devices)
+    std::string inputs_key_id;              // run.json inputs_key.id; "" for a run from before keys
 };
 
 /// RUN/run.json. Refuses a folder without one (not a run folder), a malformed one, one from

@@ -122,7 +122,10 @@ Value timing_json(const timing_config& t, json_allocator& a) {
         .add_if(adaptive || t.min_samples != defaults.min_samples, "min_samples", t.min_samples)
         .add_if(adaptive || t.min_time_ms != defaults.min_time_ms, "min_time_ms", t.min_time_ms)
         .add_if(adaptive || t.target_rse != defaults.target_rse, "target_rse", t.target_rse);
-    if (t.checked_launch) timing.add("checked_launch", *t.checked_launch);
+    if (t.checked_launch_keyed)  // the position is the key's secret: never in the request
+        timing.add("checked_launch_keyed", true);
+    else if (t.checked_launch)
+        timing.add("checked_launch", *t.checked_launch);
     return timing.take();
 }
 

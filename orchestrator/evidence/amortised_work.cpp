@@ -33,10 +33,35 @@ std::string one_case(const launch_spread& s) {
 
 }  // namespace
 
+namespace {
+
+struct spread_figures {
+    double mean_over_median = 1, slowest_over_median = 1, tail_share = 0;
+};
+
+// Launches already scaled by a median: their sum against median x count, the slowest, and the
+// share of the sum in launches above twice the median.
+spread_figures figures_of(const std::vector<double>& v) {
+    spread_figures f;
+    const double median = median_of(v);
+    double sum = 0, tail = 0, slowest = 0;
+    for (const double x : v) {
+        sum += x;
+        slowest = std::max(slowest, x);
+        if (x > 2 * median) tail += x;
+    }
+    f.mean_over_median = sum / (median * static_cast<double>(v.size()));
+    f.slowest_over_median = slowest / median;
+    f.tail_share = sum > 0 ? tail / sum : 0;
+    return f;
+}
+
+}  // namespace
+
 std::vector<launch_spread> launch_spreads(const std::vector<const attempt_result*>& runs) {
     std::vector<std::string> order;
+    std::map<std::string, launch_spread> by_case;
     std::map<std::string, std::vector<double>> pooled;  // each run's launches / its median
-    std::map<std::string, int> run_counts;
     for (const attempt_result* r : runs) {
         if (!r || r->verdict != verdict::valid) continue;
         for (const case_evaluation& ce : r->cases) {
@@ -44,38 +69,49 @@ std::vector<launch_spread> launch_spreads(const std::vector<const attempt_result
             const double median = median_of(ce.samples_ms);
             if (!(median > 0)) continue;
             if (!pooled.count(ce.name)) order.push_back(ce.name);
-            for (const double ms : ce.samples_ms) pooled[ce.name].push_back(ms / median);
-            ++run_counts[ce.name];
+            std::vector<double> scaled;
+            for (const double ms : ce.samples_ms) scaled.push_back(ms / median);
+            const spread_figures run = figures_of(scaled);
+            launch_spread& s = by_case[ce.name];
+            s.run_mean_over_median.push_back(run.mean_over_median);
+            s.run_tail_share.push_back(run.tail_share);
+            pooled[ce.name].insert(pooled[ce.name].end(), scaled.begin(), scaled.end());
         }
     }
     std::vector<launch_spread> out;
     for (const std::string& name : order) {
-        const std::vector<double>& v = pooled[name];
-        launch_spread s;
+        launch_spread s = by_case[name];
+        const spread_figures all = figures_of(pooled[name]);
         s.case_name = name;
-        s.runs = run_counts[name];
-        s.launches = static_cast<int>(v.size());
-        const double median = median_of(v);
-        double sum = 0, tail = 0, slowest = 0;
-        for (const double x : v) {
-            sum += x;
-            slowest = std::max(slowest, x);
-            if (x > 2 * median) tail += x;
-        }
-        s.mean_over_median = sum / (median * static_cast<double>(v.size()));
-        s.slowest_over_median = slowest / median;
-        s.tail_share = sum > 0 ? tail / sum : 0;
+        s.runs = static_cast<int>(s.run_mean_over_median.size());
+        s.launches = static_cast<int>(pooled[name].size());
+        s.mean_over_median = all.mean_over_median;
+        s.slowest_over_median = all.slowest_over_median;
+        s.tail_share = all.tail_share;
         out.push_back(s);
     }
     return out;
 }
 
-std::string amortised_problem(const std::vector<launch_spread>& spreads, double threshold) {
-    for (const launch_spread& s : spreads)
-        if (s.mean_over_median > 1 + threshold)
-            return "case " + one_case(s) + ": its launches summed cost more than " +
-                   fixed(1 + threshold, 2) +
+std::string amortised_problem(const std::vector<launch_spread>& spreads, double threshold,
+                              double tail_share) {
+    for (const launch_spread& s : spreads) {
+        int over_sum = 0, over_tail = 0;
+        for (std::size_t i = 0; i < s.run_mean_over_median.size(); ++i) {
+            over_sum += s.run_mean_over_median[i] > 1 + threshold;
+            over_tail += s.run_tail_share[i] > tail_share;
+        }
+        const std::string runs = " of " + std::to_string(s.runs) + " runs";
+        if (2 * over_sum > s.runs)
+            return "case " + one_case(s) + ": in " + std::to_string(over_sum) + runs +
+                   " its launches summed cost more than " + fixed(1 + threshold, 2) +
                    "x median x count, so the median hides work done in rare launches";
+        if (2 * over_tail > s.runs)
+            return "case " + one_case(s) + ": in " + std::to_string(over_tail) + runs +
+                   " more than " + fixed(100 * tail_share, 0) +
+                   "% of its time is spent in launches above twice the median, so the median "
+                   "hides work done in rare launches";
+    }
     return "";
 }
 

@@ -24,6 +24,11 @@ void scorer_pin::add(const std::string& role, const std::filesystem::path& file)
     m_files.push_back({role, file, digest_or_empty(file)});
 }
 
+void scorer_pin::add(const std::string& role, const std::filesystem::path& file,
+                     std::string sha256) {
+    m_files.push_back({role, file, std::move(sha256)});
+}
+
 std::vector<std::string> scorer_pin::changes() const {
     std::vector<std::string> out;
     for (const pinned& p : m_files) {

@@ -17,6 +17,9 @@ class scorer_pin {
     /// Hashes `file` now, as `role` ("harness", "manifest", "oracle perf-256 c", ...). A file
     /// that cannot be read is pinned as missing: it must still be missing at the end.
     void add(const std::string& role, const std::filesystem::path& file);
+    /// The same against a digest taken earlier (run.json's, when the run began): a file changed
+    /// between then and now is caught too.
+    void add(const std::string& role, const std::filesystem::path& file, std::string sha256);
 
     /// One line per file whose bytes differ from what add() saw (or that appeared, vanished or
     /// became unreadable), "harness_error: the harness binary /x/cuda-harness changed during

@@ -70,6 +70,15 @@ class gate_runner {
     attempt_evaluator correctness_evaluator() const;
     manifest sanitized_cases() const;
     int draw(int low, int high) { return std::uniform_int_distribution<int>(low, high)(m_rng); }
+    /// The checked launch among `positions` timed ones: with keyed inputs the key's secret for
+    /// the round (the request then says only that it is keyed: a kernel's compile can read its
+    /// request), else drawn here.
+    int checked_position(evaluator_settings& es, int positions) {
+        if (!es.inputs_key) return draw(0, positions - 1);
+        es.timing.checked_launch_keyed = true;
+        return keyed_checked_position(read_inputs_key(es.inputs_key->file), es.inputs_key->round,
+                                      positions);
+    }
     void say(const std::string& line) const {
         if (m_in.progress) m_in.progress(line);
     }
@@ -201,7 +210,7 @@ bool gate_runner::fresh_seeds(const attempt_result& r, const fs::path& dir, cand
     es.timing.iterations += draw(1, 16);
     const bool adaptive = es.timing.mode == timing_mode::adaptive;
     const int positions = adaptive ? es.timing.min_samples : es.timing.iterations;
-    es.timing.checked_launch = draw(0, positions - 1);
+    es.timing.checked_launch = checked_position(es, positions);
     es.floors_ms.clear();
     const std::string launches =
         std::to_string(es.timing.warmup) + " warm-up + " + std::to_string(es.timing.iterations) +
@@ -401,10 +410,8 @@ std::pair<attempt_evaluator, oracle_files> gate_runner::round_setup(const fs::pa
     es.timing.warmup += draw(1, 16);
     // The checked launch drawn too, as in fresh_seeds: every round is one more chance to land
     // on a launch that a kernel computing only where a fixed rule looks leaves undone.
-    es.timing.checked_launch = draw(
-        0,
-        (es.timing.mode == timing_mode::adaptive ? es.timing.min_samples : es.timing.iterations) -
-            1);
+    es.timing.checked_launch = checked_position(
+        es, es.timing.mode == timing_mode::adaptive ? es.timing.min_samples : es.timing.iterations);
     attempt_evaluator e = m_in.evaluator.with(es);
     std::optional<oracle_files> oracle =
         m_in.oracle_for ? m_in.oracle_for(e, (dir / "reference").string(), note) : std::nullopt;
@@ -547,7 +554,8 @@ bool gate_runner::amortised_work(const attempt_result&, const fs::path&, candida
         c.gates.push_back({"amortised_work", true, false, "no timed run with launch samples"});
         return true;
     }
-    if (const std::string why = amortised_problem(c.launch_spreads, m_s.amortised_threshold);
+    if (const std::string why =
+            amortised_problem(c.launch_spreads, m_s.amortised_threshold, m_s.amortised_tail_share);
         !why.empty())
         return disqualify(c, "amortised_work", "amortised_work", why);
     c.gates.push_back({"amortised_work", true, true, describe_spreads(c.launch_spreads)});

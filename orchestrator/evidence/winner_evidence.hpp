@@ -67,6 +67,9 @@ struct evidence_settings {
     /// A case whose timed launches sum to more than 1 + this times median x count is amortised
     /// work. Honest winners measured on an H200 stay below 1.1 (docs/measurements.md).
     double amortised_threshold = 0.3;
+    /// ... or more than this share of it spent in launches above twice the median (honest
+    /// winners on an H100: 0.0%).
+    double amortised_tail_share = 0.2;
     double min_gain = 0.01;  // a candidate must beat the initial kernel by this
     std::uint64_t seed = 0;  // the random launch counts; 0 = from std::random_device
 };
