@@ -150,10 +150,11 @@ TEST_CASE("a stop starts no new job; the running ones finish and are recorded in
             if (r.attempt == 2) stop = true;
         },
         &stop);
-    // Job 2's record sets the stop; the other device may have had job 3 under way, and job 4
-    // if it finished job 3 before job 2 was recorded. Nothing after.
+    // Job 2's record sets the stop, on the recorder thread; the devices finish jobs 2 and 3
+    // together and may each have taken their next (4 and 5) before that record was made.
+    // Nothing after.
     CHECK(f.recorded.size() >= 3);
-    CHECK(f.recorded.size() <= 5);
+    CHECK(f.recorded.size() <= 6);
     for (std::size_t i = 0; i < f.recorded.size(); ++i) CHECK(f.recorded[i] == static_cast<int>(i));
 }
 
