@@ -11,20 +11,13 @@
 #include <vector>
 
 #include "common/landlock.hpp"
+#include "common/sandbox_rules.hpp"
 #include "harness/harness_options.hpp"
 
 namespace cuopt {
 
 /// The CUDA toolkit's root and include folders (read only).
 std::vector<landlock_rule> toolkit_rules();
-
-/// /etc/ld.so.cache, the system library folders, $LD_LIBRARY_PATH's and the folders of every
-/// library loaded so far (read only): where dlopen finds libcuda, NVML, CUPTI and cuBLAS.
-std::vector<landlock_rule> library_rules();
-
-/// The NVIDIA driver's device nodes, /proc and /sys entries, and the process's own /proc
-/// files it reads.
-std::vector<landlock_rule> driver_rules();
 
 /// A whole harness process: `root` and every folder of `writable` read-write, the toolkit
 /// and library folders read-only, and the driver's files unless `compile_only`.

@@ -15,9 +15,11 @@
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/commands/gate_command.hpp"
 #include "orchestrator/commands/named_files.hpp"
+#include "orchestrator/commands/problem_import.hpp"
 #include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/commands/resume_options.hpp"
 #include "orchestrator/commands/run_failure.hpp"
+#include "orchestrator/evaluation/python_child.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 #include "orchestrator/service/serve_command.hpp"
 
@@ -115,12 +117,15 @@ std::optional<int> settle_options(CLI::App* optimize, CLI::App* check, optimizer
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string(argv[1]) == "__confined-python")  // the PyTorch child's shim
+        return cuopt::serve_confined_python(argc, argv);
     CLI::App app{"cuda-optimizer: makes CUDA kernels faster, with evidence"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("cuda-optimizer ") + cuopt::tool_version() +
                                           " (commit " + cuopt::tool_commit() + ")");
     app.footer(
-        "\nCommands: optimize (the search), check (the preflight as a table), replay "
+        "\nCommands: optimize (the search), import (a PyTorch problem as a problem folder), "
+        "check (the preflight as a table), replay "
         "(re-run a winner's case), report (rebuild a run's report.html), gate (the regression "
         "gate for CI), serve/submit/status/cancel (the daemon and its job spool).\nEach has "
         "--help; the README has the rest.");
@@ -149,6 +154,9 @@ int main(int argc, char** argv) {
     CLI::App* report = cuopt::add_report_command(app, report_options);
     cuopt::gate_options gate_options;
     CLI::App* gate = cuopt::add_gate_command(app, gate_options);
+    cuopt::import_options import_options;
+    CLI::App* import = nullptr;
+    cuopt::add_import_command(app, import_options, import);
     cuopt::daemon_cli daemon;
     cuopt::add_daemon_commands(app, daemon);
     if (const std::string bad =
@@ -167,6 +175,7 @@ int main(int argc, char** argv) {
     options.json = json;
     if (options.harness.empty()) options.harness = cuopt::default_harness_path();
     try {
+        if (import->parsed()) return cuopt::run_import(import_options);
         if (replay->parsed())
             return cuopt::run_replay(replay_request, options.harness, options.timeout_s);
         if (check->parsed()) return cuopt::run_check(options, optimize);

@@ -219,6 +219,14 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
         ->type_name("FILE");
     app->add_option("--initial-kernel", o.initial_kernel, "Iteration 0 (.cu); must pass every case")
         ->type_name("FILE");
+    app->add_option("--torch-reference", o.torch_reference,
+                    "An imported problem's pytorch.json: its PyTorch forward is the oracle")
+        ->type_name("FILE")
+        ->excludes("--reference");
+    app->add_option("--python", o.python,
+                    "Python with torch for --torch-reference (default: python3 on PATH, then "
+                    "/usr/bin/python3)")
+        ->type_name("FILE");
     app->add_option("--input-cases", o.input_cases, "The manifest, input_cases.json")
         ->type_name("FILE");
     app->add_option("--holdout-cases", o.holdout_cases,
@@ -303,8 +311,9 @@ void apply_config_text(CLI::App* app, optimizer_options& o, const std::string& t
                        const fs::path& file, const CLI::App* elsewhere) {
     const std::string source = file.string();
     json_options_rules rules;
-    rules.paths = {"reference", "initial_kernel", "input_cases", "candidates", "results_dir",
-                   "harness",   "holdout_cases",  "sanitizer",   "docs_cache", "cuobjdump"};
+    rules.paths = {"reference",   "initial_kernel", "input_cases",     "candidates",
+                   "results_dir", "harness",        "holdout_cases",   "sanitizer",
+                   "docs_cache",  "cuobjdump",      "torch_reference", "python"};
     rules.elsewhere = elsewhere;
     rules.special = [&](const std::string& key, const rapidjson::Value& v) {
         if (key == "resume")

@@ -31,6 +31,7 @@
 #include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "orchestrator/evaluation/ncu_profile.hpp"
+#include "orchestrator/evaluation/python_child.hpp"
 #include "orchestrator/evidence/scorer_pin.hpp"
 #include "orchestrator/evidence/winner_evidence.hpp"
 #include "orchestrator/proposers/llm_proposer.hpp"
@@ -78,6 +79,7 @@ struct run_context {
     oracle_files holdout_oracle;
     scorer_pin pin;  // what decides the verdict, hashed before the search and again after
     std::optional<candidate> reference;
+    std::optional<torch_reference> torch;          // an imported problem's PyTorch oracle
     std::optional<attempt_result> vendor;          // the vendor library on the declaring cases
     std::map<int, attempt_result> device_vendors;  // the same on every other device of --devices
     std::optional<recorded_run> recorded;          // --resume: what run.json said
@@ -403,7 +405,52 @@ void open_run(run_context& c) {
     write_progress(c, so_far);
 }
 
+// --torch-reference: its problem and the interpreter that runs it (on the GPU when the real
+// harness measures and the interpreter's torch sees one).
+std::optional<torch_reference> torch_reference_of(const run_context& c) {
+    if (c.o.torch_reference.empty()) return std::nullopt;
+    if (c.o.signature.empty())
+        throw run_failure(exit_code::invalid_request,
+                          "--torch-reference needs the kernel's --signature (import writes it)");
+    torch_reference t;
+    try {
+        t.problem = read_torch_problem(c.o.torch_reference, *c.contract);
+        const auto runner = make_child_process_runner();
+        t.python = find_python(c.o.python, *runner);
+    } catch (const python_error& e) {
+        throw run_failure(exit_code::preflight_failed, e.what());
+    } catch (const json_error& e) {
+        throw run_failure(exit_code::invalid_request, e.what());
+    }
+    t.gpu = t.python.cuda;
+    if (!c.o.quiet)
+        std::cerr << "cuda-optimizer: the oracle is PyTorch " << t.python.torch_version << " ("
+                  << t.python.path << ", on the " << (t.gpu ? "GPU" : "CPU")
+                  << "): " << t.problem.source.filename().string() << "'s " << t.problem.entry
+                  << "\n";
+    return t;
+}
+
+// An imported problem's: a kernel that takes the signature's arguments and does nothing, so
+// that the harness dumps the inputs its launch saw for PyTorch's forward.
+candidate inputs_only_candidate(const run_context& c) {
+    candidate ref = c.initial;
+    ref.source =
+        "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n"
+        "extern \"C\" __global__ " +
+        c.o.signature + " {}\n";
+    ref.entry = entry_of(ref.source, c.signature);
+    ref.proposer = proposer_kind::reference;
+    ref.label = "pytorch-inputs.cu";
+    ref.compile_options.clear();
+    ref.tunables.clear();
+    ref.defines.clear();
+    ref.launch = c.contract->reference_launch;
+    return ref;
+}
+
 std::optional<candidate> reference_candidate(const run_context& c) {
+    if (c.torch) return inputs_only_candidate(c);
     if (c.o.reference.empty()) return std::nullopt;
     candidate ref = c.initial;
     ref.source = read_text_file(c.o.reference);
@@ -431,8 +478,9 @@ void prepare_holdout(run_context& c) {
     const attempt_evaluator e = c.evaluator->with(es).with(*c.holdout);
     std::map<std::string, std::string> unused;
     try {
-        c.holdout_oracle =
-            prepare_oracle({*c.holdout, e, c.reference, c.run, "holdout-reference", false}, unused);
+        c.holdout_oracle = prepare_oracle({*c.holdout, e, c.reference, c.run, "holdout-reference",
+                                           false, false, c.torch ? &*c.torch : nullptr},
+                                          unused);
     } catch (const run_failure& f) {
         throw run_failure(f.code(), "--holdout-cases " + c.o.holdout_cases + ": " + f.what());
     }
@@ -532,6 +580,7 @@ std::optional<oracle_files> oracle_for(const run_context& c, const attempt_evalu
         *c.contract, e, c.reference, c.run, fs::path(folder).lexically_relative(c.run).string(),
         false};
     setup.expected_for_fixed_inputs_only = true;
+    setup.torch = c.torch ? &*c.torch : nullptr;
     try {
         return prepare_oracle(setup, unused);
     } catch (const run_failure& f) {
@@ -549,6 +598,10 @@ void pin_scorer(run_context& c) {
     if (!c.o.holdout_cases.empty())
         c.pin.add("holdout", c.o.holdout_cases, c.info.sha256["holdout"]);
     if (!c.o.reference.empty()) c.pin.add("reference kernel", c.o.reference);
+    if (c.torch) {
+        c.pin.add("PyTorch problem", c.o.torch_reference);
+        c.pin.add("PyTorch source", c.torch->problem.source);
+    }
     if (!c.info.inputs_key_id.empty()) c.pin.add("inputs key", c.run / k_inputs_key_file);
     for (const oracle_files* oracle : {&c.oracle, &c.holdout_oracle})
         for (const auto& [output, file] : *oracle)
@@ -881,8 +934,11 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         check_inputs(c);
         make_offline_proposer(c);
         open_run(c);
+        c.torch = torch_reference_of(c);
         c.reference = reference_candidate(c);
-        c.oracle = prepare_oracle({*c.contract, *c.evaluator, c.reference, c.run}, c.info.sha256);
+        oracle_setup setup{*c.contract, *c.evaluator, c.reference, c.run};
+        setup.torch = c.torch ? &*c.torch : nullptr;
+        c.oracle = prepare_oracle(setup, c.info.sha256);
         if (c.recorded) check_unchanged(*c.recorded, c.info, o);  // the generated inputs too
         prepare_holdout(c);
         pin_scorer(c);

@@ -23,6 +23,8 @@ struct optimizer_options {
     std::string description;        // what the kernel computes, for the record (and the model)
     std::string signature;          // the kernel's C signature; the manifest must agree with it
     std::string reference;          // reviewed reference kernel: its outputs are the oracle
+    std::string torch_reference;    // an imported problem's pytorch.json: PyTorch is the oracle
+    std::string python;             // the interpreter with torch (default: found)
     std::string initial_kernel;     // iteration 0; must pass every case
     std::string input_cases;        // the manifest (input_cases.json)
     search_settings search;         // max_iterations, min_gain, max_repairs

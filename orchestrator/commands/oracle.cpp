@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/file_io.hpp"
+#include "common/runner_process.hpp"
 #include "common/sha256.hpp"
 #include "orchestrator/commands/run_failure.hpp"
 
@@ -19,19 +20,56 @@ void copy_input(const fs::path& from, const fs::path& run,
     sha256["inputs/" + from.filename().string()] = sha256_file_hex(from);
 }
 
+// "" when an oracle file of `arg` holds only finite values, else where it does not.
+std::string non_finite_in(const fs::path& file, const manifest_arg& arg, const std::string& who,
+                          const std::string& case_name) {
+    if (!is_float(arg.type)) return "";
+    const auto bytes = read_binary_file(file);
+    const std::size_t n = bytes.size() / dtype_size(arg.type);
+    for (std::size_t i = 0; i < n; ++i)
+        if (!std::isfinite(element_as_double(arg.type, bytes.data(), i)))
+            return "case '" + case_name + "': " + who + " produced a NaN/Inf in '" + arg.name +
+                   "' at element " + std::to_string(i);
+    return "";
+}
+
+// PyTorch's forward on the inputs the (input-only) reference launch saw.
+void run_torch(const oracle_setup& s, oracle_files& oracle) {
+    const auto runner = make_child_process_runner();
+    oracle_files made;
+    try {
+        made = run_torch_oracle(*s.torch, s.contract, s.run / s.folder, *runner);
+    } catch (const python_error& e) {
+        throw run_failure(exit_code::reference_failed, e.what());
+    }
+    for (const auto& [key, file] : made) {
+        if (const std::string bad = non_finite_in(file, *s.contract.find_arg(key.second),
+                                                  "PyTorch's forward", key.first);
+            !bad.empty())
+            throw run_failure(exit_code::reference_failed, bad);
+        oracle[key] = file;
+    }
+}
+
 // The reference, run on every case: its outputs become the oracle, its inputs the run's.
 void run_reference(const oracle_setup& s, oracle_files& oracle,
                    std::map<std::string, std::string>& sha256) {
-    sha256["reference"] = sha256_hex(s.reference->source);
+    sha256["reference"] =
+        s.torch ? sha256_file_hex(s.torch->problem.source) : sha256_hex(s.reference->source);
     const attempt_result r = s.evaluator.evaluate(*s.reference, s.run / s.folder, nullptr);
     if (r.verdict != verdict::valid)
-        throw run_failure(
-            exit_code::reference_failed,
-            "the reference kernel fails: " + std::string(to_string(r.verdict)) + ": " + r.reason);
-    if (const std::string bad = check_reference_outputs(r, s.contract); !bad.empty())
-        throw run_failure(exit_code::reference_failed, bad);
-    for (const auto& ce : r.cases)
-        for (const auto& oc : ce.outputs) oracle[{ce.name, oc.arg}] = oc.file;
+        throw run_failure(exit_code::reference_failed,
+                          std::string(s.torch ? "the run that hands PyTorch its inputs fails: "
+                                              : "the reference kernel fails: ") +
+                              std::string(to_string(r.verdict)) + ": " + r.reason);
+    if (s.torch) {
+        run_torch(s, oracle);
+    } else {
+        if (const std::string bad = check_reference_outputs(r, s.contract); !bad.empty())
+            throw run_failure(exit_code::reference_failed, bad);
+        for (const auto& ce : r.cases)
+            for (const auto& oc : ce.outputs) oracle[{ce.name, oc.arg}] = oc.file;
+    }
     if (s.record_inputs)
         for (const auto& e : fs::directory_iterator(s.run / s.folder / "inputs"))
             copy_input(e.path(), s.run, sha256);
@@ -77,11 +115,9 @@ std::string check_reference_outputs(const attempt_result& ref, const manifest& m
                 return "case '" + ce.name + "': the reference left " +
                        std::to_string(oc.unwritten) + " of " + std::to_string(n) +
                        " elements of '" + oc.arg + "' unwritten";
-            if (is_float(arg->type))
-                for (std::size_t i = 0; i < n; ++i)
-                    if (!std::isfinite(element_as_double(arg->type, bytes.data(), i)))
-                        return "case '" + ce.name + "': the reference produced a NaN/Inf in '" +
-                               oc.arg + "' at element " + std::to_string(i);
+            if (const std::string bad = non_finite_in(oc.file, *arg, "the reference", ce.name);
+                !bad.empty())
+                return bad;
         }
     return "";
 }

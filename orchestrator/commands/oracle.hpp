@@ -11,6 +11,7 @@
 
 #include "orchestrator/contract/candidate.hpp"
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
+#include "orchestrator/evaluation/torch_oracle.hpp"
 
 namespace cuopt {
 
@@ -24,6 +25,9 @@ struct oracle_setup {
     /// Use a case's expected files only where its inputs are all files (other seeds or launch
     /// counts make another case's expected values stale: the reference serves there).
     bool expected_for_fixed_inputs_only = false;
+    /// An imported problem's PyTorch oracle: `reference` is then a kernel that only receives
+    /// the inputs (the harness dumps what its launch saw) and forward's outputs are the oracle.
+    const torch_reference* torch = nullptr;
 };
 
 /// Builds the oracle; adds the sha256 of every input (and the reference) to `sha256`.

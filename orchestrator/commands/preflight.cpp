@@ -23,6 +23,7 @@
 #include "orchestrator/contract/manifest.hpp"
 #include "orchestrator/contract/request_writer.hpp"
 #include "orchestrator/contract/response_reader.hpp"
+#include "orchestrator/evaluation/torch_oracle.hpp"
 #include "orchestrator/evidence/instruction_audit.hpp"
 #include "orchestrator/evidence/sanitizer_report.hpp"
 
@@ -235,13 +236,25 @@ std::optional<kernel_signature> check_signature_flag(const optimizer_options& o,
 // Every output of every case has an oracle: the reference, or the manifest's expected files.
 void check_oracle(const optimizer_options& o, const manifest& m, const add_check& add) {
     if (!o.reference.empty()) return;
+    if (!o.torch_reference.empty()) {
+        try {
+            read_torch_problem(o.torch_reference, m);
+            add("oracle", true, "PyTorch: " + o.torch_reference, "", exit_code::ok);
+        } catch (const std::exception& e) {
+            add("oracle", false, e.what(), "run cuda-optimizer import again, or fix the field",
+                exit_code::invalid_request);
+        }
+        return;
+    }
     for (const manifest_case& mc : m.cases)
         for (const manifest_arg& a : m.args)
             if (a.has_output() && !mc.expected.count(a.name)) {
                 add("oracle", false,
                     "case '" + mc.name + "' output '" + a.name +
                         "' has no oracle: no --reference and no cases[].expected",
-                    "pass --reference FILE.cu (a reviewed kernel), or give expected files",
+                    "pass --reference FILE.cu (a reviewed kernel) or --torch-reference "
+                    "pytorch.json, or "
+                    "give expected files",
                     exit_code::invalid_request);
                 return;
             }
@@ -420,6 +433,8 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
     const bool kernel_ok = check_file(add, "initial kernel", o.initial_kernel, "--initial-kernel");
     const bool manifest_ok = check_file(add, "manifest", o.input_cases, "--input-cases");
     if (!o.reference.empty()) check_file(add, "reference", o.reference, "--reference");
+    if (!o.torch_reference.empty())
+        check_file(add, "PyTorch reference", o.torch_reference, "--torch-reference");
     const std::optional<manifest> m =
         manifest_ok ? check_contract(o, add) : std::optional<manifest>();
     const auto sig = check_signature_flag(o, m, add);

@@ -34,6 +34,8 @@ const std::set<std::string> k_daemon_flags = {
 // documentation tool may fetch; and whether its kernels may run unconfined or count as a job's.
 const std::set<std::string> k_refused_keys = {"harness",
                                               "sanitizer",
+                                              "cuobjdump",
+                                              "python",
                                               "use_nsight",
                                               "profile_timeout",
                                               "base_url",

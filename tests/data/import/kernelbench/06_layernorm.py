@@ -1,0 +1,25 @@
+# KernelBench-format fixture: nn.LayerNorm with affine weight/bias, normalized_shape from get_init_inputs (cf. level1/40_LayerNorm.py, shrunk).
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    """
+    Simple model that performs Layer Normalization.
+    """
+    def __init__(self, normalized_shape: tuple):
+        super(Model, self).__init__()
+        self.ln = nn.LayerNorm(normalized_shape=normalized_shape)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.ln(x)
+
+batch_size = 16
+features = 12
+dim = 75
+
+def get_inputs():
+    x = torch.rand(batch_size, features, dim)
+    return [x]
+
+def get_init_inputs():
+    return [(features, dim)]

@@ -1,0 +1,211 @@
+// `cuda-optimizer import` and the PyTorch oracle, through the real binary and Debian's CPU
+// torch: KernelBench files, FlashInfer-Trace definitions and the plain form become problem
+// folders the manifest reader takes; each construct the contract cannot hold is refused in one
+// line naming it; the problem's code runs confined (a file outside its folder is out of reach);
+// and PyTorch as the oracle gives the pilot matmul's candidates the verdicts reference.cu gives.
+#include "orchestrator/commands/problem_import.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <regex>
+
+#include "common/json_document.hpp"
+#include "orchestrator/contract/manifest.hpp"
+#include "test_support.hpp"
+
+using namespace cuopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path k_data = fs::path(CUOPT_SOURCE_DIR) / "tests/data/import";
+
+// Why the import cannot run here, or "" (Debian's python3-torch, which tools/setup.sh installs).
+std::string torch_missing() {
+    const auto r = test::run_program("/bin/sh", {"-c", "/usr/bin/python3 -c 'import torch' 2>&1"});
+    return r.exit_code == 0
+               ? ""
+               : "/usr/bin/python3 cannot import torch (apt-get install python3-torch)";
+}
+
+#define SKIP_WITHOUT_TORCH()                                     \
+    if (const std::string why = torch_missing(); !why.empty()) { \
+        WARN("skipped: " << why);                                \
+        return;                                                  \
+    }
+
+test::process_result import(const fs::path& source, const fs::path& out,
+                            std::vector<std::string> more = {}) {
+    std::vector<std::string> args{"import",     source.string(), "--out",
+                                  out.string(), "--python",      "/usr/bin/python3"};
+    args.insert(args.end(), more.begin(), more.end());
+    return test::run_optimizer(args);
+}
+
+std::string signature_of(const fs::path& dir) {
+    const rapidjson::Document d = parse_json(test::read_text(dir / "config.json"), "config");
+    return d["signature"].GetString();
+}
+
+}  // namespace
+
+TEST_CASE("every KernelBench-format test problem imports into a folder the manifest reader takes",
+          "[torch]") {
+    SKIP_WITHOUT_TORCH();
+    test::scratch_folder dir;
+    int imported = 0;
+    for (const auto& e : fs::directory_iterator(k_data / "kernelbench")) {
+        const fs::path out = dir.path() / e.path().stem();
+        const auto r = import(e.path(), out);
+        INFO(e.path().filename() << ": " << r.output);
+        REQUIRE(r.exit_code == 0);
+        const manifest m = read_manifest(out / "input_cases.json");
+        CHECK(m.cases.size() >= 2);
+        CHECK(fs::is_regular_file(out / "reference.py"));
+        CHECK(fs::is_regular_file(out / "holdout_cases.json"));
+        ++imported;
+    }
+    CHECK(imported >= 10);
+    CHECK(signature_of(dir.path() / "01_matmul") ==
+          "void matmul(const float* A, const float* B, float* out, int M, int K, int N)");
+    CHECK(signature_of(dir.path() / "06_layernorm") ==
+          "void layernorm(const float* x, const float* ln_weight, const float* ln_bias, float* "
+          "out, int batch_size, int features, int dim)");
+    // The sum keeps dim1 as 1: its tolerance is the reduction rule over dim1.
+    const manifest sum = read_manifest(dir.path() / "08_sum_reduction/input_cases.json");
+    CHECK(sum.find_arg("out")->reduction_length == "dim1");
+    CHECK(sum.find_arg("out")->count == "batch_size*1*dim2");
+}
+
+TEST_CASE("a FlashInfer-Trace definition imports with its workloads as performance cases",
+          "[torch]") {
+    SKIP_WITHOUT_TORCH();
+    test::scratch_folder dir;
+    const auto r = import(k_data / "flashinfer/definitions/rmsnorm/fused_add_rmsnorm_h128.json",
+                          dir.path() / "p");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(signature_of(dir.path() / "p") ==
+          "void fused_add_rmsnorm_h128(const float* hidden_states, const float* residual, const "
+          "float* weight, float* output, float* residual_out, float eps, int batch_size, int "
+          "hidden_size)");
+    const manifest m = read_manifest(dir.path() / "p/input_cases.json");
+    int perf = 0;
+    for (const manifest_case& c : m.cases) perf += c.kind == case_kind::performance;
+    CHECK(perf == 3);  // batch_size 1, 7 and 33
+    CHECK(fs::is_regular_file(dir.path() / "p/workloads.jsonl"));
+    const auto bf16 =
+        import(k_data / "flashinfer/definitions/rmsnorm/rmsnorm_h128.json", dir.path() / "q");
+    INFO(bf16.output);
+    CHECK(bf16.exit_code == 0);
+    CHECK_THAT(signature_of(dir.path() / "q"),
+               Catch::Contains("const __nv_bfloat16* hidden_states"));
+}
+
+TEST_CASE("the plain form: a function forward and get_inputs", "[torch]") {
+    SKIP_WITHOUT_TORCH();
+    test::scratch_folder dir;
+    const auto r = import(k_data / "plain/axpy.py", dir.path() / "p");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(signature_of(dir.path() / "p") ==
+          "void axpy(const float* x, const float* y, float* out, int N)");
+}
+
+TEST_CASE("each construct the kernel contract cannot hold is refused in one line naming it",
+          "[torch]") {
+    SKIP_WITHOUT_TORCH();
+    test::scratch_folder dir;
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {"random_in_forward.py", "draws random numbers"},
+        {"inplace_input.py", "writes its input x in place"},
+        {"complex_dtype.py", "dtype complex64"},
+        {"data_dependent_shape.py", "shape depends on the input values"},
+        {"no_model.py", "no class Model"},
+        {"no_get_inputs.py", "no function get_inputs()"},
+        {"syntax_error.py", "does not parse: line 10"},
+        {"bool_output.py", "bool tensor"},
+        // The import runs the file confined: /etc/hostname is out of its reach.
+        {"reads_file.py", "Permission denied: '/etc/hostname'"},
+    };
+    for (const auto& [file, says] : refused) {
+        const auto r = import(k_data / "refused" / file, dir.path() / file);
+        INFO(file << ": " << r.output);
+        CHECK(r.exit_code == 11);
+        CHECK_THAT(r.output, Catch::Contains(file + ": cannot import: ") && Catch::Contains(says));
+        CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+        CHECK_FALSE(fs::exists(dir.path() / file));  // nothing half-written
+    }
+}
+
+TEST_CASE("an import never writes into a folder that holds files, nor without a Python with torch",
+          "[torch]") {
+    test::scratch_folder dir;
+    dir.write("taken/x", "mine");
+    auto r = import(k_data / "plain/axpy.py", dir.path() / "taken");
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("--out must be a new or empty folder"));
+    r = test::run_optimizer({"import", (k_data / "plain/axpy.py").string(), "--out",
+                             (dir.path() / "p").string(), "--python", "/bin/false"});
+    CHECK(r.exit_code == 20);
+    CHECK_THAT(r.output, Catch::Contains("no Python with torch for this imported problem: "
+                                         "/bin/false cannot import torch"));
+}
+
+TEST_CASE("the PyTorch side's answer is untrusted: a bad field is named, never written",
+          "[torch]") {
+    const std::string good =
+        R"({"form":"plain","entry":"forward","torch":"x","axes":[{"name":"N","value":8,"small":3}],)"
+        R"("args":[{"name":"x","role":"input","dtype":"f32","shape":["N"],)"
+        R"("init":{"kind":"normal","mean":0,"stddev":1}}],)"
+        R"("outputs":[{"name":"out","dtype":"f32","shape":["N"]}],"holdout":[],"workloads":[]})";
+    CHECK(read_introspection(good, "answer").args.size() == 2);
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {R"("dtype":"f32","shape":["N"],)", R"("dtype":"complex","shape":["N"],)"},
+        {"\"shape\":[\"N\"],\"init\"", "\"shape\":[\"system(1)\"],\"init\""},
+        {R"({"name":"N","value":8)", R"({"name":"N;rm","value":8)"},
+        {R"("kind":"normal")", R"("kind":"file")"},
+    };
+    for (const auto& [from, to] : bad) {
+        std::string text = good;
+        text.replace(text.find(from), from.size(), to);
+        INFO(text);
+        CHECK_THROWS_WITH(read_introspection(text, "answer"), Catch::Contains("answer: field "));
+    }
+    CHECK_THROWS_WITH(read_introspection(R"({"refused":"forward() draws random numbers"})", "a"),
+                      "forward() draws random numbers");
+}
+
+TEST_CASE("PyTorch as the oracle gives the pilot matmul's candidates reference.cu's verdicts",
+          "[torch]") {
+    SKIP_WITHOUT_TORCH();
+    test::scratch_folder dir;
+    const fs::path examples = fs::path(CUOPT_SOURCE_DIR) / "examples/matmul";
+    const fs::path torch_config =
+        fs::path(CUOPT_SOURCE_DIR) / "tests/data/torch-oracle/matmul/config.json";
+    const std::string initial = test::read_text(examples / "initial.cu");
+    for (const char* marker : {"FAKE_WRONG", "FAKE_SKIP_LAST_ROW", "FAKE_MS=0.5"})
+        dir.write(std::string("candidates/") + marker + ".cu",
+                  std::string("// ") + marker + "\n" + initial);
+    std::map<std::string, std::string> verdicts[2];
+    int which = 0;
+    for (const fs::path& config : {examples / "config.json", torch_config}) {
+        const fs::path results = dir.path() / std::to_string(which);
+        const auto r = test::run_optimizer(
+            {"optimize", "--config", config.string(), "--harness", CUOPT_FAKE_HARNESS_BINARY,
+             "--results-dir", results.string(), "--proposer", "files", "--candidates",
+             (dir.path() / "candidates").string(), "--max-iterations", "3", "--python",
+             "/usr/bin/python3", "--no-evidence", "--quiet"});
+        INFO(config << ": " << r.output);
+        REQUIRE(fs::is_regular_file(results / "run-001/history.json"));
+        const rapidjson::Document h =
+            parse_json(test::read_text(results / "run-001/history.json"), "history");
+        for (const auto& a : h["attempts"].GetArray())
+            verdicts[which][a["label"].GetString()] = a["verdict"].GetString();
+        ++which;
+    }
+    CHECK(verdicts[0].size() == 4);
+    CHECK(verdicts[0] == verdicts[1]);
+    CHECK(std::count_if(verdicts[1].begin(), verdicts[1].end(),
+                        [](const auto& v) { return v.second == "wrong_output"; }) >= 1);
+}
