@@ -209,3 +209,48 @@ TEST_CASE("PyTorch as the oracle gives the pilot matmul's candidates reference.c
     CHECK(std::count_if(verdicts[1].begin(), verdicts[1].end(),
                         [](const auto& v) { return v.second == "wrong_output"; }) >= 1);
 }
+
+TEST_CASE("without an initial kernel PyTorch eager is the baseline, torch.compile a row beside it",
+          "[torch]") {
+    SKIP_WITHOUT_TORCH();
+    test::scratch_folder dir;
+    const fs::path examples = fs::path(CUOPT_SOURCE_DIR) / "examples/matmul";
+    const fs::path data = fs::path(CUOPT_SOURCE_DIR) / "tests/data/torch-oracle/matmul";
+    const std::string config =
+        "{\"signature\": \"void matmul_f32(const float* a, const float* b, float* c, int m, "
+        "int n, int k)\", \"torch_reference\": \"" +
+        (data / "pytorch.json").string() + "\", \"input_cases\": \"" +
+        (examples / "input_cases.json").string() + "\"}";
+    dir.write("config.json", config);
+    const std::string initial = test::read_text(examples / "initial.cu");
+    dir.write("candidates/fast.cu", "// FAKE_MS=0.01\n" + initial);
+    dir.write("candidates/wrong.cu", "// FAKE_WRONG\n" + initial);
+    const std::vector<std::string> common{"optimize",
+                                          "--config",
+                                          (dir / "config.json").string(),
+                                          "--harness",
+                                          CUOPT_FAKE_HARNESS_BINARY,
+                                          "--python",
+                                          "/usr/bin/python3",
+                                          "--results-dir",
+                                          (dir / "results").string(),
+                                          "--no-evidence"};
+    auto r = test::run_optimizer(test::joined(common, {"--proposer", "autotune"}));
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output,
+               Catch::Contains("gives the autotuner nothing to tune: use --proposer llm"));
+    r = test::run_optimizer(test::joined(
+        common, {"--proposer", "files", "--candidates", (dir / "candidates").string()}));
+    INFO(r.output);
+    CHECK_THAT(r.output, Catch::Contains("initial  pytorch-eager  valid") &&
+                             Catch::Contains("wrong.cu  wrong_output") &&
+                             Catch::Contains("x geomean over PyTorch eager"));
+    const rapidjson::Document s =
+        parse_json(test::read_text(dir / "results/run-001/summary.json"), "summary");
+    CHECK(std::string(s["initial"]["label"].GetString()) == "pytorch-eager");
+    CHECK(s["initial"]["geomean_ms"].GetDouble() > 0);  // timed for real, on this CPU
+    CHECK(std::string(s["best"]["label"].GetString()) == "fast.cu");
+    // torch.compile is a row of its own: Debian's torch 1.13 has none, and says so.
+    CHECK(s.HasMember("pytorch_compile"));
+    CHECK_THAT(std::string(s["pytorch_compile"]["reason"].GetString()), Catch::Contains("compile"));
+}

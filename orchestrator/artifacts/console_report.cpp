@@ -173,9 +173,10 @@ std::string best_line(const search_outcome& o, const evidence_report& ev,
     if (!o.best) return "best: none (the initial kernel failed)" + counts;
     const attempt_result& b = o.history[*o.best];
     char head[200];
-    std::snprintf(head, sizeof head,
-                  " (iteration %d, attempt %d), %.2fx geomean over the initial kernel", b.iteration,
-                  b.attempt, b.speedup_vs_initial.value_or(1.0));
+    const bool eager = o.initial && !o.history[*o.initial].cand.pytorch_mode.empty();
+    std::snprintf(head, sizeof head, " (iteration %d, attempt %d), %.2fx geomean over %s",
+                  b.iteration, b.attempt, b.speedup_vs_initial.value_or(1.0),
+                  eager ? "PyTorch eager" : "the initial kernel");
     std::string line = "best: " + b.cand.label + head;
     if (ev.significance) {
         const ratio_estimate& g = ev.significance->speedup.geomean;

@@ -258,11 +258,22 @@ Value gpu_busy_json(const gpu_busy_record& g, json_allocator& a) {
     return out.add("busy_fraction", g.busy_fraction).take();
 }
 
+// An imported problem's torch.compile row: its verdict and medians, beside the eager baseline.
+Value pytorch_compile_json(const attempt_result& r, json_allocator& a) {
+    std::map<std::string, std::optional<double>> medians;
+    for (const case_evaluation& ce : r.cases)
+        if (ce.kind == case_kind::performance) medians[ce.name] = ce.median_ms;
+    json_object o(a);
+    o.add("verdict", to_string(r.verdict)).add("reason", r.reason);
+    return o.add("geomean_ms", r.geomean_ms).add("median_ms", medians).take();
+}
+
 }  // namespace
 
 std::string summary_json(const search_outcome& o, const manifest& m, const oracle_files& oracle,
                          const fs::path& run, const std::string& model_json,
-                         const evidence_report* evidence, bool simulated) {
+                         const evidence_report* evidence, bool simulated,
+                         const attempt_result* pytorch_compile) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     json_object top(doc);
@@ -289,6 +300,7 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
             gpu ? std::optional<int>(static_cast<int>(gpu->throttled.size())) : std::nullopt);
     top.add("model", parsed_or_null(model_json, a));
     top.add("evidence", evidence ? evidence_json(*evidence, o, m, a) : Value());
+    if (pytorch_compile) top.add("pytorch_compile", pytorch_compile_json(*pytorch_compile, a));
     add_verdict(doc);
     json_object(doc).add("simulated", simulated);
     return to_pretty_json(doc);

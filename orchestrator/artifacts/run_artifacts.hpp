@@ -73,7 +73,8 @@ std::string history_json(const search_outcome& outcome, const std::filesystem::p
 std::string summary_json(const search_outcome& outcome, const manifest& m,
                          const oracle_files& oracle, const std::filesystem::path& run,
                          const std::string& model_json = "null",
-                         const evidence_report* evidence = nullptr, bool simulated = false);
+                         const evidence_report* evidence = nullptr, bool simulated = false,
+                         const attempt_result* pytorch_compile = nullptr);
 /// run.json. While the run is under way (info.finished_utc empty) it has no stop_reason and no
 /// error: a run folder whose run.json says so was stopped before it finished (--resume).
 std::string run_json(const run_info& info, const search_outcome& outcome);

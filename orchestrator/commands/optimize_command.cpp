@@ -32,6 +32,7 @@
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "orchestrator/evaluation/ncu_profile.hpp"
 #include "orchestrator/evaluation/python_child.hpp"
+#include "orchestrator/evaluation/torch_baseline.hpp"
 #include "orchestrator/evidence/scorer_pin.hpp"
 #include "orchestrator/evidence/winner_evidence.hpp"
 #include "orchestrator/proposers/llm_proposer.hpp"
@@ -79,11 +80,12 @@ struct run_context {
     oracle_files holdout_oracle;
     scorer_pin pin;  // what decides the verdict, hashed before the search and again after
     std::optional<candidate> reference;
-    std::optional<torch_reference> torch;          // an imported problem's PyTorch oracle
-    std::optional<attempt_result> vendor;          // the vendor library on the declaring cases
-    std::map<int, attempt_result> device_vendors;  // the same on every other device of --devices
-    std::optional<recorded_run> recorded;          // --resume: what run.json said
-    std::optional<search_record> record;           // --resume: the attempts and candidates so far
+    std::optional<torch_reference> torch;           // an imported problem's PyTorch oracle
+    std::optional<attempt_result> vendor;           // the vendor library on the declaring cases
+    std::optional<attempt_result> pytorch_compile;  // an imported problem's torch.compile row
+    std::map<int, attempt_result> device_vendors;   // the same on every other device of --devices
+    std::optional<recorded_run> recorded;           // --resume: what run.json said
+    std::optional<search_record> record;            // --resume: the attempts and candidates so far
 };
 
 // The kernel's name: the signature's, else the first __global__ function in the source.
@@ -160,6 +162,32 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// --torch-reference: its problem and the interpreter that runs it (on the GPU when the real
+// harness measures and the interpreter's torch sees one).
+std::optional<torch_reference> torch_reference_of(const run_context& c) {
+    if (c.o.torch_reference.empty()) return std::nullopt;
+    if (c.o.signature.empty())
+        throw run_failure(exit_code::invalid_request,
+                          "--torch-reference needs the kernel's --signature (import writes it)");
+    torch_reference t;
+    try {
+        t.problem = read_torch_problem(c.o.torch_reference, *c.contract);
+        const auto runner = make_child_process_runner();
+        t.python = find_python(c.o.python, *runner);
+    } catch (const python_error& e) {
+        throw run_failure(exit_code::preflight_failed, e.what());
+    } catch (const json_error& e) {
+        throw run_failure(exit_code::invalid_request, e.what());
+    }
+    t.gpu = t.python.cuda;
+    if (!c.o.quiet)
+        std::cerr << "cuda-optimizer: the oracle is PyTorch " << t.python.torch_version << " ("
+                  << t.python.path << ", on the " << (t.gpu ? "GPU" : "CPU")
+                  << "): " << t.problem.source.filename().string() << "'s " << t.problem.entry
+                  << "\n";
+    return t;
+}
+
 // The preflight (it checks everything below), then the manifest, the signature and the initial
 // kernel.
 void check_inputs(run_context& c) {
@@ -185,6 +213,16 @@ void check_inputs(run_context& c) {
         c.info.devices_json[devices[i]] = pre.devices_json[i];
     c.contract = read_manifest(c.o.input_cases);
     if (!c.o.signature.empty()) c.signature = parse_kernel_signature(c.o.signature);
+    c.torch = torch_reference_of(c);
+    if (c.torch && c.o.initial_kernel.empty()) {  // PyTorch eager is the baseline
+        if (c.kind == proposer_kind::autotune)
+            throw run_failure(exit_code::usage,
+                              "an imported problem without an initial_kernel gives the autotuner "
+                              "nothing to tune: use --proposer llm (or files), or give an "
+                              "initial_kernel");
+        c.initial = pytorch_candidate(*c.torch, "eager", c.signature->entry);
+        return;
+    }
     candidate& k = c.initial;
     k.source = read_text_file(c.o.initial_kernel);
     k.entry = entry_of(k.source, c.signature);
@@ -353,6 +391,7 @@ void open_run(run_context& c) {
     c.floors = c.device_floors[es.device];
     for (const auto& [name, f] : c.floors) es.floors_ms[name] = f.floor_ms;
     es.gpu_busy = c.busy;
+    if (c.torch) es.torch = std::make_shared<const torch_reference>(*c.torch);
     c.evaluator = std::make_unique<attempt_evaluator>(*c.contract, es, *c.runner);
     c.info.sha256["manifest"] = sha256_file_hex(o.input_cases);
     c.info.sha256["initial"] = sha256_hex(c.initial.source);
@@ -405,40 +444,12 @@ void open_run(run_context& c) {
     write_progress(c, so_far);
 }
 
-// --torch-reference: its problem and the interpreter that runs it (on the GPU when the real
-// harness measures and the interpreter's torch sees one).
-std::optional<torch_reference> torch_reference_of(const run_context& c) {
-    if (c.o.torch_reference.empty()) return std::nullopt;
-    if (c.o.signature.empty())
-        throw run_failure(exit_code::invalid_request,
-                          "--torch-reference needs the kernel's --signature (import writes it)");
-    torch_reference t;
-    try {
-        t.problem = read_torch_problem(c.o.torch_reference, *c.contract);
-        const auto runner = make_child_process_runner();
-        t.python = find_python(c.o.python, *runner);
-    } catch (const python_error& e) {
-        throw run_failure(exit_code::preflight_failed, e.what());
-    } catch (const json_error& e) {
-        throw run_failure(exit_code::invalid_request, e.what());
-    }
-    t.gpu = t.python.cuda;
-    if (!c.o.quiet)
-        std::cerr << "cuda-optimizer: the oracle is PyTorch " << t.python.torch_version << " ("
-                  << t.python.path << ", on the " << (t.gpu ? "GPU" : "CPU")
-                  << "): " << t.problem.source.filename().string() << "'s " << t.problem.entry
-                  << "\n";
-    return t;
-}
-
 // An imported problem's: a kernel that takes the signature's arguments and does nothing, so
 // that the harness dumps the inputs its launch saw for PyTorch's forward.
 candidate inputs_only_candidate(const run_context& c) {
     candidate ref = c.initial;
-    ref.source =
-        "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n"
-        "extern \"C\" __global__ " +
-        c.o.signature + " {}\n";
+    ref.source = inputs_only_kernel(c.o.signature);
+    ref.pytorch_mode.clear();
     ref.entry = entry_of(ref.source, c.signature);
     ref.proposer = proposer_kind::reference;
     ref.label = "pytorch-inputs.cu";
@@ -520,6 +531,22 @@ void measure_vendor(run_context& c) {
         if (!c.o.quiet) say_vendor(*v, " on GPU " + std::to_string(devices[i]));
         c.device_vendors.emplace(devices[i], std::move(*v));
     }
+}
+
+// An imported problem's torch.compile, once, beside the eager baseline: a row of the closing
+// table's story (and summary.json's pytorch_compile), never the verdict's baseline.
+void measure_pytorch_compile(run_context& c) {
+    if (!c.torch) return;
+    const std::string entry = c.signature ? c.signature->entry : c.initial.entry;
+    c.pytorch_compile = c.evaluator->evaluate(pytorch_candidate(*c.torch, "compile", entry),
+                                              c.run / "pytorch-compile", &c.oracle);
+    if (c.o.quiet) return;
+    std::cerr << "cuda-optimizer: torch.compile baseline: "
+              << to_string(c.pytorch_compile->verdict);
+    for (const case_evaluation& ce : c.pytorch_compile->cases)
+        if (ce.median_ms) std::cerr << "  " << ce.name << " " << format_ms(ce.median_ms);
+    const std::string& why = c.pytorch_compile->reason;
+    std::cerr << (why.empty() ? "" : ": " + why.substr(0, 300)) << "\n";
 }
 
 // Every GPU of --devices with its vendor run and floors, the first's being c.vendor and c.floors.
@@ -829,7 +856,8 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     write_best(c.run, outcome, m, *c.evaluator);
     if (c.client) c.info.model_json = model_usage_json(*c.client, c.model.prices);
     const std::string summary =
-        summary_json(outcome, m, c.oracle, c.run, c.info.model_json, &ev, c.info.simulated);
+        summary_json(outcome, m, c.oracle, c.run, c.info.model_json, &ev, c.info.simulated,
+                     c.pytorch_compile ? &*c.pytorch_compile : nullptr);
     write_file_durable(c.run / "summary.json", summary);
     const run_verdict verdict = verdict_of(summary);
     try {
@@ -934,7 +962,6 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         check_inputs(c);
         make_offline_proposer(c);
         open_run(c);
-        c.torch = torch_reference_of(c);
         c.reference = reference_candidate(c);
         oracle_setup setup{*c.contract, *c.evaluator, c.reference, c.run};
         setup.torch = c.torch ? &*c.torch : nullptr;
@@ -943,6 +970,7 @@ int run_optimize(const optimizer_options& o, const std::vector<std::string>& com
         prepare_holdout(c);
         pin_scorer(c);
         measure_vendor(c);
+        measure_pytorch_compile(c);
         make_model_proposer(c);
         if (c.record) restore_spending(c);
         search_outcome outcome = search(c, interrupted);

@@ -430,7 +430,21 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
         r.checks.push_back({std::move(name), ok, std::move(detail), std::move(fix), code});
         return ok;
     };
-    const bool kernel_ok = check_file(add, "initial kernel", o.initial_kernel, "--initial-kernel");
+    // An imported problem without an initial kernel: PyTorch eager is the baseline, and the
+    // kernel that hands PyTorch its inputs proves NVRTC in its place.
+    const bool eager = o.initial_kernel.empty() && !o.torch_reference.empty();
+    std::optional<temporary_folder> scratch;
+    optimizer_options with_kernel = o;
+    if (eager && !o.signature.empty()) {
+        scratch.emplace("cuopt-preflight");
+        with_kernel.initial_kernel = (scratch->path() / "pytorch-inputs.cu").string();
+        write_file_atomic(with_kernel.initial_kernel, inputs_only_kernel(o.signature));
+        add("initial kernel", true, "PyTorch eager (" + o.torch_reference + "'s forward)", "",
+            exit_code::ok);
+    }
+    const bool kernel_ok =
+        eager ? !with_kernel.initial_kernel.empty()
+              : check_file(add, "initial kernel", o.initial_kernel, "--initial-kernel");
     const bool manifest_ok = check_file(add, "manifest", o.input_cases, "--input-cases");
     if (!o.reference.empty()) check_file(add, "reference", o.reference, "--reference");
     if (!o.torch_reference.empty())
@@ -438,7 +452,7 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
     const std::optional<manifest> m =
         manifest_ok ? check_contract(o, add) : std::optional<manifest>();
     const auto sig = check_signature_flag(o, m, add);
-    const std::string entry = kernel_ok ? check_entry(o, sig, add) : "";
+    const std::string entry = kernel_ok ? check_entry(with_kernel, sig, add) : "";
     check_results_folder(o, add);
     if (!o.sanitizer.empty() && !o.no_sanitizer)
         add("sanitizer", find_compute_sanitizer(o.sanitizer) == fs::path(o.sanitizer), o.sanitizer,
@@ -452,7 +466,8 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
         exit_code::preflight_failed);
     // A daemon job's own kernels are untrusted too: none reaches a harness the run refuses.
     const bool may_compile = harness_ok && (check_confinement(o, runner, add, r) || !o.daemon_job);
-    if (may_compile && !entry.empty()) check_compiles(o, runner, entry, m, compiler, add, r);
+    if (may_compile && !entry.empty())
+        check_compiles(with_kernel, runner, entry, m, compiler, add, r);
     if (harness_ok)
         for (int device : devices_of(o)) check_device(o, device, runner, add, r);
     return r;

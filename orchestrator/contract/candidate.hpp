@@ -40,6 +40,9 @@ struct candidate {
     proposer_kind proposer = proposer_kind::initial;
     std::string label;     // short name for tables: a file name, "TILE=32 BK=8", ...
     std::string rejected;  // set by a proposer that gave up on this iteration: recorded, never run
+    /// An imported problem's baseline: "eager" or "compile" is PyTorch's forward timed in the
+    /// PyTorch child (torch_baseline.hpp), not a kernel the harness runs; "" for CUDA.
+    std::string pytorch_mode;
 };
 
 /// The launch a candidate runs a case with: its per-case launch, else its default,

@@ -10,6 +10,7 @@
 #include "orchestrator/contract/request_writer.hpp"
 #include "orchestrator/evaluation/compile_log.hpp"
 #include "orchestrator/evaluation/ranker.hpp"
+#include "orchestrator/evaluation/torch_baseline.hpp"
 
 namespace cuopt {
 
@@ -534,6 +535,7 @@ void attempt_evaluator::check_floors(attempt_result& r) const {
 
 attempt_result attempt_evaluator::evaluate(const candidate& c, const fs::path& folder,
                                            const oracle_files* oracle) const {
+    if (!c.pytorch_mode.empty()) return time_pytorch(c, folder, m_manifest, m_settings, m_runner);
     attempt_result r;
     r.cand = c;
     r.folder = folder;

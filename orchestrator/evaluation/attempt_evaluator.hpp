@@ -25,6 +25,8 @@
 namespace cuopt {
 
 /// The expected bytes of every (case, output) pair: files from the reference run or the manifest.
+struct torch_reference;  // torch_oracle.hpp
+
 using oracle_files = std::map<std::pair<std::string, std::string>, std::filesystem::path>;
 
 struct output_check {
@@ -148,6 +150,8 @@ struct evaluator_settings {
     bool gpu_checks = false;
     /// The oracle files' digests and RMS, read once per run (shared by copies of the settings).
     std::shared_ptr<oracle_digests> digests = std::make_shared<oracle_digests>();
+    /// An imported problem's PyTorch side: candidates with a pytorch_mode are timed by it.
+    std::shared_ptr<const torch_reference> torch;
 };
 
 class attempt_evaluator {

@@ -4,6 +4,7 @@
 #
 #   python3 -I pytorch_side.py introspect JOB OUT   what a problem file takes and returns
 #   python3 -I pytorch_side.py oracle JOB OUT       forward() on given inputs, outputs to files
+#   python3 -I pytorch_side.py time JOB OUT         eager or torch.compile timed per launch
 #
 # JOB and OUT are JSON. Whatever the problem's code raises becomes {"refused": "..."} or
 # {"error": "..."} in OUT: cuda-optimizer reads OUT as untrusted and says it in one line.
@@ -261,13 +262,13 @@ def init_of(t, form):
     if form == "flashinfer":
         return ({"kind": "normal", "mean": 0.0, "stddev": 1.0} if t.is_floating_point() else
                 {"kind": "int_range", "low": -128 if t.dtype == torch.int8 else -1024,
-                 "high": 128 if t.dtype == torch.int8 else 1024})
+                 "high": 127 if t.dtype == torch.int8 else 1023})
     if t.numel() == 0:
         return {"kind": "normal", "mean": 0.0, "stddev": 1.0}
     x = t.detach().to(torch.float64).flatten()
     lo, hi = float(x.min()), float(x.max())
     if not t.is_floating_point():
-        return {"kind": "int_range", "low": int(lo), "high": int(hi) + 1}
+        return {"kind": "int_range", "low": int(lo), "high": int(hi)}  # both inclusive
     if lo == hi:
         return {"kind": "uniform", "low": lo - 0.5, "high": hi + 0.5}
     mean, std = float(x.mean()), float(x.std()) if x.numel() > 1 else 1.0
@@ -487,12 +488,92 @@ def oracle(job):
     return {"cases": done, "device": device, "torch": torch.__version__}
 
 
+# ---- the baseline: PyTorch eager or torch.compile, timed by cuda-optimizer's rules ----
+
+def fill(t, init):
+    """Fresh values in place, drawn as the manifest's generator draws them (PyTorch's own stream:
+    the values a baseline sees do not need to be the candidates', only alike)."""
+    kind = init.get("kind")
+    if not t.is_floating_point():
+        t.random_(int(init.get("low", 0)), int(init.get("high", 15)) + 1)
+    elif kind == "normal":
+        t.normal_(init.get("mean", 0.0), init.get("stddev", 1.0))
+    elif kind == "constant":
+        t.fill_(init.get("value", 1.0))
+    else:
+        t.uniform_(init.get("low", -1.0), init.get("high", 1.0))
+
+
+def time_case(call, feed, tensors, job, device):
+    """Per-launch times (ms): warm-up launches, then each timed launch on fresh inputs (untimed
+    refill), after an untimed write of twice the L2 cache (a cold cache, as the harness's)."""
+    cuda = device == "cuda"
+    flush = None
+    if cuda and job.get("flush_l2", True):
+        l2 = getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "L2_cache_size", 0)
+        flush = torch.empty(max(2 * l2, 1 << 20), dtype=torch.uint8, device=device)
+    samples = []
+    with torch.no_grad():
+        for i in range(job["warmup"] + job["iterations"]):
+            if job.get("fresh_inputs", True):
+                for t, init in tensors:
+                    fill(t, init)
+            if flush is not None:
+                flush.zero_()
+            if cuda:
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                torch.cuda.synchronize()
+                start.record()
+                call(*feed)
+                end.record()
+                end.synchronize()
+                ms = start.elapsed_time(end)
+            else:
+                import time
+                t0 = time.perf_counter()
+                call(*feed)
+                ms = (time.perf_counter() - t0) * 1000
+            if i >= job["warmup"]:
+                samples.append(ms)
+    return samples
+
+
+def timing(job):
+    problem = load_problem(job)
+    device = job.get("device", "cpu")
+    if device == "cuda":
+        torch.cuda.set_device(int(job.get("gpu", 0)))
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    out = []
+    for case in job["cases"]:
+        sizes = dict(problem.axes)
+        sizes.update(case["axes"])
+        call, params, inputs, names = problem.build(sizes)
+        if hasattr(call, "to"):
+            call = call.to(device)
+        if job["mode"] == "compile":
+            call = torch.compile(call)
+        feed, tensors = [], []
+        for a in case["args"]:
+            if a["role"] == "scalar":
+                feed.append(a["value"])
+            elif a["role"] == "input":
+                t = torch.empty(a["shape"], dtype=TORCH_OF[a["dtype"]], device=device)
+                fill(t, a["init"])
+                feed.append(t)
+                tensors.append((t, a["init"]))
+        out.append({"name": case["name"], "samples_ms": time_case(call, feed, tensors, job, device)})
+    name = torch.cuda.get_device_name() if device == "cuda" else "cpu"
+    return {"cases": out, "device": name, "torch": torch.__version__, "mode": job["mode"]}
+
+
 def main():
     mode, job_path, out_path = sys.argv[1:4]
     with open(job_path, encoding="utf-8") as f:
         job = json.load(f)
     try:
-        result = {"introspect": introspect, "oracle": oracle}[mode](job)
+        result = {"introspect": introspect, "oracle": oracle, "time": timing}[mode](job)
     except Refusal as e:
         result = {"refused": str(e)}
     except Exception as e:

@@ -48,6 +48,12 @@ rapidjson::Value tensor_json(const torch_problem::tensor& t, const fs::path& fil
 
 }  // namespace
 
+std::string inputs_only_kernel(const std::string& signature) {
+    return "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n"
+           "extern \"C\" __global__ " +
+           signature + " {}\n";
+}
+
 torch_problem read_torch_problem(const fs::path& file, const manifest& m) {
     const rapidjson::Document d = parse_json(read_text_file(file), file.string());
     const json_field root(d, file.string());

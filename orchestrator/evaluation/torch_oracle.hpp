@@ -39,6 +39,10 @@ struct torch_reference {
     bool gpu = false;  // run forward on the GPU (the machine's torch sees one)
 };
 
+/// A kernel with `signature` ("void f(const float* x, ...)") that does nothing: launched as the
+/// reference of an imported problem, it makes the harness dump the inputs its launch saw.
+std::string inputs_only_kernel(const std::string& signature);
+
 /// Runs forward for every case of `m` on the inputs dumped under `folder`/inputs; writes
 /// `folder`/torch/CASE.OUTPUT.bin. Throws python_error when the child fails.
 oracle_files run_torch_oracle(const torch_reference& t, const manifest& m,

@@ -179,6 +179,7 @@ std::optional<std::vector<candidate>> search_loop::next_batch(int iteration,
         out.stop = stop_reason::proposer_exhausted;
         return std::nullopt;
     }
+    for (candidate& c : batch) c.pytorch_mode.clear();  // built on a PyTorch baseline: CUDA now
     m_current = {batch, {}};
     if (m_on_candidates) m_on_candidates(iteration, m_current);
     return batch;
