@@ -84,11 +84,13 @@ void set_child_environment(const fs::path& folder) {
     ::setenv("TORCHINDUCTOR_CACHE_DIR", (folder / "cache" / "inductor").c_str(), 1);
     ::setenv("TRITON_CACHE_DIR", (folder / "cache" / "triton").c_str(), 1);
     ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    ::setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 1);  // no worker pool (its /dev/shm semaphores)
 }
 
 std::vector<landlock_rule> python_rules(const fs::path& folder, const fs::path& python, bool gpu,
                                         const std::vector<fs::path>& readable) {
     std::vector<landlock_rule> rules{{folder, landlock_access::read_write},
+                                     {"/etc/ld.so.cache", landlock_access::read},
                                      {"/dev/null", landlock_access::device},
                                      {"/dev/urandom", landlock_access::read},
                                      {"/proc/cpuinfo", landlock_access::read},
@@ -97,7 +99,15 @@ std::vector<landlock_rule> python_rules(const fs::path& folder, const fs::path& 
     for (const auto& more : {library_rules(), program_rules(fs::canonical(python)),
                              gpu ? driver_rules() : std::vector<landlock_rule>{}})
         rules.insert(rules.end(), more.begin(), more.end());
-    for (const fs::path& p : readable) rules.push_back({p, landlock_access::read});
+    for (const fs::path& p : readable) {
+        rules.push_back({p, landlock_access::read});
+        if (fs::is_directory(p)) rules.push_back({p, landlock_access::execute});  // Triton's ptxas
+    }
+    // torch.compile's tool chain: Triton runs its own ptxas (under the interpreter's roots) and
+    // the C compiler for its launcher. Starting them reaches no file beyond these rules, and no
+    // network.
+    for (const char* tools : {"/usr/bin", "/usr/lib/gcc", "/usr/libexec", "/usr/local/cuda/bin"})
+        rules.push_back({tools, landlock_access::execute});
     return rules;
 }
 
