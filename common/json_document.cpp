@@ -34,7 +34,8 @@
     X("candidate-file", candidate_file_schema_json) \
     X("gate", gate_schema_json)                     \
     X("gate-baseline", gate_baseline_schema_json)   \
-    X("candidates", candidates_schema_json)
+    X("candidates", candidates_schema_json)         \
+    X("suite", suite_schema_json)
 // clang-format on
 #define CUOPT_DECLARE_SCHEMA(name, symbol) \
     extern const unsigned char symbol[];   \

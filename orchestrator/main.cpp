@@ -19,6 +19,7 @@
 #include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/commands/resume_options.hpp"
 #include "orchestrator/commands/run_failure.hpp"
+#include "orchestrator/commands/suite_command.hpp"
 #include "orchestrator/evaluation/python_child.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 #include "orchestrator/service/serve_command.hpp"
@@ -125,7 +126,8 @@ int main(int argc, char** argv) {
                                           " (commit " + cuopt::tool_commit() + ")");
     app.footer(
         "\nCommands: optimize (the search), import (a PyTorch problem as a problem folder), "
-        "check (the preflight as a table), replay "
+        "check (the preflight as a table), suite (optimize a folder of problems, with fast_p), "
+        "replay "
         "(re-run a winner's case), report (rebuild a run's report.html), gate (the regression "
         "gate for CI), serve/submit/status/cancel (the daemon and its job spool).\nEach has "
         "--help; the README has the rest.");
@@ -157,15 +159,18 @@ int main(int argc, char** argv) {
     cuopt::import_options import_options;
     CLI::App* import = nullptr;
     cuopt::add_import_command(app, import_options, import);
+    cuopt::suite_options suite_options;
+    CLI::App* suite = cuopt::add_suite_command(app, suite_options);
+    const int parsed_argc = cuopt::split_optimize_args(argc, argv, suite_options);
     cuopt::daemon_cli daemon;
     cuopt::add_daemon_commands(app, daemon);
     if (const std::string bad =
-            cuopt::unknown_word(app, std::vector<std::string>(argv + 1, argv + argc));
+            cuopt::unknown_word(app, std::vector<std::string>(argv + 1, argv + parsed_argc));
         !bad.empty()) {
         std::cerr << "cuda-optimizer: " << bad << "\n";
         return cuopt::to_int(cuopt::exit_code::usage);
     }
-    if (const auto done = cuopt::parse_command_line(app, argc, argv)) return *done;
+    if (const auto done = cuopt::parse_command_line(app, parsed_argc, argv)) return *done;
     if (const std::optional<int> code = settle_options(
             optimize, check, options, std::vector<std::string>(argv + 1, argv + argc)))
         return *code;
@@ -176,6 +181,7 @@ int main(int argc, char** argv) {
     if (options.harness.empty()) options.harness = cuopt::default_harness_path();
     try {
         if (import->parsed()) return cuopt::run_import(import_options);
+        if (suite->parsed()) return cuopt::run_suite(suite_options);
         if (replay->parsed())
             return cuopt::run_replay(replay_request, options.harness, options.timeout_s);
         if (check->parsed()) return cuopt::run_check(options, optimize);
