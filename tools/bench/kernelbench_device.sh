@@ -12,7 +12,7 @@ mkdir -p "$out/problems" "$out/runs" "$out/cands"
 opt=build/cuda-optimizer
 # Every .py in the level-1 folder given is imported (its own sizes, no edit), eight at a time.
 ls "$kb"/*.py | xargs -P 8 -I{} sh -c \
-    'n=$(basename {} .py); '"$opt"' import {} --out '"$out"'/problems/$n > '"$out"'/problems/$n.log 2>&1; echo "$n exit $?"' \
+    'n=$(basename {} .py); '"$opt"' import {} --timeout 120 --out '"$out"'/problems/$n > '"$out"'/problems/$n.log 2>&1; echo "$n exit $?"' \
     | sort -n > "$out/imports.txt"
 echo "imports: $(grep -c 'exit 0' "$out/imports.txt") of $(wc -l < "$out/imports.txt") imported"
 problems=("$@")
