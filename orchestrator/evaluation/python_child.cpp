@@ -84,6 +84,9 @@ void set_child_environment(const fs::path& folder) {
     ::setenv("TORCHINDUCTOR_CACHE_DIR", (folder / "cache" / "inductor").c_str(), 1);
     ::setenv("TRITON_CACHE_DIR", (folder / "cache" / "triton").c_str(), 1);
     ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    // getpass.getuser() (Inductor's and Triton's cache names) reads these before /etc/passwd.
+    ::setenv("USER", "cuda-optimizer", 1);
+    ::setenv("LOGNAME", "cuda-optimizer", 1);
     ::setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 1);  // no worker pool (its /dev/shm semaphores)
 }
 

@@ -614,6 +614,13 @@ candidate_check gate_runner::check(std::size_t index) {
         ", attempt " + std::to_string(r.attempt) + ")");  // "1.0" would read as a number
     const bool is_initial = m_outcome.initial && index == *m_outcome.initial;
     m_own.clear();
+    if (!r.cand.pytorch_mode.empty()) {  // the problem's own forward: the oracle, not a kernel
+        c.gates.push_back({"pytorch", true, false,
+                           "PyTorch " + r.cand.pytorch_mode +
+                               " is the problem's own code and its oracle: no kernel to gate"});
+        say("  pytorch: skipped (" + c.gates.back().detail + ")");
+        return c;
+    }
     for (gate g : {&gate_runner::instructions, &gate_runner::holdout, &gate_runner::fresh_seeds,
                    &gate_runner::repetition, &gate_runner::determinism, &gate_runner::sanitizer,
                    &gate_runner::significance, &gate_runner::amortised_work}) {
