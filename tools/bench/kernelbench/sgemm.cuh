@@ -1,6 +1,10 @@
 // A hand-written fp32 SGEMM for the KernelBench level-1 matmuls on the device (issue 45): a
 // 128x128 block tile, 8-deep k slices through shared memory, 8x8 outputs per thread, bounds
-// checked for irregular shapes. TRANS_B 1 reads B as N x K (torch.matmul(A, B.T)).
+// checked for irregular shapes. TRANS_A 1 reads A as K x M (A.T), TRANS_B 1 reads B as N x K
+// (B.T); a batched caller offsets the three pointers by blockIdx.z itself.
+#ifndef TRANS_A
+#define TRANS_A 0
+#endif
 #ifndef TRANS_B
 #define TRANS_B 0
 #endif
@@ -25,9 +29,15 @@ __device__ __forceinline__ void sgemm_tile(const float* __restrict__ A,
         for (int j = 0; j < SG_TN; ++j) acc[i][j] = 0.f;
     for (int k0 = 0; k0 < K; k0 += SG_BK) {
         for (int i = tid; i < SG_BM * SG_BK; i += 256) {
+#if TRANS_A
+            const int r = i % SG_BM, c = i / SG_BM;
+#else
             const int r = i / SG_BK, c = i % SG_BK;
+#endif
             const int gr = bm + r, gc = k0 + c;
-            As[c][r] = (gr < M && gc < K) ? A[(size_t)gr * K + gc] : 0.f;
+            float v = 0.f;
+            if (gr < M && gc < K) v = TRANS_A ? A[(size_t)gc * M + gr] : A[(size_t)gr * K + gc];
+            As[c][r] = v;
         }
         for (int i = tid; i < SG_BK * SG_BN; i += 256) {
 #if TRANS_B
