@@ -10,12 +10,14 @@ kb=$1 out=$2
 shift 2
 mkdir -p "$out/problems" "$out/runs" "$out/cands"
 opt=build/cuda-optimizer
-# Every .py in the level-1 folder given is imported (its own sizes, no edit), eight at a time.
-ls "$kb"/*.py | xargs -P 8 -I{} sh -c \
+# Every .py in the level-1 folder given is imported (its own sizes, no edit), eight at a time
+# (IMPORT_ALL=0: only the problems named).
+problems=("$@")
+if [ "${IMPORT_ALL:-1}" = 0 ]; then sources=$(for p in "$@"; do echo "$kb/$p.py"; done); else sources=$(ls "$kb"/*.py); fi
+echo "$sources" | xargs -P 8 -I{} sh -c \
     'n=$(basename {} .py); '"$opt"' import {} --timeout 120 --out '"$out"'/problems/$n > '"$out"'/problems/$n.log 2>&1; echo "$n exit $?"' \
     | sort -n > "$out/imports.txt"
 echo "imports: $(grep -c 'exit 0' "$out/imports.txt") of $(wc -l < "$out/imports.txt") imported"
-problems=("$@")
 [ ${#problems[@]} -eq 0 ] && problems=($(ls tools/bench/kernelbench | grep -v '\.'))
 for p in "${problems[@]}"; do
     mkdir -p "$out/cands/$p"
