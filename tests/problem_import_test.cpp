@@ -252,5 +252,7 @@ TEST_CASE("without an initial kernel PyTorch eager is the baseline, torch.compil
     CHECK(std::string(s["best"]["label"].GetString()) == "fast.cu");
     // torch.compile is a row of its own: Debian's torch 1.13 has none, and says so.
     CHECK(s.HasMember("pytorch_compile"));
+    CHECK_THAT(test::read_text(dir / "results/run-001/report.html"),
+               Catch::Contains("<h3>PyTorch</h3>") && Catch::Contains("<th>torch.compile</th>"));
     CHECK_THAT(std::string(s["pytorch_compile"]["reason"].GetString()), Catch::Contains("compile"));
 }

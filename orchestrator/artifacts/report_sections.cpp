@@ -238,6 +238,34 @@ std::string instruction_mix_html(const Value& ev) {
     return o.str() + "</tbody></table>\n";
 }
 
+// An imported problem's PyTorch rows: eager (the baseline), torch.compile (timed once beside
+// it), the winner, and the winner against compile; "" for a CUDA baseline.
+std::string pytorch_rows(const Value& summary) {
+    const Value* compile = member(summary, "pytorch_compile");
+    if (!compile) return "";
+    std::ostringstream o;
+    o << "<h3>PyTorch</h3>\n<p class=\"muted\">The baseline is the problem's own forward, PyTorch "
+         "eager; torch.compile was timed once beside it by the same rules";
+    if (const std::string why = text_of(*compile, "reason"); !why.empty())
+        o << " (" << html_escape(text_of(*compile, "verdict")) << ": " << html_escape(why) << ")";
+    o << ".</p>\n<table class=\"data\"><thead><tr><th>case</th><th>eager</th><th>torch.compile"
+         "</th><th>winner</th><th>compile / winner</th></tr></thead><tbody>\n";
+    const Value& medians = object_or_empty(*compile, "median_ms");
+    for (const Value& k : array_or_empty(summary, "cases").GetArray()) {
+        const std::string name = text_of(k, "name");
+        const auto compiled = number_of(medians, name.c_str());
+        const auto winner = number_of(k, "best_median_ms");
+        if (!number_of(k, "initial_median_ms")) continue;  // a correctness case
+        o << "<tr><td>" << html_escape(name) << "</td><td class=\"num\">"
+          << ms_text(number_of(k, "initial_median_ms")) << "</td><td class=\"num\">"
+          << ms_text(compiled) << "</td><td class=\"num\">" << ms_text(winner)
+          << "</td><td class=\"num\">"
+          << (compiled && winner && *winner > 0 ? fixed(*compiled / *winner, 3) + "&times;" : "-")
+          << "</td></tr>\n";
+    }
+    return o.str() + "</tbody></table>\n";
+}
+
 }  // namespace
 
 std::string latency_section(const report_context& c) {
@@ -262,7 +290,7 @@ std::string latency_section(const report_context& c) {
          "winner</th></tr></thead><tbody>\n";
     for (const Value& k : array_or_empty(c.folder.summary, "cases").GetArray())
         o << latency_row(k, at(sig, text_of(k, "name")), at(vendor, text_of(k, "name")));
-    o << "</tbody></table>\n<h3>Speed of light</h3>\n";
+    o << "</tbody></table>\n" << pytorch_rows(c.folder.summary) << "<h3>Speed of light</h3>\n";
     const std::string sol = sol_rows(ev);
     if (sol.empty())
         o << "<p class=\"note\">No speed-of-light floor recorded (the evidence stage did not "

@@ -322,7 +322,13 @@ std::string describe_for_model(const search_state& s, const llm_proposer_setting
             o << ", static shared " << *b.compile.static_shared_bytes << " B";
         if (b.compile.spill_store_bytes)
             o << ", spill stores " << *b.compile.spill_store_bytes << " B";
-        o << "\n```cuda\n" << b.cand.source << "\n```\n";
+        if (b.cand.pytorch_mode.empty())
+            o << "\n```cuda\n" << b.cand.source << "\n```\n";
+        else  // an imported problem's baseline: its PyTorch source is what to write in CUDA
+            o << "\nThis is PyTorch " << b.cand.pytorch_mode
+              << ", the problem's own code and its oracle: write the CUDA kernel of the signature "
+                 "above that computes what it computes.\n```python\n"
+              << b.cand.source << "\n```\n";
     }
     std::string history;
     for (auto it = s.history.rbegin(); it != s.history.rend(); ++it) {

@@ -14,9 +14,8 @@
 #define SG_TM 8
 #define SG_TN 8
 
-__device__ __forceinline__ void sgemm_tile(const float* __restrict__ A,
-                                           const float* __restrict__ B, float* __restrict__ C,
-                                           int M, int N, int K) {
+__device__ __forceinline__ void sgemm_tile(const float* __restrict__ A, const float* __restrict__ B,
+                                           float* __restrict__ C, int M, int N, int K) {
     __shared__ float As[SG_BK][SG_BM];
     __shared__ float Bs[SG_BK][SG_BN];
     const int tid = threadIdx.x;
