@@ -256,3 +256,34 @@ TEST_CASE("without an initial kernel PyTorch eager is the baseline, torch.compil
                Catch::Contains("<h3>PyTorch</h3>") && Catch::Contains("<th>torch.compile</th>"));
     CHECK_THAT(std::string(s["pytorch_compile"]["reason"].GetString()), Catch::Contains("compile"));
 }
+
+TEST_CASE(
+    "on the GPU, PyTorch as the oracle gives the softmax example's candidates reference.cu's "
+    "verdicts",
+    "[gpu][torch]") {
+    REQUIRE_GPU_OR_SKIP();
+    test::scratch_folder dir;
+    const fs::path source = CUOPT_SOURCE_DIR;
+    std::map<std::string, std::string> verdicts[2];
+    int which = 0;
+    for (const fs::path& config : {source / "examples/softmax/config.json",
+                                   source / "tests/data/torch-oracle/softmax/config.json"}) {
+        const fs::path results = dir / std::to_string(which);
+        const auto r = test::run_optimizer({"optimize", "--config", config.string(), "--harness",
+                                            CUOPT_HARNESS_BINARY, "--results-dir", results.string(),
+                                            "--max-iterations", "2", "--no-evidence", "--quiet"});
+        INFO(config << ": " << r.output);
+        if (r.output.find("no Python with torch") != std::string::npos) {
+            WARN("skipped: no Python with torch here");
+            return;
+        }
+        REQUIRE(fs::is_regular_file(results / "run-001/history.json"));
+        const rapidjson::Document h =
+            parse_json(test::read_text(results / "run-001/history.json"), "history");
+        for (const auto& a : h["attempts"].GetArray())
+            verdicts[which][a["label"].GetString()] = a["verdict"].GetString();
+        ++which;
+    }
+    CHECK(verdicts[0].size() >= 5);  // the initial kernel and the autotuner's configurations
+    CHECK(verdicts[0] == verdicts[1]);
+}
