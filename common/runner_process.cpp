@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 #include "common/child_environment.hpp"
 #include "common/child_process.hpp"
@@ -44,13 +45,18 @@ class pipe_reader {
 void wait_for_child(boost::asio::io_context& io, child_process& child,
                     std::chrono::steady_clock::time_point deadline, process_result& r) {
     std::optional<std::chrono::steady_clock::time_point> exited_at;
-    while (!io.stopped()) {
-        io.run_for(std::chrono::milliseconds(20));
+    for (;;) {
+        // A child that closed both pipes (it sent its streams to a file) may still run: the
+        // deadline holds all the same, and so does the group kill at the end.
+        if (io.stopped())
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        else
+            io.run_for(std::chrono::milliseconds(20));
         const auto now = std::chrono::steady_clock::now();
         const bool exited = child.poll().has_value();
         if (exited && !exited_at) exited_at = now;
         const bool late = !exited && now >= deadline;
-        if (late || (exited_at && now - *exited_at > k_drain)) {
+        if (late || (exited_at && (io.stopped() || now - *exited_at > k_drain))) {
             r.timed_out |= late;
             kill_group(child.pid());
             break;

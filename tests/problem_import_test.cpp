@@ -6,6 +6,7 @@
 #include "orchestrator/commands/problem_import.hpp"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <regex>
 
@@ -136,6 +137,31 @@ TEST_CASE("each construct the kernel contract cannot hold is refused in one line
         CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
         CHECK_FALSE(fs::exists(dir.path() / file));  // nothing half-written
     }
+}
+
+TEST_CASE(
+    "a problem that hangs is stopped at --timeout, and one that rewrites its copy of the "
+    "source cannot change what the folder keeps",
+    "[torch][security]") {
+    SKIP_WITHOUT_TORCH();
+    test::scratch_folder dir;
+    const std::string model = test::read_text(k_data / "plain/axpy.py");
+    // It closes its streams' pipes (the shim writes them to python.log) and never answers.
+    dir.write("hang.py", model + "\nimport time\nwhile True:\n    time.sleep(1)\n");
+    const auto start = std::chrono::steady_clock::now();
+    auto r = import(dir / "hang.py", dir / "hang", {"--timeout", "5"});
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO(r.output);
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("ran past 5 s and was stopped"));
+    CHECK(s < 60);
+    dir.write("swap.py",
+              model + "\nopen('reference.py', 'w').write('# REPLACED BY THE CHILD\\n')\n");
+    r = import(dir / "swap.py", dir / "swap");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(test::read_text(dir / "swap/reference.py") == test::read_text(dir / "swap.py"));
 }
 
 TEST_CASE("an import never writes into a folder that holds files, nor without a Python with torch",

@@ -160,9 +160,9 @@ std::vector<std::string> reduced_axes(const imported_problem& p, const imported_
 imported_problem read_introspection(const std::string& text, const std::string& source) {
     const rapidjson::Document d = parse_json(text, source);
     const json_field root(d, source);
-    if (const auto r = root.find("refused")) throw std::runtime_error(r->text());
+    if (const auto r = root.find("refused")) throw std::runtime_error(printable(r->text()));
     if (const auto e = root.find("error"))
-        throw std::runtime_error("the PyTorch side failed: " + e->text());
+        throw std::runtime_error("the PyTorch side failed: " + printable(e->text()));
     imported_problem p;
     p.form = root.text("form");
     p.entry = root.text("entry");
@@ -189,6 +189,8 @@ imported_problem read_introspection(const std::string& text, const std::string& 
     }
     if (outputs.size() == 0) outputs.fail("at least one output");
     for (const json_field& o : outputs.items()) p.args.push_back(read_arg(o, "output", sizes));
+    if (root["holdout"].size() > 16) root["holdout"].fail("at most 16 holdout cases");
+    if (root["workloads"].size() > 4096) root["workloads"].fail("at most 4096 workloads");
     for (const char* key : {"holdout", "workloads"})
         for (const json_field& h : root[key].items())
             (std::string(key) == "holdout" ? p.holdout : p.workloads)
@@ -417,8 +419,11 @@ int run_import(const import_options& given) {
             throw std::runtime_error(o.out + ": --out must be a new or empty folder");
         temporary_folder job("cuopt-import");
         const std::string source_file = flashinfer ? "definition.json" : "reference.py";
-        copy_file_atomic(o.source, job / source_file);
-        if (!o.workloads.empty()) copy_file_atomic(o.workloads, job / "workloads.jsonl");
+        // What --out keeps is read now, before the child runs (it may rewrite its own copies).
+        const std::string source_text = read_text_file(o.source);
+        const std::string workloads_text = o.workloads.empty() ? "" : read_text_file(o.workloads);
+        write_file_atomic(job / source_file, source_text);
+        if (!o.workloads.empty()) write_file_atomic(job / "workloads.jsonl", workloads_text);
         rapidjson::Document j;
         json_object(j)
             .add("source", source_file)
@@ -432,7 +437,12 @@ int run_import(const import_options& given) {
                       {},
                       false,
                       std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000))};
-        const std::string answer = run_pytorch_side(python, pj, *runner);
+        std::string answer;
+        try {
+            answer = run_pytorch_side(python, pj, *runner);
+        } catch (const python_error& e) {  // the source's doing (a hang, a crash): exit 11
+            throw std::runtime_error(o.source + ": cannot import: " + e.what());
+        }
         imported_problem p;
         try {
             p = read_introspection(answer, o.source + " (the PyTorch side's answer)");
@@ -442,9 +452,8 @@ int run_import(const import_options& given) {
             throw std::runtime_error(o.source + ": cannot import: " + refused.what());
         }
         fs::create_directories(dir);
-        copy_file_atomic(job / source_file, dir / source_file);
-        if (!o.workloads.empty())
-            copy_file_atomic(job / "workloads.jsonl", dir / "workloads.jsonl");
+        write_file_atomic(dir / source_file, source_text);
+        if (!o.workloads.empty()) write_file_atomic(dir / "workloads.jsonl", workloads_text);
         write_problem_folder(p, o, dir, source_file);
         std::cerr << "cuda-optimizer: imported " << o.source << " (" << p.form << ", PyTorch "
                   << python.torch_version << ") into " << o.out

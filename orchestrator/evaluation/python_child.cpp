@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
@@ -23,6 +24,8 @@ namespace cuopt {
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr std::uintmax_t k_max_answer_bytes = std::uintmax_t(64) << 20;
 
 // What the interpreter is and reads; one JSON line on stdout.
 const char* k_probe =
@@ -46,12 +49,26 @@ std::string on_path(const std::string& name) {
     return "";
 }
 
-// The last few lines of a child's output, for a one-line error.
+// The last line of a child's output, printable (no escape sequence reaches a terminal), for a
+// one-line error.
 std::string tail_of(const std::string& text) {
     std::string t = text.size() > 600 ? text.substr(text.size() - 600) : text;
     while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
     const std::size_t line = t.rfind('\n');
-    return line == std::string::npos ? t : t.substr(line + 1);
+    return printable(line == std::string::npos ? t : t.substr(line + 1));
+}
+
+// At most the last `bytes` of a file the child wrote (it may have made it any size).
+std::string file_tail(const fs::path& file, std::size_t bytes) {
+    std::ifstream in(file, std::ios::binary);
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    if (size <= 0) return "";
+    const std::streamoff from = size > std::streamoff(bytes) ? size - std::streamoff(bytes) : 0;
+    in.seekg(from);
+    std::string out(static_cast<std::size_t>(size - from), '\0');
+    in.read(out.data(), static_cast<std::streamsize>(out.size()));
+    return out;
 }
 
 // "" when `python` imports torch (filling `found`), else why not.
@@ -68,8 +85,11 @@ std::string probe(const std::string& python, process_runner& runner, python_inte
         found.torch_version = root.text("torch");
         found.python_version = root.text("python");
         found.cuda = root.boolean("cuda");
+        // The system prefixes are not roots of their own: the library folders under them are
+        // (library_rules), and /usr as a whole holds more than an interpreter needs.
         for (const std::string& p : root.texts("paths"))
-            if (fs::is_directory(p)) found.roots.emplace_back(p);
+            if (fs::is_directory(p) && p != "/" && p != "/usr" && p != "/usr/local")
+                found.roots.emplace_back(p);
     } catch (const std::exception& e) {
         return python + " answers the probe oddly: " + e.what();
     }
@@ -84,6 +104,8 @@ void set_child_environment(const fs::path& folder) {
     ::setenv("TORCHINDUCTOR_CACHE_DIR", (folder / "cache" / "inductor").c_str(), 1);
     ::setenv("TRITON_CACHE_DIR", (folder / "cache" / "triton").c_str(), 1);
     ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    // The driver's JIT cache of its own, never one a later harness run reads.
+    ::setenv("CUDA_CACHE_PATH", (folder / "cache" / "nv").c_str(), 1);
     // getpass.getuser() (Inductor's and Triton's cache names) reads these before /etc/passwd.
     ::setenv("USER", "cuda-optimizer", 1);
     ::setenv("LOGNAME", "cuda-optimizer", 1);
@@ -153,7 +175,7 @@ std::string run_pytorch_side(const python_interpreter& python, const python_job&
     for (const fs::path& p : job.readable) argv.push_back(fs::absolute(p).string());
     const process_result r = runner.run(argv, job.timeout);
     const fs::path log = job.folder / "python.log";
-    const std::string said = fs::is_regular_file(log) ? tail_of(read_text_file(log)) : "";
+    const std::string said = fs::is_regular_file(log) ? tail_of(file_tail(log, 4096)) : "";
     if (r.timed_out)
         throw python_error("the PyTorch child ran past " +
                            std::to_string(job.timeout.count() / 1000) + " s and was stopped");
@@ -162,7 +184,17 @@ std::string run_pytorch_side(const python_interpreter& python, const python_job&
                            (said.empty()
                                 ? r.stderr_text.empty() ? "" : ": " + tail_of(r.stderr_text)
                                 : ": " + said));
-    return read_text_file(job.folder / "out.json");
+    const fs::path out = job.folder / "out.json";
+    std::error_code ec;
+    if (fs::is_symlink(out) || fs::file_size(out, ec) > k_max_answer_bytes)
+        throw python_error("the PyTorch child's answer is not a file of at most 64 MiB");
+    return read_text_file(out);
+}
+
+std::string printable(std::string text) {
+    for (char& c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+    return text;
 }
 
 int serve_confined_python(int argc, char** argv) {
@@ -188,6 +220,8 @@ int serve_confined_python(int argc, char** argv) {
         ::setrlimit(RLIMIT_FSIZE, &size);
         const rlimit core{0, 0};
         ::setrlimit(RLIMIT_CORE, &core);
+        const rlimit processes{4096, 4096};  // a fork bomb stops here (root is not held to it)
+        ::setrlimit(RLIMIT_NPROC, &processes);
         const confinement c = restrict_self(python_rules(folder, python, gpu, readable), true);
         if (!c.confined()) {
             std::fprintf(stderr, "cannot confine the PyTorch child: %s\n", c.reason.c_str());

@@ -50,6 +50,9 @@ struct python_job {
 std::string run_pytorch_side(const python_interpreter& python, const python_job& job,
                              process_runner& runner);
 
+/// `text` with every control character a space: what a child said, safe to print.
+std::string printable(std::string text);
+
 /// The shim's side (`cuda-optimizer __confined-python FOLDER cpu|gpu PYTHON MODE [READ...]`):
 /// confines itself and execs the interpreter; returns only on failure (its exit code).
 int serve_confined_python(int argc, char** argv);
