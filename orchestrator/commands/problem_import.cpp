@@ -58,7 +58,8 @@ std::string read_init(const json_field& f) {
 std::map<std::string, std::int64_t> read_sizes(const json_field& f,
                                                const std::vector<imported_axis>& axes) {
     std::map<std::string, std::int64_t> out;
-    for (const auto& [name, value] : f.members()) {
+    for (const auto& [key, value] : f.members()) {
+        const std::string& name = key;  // clang 14 captures no structured binding
         if (std::none_of(axes.begin(), axes.end(),
                          [&](const imported_axis& a) { return a.name == name; }))
             continue;  // a workload's axis the import did not take as a size
