@@ -230,6 +230,9 @@ TEST_CASE("PyTorch as the oracle gives the pilot matmul's candidates reference.c
             verdicts[which][a["label"].GetString()] = a["verdict"].GetString();
         ++which;
     }
+    // The PyTorch run's baseline is eager; initial.cu is one more row, judged the same way.
+    CHECK(verdicts[1]["pytorch-eager"] == "valid");
+    verdicts[1].erase("pytorch-eager");
     CHECK(verdicts[0].size() == 4);
     CHECK(verdicts[0] == verdicts[1]);
     CHECK(std::count_if(verdicts[1].begin(), verdicts[1].end(),
@@ -283,6 +286,119 @@ TEST_CASE("without an initial kernel PyTorch eager is the baseline, torch.compil
     CHECK_THAT(std::string(s["pytorch_compile"]["reason"].GetString()), Catch::Contains("compile"));
 }
 
+TEST_CASE("an imported problem's files for submit: its mapping and the module's source too") {
+    const fs::path data = fs::path(CUOPT_SOURCE_DIR) / "tests/data/torch-oracle/matmul";
+    const auto r = test::run_optimizer(
+        {"optimize", "--config", (data / "config.json").string(), "--list-files"});
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains((data / "pytorch.json").string()) &&
+                             Catch::Contains((data / "model.py").string()) &&
+                             Catch::Contains("initial.cu"));
+}
+
+TEST_CASE(
+    "the user's own kernel beside PyTorch eager: a row the search starts from, the verdict "
+    "over eager",
+    "[torch]") {
+    SKIP_WITHOUT_TORCH();
+    test::scratch_folder dir;
+    const fs::path data = fs::path(CUOPT_SOURCE_DIR) / "tests/data/torch-oracle/matmul";
+    const std::string initial =
+        test::read_text(fs::path(CUOPT_SOURCE_DIR) / "examples/matmul/initial.cu");
+    dir.write("candidates/faster.cu", "// FAKE_MS=0.001\n" + initial);
+    auto optimize = [&](const std::string& kernel, const std::vector<std::string>& more) {
+        return test::run_optimizer(test::joined(
+            {"optimize", "--config", (data / "config.json").string(), "--initial-kernel", kernel,
+             "--harness", CUOPT_FAKE_HARNESS_BINARY, "--python", "/usr/bin/python3",
+             "--results-dir", (dir / "results").string(), "--no-evidence"},
+            more));
+    };
+    dir.write("mine.cu", "// FAKE_MS=0.002\n" + initial);
+    auto r = optimize((dir / "mine.cu").string(),
+                      {"--proposer", "files", "--candidates", (dir / "candidates").string()});
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    // The closing table: eager, yours, best; the verdict line over eager.
+    CHECK_THAT(r.output, Catch::Contains("case                          eager          yours") &&
+                             Catch::Contains("x geomean over PyTorch eager"));
+    const fs::path run = dir / "results/run-001";
+    const rapidjson::Document s = parse_json(test::read_text(run / "summary.json"), "summary");
+    CHECK(std::string(s["initial"]["label"].GetString()) == "pytorch-eager");
+    REQUIRE(s.HasMember("initial_kernel"));
+    const auto& own = s["initial_kernel"];
+    CHECK(std::string(own["label"].GetString()) == "mine.cu");
+    CHECK(own["iteration"].GetInt() == 1);
+    CHECK(own["attempt"].GetInt() == 0);
+    CHECK(own["speedup_vs_initial"].GetDouble() ==
+          Approx(s["initial"]["geomean_ms"].GetDouble() / own["geomean_ms"].GetDouble()));
+    CHECK(std::string(s["best"]["label"].GetString()) == "faster.cu");
+    // The search started from it: iteration 1 writes it down first, then the proposer's batch.
+    const rapidjson::Document batch =
+        parse_json(test::read_text(run / "candidates/iter-01/candidates.json"), "candidates");
+    REQUIRE(batch["batch"].Size() == 2);
+    CHECK(std::string(batch["batch"][0]["label"].GetString()) == "mine.cu");
+    CHECK_THAT(test::read_text(run / "report.html"), Catch::Contains("<th>yours</th>"));
+    // The autotuner has something to tune now: the user's kernel.
+    r = optimize((dir / "mine.cu").string(), {"--proposer", "autotune", "--max-iterations", "1"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("mine.cu  valid") && Catch::Contains("autotune"));
+    // A wrong kernel of the user's stops the run before the proposer is asked, as ever.
+    dir.write("wrong.cu", "// FAKE_WRONG\n" + initial);
+    r = optimize((dir / "wrong.cu").string(),
+                 {"--proposer", "files", "--candidates", (dir / "candidates").string()});
+    CHECK(r.exit_code == 21);
+    CHECK_THAT(r.output, Catch::Contains("the initial kernel fails"));
+    const rapidjson::Document h =
+        parse_json(test::read_text(dir / "results/run-003/history.json"), "history");
+    CHECK(h["attempts"].Size() == 2);  // eager and the user's kernel; no candidate measured
+}
+
+TEST_CASE("a run with the user's kernel beside PyTorch eager, killed, resumes without redoing it",
+          "[torch][resume]") {
+    SKIP_WITHOUT_TORCH();
+    test::scratch_folder dir;
+    const fs::path data = fs::path(CUOPT_SOURCE_DIR) / "tests/data/torch-oracle/matmul";
+    const std::string initial =
+        test::read_text(fs::path(CUOPT_SOURCE_DIR) / "examples/matmul/initial.cu");
+    dir.write("mine.cu", "// FAKE_MS=0.002\n" + initial);
+    dir.write("candidates/a_faster.cu", "// FAKE_MS=0.001\n" + initial);
+    dir.write("candidates/b_hang.cu", "// FAKE_HANG\n" + initial);
+    const fs::path run = dir / "results/run-001";
+    const std::string command =
+        std::string(CUOPT_OPTIMIZER_BINARY) + " optimize --config " +
+        (data / "config.json").string() + " --initial-kernel " + (dir / "mine.cu").string() +
+        " --harness " + CUOPT_FAKE_HARNESS_BINARY +
+        " --python /usr/bin/python3 --proposer files --candidates " +
+        (dir / "candidates").string() + " --results-dir " + (dir / "results").string() +
+        " --timeout 5 --no-evidence --quiet & pid=$!; i=0; while [ ! -e " +
+        (run / "candidates/iter-02/attempt-0").string() +
+        " ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; kill -9 $pid; wait $pid";
+    const auto killed = test::run_program("/bin/sh", {"-c", command});
+    INFO(killed.output);
+    REQUIRE(fs::exists(run / "candidates/iter-02/attempt-0"));
+    // The user's kernel is part of what the run was: changed, the resume is refused.
+    dir.write("mine.cu", "// FAKE_MS=0.003\n" + initial);
+    const auto refused = test::run_optimizer({"optimize", "--resume", run.string()});
+    CHECK(refused.exit_code == 28);
+    CHECK_THAT(refused.output, Catch::Contains("the initial kernel") &&
+                                   Catch::Contains("mine.cu changed since the run began"));
+    dir.write("mine.cu", "// FAKE_MS=0.002\n" + initial);
+    const auto r = test::run_optimizer({"optimize", "--resume", run.string()});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("3 attempt(s) kept from history.json"));
+    const rapidjson::Document h = parse_json(test::read_text(run / "history.json"), "history");
+    REQUIRE(h["attempts"].Size() == 4);
+    const char* labels[] = {"pytorch-eager", "mine.cu", "a_faster.cu", "b_hang.cu"};
+    for (unsigned i = 0; i < 4; ++i)
+        CHECK(std::string(h["attempts"][i]["label"].GetString()) == labels[i]);
+    const rapidjson::Document s = parse_json(test::read_text(run / "summary.json"), "summary");
+    CHECK(std::string(s["initial_kernel"]["label"].GetString()) == "mine.cu");
+    CHECK(std::string(s["best"]["label"].GetString()) == "a_faster.cu");
+    CHECK_THAT(r.output, Catch::Contains("x geomean over PyTorch eager"));
+}
+
 TEST_CASE(
     "on the GPU, PyTorch as the oracle gives the softmax example's candidates reference.cu's "
     "verdicts",
@@ -310,6 +426,8 @@ TEST_CASE(
             verdicts[which][a["label"].GetString()] = a["verdict"].GetString();
         ++which;
     }
+    CHECK(verdicts[1]["pytorch-eager"] == "valid");  // the baseline; initial.cu is a row
+    verdicts[1].erase("pytorch-eager");
     CHECK(verdicts[0].size() >= 5);  // the initial kernel and the autotuner's configurations
     CHECK(verdicts[0] == verdicts[1]);
 }

@@ -259,11 +259,52 @@ std::string vendor_cells(const std::vector<const device_reference*>& columns, st
 
 }  // namespace
 
+namespace {
+
+// An imported problem's columns before the vendor's: the user's own kernel (when given beside
+// PyTorch eager) and torch.compile with the best against it; "" for a CUDA baseline.
+struct pytorch_columns {
+    std::optional<std::size_t> own;  // the user's kernel's attempt
+    const attempt_result* compile = nullptr;
+
+    std::string head_before_best() const { return own ? "yours          " : ""; }
+    std::string head_after_speedup() const {
+        return compile ? "     compile        vs compile" : "";
+    }
+    std::string before_best(const search_outcome& o, const std::string& name) const {
+        return own ? cell(o.median_ms(own, name), 15) : "";
+    }
+    std::string after_speedup(const std::string& name, std::optional<double> best_ms) const {
+        if (!compile) return "";
+        std::optional<double> ms;
+        for (const case_evaluation& ce : compile->cases)
+            if (ce.name == name) ms = ce.median_ms;
+        return cell(ms, 15) + cell_text(ms && best_ms ? ratio_text(*ms / *best_ms) : "-", 11);
+    }
+    static std::string ratio_text(double r) { return std::to_string(r).substr(0, 5) + "x"; }
+    static std::string cell_text(const std::string& text, int width) {
+        return text + std::string(text.size() < static_cast<std::size_t>(width)
+                                      ? static_cast<std::size_t>(width) - text.size()
+                                      : 1,
+                                  ' ');
+    }
+    static std::string cell(std::optional<double> ms, int width) {
+        return cell_text(format_ms(ms), width);
+    }
+};
+
+}  // namespace
+
 std::string closing_table(const search_outcome& o, const manifest& m,
-                          const std::vector<device_reference>& devices, bool simulated) {
+                          const std::vector<device_reference>& devices, bool simulated,
+                          const attempt_result* pytorch_compile) {
     const std::vector<const device_reference*> columns = vendor_columns(devices);
     const std::size_t against = vendor_column_of_best(columns, o);
-    std::string t = "case                          initial        best           speedup";
+    const bool eager = o.initial && !o.history[*o.initial].cand.pytorch_mode.empty();
+    const pytorch_columns py{o.own_kernel(), pytorch_compile};
+    std::string t = std::string("case                          ") +
+                    (eager ? "eager          " : "initial        ") + py.head_before_best() +
+                    "best           speedup" + py.head_after_speedup();
     if (columns.size() == 1) t += "   vendor         vs vendor";
     if (columns.size() > 1) {
         t += "  ";
@@ -279,10 +320,12 @@ std::string closing_table(const search_outcome& o, const manifest& m,
     for (const manifest_case& mc : m.cases) {
         const auto a = o.median_ms(o.initial, mc.name), b = o.median_ms(o.best, mc.name);
         char row[200];
-        std::snprintf(row, sizeof row, "%-29s %-14s %-14s %-9s", mc.name.c_str(),
-                      format_ms(a).c_str(), format_ms(b).c_str(),
-                      a && b ? (std::to_string(*a / *b).substr(0, 5) + "x").c_str() : "-");
+        std::snprintf(row, sizeof row, "%-29s %-14s ", mc.name.c_str(), format_ms(a).c_str());
+        t += row + py.before_best(o, mc.name);
+        std::snprintf(row, sizeof row, "%-14s %-9s", format_ms(b).c_str(),
+                      a && b ? pytorch_columns::ratio_text(*a / *b).c_str() : "-");
         t += row;
+        if (py.compile) t += "   " + py.after_speedup(mc.name, b);
         t += vendor_cells(columns, against, mc.name, b);
         while (!t.empty() && t.back() == ' ') t.pop_back();
         t += "\n";

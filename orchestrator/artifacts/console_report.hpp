@@ -58,8 +58,11 @@ std::string gpu_busy_line(const gpu_busy_record& g);
 /// Then the clock the search timed with ("timer: cupti (CUDA events beside: median overhead
 /// 1.3 us)") and the GPU's clocks, temperature, power and throttled cases over the search
 /// ("gpu: SM 1980 MHz, ..."). A simulated harness's timer and GPU lines say "(simulated)".
+/// An imported problem's baseline is PyTorch eager (the column says "eager"); the user's own
+/// kernel beside it is a column ("yours"), and `pytorch_compile` two more: torch.compile's
+/// median and torch.compile / best.
 std::string closing_table(const search_outcome& o, const manifest& m,
-                          const std::vector<device_reference>& devices = {},
-                          bool simulated = false);
+                          const std::vector<device_reference>& devices = {}, bool simulated = false,
+                          const attempt_result* pytorch_compile = nullptr);
 
 }  // namespace cuopt

@@ -238,18 +238,25 @@ std::string instruction_mix_html(const Value& ev) {
     return o.str() + "</tbody></table>\n";
 }
 
-// An imported problem's PyTorch rows: eager (the baseline), torch.compile (timed once beside
-// it), the winner, and the winner against compile; "" for a CUDA baseline.
+// An imported problem's PyTorch rows: eager (the baseline), the user's own kernel when given,
+// torch.compile (timed once beside it by the same rules), the winner, and the winner against
+// compile; "" for a CUDA baseline.
 std::string pytorch_rows(const Value& summary) {
     const Value* compile = member(summary, "pytorch_compile");
+    const Value* own = member(summary, "initial_kernel");
     if (!compile) return "";
     std::ostringstream o;
     o << "<h3>PyTorch</h3>\n<p class=\"muted\">The baseline is the problem's own forward, PyTorch "
          "eager; torch.compile was timed once beside it by the same rules";
     if (const std::string why = text_of(*compile, "reason"); !why.empty())
         o << " (" << html_escape(text_of(*compile, "verdict")) << ": " << html_escape(why) << ")";
-    o << ".</p>\n<table class=\"data\"><thead><tr><th>case</th><th>eager</th><th>torch.compile"
-         "</th><th>winner</th><th>compile / winner</th></tr></thead><tbody>\n";
+    if (own)
+        o << ". Yours: the initial kernel " << html_escape(text_of(*own, "label"))
+          << ", the search's starting point, "
+          << fixed(number_of(*own, "speedup_vs_initial").value_or(0), 3) << "&times; over eager";
+    o << ".</p>\n<table class=\"data\"><thead><tr><th>case</th><th>eager</th>"
+      << (own ? "<th>yours</th>" : "")
+      << "<th>torch.compile</th><th>winner</th><th>compile / winner</th></tr></thead><tbody>\n";
     const Value& medians = object_or_empty(*compile, "median_ms");
     for (const Value& k : array_or_empty(summary, "cases").GetArray()) {
         const std::string name = text_of(k, "name");
@@ -257,9 +264,12 @@ std::string pytorch_rows(const Value& summary) {
         const auto winner = number_of(k, "best_median_ms");
         if (!number_of(k, "initial_median_ms")) continue;  // a correctness case
         o << "<tr><td>" << html_escape(name) << "</td><td class=\"num\">"
-          << ms_text(number_of(k, "initial_median_ms")) << "</td><td class=\"num\">"
-          << ms_text(compiled) << "</td><td class=\"num\">" << ms_text(winner)
-          << "</td><td class=\"num\">"
+          << ms_text(number_of(k, "initial_median_ms")) << "</td>";
+        if (own)
+            o << "<td class=\"num\">"
+              << ms_text(number_of(object_or_empty(*own, "median_ms"), name.c_str())) << "</td>";
+        o << "<td class=\"num\">" << ms_text(compiled) << "</td><td class=\"num\">"
+          << ms_text(winner) << "</td><td class=\"num\">"
           << (compiled && winner && *winner > 0 ? fixed(*compiled / *winner, 3) + "&times;" : "-")
           << "</td></tr>\n";
     }

@@ -301,6 +301,16 @@ std::string summary_json(const search_outcome& o, const manifest& m, const oracl
     top.add("model", parsed_or_null(model_json, a));
     top.add("evidence", evidence ? evidence_json(*evidence, o, m, a) : Value());
     if (pytorch_compile) top.add("pytorch_compile", pytorch_compile_json(*pytorch_compile, a));
+    if (const std::optional<std::size_t> own = o.own_kernel()) {  // beside PyTorch eager
+        Value v = attempt_ref(o, own, a);
+        std::map<std::string, std::optional<double>> medians;
+        for (const case_evaluation& ce : o.history[*own].cases)
+            if (ce.kind == case_kind::performance) medians[ce.name] = ce.median_ms;
+        json_object(v, a)
+            .add("verdict", to_string(o.history[*own].verdict))
+            .add("median_ms", medians);
+        top.add("initial_kernel", std::move(v));
+    }
     add_verdict(doc);
     json_object(doc).add("simulated", simulated);
     return to_pretty_json(doc);

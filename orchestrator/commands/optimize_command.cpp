@@ -80,7 +80,8 @@ struct run_context {
     oracle_files holdout_oracle;
     scorer_pin pin;  // what decides the verdict, hashed before the search and again after
     std::optional<candidate> reference;
-    std::optional<torch_reference> torch;           // an imported problem's PyTorch oracle
+    std::optional<torch_reference> torch;  // an imported problem's PyTorch oracle
+    std::optional<candidate> own;  // the user's initial_kernel beside PyTorch eager (start_from)
     std::optional<attempt_result> vendor;           // the vendor library on the declaring cases
     std::optional<attempt_result> pytorch_compile;  // an imported problem's torch.compile row
     std::map<int, attempt_result> device_vendors;   // the same on every other device of --devices
@@ -214,16 +215,15 @@ void check_inputs(run_context& c) {
     c.contract = read_manifest(c.o.input_cases);
     if (!c.o.signature.empty()) c.signature = parse_kernel_signature(c.o.signature);
     c.torch = torch_reference_of(c);
-    if (c.torch && c.o.initial_kernel.empty()) {  // PyTorch eager is the baseline
-        if (c.kind == proposer_kind::autotune)
-            throw run_failure(exit_code::usage,
-                              "an imported problem without an initial_kernel gives the autotuner "
-                              "nothing to tune: use --proposer llm (or files), or give an "
-                              "initial_kernel");
+    if (c.torch && c.o.initial_kernel.empty() && c.kind == proposer_kind::autotune)
+        throw run_failure(exit_code::usage,
+                          "an imported problem without an initial_kernel gives the autotuner "
+                          "nothing to tune: use --proposer llm (or files), or give an "
+                          "initial_kernel");
+    if (c.torch)  // PyTorch eager is the baseline; the user's own kernel, if any, one more row
         c.initial = pytorch_candidate(*c.torch, "eager", c.signature->entry);
-        return;
-    }
-    candidate& k = c.initial;
+    if (c.o.initial_kernel.empty()) return;
+    candidate& k = c.torch ? c.own.emplace() : c.initial;
     k.source = read_text_file(c.o.initial_kernel);
     k.entry = entry_of(k.source, c.signature);
     k.proposer = proposer_kind::initial;
@@ -287,6 +287,15 @@ void write_progress(run_context& c, const search_outcome& so_far) {
     write_file_durable(c.run / "run.json", run_json(c.info, so_far));
 }
 
+// The hashes an imported problem adds to hashes_before_oracle's: the user's own kernel beside
+// eager, the PyTorch source (the reference) and its mapping.
+void add_problem_hashes(const run_context& c, std::map<std::string, std::string>& h) {
+    if (c.own) h["initial_kernel"] = sha256_hex(c.own->source);
+    if (!c.torch) return;
+    h["reference"] = sha256_file_hex(c.torch->problem.source);
+    h["torch_reference"] = sha256_file_hex(c.o.torch_reference);
+}
+
 // --resume: the run's record against what goes in now (refused at the first difference, before
 // anything in the folder changes), then its attempts and candidates read back, the attempt
 // folders that were in flight and the evidence stage's partial work cleared.
@@ -296,6 +305,7 @@ void reopen_run(run_context& c) {
     check_same_device(*c.recorded, fingerprint_of(c.device_json));
     run_info now = c.info;
     now.sha256 = hashes_before_oracle(c.o, *c.contract, c.initial);
+    add_problem_hashes(c, now.sha256);
     check_unchanged(*c.recorded, now, c.o, hash_stage::before_oracle);
     c.record = read_search_record(c.run, *c.contract, c.initial);
     resume_entry entry{
@@ -396,6 +406,7 @@ void open_run(run_context& c) {
     c.info.sha256["manifest"] = sha256_file_hex(o.input_cases);
     c.info.sha256["initial"] = sha256_hex(c.initial.source);
     c.info.sha256["harness"] = sha256_file_hex(o.harness);
+    add_problem_hashes(c, c.info.sha256);
     // On record from the first run.json, so a run killed before its oracle or holdout still
     // says it had them: --resume holds the hashes against run.json both ways.
     if (!o.reference.empty()) c.info.sha256["reference"] = sha256_hex(read_text_file(o.reference));
@@ -791,6 +802,7 @@ search_outcome search(run_context& c, const std::atomic<bool>& interrupted) {
         [run](int it, int at) { return attempt_folder(run, it, at); }, on_attempt, &interrupted);
     loop.on_candidates(
         [run](int it, const iteration_record& r) { write_candidates_file(run, it, r); });
+    if (c.own) loop.start_from(*c.own);
     c.busy->begin_search();
     search_outcome out = loop.run(c.initial, c.oracle, c.record ? &*c.record : nullptr);
     c.busy->end_search();
@@ -872,7 +884,10 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     write_file_durable(c.run / "run.json", run_json(c.info, outcome));
     const bool reported = write_run_report(c);
     if (!c.o.quiet)
-        std::cerr << closing_table(outcome, m, ev.devices, c.info.simulated)
+        std::cerr << closing_table(outcome, m, ev.devices, c.info.simulated,
+                                   c.pytorch_compile && c.pytorch_compile->verdict == verdict::valid
+                                       ? &*c.pytorch_compile
+                                       : nullptr)
                   << gpu_busy_line(c.info.gpu_busy) << evidence_lines(outcome, ev, c.info.simulated)
                   << verdict_line(outcome, ev, c.run.filename().string(), c.info.wall_s,
                                   verdict.word,
@@ -887,8 +902,10 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     say_confinement(c, outcome);
     if (c.o.json) std::cout << read_text_file(c.run / "summary.json");
     if (outcome.stop == stop_reason::error) {
-        const bool initial_failed =
-            outcome.history.size() == 1 && outcome.history[0].verdict != verdict::valid;
+        const bool initial_failed =  // the baseline, or the user's kernel beside PyTorch eager
+            !outcome.history.empty() &&
+            outcome.history.back().cand.proposer == proposer_kind::initial &&
+            outcome.history.back().verdict != verdict::valid;
         const bool on_another_device =  // the initial kernel on a GPU of --devices but the first
             outcome.history.size() == 1 &&
             std::any_of(outcome.baselines.begin(), outcome.baselines.end(),

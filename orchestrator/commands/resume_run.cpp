@@ -179,8 +179,14 @@ namespace {
 // What a sha256 key of run.json stands for, with its file.
 std::string hashed_thing(const std::string& key, const optimizer_options& o) {
     if (key == "manifest") return "the manifest " + o.input_cases;
-    if (key == "initial") return "the initial kernel " + o.initial_kernel;
-    if (key == "reference") return "the reference kernel " + o.reference;
+    if (key == "initial")
+        return o.torch_reference.empty() ? "the initial kernel " + o.initial_kernel
+                                         : "the PyTorch source (eager, the baseline)";
+    if (key == "initial_kernel") return "the initial kernel " + o.initial_kernel;
+    if (key == "reference")
+        return o.torch_reference.empty() ? "the reference kernel " + o.reference
+                                         : "the PyTorch source (the oracle)";
+    if (key == "torch_reference") return "the PyTorch mapping " + o.torch_reference;
     if (key == "harness") return "the harness " + o.harness;
     if (key == "holdout") return "the holdout cases " + o.holdout_cases;
     if (key.rfind("inputs/", 0) == 0) return "the input file " + key.substr(7);
@@ -341,6 +347,7 @@ void complete_candidate(attempt_result& r, const candidate& c, const std::string
     r.cand.launch = c.launch;
     r.cand.case_launch = c.case_launch;
     r.cand.rejected = c.rejected;
+    r.cand.pytorch_mode = c.pytorch_mode;  // PyTorch eager, an imported problem's baseline
 }
 
 }  // namespace

@@ -329,6 +329,11 @@ std::string describe_for_model(const search_state& s, const llm_proposer_setting
               << ", the problem's own code and its oracle: write the CUDA kernel of the signature "
                  "above that computes what it computes.\n```python\n"
               << b.cand.source << "\n```\n";
+        if (const candidate& eager = s.history.front().cand;
+            b.cand.pytorch_mode.empty() && !eager.pytorch_mode.empty())  // the user's kernel leads
+            o << "\n# The problem: PyTorch " << eager.pytorch_mode
+              << ", its oracle and the baseline the speedup is over\n```python\n"
+              << eager.source << "\n```\n";
     }
     std::string history;
     for (auto it = s.history.rbegin(); it != s.history.rend(); ++it) {

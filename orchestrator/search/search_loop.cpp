@@ -1,5 +1,6 @@
 #include "orchestrator/search/search_loop.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "orchestrator/evaluation/ranker.hpp"
@@ -101,6 +102,10 @@ std::vector<attempt_result> search_loop::measure_batch(const std::vector<candida
     std::vector<batch_job> jobs;
     std::vector<attempt_result> compile_errors;
     for (std::size_t j = 0; j < batch.size(); ++j) {
+        if (std::any_of(out.history.begin(), out.history.end(), [&](const attempt_result& r) {
+                return r.iteration == iteration && r.attempt == static_cast<int>(j);
+            }))
+            continue;  // start_from's kernel, measured before the batch was asked for
         if (const attempt_result* done = recorded(iteration, static_cast<int>(j))) {
             if (replay(*done, out).verdict == verdict::compile_error)
                 compile_errors.push_back(*done);
@@ -157,14 +162,18 @@ std::optional<std::vector<candidate>> search_loop::next_batch(int iteration,
                                                               const candidate& initial,
                                                               search_outcome& out) {
     const iteration_record* written = m_resume ? m_resume->iteration(iteration) : nullptr;
-    if (!written && near_speed_of_light(out)) {
+    // The user's own kernel leads iteration 1 (measured already): not the proposer's.
+    const std::size_t own = iteration == 1 && m_own ? 1 : 0;
+    const bool proposed = written && written->batch.size() > own;
+    if (!proposed && near_speed_of_light(out)) {
         out.stop = stop_reason::near_speed_of_light;
         return std::nullopt;
     }
     const search_state state{m_manifest, initial, out.history, out.best, iteration};
-    if (written) {  // resuming: the batch it gave then, its state rebuilt with it
+    if (proposed) {  // resuming: the batch it gave then, its state rebuilt with it
         m_current = *written;
-        m_proposer.restore(state, m_current.batch);
+        m_proposer.restore(
+            state, {m_current.batch.begin() + static_cast<long>(own), m_current.batch.end()});
         return m_current.batch;
     }
     std::vector<candidate> batch;
@@ -180,6 +189,7 @@ std::optional<std::vector<candidate>> search_loop::next_batch(int iteration,
         return std::nullopt;
     }
     for (candidate& c : batch) c.pytorch_mode.clear();  // built on a PyTorch baseline: CUDA now
+    if (own) batch.insert(batch.begin(), *m_own);
     m_current = {batch, {}};
     if (m_on_candidates) m_on_candidates(iteration, m_current);
     return batch;
@@ -195,9 +205,23 @@ std::optional<candidate> search_loop::fix(const attempt_result& failed, int atte
     return fixed;
 }
 
-void search_loop::iterate(const candidate& initial, const oracle_files& oracle,
+bool search_loop::measure_own(const oracle_files& oracle, search_outcome& out) {
+    if (!m_resume || !m_resume->iteration(1)) {  // written down before it is measured
+        m_current = {{*m_own}, {}};
+        if (m_on_candidates) m_on_candidates(1, m_current);
+    }
+    const attempt_result r = evaluate(*m_own, 1, 0, oracle, out);
+    if (r.verdict == verdict::valid) return true;
+    out.stop = stop_reason::error;
+    out.error = "the initial kernel fails: " + std::string(to_string(r.verdict)) +
+                (r.reason.empty() ? "" : ": " + r.reason);
+    if (m_on_attempt) m_on_attempt(out.history.back(), out);
+    return false;
+}
+
+void search_loop::iterate(const candidate& baseline, const oracle_files& oracle,
                           search_outcome& out) {
-    const attempt_result first = evaluate_initial(initial, oracle, out);
+    const attempt_result first = evaluate_initial(baseline, oracle, out);
     if (first.verdict != verdict::valid || !baseline_failure(out).empty()) {
         out.stop = stop_reason::error;
         out.error = first.verdict != verdict::valid
@@ -207,6 +231,8 @@ void search_loop::iterate(const candidate& initial, const oracle_files& oracle,
         if (m_on_attempt) m_on_attempt(out.history.back(), out);
         return;
     }
+    if (m_own && !measure_own(oracle, out)) return;
+    const candidate& initial = m_own ? *m_own : baseline;  // what the proposer starts from
     for (int iteration = 1; iteration <= m_settings.max_iterations; ++iteration) {
         if (m_interrupted && *m_interrupted) {
             out.stop = stop_reason::interrupted;

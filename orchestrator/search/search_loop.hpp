@@ -59,6 +59,15 @@ struct search_outcome {
         return c;
     }
 
+    /// The user's own kernel beside a PyTorch eager baseline (search_loop::start_from), or
+    /// nullopt.
+    std::optional<std::size_t> own_kernel() const {
+        for (std::size_t i = 0; i < history.size(); ++i)
+            if (history[i].iteration > 0 && history[i].cand.proposer == proposer_kind::initial)
+                return i;
+        return std::nullopt;
+    }
+
     /// The median latency of one case in one attempt (nullopt: no such attempt, or not timed).
     std::optional<double> median_ms(std::optional<std::size_t> attempt,
                                     const std::string& case_name) const {
@@ -90,6 +99,12 @@ class search_loop {
     search_outcome run(const candidate& initial, const oracle_files& oracle,
                        const search_record* resume = nullptr);
 
+    /// The user's own kernel when the baseline is not theirs (an imported problem's PyTorch
+    /// eager): the proposers' starting point (search_state::initial) and one more row, measured
+    /// as iteration 1's attempt 0 before the proposer is asked. A failure stops the search the
+    /// way a failing initial kernel does; nothing that does not beat it can become the best.
+    void start_from(candidate own) { m_own = std::move(own); }
+
   private:
     /// Every performance case of the best within stop_at_sol of its floor.
     bool near_speed_of_light(const search_outcome& out) const;
@@ -115,6 +130,8 @@ class search_loop {
     /// first, a declined one too). Throws proposer_stop.
     std::optional<candidate> fix(const attempt_result& failed, int attempt,
                                  const candidate& initial, const search_outcome& out);
+    /// start_from's kernel, iteration 1's attempt 0; false (out.stop says why) when it fails.
+    bool measure_own(const oracle_files& oracle, search_outcome& out);
     /// Iteration 0, then each iteration until a stop; `out` holds where it stopped.
     void iterate(const candidate& initial, const oracle_files& oracle, search_outcome& out);
     /// Resuming: the recorded attempt (iteration, attempt), or nullptr.
@@ -131,8 +148,9 @@ class search_loop {
     std::vector<measuring_device> m_devices;  // the evaluator once per measuring GPU
     candidates_hook m_on_candidates;
     const search_record* m_resume = nullptr;
-    std::size_t m_replayed = 0;  // recorded attempts taken into history so far
-    iteration_record m_current;  // this iteration's candidates as written down
+    std::size_t m_replayed = 0;      // recorded attempts taken into history so far
+    iteration_record m_current;      // this iteration's candidates as written down
+    std::optional<candidate> m_own;  // start_from's
 };
 
 }  // namespace cuopt
