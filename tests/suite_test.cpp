@@ -1,13 +1,18 @@
 // cuda-optimizer suite: a folder of problems through optimize, one record each in suite.json,
 // KernelBench's fast_p over them all, and a second run that skips what is done. Through the
 // real binary, on fake-harness.
+#include <signal.h>
+
+#include <boost/process.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "orchestrator/commands/suite_command.hpp"
+#include "orchestrator/commands/suite_jobs.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -163,4 +168,86 @@ TEST_CASE(
     CHECK_THAT(describe_record(r), Catch::StartsWith("go 2.31x over eager (compile 1.50x), 14 "
                                                      "attempts, "));
     CHECK(record_from_summary("not json").verdict == "failed");
+}
+
+TEST_CASE(
+    "suite --submit queues each problem on the daemon, collects each as it ends, and "
+    "never submits twice",
+    "[daemon]") {
+    namespace bp = boost::process;
+    test::scratch_folder deck;
+    write_pilot(deck, "alpha");
+    write_pilot(deck, "beta");
+    write_pilot(deck, "broken");
+    deck.write("broken/input_cases.json", "{ \"cases\": [\n");  // submit's check refuses it
+    const fs::path spool = deck / "spool";
+    const std::vector<std::string> job_args = {"--",
+                                               "--harness",
+                                               CUOPT_FAKE_HARNESS_BINARY,
+                                               "--max-iterations",
+                                               "1",
+                                               "--significance-runs",
+                                               "2"};
+    bp::child serve(
+        CUOPT_OPTIMIZER_BINARY,
+        bp::args({"serve", "--spool", spool.string(), "--harness", CUOPT_FAKE_HARNESS_BINARY,
+                  "--sanitizer", std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh",
+                  "--poll", "0.05"}),
+        bp::std_out > (deck / "serve.log").string(), bp::std_err > (deck / "serve.err").string(),
+        bp::std_in < bp::null);
+    for (int i = 0; i < 200 && !fs::exists(spool / "jobs"); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto r = test::run_optimizer(test::joined(
+        {"suite", deck.path().string(), "--submit", spool.string(), "--poll", "0.2"}, job_args));
+    INFO(r.output << test::read_text(deck / "serve.err"));
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("suite [1/3] alpha: queued as job-") &&
+                             Catch::Contains("suite [2/3] beta: queued as job-") &&
+                             Catch::Contains("suite [3/3] broken: failed") &&
+                             Catch::Contains("suite [1/3] alpha: job-"));
+    const fs::path results = deck / "suite-results";
+    const rapidjson::Document suite = test::read_checked_json(results / "suite.json", "suite");
+    REQUIRE(suite["results"].Size() == 3);
+    CHECK(suite["pending"].ObjectEmpty());
+    const rapidjson::Value& alpha = record_named(suite, "alpha");
+    CHECK(std::string(alpha["verdict"].GetString()) == "go");
+    CHECK(alpha["speedup"].GetDouble() > 1);
+    CHECK(alpha["speedup_low"].IsNumber());  // the summary came back through status
+    CHECK(std::string(alpha["job"].GetString()).rfind("job-", 0) == 0);
+    CHECK(fs::is_regular_file(fs::path(alpha["run"].GetString()) / "summary.json"));
+    CHECK_THAT(record_named(suite, "broken")["reason"].GetString(), Catch::Contains("submit: "));
+    const auto again = test::run_optimizer(test::joined(
+        {"suite", deck.path().string(), "--submit", spool.string(), "--poll", "0.2"}, job_args));
+    CHECK(again.exit_code == 0);
+    CHECK_THAT(again.output, Catch::Contains("alpha: already in suite.json"));
+    CHECK(again.output.find("queued as") == std::string::npos);
+    ::kill(serve.id(), SIGTERM);
+    serve.wait();
+}
+
+TEST_CASE("a job's status answer becomes a record: the summary's figures, else the daemon's own") {
+    CHECK_FALSE(
+        record_from_status(R"({"status": {"id": "job-000001", "state": "running"}})", "/s"));
+    auto r = record_from_status(
+        R"({"status": {"id": "job-000002", "state": "done", "exit_code": 0, "verdict": "go",
+            "started": "2026-12-06T10:00:00Z", "finished": "2026-12-06T10:01:30Z",
+            "run_dir": "results/run-001", "best_speedup": 2.0, "attempts": 5},
+            "summary": {"verdict": "go", "verdict_reasons": [], "counts": {"attempts": 5},
+                        "best": {"geomean_ms": 1.0, "speedup_vs_initial": 2.5}}})",
+        "/s");
+    REQUIRE(r);
+    CHECK(r->verdict == "go");
+    CHECK(*r->speedup == Approx(2.5));
+    CHECK(r->wall_s == Approx(90));
+    CHECK(r->run == "/s/jobs/job-000002/results/run-001");
+    CHECK(r->job == "job-000002");
+    r = record_from_status(
+        R"({"status": {"id": "job-000003", "state": "failed", "exit_code": 21,
+            "reason": "the initial kernel fails", "verdict": ""}})",
+        "/s");
+    REQUIRE(r);
+    CHECK(r->verdict == "failed");
+    CHECK(*r->exit_code == 21);
+    CHECK(r->reason == "failed: the initial kernel fails");
+    CHECK_THROWS_AS(record_from_status("[]", "/s"), suite_job_error);
 }

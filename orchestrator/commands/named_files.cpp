@@ -7,6 +7,7 @@
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/contract/manifest.hpp"
+#include "orchestrator/evaluation/torch_oracle.hpp"
 
 namespace cuopt {
 
@@ -51,9 +52,15 @@ std::vector<fs::path> files_named(const optimizer_options& o, const fs::path& bo
             files.emplace_back(*f);
         }
     if (!o.candidates.empty()) confine(box, o.candidates, true);
+    if (!o.torch_reference.empty()) confine(box, o.torch_reference, false);
     if (!o.input_cases.empty()) {
         const manifest m = read_manifest(o.input_cases);
         add_manifest_files(m, files);
+        if (!o.torch_reference.empty()) {  // the mapping, the module's source, its workloads
+            const torch_problem t = read_torch_problem(o.torch_reference, m);
+            files.insert(files.end(), {o.torch_reference, t.source});
+            if (!t.workloads.empty()) files.push_back(t.workloads);
+        }
         if (!o.holdout_cases.empty())
             add_manifest_files(read_holdout_manifest(o.holdout_cases, m), files);
     }

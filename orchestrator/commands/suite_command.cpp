@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
@@ -19,6 +20,7 @@
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
 #include "common/runner_process.hpp"
+#include "orchestrator/commands/suite_jobs.hpp"
 
 namespace cuopt {
 
@@ -244,7 +246,7 @@ rapidjson::Value record_json(const suite_record& r, json_allocator& a) {
     o.add("speedup", r.speedup).add("speedup_low", r.speedup_low);
     o.add("speedup_high", r.speedup_high).add("speedup_vs_compile", r.speedup_vs_compile);
     o.add("sol_score", r.sol_score).add("attempts", r.attempts).add("wall_s", r.wall_s);
-    o.add("run", r.run).add("baseline", r.baseline);
+    o.add("run", r.run).add("baseline", r.baseline).add_if(!r.job.empty(), "job", r.job);
     return o.take();
 }
 
@@ -264,20 +266,29 @@ suite_record record_of(const json_field& j) {
     r.wall_s = j.optional_number("wall_s").value_or(0);
     r.run = j.optional_text("run").value_or("");
     r.baseline = j.optional_text("baseline").value_or("");
+    r.job = j.optional_text("job").value_or("");
     return r;
 }
 
-// The records of an earlier run of the suite, by name (none without suite.json). Throws
-// json_error naming the file when it is not a suite.json.
-std::map<std::string, suite_record> read_finished(const fs::path& file) {
-    std::map<std::string, suite_record> out;
+// What an earlier run of the suite left: its records by name, and the jobs it submitted that
+// had not ended (by name). Throws json_error naming the file when it is not a suite.json.
+struct suite_state {
+    std::map<std::string, suite_record> finished;
+    std::map<std::string, std::string> pending;
+};
+
+suite_state read_state(const fs::path& file) {
+    suite_state out;
     if (!fs::exists(file)) return out;
     const rapidjson::Document doc = parse_record_json(read_text_file(file), file.string());
     validate_json(doc, embedded_schema("suite"), file.string());
-    for (const json_field& j : json_field(doc, file.string())["results"].items()) {
+    const json_field root(doc, file.string());
+    for (const json_field& j : root["results"].items()) {
         suite_record r = record_of(j);
-        out[r.name] = std::move(r);
+        out.finished[r.name] = std::move(r);
     }
+    if (const rapidjson::Value* pending = member(doc, "pending"))
+        for (const auto& m : pending->GetObject()) out.pending[text_of(m.name)] = text_of(m.value);
     return out;
 }
 
@@ -291,7 +302,7 @@ suite_figures figures_over(const std::vector<suite_record>& records, int problem
 }
 
 std::string suite_json(const suite_options& o, const std::vector<suite_record>& records,
-                       int problems) {
+                       int problems, const std::map<std::string, std::string>& pending) {
     const suite_figures f = figures_over(records, problems);
     rapidjson::Document doc;
     doc.SetObject();
@@ -309,6 +320,8 @@ std::string suite_json(const suite_options& o, const std::vector<suite_record>& 
         .add("fast_2", f.fast_2)
         .add("geomean_speedup", f.geomean_speedup)
         .add("results", std::move(results));
+    if (!o.spool.empty())
+        json_object(doc).add("spool", resolved_path(o.spool).string()).add("pending", pending);
     validate_json(doc, embedded_schema("suite"), "suite.json");
     return to_pretty_json(doc);
 }
@@ -371,31 +384,29 @@ std::string suite_html(const suite_options& o, const std::vector<suite_record>& 
 }
 
 void write_suite_files(const suite_options& o, const std::vector<suite_record>& records,
-                       int problems) {
-    write_file_atomic(fs::path(o.results_dir) / "suite.json", suite_json(o, records, problems));
+                       int problems, const std::map<std::string, std::string>& pending = {}) {
+    write_file_atomic(fs::path(o.results_dir) / "suite.json",
+                      suite_json(o, records, problems, pending));
     write_file_atomic(fs::path(o.results_dir) / "suite.html", suite_html(o, records, problems));
 }
 
-int run_problems(const suite_options& o, const std::vector<suite_problem>& problems,
-                 const std::map<std::string, suite_record>& finished) {
-    const auto runner = make_child_process_runner(child_environment_kind::inherited);
-    std::vector<suite_record> records;
-    const int n = static_cast<int>(problems.size());
-    for (int i = 0; i < n; ++i) {
-        const suite_problem& p = problems[static_cast<std::size_t>(i)];
-        const std::string head =
-            "suite [" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + p.name + ": ";
-        if (const auto done = finished.find(p.name); done != finished.end()) {
-            std::cerr << head << "already in suite.json (" << describe_record(done->second)
-                      << "), skipped\n";
-            records.push_back(done->second);
-            continue;
-        }
-        std::cerr << head << std::flush;  // the line ends when the problem does
-        records.push_back(run_problem(p, o, *runner));
-        std::cerr << describe_record(records.back()) << "\n";
-        write_suite_files(o, records, n);
-    }
+// "suite [2/5] beta: ".
+std::string head_of(std::size_t i, std::size_t n, const std::string& name) {
+    return "suite [" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + name + ": ";
+}
+
+// A problem an earlier run of the suite recorded: said, and kept; false for any other.
+bool kept(const suite_problem& p, const std::string& head, const suite_state& earlier,
+          std::vector<suite_record>& records) {
+    const auto done = earlier.finished.find(p.name);
+    if (done == earlier.finished.end()) return false;
+    std::cerr << head << "already in suite.json (" << describe_record(done->second)
+              << "), skipped\n";
+    records.push_back(done->second);
+    return true;
+}
+
+int say_totals(const suite_options& o, const std::vector<suite_record>& records, int n) {
     write_suite_files(o, records, n);
     const suite_figures f = figures_over(records, n);
     std::cerr << "suite: " << n << " problems, fast_0 " << percent(f.fast_0) << ", fast_1 "
@@ -403,6 +414,108 @@ int run_problems(const suite_options& o, const std::vector<suite_problem>& probl
               << times(f.geomean_speedup) << "; "
               << (fs::path(o.results_dir) / "suite.json").string() << "\n";
     return to_int(exit_code::ok);
+}
+
+int run_problems(const suite_options& o, const std::vector<suite_problem>& problems,
+                 const suite_state& earlier) {
+    const auto runner = make_child_process_runner(child_environment_kind::inherited);
+    std::vector<suite_record> records;
+    const int n = static_cast<int>(problems.size());
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+        const suite_problem& p = problems[i];
+        const std::string head = head_of(i, problems.size(), p.name);
+        if (kept(p, head, earlier, records)) continue;
+        std::cerr << head << std::flush;  // the line ends when the problem does
+        records.push_back(run_problem(p, o, *runner));
+        std::cerr << describe_record(records.back()) << "\n";
+        write_suite_files(o, records, n);
+    }
+    return say_totals(o, records, n);
+}
+
+// --submit: the problem as a job (imported here first where it is a source); its job id, or
+// nullopt with `r` failed.
+std::optional<std::string> submitted(const suite_problem& p, const suite_options& o,
+                                     process_runner& runner, suite_record& r) {
+    const auto folder = problem_folder(p, o, runner, r);
+    if (!folder) return std::nullopt;
+    try {
+        return submit_problem(self_path(), o.spool, *folder / "config.json", o.optimize_args,
+                              runner);
+    } catch (const suite_job_error& e) {
+        r.verdict = "failed";
+        r.reason = e.what();
+        return std::nullopt;
+    }
+}
+
+// The submitted jobs, looked at every poll_s until each has ended, each recorded as it does;
+// a job whose status cannot be read three times in a row is recorded as failed.
+void collect(const suite_options& o, const std::vector<suite_problem>& problems,
+             std::map<std::string, std::string>& pending, std::vector<suite_record>& records,
+             process_runner& runner) {
+    std::map<std::string, int> misses;
+    for (;;) {
+        for (auto job = pending.begin(); job != pending.end();) {
+            std::optional<suite_record> r;
+            try {
+                r = ended_job(self_path(), o.spool, job->second, runner);
+            } catch (const suite_job_error& e) {
+                if (++misses[job->first] >= 3) {
+                    r.emplace().verdict = "failed";
+                    r->reason = e.what();
+                }
+            }
+            if (!r) {
+                ++job;
+                continue;
+            }
+            const auto p =
+                std::find_if(problems.begin(), problems.end(),
+                             [&](const suite_problem& q) { return q.name == job->first; });
+            r->name = job->first;
+            r->source = p == problems.end() ? "" : p->source.string();
+            r->job = job->second;
+            std::cerr << head_of(static_cast<std::size_t>(p - problems.begin()), problems.size(),
+                                 r->name)
+                      << job->second << " " << describe_record(*r) << "\n";
+            records.push_back(std::move(*r));
+            job = pending.erase(job);
+            write_suite_files(o, records, static_cast<int>(problems.size()), pending);
+        }
+        if (pending.empty()) return;
+        std::this_thread::sleep_for(std::chrono::duration<double>(o.poll_s));
+    }
+}
+
+int run_submitted(const suite_options& o, const std::vector<suite_problem>& problems,
+                  suite_state earlier) {
+    const auto runner = make_child_process_runner(child_environment_kind::inherited);
+    std::vector<suite_record> records;
+    std::map<std::string, std::string>& pending = earlier.pending;
+    const int n = static_cast<int>(problems.size());
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+        const suite_problem& p = problems[i];
+        const std::string head = head_of(i, problems.size(), p.name);
+        if (kept(p, head, earlier, records)) continue;
+        if (const auto job = pending.find(p.name); job != pending.end()) {
+            std::cerr << head << job->second << ", submitted before\n";
+            continue;
+        }
+        suite_record r;
+        if (const std::optional<std::string> job = submitted(p, o, *runner, r)) {
+            pending[p.name] = *job;
+            std::cerr << head << "queued as " << *job << "\n";
+        } else {
+            r.name = p.name;
+            r.source = p.source.string();
+            records.push_back(r);
+            std::cerr << head << describe_record(r) << "\n";
+        }
+        write_suite_files(o, records, n, pending);
+    }
+    collect(o, problems, pending, records, *runner);
+    return say_totals(o, records, n);
 }
 
 }  // namespace
@@ -421,9 +534,19 @@ CLI::App* add_suite_command(CLI::App& app, suite_options& o) {
         ->type_name("DIR");
     s->add_option("--python", o.python, "Python with torch, for import and optimize")
         ->type_name("FILE");
+    s->add_option("--submit", o.spool,
+                  "Queue each problem as a job of the daemon serving this spool (its GPUs or "
+                  "Slurm) and collect each as it ends, instead of running them here")
+        ->type_name("SPOOL");
+    s->add_option("--poll", o.poll_s, "With --submit: seconds between looks at the jobs")
+        ->check(CLI::Range(0.05, 3600.0))
+        ->default_val(5);
     s->footer(
         "\nExample:\n  cuda-optimizer suite KernelBench/level1 -- --max-iterations 10\n"
         "  (the words after -- go to every optimize; the same command again resumes)\n"
+        "  cuda-optimizer suite KernelBench/level1 --submit /srv/cuopt-spool\n"
+        "  (each problem a daemon job, on its GPUs or Slurm; the same command again collects\n"
+        "  what ended without submitting anything twice)\n"
         "\nExit codes: 0 every problem ran, whatever its verdict (suite.json records each, a\n"
         "failed one with its exit code and first line); 11 DIR is no folder, holds no problem,\n"
         "or its suite.json is unreadable; 26 the results folder cannot be written; 64 bad\n"
@@ -455,7 +578,9 @@ int run_suite(suite_options o) {
         return to_int(exit_code::invalid_request);
     }
     try {
-        return run_problems(o, problems, read_finished(fs::path(o.results_dir) / "suite.json"));
+        const suite_state earlier = read_state(fs::path(o.results_dir) / "suite.json");
+        return o.spool.empty() ? run_problems(o, problems, earlier)
+                               : run_submitted(o, problems, earlier);
     } catch (const json_error& e) {
         std::cerr << "cuda-optimizer: suite: " << e.what() << "\n";
         return to_int(exit_code::invalid_request);

@@ -4,7 +4,8 @@
 /// imported first) runs through `optimize` in a child of this same binary, one after another; a
 /// problem's failure is a record, never the end of the suite. RESULTS/suite.json (one record a
 /// problem, fast_p and the geomean speedup over the deck) is rewritten after each problem, so a
-/// second run of the same command skips what is done; RESULTS/suite.html shows the same.
+/// second run of the same command skips what is done; RESULTS/suite.html shows the same. With
+/// --submit SPOOL the problems become daemon jobs instead (suite_jobs.hpp), collected as they end.
 
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -18,6 +19,8 @@ struct suite_options {
     std::string results_dir;                 // default: DIR/suite-results
     std::string python;                      // handed to import and optimize
     std::vector<std::string> optimize_args;  // the words after `--`, given to every optimize
+    std::string spool;                       // --submit: the daemon's spool (suite_jobs.hpp)
+    double poll_s = 5;                       // --poll: how often submitted jobs are looked at
 };
 
 /// One problem's outcome, as suite.json records it.
@@ -32,6 +35,7 @@ struct suite_record {
     double wall_s = 0;
     std::string run;       // the run folder ("" where none was made)
     std::string baseline;  // the initial attempt's label (pytorch-eager, initial.cu, ...)
+    std::string job;       // --submit: the daemon's job id ("" for a run of the suite's own)
 };
 
 /// The figures over the whole suite: KernelBench's fast_p is the share of ALL problems whose

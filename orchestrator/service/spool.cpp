@@ -600,6 +600,13 @@ std::string job_json(const spool& s, const std::string& id) {
     o.add("status", status_value(st, a)).add("cancel_requested", s.cancel_requested(id));
     add_job_extras(s, s.read_spec(id), st, o);
     o.add("spec", static_cast<const Value&>(spec));
+    // An ended run's summary.json (the job's own file: read without links, at most 1 MiB, and
+    // left out when it does not parse), for whoever collects the outcome (suite --submit).
+    rapidjson::Document summary;
+    if (is_final(st.state) && !st.run_dir.empty())
+        if (const auto text = read_job_file(s.job_dir(id), st.run_dir + "/summary.json", 1 << 20);
+            text && try_parse_json(summary, *text, true).empty() && summary.IsObject())
+            o.add("summary", static_cast<const Value&>(summary));
     return to_compact_json(d);
 }
 
