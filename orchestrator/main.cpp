@@ -13,6 +13,7 @@
 #include "common/tool_version.hpp"
 #include "orchestrator/commands/cli_options.hpp"
 #include "orchestrator/commands/commands.hpp"
+#include "orchestrator/commands/export_command.hpp"
 #include "orchestrator/commands/gate_command.hpp"
 #include "orchestrator/commands/named_files.hpp"
 #include "orchestrator/commands/problem_import.hpp"
@@ -117,6 +118,14 @@ std::optional<int> settle_options(CLI::App* optimize, CLI::App* check, optimizer
 
 }  // namespace
 
+const char* const k_app_footer =
+    "\nCommands: optimize (the search), import (a PyTorch problem as a problem folder), "
+    "check (the preflight as a table), suite (optimize a folder of problems, with fast_p), "
+    "export (a winner as a C++ header to build in), replay "
+    "(re-run a winner's case), report (rebuild a run's report.html), gate (the regression "
+    "gate for CI), serve/submit/status/cancel (the daemon and its job spool).\nEach has "
+    "--help; the README has the rest.";
+
 int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "__confined-python")  // the PyTorch child's shim
         return cuopt::serve_confined_python(argc, argv);
@@ -124,13 +133,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("cuda-optimizer ") + cuopt::tool_version() +
                                           " (commit " + cuopt::tool_commit() + ")");
-    app.footer(
-        "\nCommands: optimize (the search), import (a PyTorch problem as a problem folder), "
-        "check (the preflight as a table), suite (optimize a folder of problems, with fast_p), "
-        "replay "
-        "(re-run a winner's case), report (rebuild a run's report.html), gate (the regression "
-        "gate for CI), serve/submit/status/cancel (the daemon and its job spool).\nEach has "
-        "--help; the README has the rest.");
+    app.footer(k_app_footer);
     optimizer_options options;
     bool quiet = false, json = false;
     CLI::App* optimize =
@@ -161,6 +164,8 @@ int main(int argc, char** argv) {
     cuopt::add_import_command(app, import_options, import);
     cuopt::suite_options suite_options;
     CLI::App* suite = cuopt::add_suite_command(app, suite_options);
+    cuopt::export_options export_options;
+    CLI::App* exporter = cuopt::add_export_command(app, export_options);
     const int parsed_argc = cuopt::split_optimize_args(argc, argv, suite_options);
     cuopt::daemon_cli daemon;
     cuopt::add_daemon_commands(app, daemon);
@@ -182,6 +187,7 @@ int main(int argc, char** argv) {
     try {
         if (import->parsed()) return cuopt::run_import(import_options);
         if (suite->parsed()) return cuopt::run_suite(suite_options);
+        if (exporter->parsed()) return cuopt::run_export(export_options);
         if (replay->parsed())
             return cuopt::run_replay(replay_request, options.harness, options.timeout_s);
         if (check->parsed()) return cuopt::run_check(options, optimize);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <iterator>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "common/message_text.hpp"
@@ -52,18 +53,121 @@ __int128 floor_div(__int128 p, __int128 q) {
     return p >= 0 ? p / q : -((-p + q - 1) / q);
 }
 
+// The value rules the parser applies: exact rationals (evaluation), or C++ source that computes
+// the same at run time (integer_expression_cpp).
+struct rational_rules {
+    using value = rational;
+    const std::string& text;
+    const expression_variables* vars;
+    std::vector<std::string>* names;
+
+    value number(__int128 n) const { return {n, 1}; }
+    value add(const value& a, const value& b) const {
+        return normalised(::cuopt::add(mul(a.p, b.q, text), mul(b.p, a.q, text), text),
+                          mul(a.q, b.q, text), text);
+    }
+    value sub(const value& a, const value& b) const {
+        return normalised(::cuopt::add(mul(a.p, b.q, text), -mul(b.p, a.q, text), text),
+                          mul(a.q, b.q, text), text);
+    }
+    value times(const value& a, const value& b) const {
+        return normalised(mul(a.p, b.p, text), mul(a.q, b.q, text), text);
+    }
+    value divide(const value& a, const value& b) const {
+        return normalised(mul(a.p, b.q, text), mul(a.q, b.p, text), text);
+    }
+    // "" or why `a % b` cannot be taken.
+    std::string modulo_problem(const value& a, const value& b) const {
+        if (a.q != 1 || b.q != 1) return "'%' needs whole numbers";
+        return b.p == 0 ? "modulo by zero" : "";
+    }
+    value modulo(const value& a, const value& b) const { return normalised(a.p % b.p, 1, text); }
+    value negate(value v) const {
+        v.p = -v.p;
+        return v;
+    }
+    value ceil(const value& v) const { return {-floor_div(-v.p, v.q), 1}; }
+    value floor(const value& v) const { return {floor_div(v.p, v.q), 1}; }
+    value abs(const value& v) const { return {v.p < 0 ? -v.p : v.p, v.q}; }
+    value pick(const std::string& name, const std::vector<value>& args) const {  // min, max
+        value best = args[0];
+        for (const value& r : args) {
+            const bool less = mul(r.p, best.q, text) < mul(best.p, r.q, text);
+            if ((name == "min") == less) best = r;
+        }
+        return best;
+    }
+    // A name's value; nullopt when it is unknown (names-only mode reads every name as 1).
+    std::optional<value> variable(const std::string& name) const {
+        if (names) names->push_back(name);
+        if (!vars) return value{1, 1};
+        const auto it = vars->find(name);
+        if (it == vars->end()) return std::nullopt;
+        return value{it->second, 1};
+    }
+    std::string known_names() const {
+        std::string known;
+        for (const auto& [k, v] : *vars) {
+            if (known.size() > k_quote_limit)
+                return known + ", … (" + std::to_string(vars->size()) + " names)";
+            known += (known.empty() ? "" : ", ") + (k.size() > 32 ? quote_value(k, 32) : k);
+        }
+        return known;
+    }
+};
+
+// C++ that computes the expression with cuopt_q, the generated code's exact rational (see
+// integer_expression.hpp): each name stands for the C++ the caller gives.
+struct cpp_rules {
+    using value = std::string;
+    const std::map<std::string, std::string>& vars;
+
+    value number(__int128 n) const {
+        std::string digits;
+        do digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(n % 10)));
+        while ((n /= 10) > 0);
+        return "cuopt_q{" + digits + ", 1}";
+    }
+    value add(const value& a, const value& b) const { return "cuopt_add(" + a + ", " + b + ")"; }
+    value sub(const value& a, const value& b) const { return "cuopt_sub(" + a + ", " + b + ")"; }
+    value times(const value& a, const value& b) const { return "cuopt_mul(" + a + ", " + b + ")"; }
+    value divide(const value& a, const value& b) const { return "cuopt_div(" + a + ", " + b + ")"; }
+    std::string modulo_problem(const value&, const value&) const { return ""; }
+    value modulo(const value& a, const value& b) const { return "cuopt_mod(" + a + ", " + b + ")"; }
+    value negate(const value& v) const { return "cuopt_neg(" + v + ")"; }
+    value ceil(const value& v) const { return "cuopt_ceil(" + v + ")"; }
+    value floor(const value& v) const { return "cuopt_floor(" + v + ")"; }
+    value abs(const value& v) const { return "cuopt_abs(" + v + ")"; }
+    value pick(const std::string& name, const std::vector<value>& args) const {
+        value out = args[0];
+        for (std::size_t i = 1; i < args.size(); ++i)
+            out = "cuopt_" + name + "(" + out + ", " + args[i] + ")";
+        return out;
+    }
+    std::optional<value> variable(const std::string& name) const {
+        const auto it = vars.find(name);
+        if (it == vars.end()) return std::nullopt;
+        return it->second;
+    }
+    std::string known_names() const {
+        std::string known;
+        for (const auto& [k, v] : vars) known += (known.empty() ? "" : ", ") + k;
+        return known;
+    }
+};
+
+template <class Rules>
 class parser {
   public:
-    parser(const std::string& text, const expression_variables* vars,
-           std::vector<std::string>* names)
-        : m_text(text), m_vars(vars), m_names(names) {}
+    using value = typename Rules::value;
+    parser(const std::string& text, Rules rules) : m_text(text), m_rules(std::move(rules)) {}
 
-    rational parse() {
+    value parse() {
         if (m_text.size() > k_max_expression_length)
             throw expression_error(quote_value(m_text) + ": " + std::to_string(m_text.size()) +
                                    " characters, over the limit of " +
                                    std::to_string(k_max_expression_length) + " for one expression");
-        rational v = sum();
+        value v = sum();
         skip_space();
         if (m_pos != m_text.size()) fail("unexpected " + quote_value(m_text.substr(m_pos, 1)));
         return v;
@@ -97,47 +201,37 @@ class parser {
         ~nesting() { --m_p.m_depth; }
         parser& m_p;
     };
-    rational sum() {
-        rational v = product();
+    value sum() {
+        value v = product();
         for (;;) {
-            if (accept('+')) {
-                const rational r = product();
-                v = normalised(add(mul(v.p, r.q, m_text), mul(r.p, v.q, m_text), m_text),
-                               mul(v.q, r.q, m_text), m_text);
-            } else if (accept('-')) {
-                const rational r = product();
-                v = normalised(add(mul(v.p, r.q, m_text), -mul(r.p, v.q, m_text), m_text),
-                               mul(v.q, r.q, m_text), m_text);
-            } else {
+            if (accept('+'))
+                v = m_rules.add(v, product());
+            else if (accept('-'))
+                v = m_rules.sub(v, product());
+            else
                 return v;
-            }
         }
     }
-    rational product() {
-        rational v = unary();
+    value product() {
+        value v = unary();
         for (;;) {
             if (accept('*')) {
-                const rational r = unary();
-                v = normalised(mul(v.p, r.p, m_text), mul(v.q, r.q, m_text), m_text);
+                v = m_rules.times(v, unary());
             } else if (accept('/')) {
-                const rational r = unary();
-                v = normalised(mul(v.p, r.q, m_text), mul(v.q, r.p, m_text), m_text);
+                v = m_rules.divide(v, unary());
             } else if (accept('%')) {
-                const rational r = unary();
-                if (v.q != 1 || r.q != 1) fail("'%' needs whole numbers");
-                if (r.p == 0) fail("modulo by zero");
-                v = normalised(v.p % r.p, 1, m_text);
+                const value r = unary();
+                if (const std::string why = m_rules.modulo_problem(v, r); !why.empty()) fail(why);
+                v = m_rules.modulo(v, r);
             } else {
                 return v;
             }
         }
     }
-    rational unary() {
+    value unary() {
         if (accept('-')) {
             const nesting level(*this);
-            rational v = unary();
-            v.p = -v.p;
-            return v;
+            return m_rules.negate(unary());
         }
         if (accept('+')) {
             const nesting level(*this);
@@ -145,11 +239,11 @@ class parser {
         }
         return primary();
     }
-    rational primary() {
+    value primary() {
         skip_space();
         if (accept('(')) {
             const nesting level(*this);
-            rational v = sum();
+            value v = sum();
             if (!accept(')')) fail("expected ')'");
             return v;
         }
@@ -160,7 +254,7 @@ class parser {
                 n = n * 10 + (m_text[m_pos++] - '0');
                 if (n > (static_cast<__int128>(1) << 80)) fail("number too large");
             }
-            return {n, 1};
+            return m_rules.number(n);
         }
         const std::size_t start = m_pos;
         while (m_pos < m_text.size() &&
@@ -171,32 +265,19 @@ class parser {
                                        : "expression ends too early");
         const std::string name = m_text.substr(start, m_pos - start);
         if (accept('(')) return call(name);
-        if (m_names) m_names->push_back(name);
-        if (!m_vars) return {1, 1};
-        const auto it = m_vars->find(name);
-        if (it == m_vars->end())
+        std::optional<value> v = m_rules.variable(name);
+        if (!v)
             throw expression_error(quote_value(m_text) + ": unknown name " + quote_value(name) +
-                                   " (known: " + known_names() + ")");
-        return {it->second, 1};
+                                   " (known: " + m_rules.known_names() + ")");
+        return std::move(*v);
     }
-    // The variables' names for a message: a manifest's own names are short, but a list of
-    // many long ones is cut like any quoted value.
-    std::string known_names() const {
-        std::string known;
-        for (const auto& [k, v] : *m_vars) {
-            if (known.size() > k_quote_limit)
-                return known + ", … (" + std::to_string(m_vars->size()) + " names)";
-            known += (known.empty() ? "" : ", ") + (k.size() > 32 ? quote_value(k, 32) : k);
-        }
-        return known;
-    }
-    rational call(const std::string& name) {
+    value call(const std::string& name) {
         static const char* const k_functions[] = {"ceil", "floor", "min", "max", "abs"};
         if (std::find(std::begin(k_functions), std::end(k_functions), name) ==
             std::end(k_functions))
             fail("unknown function " + quote_value(name) + " (known: ceil, floor, min, max, abs)");
         const nesting level(*this);
-        std::vector<rational> args;
+        std::vector<value> args;
         if (!accept(')')) {
             do {
                 if (args.size() == k_max_call_arguments)
@@ -206,36 +287,18 @@ class parser {
             } while (accept(','));
             if (!accept(')')) fail("expected ')' after the arguments of " + name);
         }
-        auto arity = [&](std::size_t n) {
-            if (args.size() != n) fail(name + " takes " + std::to_string(n) + " argument(s)");
-        };
-        if (name == "ceil") {
-            arity(1);
-            return {-floor_div(-args[0].p, args[0].q), 1};
-        }
-        if (name == "floor") {
-            arity(1);
-            return {floor_div(args[0].p, args[0].q), 1};
-        }
-        if (name == "abs") {
-            arity(1);
-            return {args[0].p < 0 ? -args[0].p : args[0].p, args[0].q};
-        }
         if (name == "min" || name == "max") {
             if (args.size() < 2) fail(name + " takes at least 2 arguments");
-            rational best = args[0];
-            for (const rational& r : args) {
-                const bool less = mul(r.p, best.q, m_text) < mul(best.p, r.q, m_text);
-                if ((name == "min") == less) best = r;
-            }
-            return best;
+            return m_rules.pick(name, args);
         }
-        throw std::logic_error("integer expression: function " + name + " has no rule");
+        if (args.size() != 1) fail(name + " takes 1 argument(s)");
+        if (name == "ceil") return m_rules.ceil(args[0]);
+        if (name == "floor") return m_rules.floor(args[0]);
+        return m_rules.abs(args[0]);
     }
 
     const std::string& m_text;
-    const expression_variables* m_vars;
-    std::vector<std::string>* m_names;
+    Rules m_rules;
     std::size_t m_pos = 0;
     int m_depth = 0;
 };
@@ -244,7 +307,8 @@ class parser {
 
 std::int64_t evaluate_integer_expression(const std::string& text,
                                          const expression_variables& variables) {
-    const rational v = parser(text, &variables, nullptr).parse();
+    const rational v =
+        parser<rational_rules>(text, rational_rules{text, &variables, nullptr}).parse();
     if (v.q != 1) {
         const double approx = static_cast<double>(v.p) / static_cast<double>(v.q);
         throw expression_error(quote_value(text) + " is " + std::to_string(approx) +
@@ -257,8 +321,13 @@ std::int64_t evaluate_integer_expression(const std::string& text,
 
 std::vector<std::string> expression_names(const std::string& text) {
     std::vector<std::string> names;
-    parser(text, nullptr, &names).parse();
+    parser<rational_rules>(text, rational_rules{text, nullptr, &names}).parse();
     return names;
+}
+
+std::string integer_expression_cpp(const std::string& text,
+                                   const std::map<std::string, std::string>& names) {
+    return parser<cpp_rules>(text, cpp_rules{names}).parse();
 }
 
 }  // namespace cuopt

@@ -45,4 +45,12 @@ std::int64_t evaluate_integer_expression(const std::string& text,
 /// The variable names an expression uses (for checking a manifest before any case).
 std::vector<std::string> expression_names(const std::string& text);
 
+/// C++ source computing `text` at run time with the same exact rules: a `cuopt_q` (an exact
+/// rational, the p/q pair) built from calls cuopt_add, cuopt_sub, cuopt_mul, cuopt_div,
+/// cuopt_mod, cuopt_neg, cuopt_ceil, cuopt_floor, cuopt_abs, cuopt_min and cuopt_max, which the
+/// generated code defines (artifacts/kernel_export); each name becomes the C++ `names` gives
+/// for it (an unknown one throws expression_error, as evaluation does).
+std::string integer_expression_cpp(const std::string& text,
+                                   const std::map<std::string, std::string>& names);
+
 }  // namespace cuopt
