@@ -133,6 +133,9 @@ std::vector<landlock_rule> python_rules(const fs::path& folder, const fs::path& 
     // network.
     for (const char* tools : {"/usr/bin", "/usr/lib/gcc", "/usr/libexec", "/usr/local/cuda/bin"})
         rules.push_back({tools, landlock_access::execute});
+    // The launcher's C source includes the C library's and Python's headers.
+    for (const char* headers : {"/usr/include", "/usr/local/cuda/include"})
+        if (fs::exists(headers)) rules.push_back({headers, landlock_access::read});
     // Inductor asks `ldconfig -p` where libcuda is (Ubuntu's /sbin/ldconfig is a script that
     // starts ldconfig.real); it reads /etc/ld.so.cache, allowed above.
     for (const char* ldconfig : {"/usr/sbin/ldconfig", "/usr/sbin/ldconfig.real"})
