@@ -242,9 +242,12 @@ TEST_CASE("verdicts and reasons are the same whether the harness or the optimize
             // Each run keys its inputs with its own secret: the values in a reason differ,
             // its words and indices must not.
             const std::regex value("-?[0-9]+\\.[0-9]+(e[-+]?[0-9]+)?");
-            by_mode[mode].push_back(std::string(a["label"].GetString()) + ": " +
-                                    a["verdict"].GetString() + ": " +
-                                    std::regex_replace(a["reason"].GetString(), value, "#"));
+            // An error of exactly 1 prints as "1" in one run and "1.0000002" in another.
+            const std::regex whole_error("error -?[0-9]+");
+            by_mode[mode].push_back(
+                std::string(a["label"].GetString()) + ": " + a["verdict"].GetString() + ": " +
+                std::regex_replace(std::regex_replace(a["reason"].GetString(), value, "#"),
+                                   whole_error, "error #"));
             if (a["iteration"].GetInt() == 0) continue;  // the initial kernel
             for (const auto& c : a["cases"].GetArray())
                 for (const auto& o : c["outputs"].GetArray()) {

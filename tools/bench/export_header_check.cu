@@ -35,7 +35,8 @@ int check(int m, int n, int k) {
     cudaStreamSynchronize(stream);
     cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
     double worst = 0;
-    for (size_t i = 0; i < c.size(); ++i) worst = std::max(worst, double(std::fabs(c[i] - want[i])));
+    for (size_t i = 0; i < c.size(); ++i)
+        worst = std::max(worst, double(std::fabs(c[i] - want[i])));
     std::vector<float> ms;
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
@@ -50,8 +51,8 @@ int check(int m, int n, int k) {
         if (r >= 20) ms.push_back(t);
     }
     std::sort(ms.begin(), ms.end());
-    std::printf("%dx%dx%d: launch %s, max |error| %.3g, median %.4f ms over %zu launches\n", m, n, k,
-                cudaGetErrorString(e), worst, ms[ms.size() / 2], ms.size());
+    std::printf("%dx%dx%d: launch %s, max |error| %.3g, median %.4f ms over %zu launches\n", m, n,
+                k, cudaGetErrorString(e), worst, ms[ms.size() / 2], ms.size());
     cudaFree(da);
     cudaFree(db);
     cudaFree(dc);
@@ -62,6 +63,7 @@ int main() {
     int bad = check(31, 37, 29) + check(256, 256, 256) + check(384, 256, 320);
     dim3 g, b;
     size_t s;  // a shape the launcher must refuse: no block for m = 0
-    std::printf("m=0: %s\n", cudaGetErrorString(matmul_f32_launch_shape(nullptr, nullptr, nullptr, 0, 8, 8, &g, &b, &s)));
+    std::printf("m=0: %s\n", cudaGetErrorString(matmul_f32_launch_shape(nullptr, nullptr, nullptr,
+                                                                        0, 8, 8, &g, &b, &s)));
     return bad;
 }
