@@ -104,3 +104,40 @@ TEST_CASE(
     CHECK_THAT(one_failed, Catch::Contains(" 0.5000 ms      -              -\n"));
     CHECK(closing_table(o, m).find("vendor") == std::string::npos);
 }
+
+TEST_CASE(
+    "an imported problem's closing table: eager, the user's kernel, the best, and "
+    "torch.compile against the best") {
+    manifest m;
+    m.cases.emplace_back();
+    m.cases.back().name = "perf";
+    search_outcome o;
+    o.history.resize(3);
+    o.history[0].cases = {case_at("perf", 1.6)};
+    o.history[0].cand.pytorch_mode = "eager";
+    o.history[0].cand.proposer = proposer_kind::initial;
+    o.history[1].cases = {case_at("perf", 0.35)};
+    o.history[1].iteration = 1;
+    o.history[1].cand.proposer = proposer_kind::initial;  // the user's kernel, beside eager
+    o.history[2].cases = {case_at("perf", 0.17)};
+    o.history[2].iteration = 1;
+    o.history[2].attempt = 1;
+    o.history[2].cand.proposer = proposer_kind::files;
+    o.initial = 0;
+    o.best = 2;
+    CHECK(o.own_kernel() == std::optional<std::size_t>(1));
+    attempt_result compile;
+    compile.cases = {case_at("perf", 0.24)};
+    const std::string t = closing_table(o, m, {}, false, &compile);
+    INFO(t);
+    CHECK_THAT(t, Catch::StartsWith("case                          eager          yours          "
+                                    "best           speedup     compile        vs compile\n"
+                                    "perf                          1.6000 ms      0.3500 ms      "
+                                    "0.1700 ms      9.411x      0.2400 ms      1.411x"));
+    // Without them: the columns a CUDA baseline always had.
+    o.history[0].cand.pytorch_mode.clear();
+    o.history[1].iteration = 0;
+    CHECK_THAT(closing_table(o, m),
+               Catch::StartsWith("case                          initial        best           "
+                                 "speedup\n"));
+}
