@@ -112,4 +112,15 @@ std::string shortened(std::string_view text, std::size_t limit) {
     return std::string(text.substr(0, i)) + "… (" + std::to_string(text.size()) + " bytes)";
 }
 
+std::string comment_line(std::string text) {
+    for (char& ch : text) {
+        const unsigned char c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7f)
+            ch = ' ';
+        else if (ch == '\\')
+            ch = '/';
+    }
+    return text;
+}
+
 }  // namespace cuopt

@@ -35,6 +35,11 @@ std::string identifier_problem(std::string_view name);
 /// dropped): what a program said on its way out.
 std::string last_line(std::string_view text);
 
+/// Text that stays on one line of a generated // comment: control characters (line breaks
+/// among them) become spaces, and a backslash, which could splice the next line of code into
+/// the comment, becomes '/'.
+std::string comment_line(std::string text);
+
 /// The length of the valid UTF-8 sequence starting at s[i] (1 to 4), or 0 when none starts
 /// there: a stray continuation byte, an overlong form, a surrogate (U+D800 to U+DFFF, which
 /// RapidJSON writes for an escaped lone "\udfff") or past U+10FFFF.

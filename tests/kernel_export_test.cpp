@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "common/file_io.hpp"
 #include "orchestrator/contract/integer_expression.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "test_support.hpp"
@@ -146,6 +147,24 @@ TEST_CASE("export writes the winner's header only for a go, and never reads thro
                            Catch::Contains("verdict " + verdict));
     CHECK_THAT(test::read_text(out / "matmul_f32.cmake"),
                Catch::Contains("function(cuopt_export_matmul_f32 target)"));
+    // best.json is the run's, not the exporter's: a label cannot end the comment it is quoted
+    // in, and an option that is not a plain option word never reaches CMake or nvcc.
+    std::string best = test::read_text(f.run() / "best.json");
+    const std::string label = "\"label\": \"";
+    best.insert(best.find(label) + label.size(), "x\\nstatic int injected = 1;\\n");
+    write_file_atomic(f.run() / "best.json", best);
+    exported =
+        test::run_optimizer({"export", f.run().string(), "--header", out.string(), "--force"});
+    CHECK(exported.exit_code == 0);
+    CHECK(test::read_text(out / "matmul_f32.cuh").find("\nstatic int injected") ==
+          std::string::npos);
+    const std::string options = "\"compile_options\": [";
+    best.insert(best.find(options) + options.size(), "\"x>)\\nexecute_process(COMMAND id)\"");
+    write_file_atomic(f.run() / "best.json", best);
+    exported =
+        test::run_optimizer({"export", f.run().string(), "--header", out.string(), "--force"});
+    CHECK(exported.exit_code == 11);
+    CHECK_THAT(exported.output, Catch::Contains("compile_options"));
     // A best.json that is a link, or a summary.json of 17 MiB, is refused, naming the file.
     fs::rename(f.run() / "best.json", f.dir / "elsewhere.json");
     fs::create_symlink(f.dir / "elsewhere.json", f.run() / "best.json");

@@ -251,3 +251,21 @@ TEST_CASE("a job's status answer becomes a record: the summary's figures, else t
     CHECK(r->reason == "failed: the initial kernel fails");
     CHECK_THROWS_AS(record_from_status("[]", "/s"), suite_job_error);
 }
+
+TEST_CASE("a suite with jobs pending on a spool is collected from that spool only") {
+    test::scratch_folder deck;
+    write_pilot(deck, "alpha");
+    deck.write("suite-results/suite.json", R"({"schema_version": 1,
+        "tool": {"name": "cuda-optimizer", "version": "0", "commit": "0"},
+        "dir": "/d", "results_dir": "/r", "optimize_args": [], "problems": 1, "finished": 0,
+        "fast_0": 0, "fast_1": 0, "fast_2": 0, "geomean_speedup": null, "results": [],
+        "spool": "/srv/spool-a", "pending": {"alpha": "job-000009"}})");
+    auto r = test::run_optimizer({"suite", deck.path().string()});
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("job(s) queued on /srv/spool-a: collect them with "
+                                         "--submit /srv/spool-a"));
+    r = test::run_optimizer({"suite", deck.path().string(), "--submit", (deck / "other").string()});
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("pending jobs are in /srv/spool-a"));
+    CHECK(!fs::exists(deck / "suite-results/runs"));  // nothing ran
+}

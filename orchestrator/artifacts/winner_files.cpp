@@ -10,6 +10,7 @@
 #include "common/file_io.hpp"
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
+#include "common/message_text.hpp"
 #include "orchestrator/contract/request_writer.hpp"
 
 namespace cuopt {
@@ -80,17 +81,6 @@ double speedup_of(const attempt_result& r) {
     return r.speedup_vs_initial.value_or(1.0);
 }
 
-// Text that stays on one comment line: no line breaks, and no backslash that could splice
-// the next line (a #define) into the comment.
-std::string comment_text(std::string s) {
-    for (char& ch : s)
-        if (ch == '\n' || ch == '\r')
-            ch = ' ';
-        else if (ch == '\\')
-            ch = '/';
-    return s;
-}
-
 std::string joined_list(const std::array<std::string, 3>& v) {
     return "[" + v[0] + ", " + v[1] + ", " + v[2] + "]";
 }
@@ -124,7 +114,7 @@ std::string case_comment(const case_launch& cl, const launch_expressions& fallba
         s += "  dynamic shared bytes " + std::to_string(cl.numbers.dynamic_shared_bytes);
     if (!same_launch(*cl.expressions, fallback))
         s += "  (its own launch: " + expressions_text(*cl.expressions) + ")";
-    return comment_text(s) + "\n";
+    return comment_line(s) + "\n";
 }
 
 // A -D/-U compile option as the preprocessor line it stands for; "" for any other option.
@@ -173,7 +163,7 @@ std::string options_comment(const candidate& c) {
     }
     if (opts.empty())
         return "//   compile options: none (the harness adds --std=c++17 and the device's arch)\n";
-    return comment_text("//   compile options: " + opts) + "\n" +
+    return comment_line("//   compile options: " + opts) + "\n" +
            (macros ? "//     (the -D/-U among them are already applied below; passing them again "
                      "is harmless)\n"
                    : "");
@@ -185,12 +175,12 @@ std::string winner_comment(const attempt_result& r, const manifest& m, const fs:
     std::snprintf(speedup, sizeof speedup, "%.3fx", speedup_of(r));
     std::string s =
         "// best.cu: the winning kernel of a cuda-optimizer run, standing alone.\n" +
-        comment_text("//   from: " + absolute_path(run) + ", iteration " +
+        comment_line("//   from: " + absolute_path(run) + ", iteration " +
                      std::to_string(r.iteration) + ", attempt " + std::to_string(r.attempt) + " (" +
                      to_string(c.proposer) + ": " + c.label + ")") +
         "\n//   speedup: " + speedup +
         " geomean over the initial kernel (medians of the performance cases in the search)\n" +
-        comment_text("//   entry: " + c.entry) + "\n" + options_comment(c) +
+        comment_line("//   entry: " + c.entry) + "\n" + options_comment(c) +
         (macro_lines(c).empty()
              ? "//   defines: none\n"
              : "//   defines: the #define lines below; the harness passed them as -DNAME=VALUE\n");
@@ -198,7 +188,7 @@ std::string winner_comment(const attempt_result& r, const manifest& m, const fs:
     std::string tunables;
     for (const auto& [k, x] : bound_tunables(c, m))
         tunables += (tunables.empty() ? "" : " ") + k + "=" + std::to_string(x);
-    s += comment_text("//   launch: " + expressions_text(fallback) +
+    s += comment_line("//   launch: " + expressions_text(fallback) +
                       (tunables.empty() ? "" : "  with " + tunables)) +
          "\n//   per case (grid and block as numbers):\n";
     for (const case_launch& cl : case_launches(c, m)) s += case_comment(cl, fallback);

@@ -16,6 +16,7 @@
 #include "common/json_fields.hpp"
 #include "common/message_text.hpp"
 #include "orchestrator/artifacts/kernel_export.hpp"
+#include "orchestrator/contract/candidate.hpp"
 
 namespace cuopt {
 
@@ -74,6 +75,25 @@ std::string verdict_text(const rapidjson::Value& summary) {
     return out + " over " + (base == "pytorch-eager" ? "PyTorch eager" : "the initial kernel");
 }
 
+// A winner whose launch differs by case (a case's own launch in the manifest, or the
+// candidate's) has no single launcher yet: refused rather than launched wrong.
+void refuse_case_launches(const json_field& best, const launch_expressions& launch) {
+    const auto cases = best.find("cases");
+    if (!cases) return;
+    for (const json_field& c : cases->items()) {
+        const auto l = c.find("launch");
+        if (!l) continue;
+        bool same = l->text("dynamic_shared_bytes") == launch.dynamic_shared_bytes;
+        for (std::size_t i = 0; i < 3; ++i)
+            same = same && (*l)["grid"][i].text() == launch.grid[i] &&
+                   (*l)["block"][i].text() == launch.block[i];
+        if (!same)
+            (*l).fail(
+                "the winner's one launch (a case with its own launch cannot be exported "
+                "yet)");
+    }
+}
+
 exported_kernel kernel_of(const fs::path& run, const rapidjson::Document& best,
                           const rapidjson::Document& summary, const rapidjson::Document& record,
                           bool forced) {
@@ -85,6 +105,16 @@ exported_kernel kernel_of(const fs::path& run, const rapidjson::Document& best,
         b["entry"].fail("a C identifier (the kernel's name)");
     k.source = read_run_file(run, "best.cu");
     k.compile_options = b.texts("compile_options");
+    // They go into a CMake file and onto nvcc's command line: plain option words only.
+    static const std::regex k_option("[A-Za-z0-9_=.,:+/-]{1,200}");
+    for (const std::string& opt : k.compile_options)
+        if (!std::regex_match(opt, k_option) || opt.rfind("-ccbin", 0) == 0 ||
+            opt.rfind("--compiler-bindir", 0) == 0)
+            b["compile_options"].fail("option words of letters, digits and _=.,:+/- (not -ccbin)",
+                                      quote_value(opt));
+    if (const std::string why = check_compile_options(k.compile_options, run.string());
+        !why.empty())
+        b["compile_options"].fail("options the run allows", why);
     for (const auto& [name, value] : b["tunables"].members()) k.tunables[name] = value.integer();
     const json_field l = b["launch"];
     for (std::size_t i = 0; i < 3; ++i) {
@@ -94,6 +124,11 @@ exported_kernel kernel_of(const fs::path& run, const rapidjson::Document& best,
     k.launch.dynamic_shared_bytes = l.text("dynamic_shared_bytes");
     const rapidjson::Value* device = member(record, "device");
     k.arch = device ? text_of(*device, "arch") : "";
+    static const std::regex k_arch("sm_[0-9]{2,3}[a-z]?");
+    if (!std::regex_match(k.arch, k_arch))
+        json_field(record, (run / "run.json").string())["device"]["arch"].fail(
+            "a GPU architecture such as sm_90");
+    refuse_case_launches(b, k.launch);
     k.about = {"from " + fs::absolute(run).lexically_normal().string() + ", iteration " +
                    text_of(best, "iteration") + " attempt " + text_of(best, "attempt") + " (" +
                    text_of(best, "label") + ")",

@@ -275,6 +275,7 @@ suite_record record_of(const json_field& j) {
 struct suite_state {
     std::map<std::string, suite_record> finished;
     std::map<std::string, std::string> pending;
+    std::string spool;  // the spool `pending` lies in
 };
 
 suite_state read_state(const fs::path& file) {
@@ -289,6 +290,7 @@ suite_state read_state(const fs::path& file) {
     }
     if (const rapidjson::Value* pending = member(doc, "pending"))
         for (const auto& m : pending->GetObject()) out.pending[text_of(m.name)] = text_of(m.value);
+    out.spool = text_of(doc, "spool");
     return out;
 }
 
@@ -390,6 +392,20 @@ void write_suite_files(const suite_options& o, const std::vector<suite_record>& 
     write_file_atomic(fs::path(o.results_dir) / "suite.html", suite_html(o, records, problems));
 }
 
+// "" when this run may go on from `earlier`; else why not: its pending jobs lie in another spool
+// (job ids are a spool's own), or this run would not collect them.
+std::string pending_problem(const suite_options& o, const suite_state& earlier) {
+    if (earlier.pending.empty()) return "";
+    const std::string file = (fs::path(o.results_dir) / "suite.json").string();
+    if (o.spool.empty())
+        return file + " has " + std::to_string(earlier.pending.size()) + " job(s) queued on " +
+               earlier.spool + ": collect them with --submit " + earlier.spool;
+    if (resolved_path(o.spool).string() != earlier.spool)
+        return file + "'s pending jobs are in " + earlier.spool + ", not " +
+               resolved_path(o.spool).string() + ": give that spool (job ids are a spool's own)";
+    return "";
+}
+
 // "suite [2/5] beta: ".
 std::string head_of(std::size_t i, std::size_t n, const std::string& name) {
     return "suite [" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + name + ": ";
@@ -460,6 +476,7 @@ void collect(const suite_options& o, const std::vector<suite_problem>& problems,
             std::optional<suite_record> r;
             try {
                 r = ended_job(self_path(), o.spool, job->second, runner);
+                misses.erase(job->first);  // three failed looks in a row, not three in all
             } catch (const suite_job_error& e) {
                 if (++misses[job->first] >= 3) {
                     r.emplace().verdict = "failed";
@@ -579,6 +596,10 @@ int run_suite(suite_options o) {
     }
     try {
         const suite_state earlier = read_state(fs::path(o.results_dir) / "suite.json");
+        if (const std::string why = pending_problem(o, earlier); !why.empty()) {
+            std::cerr << "cuda-optimizer: suite: " << why << "\n";
+            return to_int(exit_code::invalid_request);
+        }
         return o.spool.empty() ? run_problems(o, problems, earlier)
                                : run_submitted(o, problems, earlier);
     } catch (const json_error& e) {

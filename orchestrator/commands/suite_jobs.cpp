@@ -1,9 +1,11 @@
 #include "orchestrator/commands/suite_jobs.hpp"
 
 #include <ctime>
+#include <regex>
 
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -48,7 +50,8 @@ std::string submit_problem(const fs::path& self, const std::string& spool, const
     const std::optional<std::string> id = try_parse_json(d, p.stdout_text).empty() && d.IsObject()
                                               ? string_of(d, "job")
                                               : std::nullopt;
-    if (!id || id->rfind("job-", 0) != 0)
+    static const std::regex k_job("job-[0-9]{1,12}");
+    if (!id || !std::regex_match(*id, k_job))
         throw suite_job_error("submit: its answer names no job: " + p.stdout_text.substr(0, 200));
     return *id;
 }
@@ -58,7 +61,10 @@ std::optional<suite_record> ended_job(const fs::path& self, const std::string& s
     const process_result p =
         runner.run({self.string(), "status", "--spool", spool, id, "--json"}, k_child_limit);
     if (!succeeded(p)) throw suite_job_error("status " + id + ": " + said_by(p));
-    return record_from_status(p.stdout_text, spool);
+    std::optional<suite_record> r = record_from_status(p.stdout_text, spool);
+    if (r && r->job != id)
+        throw suite_job_error("status " + id + ": its answer is about " + quote_value(r->job));
+    return r;
 }
 
 std::optional<suite_record> record_from_status(const std::string& status_json,
@@ -93,8 +99,10 @@ std::optional<suite_record> record_from_status(const std::string& status_json,
     const auto started = utc_seconds(text_of(*status, "started"));
     const auto finished = utc_seconds(text_of(*status, "finished"));
     if (started && finished && *finished >= *started) r.wall_s = *finished - *started;
-    if (const std::string run = text_of(*status, "run_dir");
-        !run.empty() && r.job.rfind("job-", 0) == 0)
+    static const std::regex k_job("job-[0-9]{1,12}");
+    const std::string run = text_of(*status, "run_dir");
+    if (!run.empty() && std::regex_match(r.job, k_job) && run.find("..") == std::string::npos &&
+        run.front() != '/')
         r.run = (fs::path(spool) / "jobs" / r.job / run).string();
     return r;
 }

@@ -123,6 +123,9 @@ struct cpp_rules {
     const std::map<std::string, std::string>& vars;
 
     value number(__int128 n) const {
+        if (n > (static_cast<__int128>(1) << 62))  // no C++ literal type holds it
+            throw expression_error("a number over 2^62 has no C++ literal: " +
+                                   std::to_string(static_cast<double>(n)));
         std::string digits;
         do digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(n % 10)));
         while ((n /= 10) > 0);

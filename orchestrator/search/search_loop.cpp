@@ -231,6 +231,11 @@ void search_loop::iterate(const candidate& baseline, const oracle_files& oracle,
         if (m_on_attempt) m_on_attempt(out.history.back(), out);
         return;
     }
+    if (m_settings.max_iterations < 1 || (m_interrupted && *m_interrupted)) {
+        out.stop = m_interrupted && *m_interrupted ? stop_reason::interrupted
+                                                   : stop_reason::max_iterations;
+        return;
+    }
     if (m_own && !measure_own(oracle, out)) return;
     const candidate& initial = m_own ? *m_own : baseline;  // what the proposer starts from
     for (int iteration = 1; iteration <= m_settings.max_iterations; ++iteration) {
