@@ -64,6 +64,40 @@ class file_descriptor {
     int m_fd;
 };
 
+}  // namespace
+
+untrusted_read read_untrusted_file(const fs::path& path, std::size_t max_bytes) {
+    untrusted_read r;
+    const file_descriptor fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    if (fd.get() < 0) {
+        r.error = errno;
+        r.refused =
+            r.error == ELOOP ? untrusted_read::refusal::link : untrusted_read::refusal::cannot_open;
+        return r;
+    }
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        r.refused = untrusted_read::refusal::not_regular;
+        return r;
+    }
+    r.size = static_cast<unsigned long long>(st.st_size);
+    if (r.size > max_bytes) {
+        r.refused = untrusted_read::refusal::too_big;
+        return r;
+    }
+    r.text.resize(static_cast<std::size_t>(r.size));
+    std::size_t done = 0;
+    while (done < r.text.size()) {  // a file that shrank meanwhile ends early
+        const ssize_t n = ::read(fd.get(), r.text.data() + done, r.text.size() - done);
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+    }
+    r.text.resize(done);
+    return r;
+}
+
+namespace {
+
 std::string error_text(int err) {
     return std::strerror(err);
 }

@@ -17,6 +17,18 @@ namespace cuopt {
 std::string read_text_file(const std::filesystem::path& path);
 std::vector<unsigned char> read_binary_file(const std::filesystem::path& path);
 
+/// A file another process may have written or planted, read only when it is a regular file
+/// opened without following a link (O_NOFOLLOW: the check and the read are one open) and of at
+/// most `max_bytes`; otherwise `refused` says why and `text` is empty. Callers word the refusal.
+struct untrusted_read {
+    enum class refusal { none, cannot_open, link, not_regular, too_big };
+    refusal refused = refusal::none;
+    int error = 0;                // cannot_open: errno
+    unsigned long long size = 0;  // too_big: the file's size
+    std::string text;
+};
+untrusted_read read_untrusted_file(const std::filesystem::path& path, std::size_t max_bytes);
+
 /// A file could not be written (disk full, read-only folder, permissions): what() names it.
 class file_write_error : public std::runtime_error {
   public:

@@ -1,8 +1,6 @@
 #include "common/inputs_key.hpp"
 
-#include <fcntl.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -59,24 +57,16 @@ int hex_digit(char c) {
 
 // The file's bytes: no link followed, a regular file, at most 4 KiB.
 std::string read_key_text(const fs::path& file) {
-    const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
+    untrusted_read r = read_untrusted_file(file, 4096);
+    using refusal = untrusted_read::refusal;
+    if (r.refused == refusal::link || r.refused == refusal::cannot_open)
         throw std::runtime_error(
-            file.string() + ": cannot open the inputs key (" + std::strerror(errno) +
-            (errno == ELOOP ? "; a symbolic link is never followed" : "") + ")");
-    struct stat st {};
-    std::string text;
-    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= 4096;
-    if (regular) {
-        text.resize(static_cast<std::size_t>(st.st_size));
-        const ssize_t n = ::read(fd, text.data(), text.size());
-        text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-    }
-    ::close(fd);
-    if (!regular)
+            file.string() + ": cannot open the inputs key (" + std::strerror(r.error) +
+            (r.refused == refusal::link ? "; a symbolic link is never followed" : "") + ")");
+    if (r.refused != refusal::none)
         throw std::runtime_error(file.string() +
                                  ": the inputs key is not a regular file of at most 4096 bytes");
-    return text;
+    return std::move(r.text);
 }
 
 }  // namespace

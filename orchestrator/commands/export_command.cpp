@@ -1,9 +1,5 @@
 #include "orchestrator/commands/export_command.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -24,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr off_t k_max_run_file = 16 << 20;
+constexpr std::size_t k_max_run_file = 16 << 20;
 
 class export_refused : public std::runtime_error {
   public:
@@ -34,26 +30,22 @@ class export_refused : public std::runtime_error {
 // RUN/NAME: a regular file reached without a link, at most 16 MiB.
 std::string read_run_file(const fs::path& run, const std::string& name) {
     const fs::path file = run / name;
-    const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        throw export_refused(file.string() + ": cannot be read (" +
-                             (errno == ELOOP ? std::string("a link: not followed")
-                                             : std::string(std::strerror(errno))) +
-                             ")");
-    struct stat st {};
-    std::string text;
-    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (regular && st.st_size <= k_max_run_file) {
-        text.resize(static_cast<std::size_t>(st.st_size));
-        const ssize_t n = ::read(fd, text.data(), text.size());
-        text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    untrusted_read r = read_untrusted_file(file, k_max_run_file);
+    switch (r.refused) {
+        case untrusted_read::refusal::none:
+            return std::move(r.text);
+        case untrusted_read::refusal::link:
+            throw export_refused(file.string() + ": cannot be read (a link: not followed)");
+        case untrusted_read::refusal::cannot_open:
+            throw export_refused(file.string() + ": cannot be read (" + std::strerror(r.error) +
+                                 ")");
+        case untrusted_read::refusal::not_regular:
+            throw export_refused(file.string() + ": not a regular file");
+        case untrusted_read::refusal::too_big:
+            break;
     }
-    ::close(fd);
-    if (!regular) throw export_refused(file.string() + ": not a regular file");
-    if (st.st_size > k_max_run_file)
-        throw export_refused(file.string() + ": " + std::to_string(st.st_size) +
-                             " bytes, over the 16 MiB a run's record may have");
-    return text;
+    throw export_refused(file.string() + ": " + std::to_string(r.size) +
+                         " bytes, over the 16 MiB a run's record may have");
 }
 
 rapidjson::Document run_json_file(const fs::path& run, const std::string& name) {

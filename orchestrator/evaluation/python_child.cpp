@@ -191,11 +191,11 @@ std::string run_pytorch_side(const python_interpreter& python, const python_job&
                            (said.empty()
                                 ? r.stderr_text.empty() ? "" : ": " + tail_of(r.stderr_text)
                                 : ": " + said));
-    const fs::path out = job.folder / "out.json";
-    std::error_code ec;
-    if (fs::is_symlink(out) || fs::file_size(out, ec) > k_max_answer_bytes)
+    // The child's own folder: checked and read in one open, so no link can be swapped in.
+    untrusted_read answer = read_untrusted_file(job.folder / "out.json", k_max_answer_bytes);
+    if (answer.refused != untrusted_read::refusal::none)
         throw python_error("the PyTorch child's answer is not a file of at most 64 MiB");
-    return read_text_file(out);
+    return std::move(answer.text);
 }
 
 std::string printable(std::string text) {
