@@ -38,6 +38,8 @@ const char* exit_code_name(exit_code code) {
             return "no_go";
         case exit_code::scorer_changed:
             return "scorer_changed";
+        case exit_code::export_unverified:
+            return "export_unverified";
         case exit_code::resume_refused:
             return "resume_refused";
         case exit_code::unconfined_refused:

@@ -30,6 +30,8 @@ enum class exit_code : int {
         30,  // --fail-on-no-go: a winner was found but the verdict is no_go (summary.json says why)
     scorer_changed = 31,  // harness_error: the harness, manifest, holdout, oracle or inputs key
                           // changed during the run: no verdict
+    export_unverified = 32,  // export --verify: the package did not build, its test failed, or
+                             // the op's time is more than 10 % off the run's median
     usage = 64,           // bad command line
     internal_error = 70,  // a bug or an unexpected system failure
 };

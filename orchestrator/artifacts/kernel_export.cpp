@@ -69,40 +69,6 @@ inline bool cuopt_whole(cuopt_q a, long long low, long long high, long long* out
 }
 )";
 
-std::string c_type(dtype t) {
-    switch (t) {
-        case dtype::f16:
-            return "__half";
-        case dtype::bf16:
-            return "__nv_bfloat16";
-        case dtype::f32:
-            return "float";
-        case dtype::f64:
-            return "double";
-        case dtype::i8:
-            return "signed char";
-        case dtype::u8:
-            return "unsigned char";
-        case dtype::i16:
-            return "short";
-        case dtype::u16:
-            return "unsigned short";
-        case dtype::i32:
-            return "int";
-        case dtype::u32:
-            return "unsigned int";
-        case dtype::i64:
-            return "long long";
-        case dtype::u64:
-            return "unsigned long long";
-        case dtype::f8e4m3:
-            return "__nv_fp8_e4m3";
-        case dtype::f8e5m2:
-            return "__nv_fp8_e5m2";
-    }
-    return "void";
-}
-
 bool is_integer(dtype t) {
     return t == dtype::i8 || t == dtype::u8 || t == dtype::i16 || t == dtype::u16 ||
            t == dtype::i32 || t == dtype::u32 || t == dtype::i64 || t == dtype::u64;
@@ -135,11 +101,11 @@ parameter_lists parameters_of(const manifest& m) {
     };
     for (const manifest_arg& a : m.args) {
         if (a.is_buffer())
-            add(std::string(a.kind == arg_kind::input ? "const " : "") + c_type(a.type) + "* " +
-                    a.name,
+            add(std::string(a.kind == arg_kind::input ? "const " : "") + cuda_type_name(a.type) +
+                    "* " + a.name,
                 a.name);
         else
-            add(c_type(a.type) + " " + a.name, a.name);
+            add(cuda_type_name(a.type) + " " + a.name, a.name);
     }
     p.kernel_args = p.passed;
     for (const std::string& e : extra_launch_params(m)) add("long long param_" + e, "param_" + e);
@@ -210,6 +176,40 @@ std::vector<std::string> defined_names(const std::string& source) {
 }
 
 }  // namespace
+
+std::string cuda_type_name(dtype t) {
+    switch (t) {
+        case dtype::f16:
+            return "__half";
+        case dtype::bf16:
+            return "__nv_bfloat16";
+        case dtype::f32:
+            return "float";
+        case dtype::f64:
+            return "double";
+        case dtype::i8:
+            return "signed char";
+        case dtype::u8:
+            return "unsigned char";
+        case dtype::i16:
+            return "short";
+        case dtype::u16:
+            return "unsigned short";
+        case dtype::i32:
+            return "int";
+        case dtype::u32:
+            return "unsigned int";
+        case dtype::i64:
+            return "long long";
+        case dtype::u64:
+            return "unsigned long long";
+        case dtype::f8e4m3:
+            return "__nv_fp8_e4m3";
+        case dtype::f8e5m2:
+            return "__nv_fp8_e5m2";
+    }
+    return "void";
+}
 
 std::vector<std::string> extra_launch_params(const manifest& m) {
     const std::set<std::string> params = case_params(m);

@@ -25,6 +25,9 @@ struct exported_kernel {
     std::vector<std::string> about;                // comment lines: run, verdict, speedup, date
 };
 
+/// The C++ type a buffer of `t` holds in a kernel (`__nv_bfloat16` for bf16).
+std::string cuda_type_name(dtype t);
+
 /// The case parameters the launcher cannot read from a scalar argument (one whose value is
 /// exactly the parameter's name): each becomes a `long long` parameter of its own, after the
 /// kernel's arguments, in name order.

@@ -10,9 +10,12 @@
 namespace cuopt {
 
 struct export_options {
-    std::string run;     // the run folder
-    std::string header;  // --header DIR
-    bool force = false;  // --force: a run that is not a go
+    std::string run;      // the run folder
+    std::string header;   // --header DIR
+    std::string torch;    // --torch DIR
+    bool verify = false;  // --verify: build, test and time the package on this GPU
+    std::string python;   // --python: the interpreter --verify uses
+    bool force = false;   // --force: a run that is not a go
 };
 
 CLI::App* add_export_command(CLI::App& app, export_options& o);

@@ -5,6 +5,8 @@
 #   python3 -I pytorch_side.py introspect JOB OUT   what a problem file takes and returns
 #   python3 -I pytorch_side.py oracle JOB OUT       forward() on given inputs, outputs to files
 #   python3 -I pytorch_side.py time JOB OUT         eager or torch.compile timed per launch
+#   python3 -I pytorch_side.py verify JOB OUT       an exported package (export --torch) built
+#                                                   in this folder, its test run, its op timed
 #
 # JOB and OUT are JSON. Whatever the problem's code raises becomes {"refused": "..."} or
 # {"error": "..."} in OUT: cuda-optimizer reads OUT as untrusted and says it in one line.
@@ -570,12 +572,56 @@ def timing(job):
     return {"cases": out, "device": name, "torch": torch.__version__, "mode": job["mode"]}
 
 
+def tail(path, limit=3000):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()[-limit:]
+    except OSError:
+        return ""
+
+
+def step(args, log, timeout):
+    """One step of the package's own: a child of this (confined) interpreter, its output in
+    LOG; its exit status, or None when it ran past TIMEOUT seconds."""
+    import subprocess
+    import time
+
+    started = time.monotonic()
+    with open(log, "w", encoding="utf-8") as f:
+        try:
+            rc = subprocess.run([sys.executable] + args, stdout=f, stderr=subprocess.STDOUT,
+                                timeout=timeout, check=False).returncode
+        except subprocess.TimeoutExpired:
+            rc = None
+    return rc, time.monotonic() - started
+
+
+def verify(job):
+    """Builds the exported package here (setup.py build_ext --inplace), runs its test and its
+    timing script; what each said."""
+    os.environ.setdefault("MAX_JOBS", "2")
+    result = {"torch": torch.__version__, "cuda": torch.cuda.is_available()}
+    rc, seconds = step(["setup.py", "build_ext", "--inplace"], "build.log", job["build_timeout_s"])
+    result["build"] = {"rc": rc, "seconds": seconds, "log_tail": tail("build.log")}
+    if rc != 0:
+        return result
+    rc, seconds = step([job["test"]], "test.log", job["test_timeout_s"])
+    result["test"] = {"rc": rc, "seconds": seconds, "log_tail": tail("test.log")}
+    rc, seconds = step(["bench.py", "--json", "bench.json"], "bench.log", job["bench_timeout_s"])
+    result["bench"] = {"rc": rc, "seconds": seconds, "log_tail": tail("bench.log")}
+    if rc == 0:
+        with open("bench.json", encoding="utf-8") as f:
+            result["bench"]["figures"] = json.load(f)
+    return result
+
+
 def main():
     mode, job_path, out_path = sys.argv[1:4]
     with open(job_path, encoding="utf-8") as f:
         job = json.load(f)
     try:
-        result = {"introspect": introspect, "oracle": oracle, "time": timing}[mode](job)
+        result = {"introspect": introspect, "oracle": oracle, "time": timing,
+                  "verify": verify}[mode](job)
     except Refusal as e:
         result = {"refused": str(e)}
     except Exception as e:

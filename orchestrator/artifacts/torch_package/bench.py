@@ -1,0 +1,72 @@
+"""Times the exported op through PyTorch at the run's performance cases, beside the run's own
+medians: CUDA events around batches of back-to-back calls (about 1 ms each) after a warm-up,
+the median of the batches per call; then the same through torch.compile. Written by
+`cuda-optimizer export --torch`; `export --verify` runs it.
+    python bench.py [--json FILE] [--samples N]"""
+import argparse
+import glob
+import importlib
+import json
+import os
+import statistics
+import sys
+
+import torch
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+sys.path.append(ROOT)
+PACKAGE = os.path.basename(os.path.dirname(glob.glob(os.path.join(ROOT, "cuopt_*", "export.json"))[0]))
+
+
+def per_call_ms(call, run_ms, samples):
+    for _ in range(10):
+        call()
+    torch.cuda.synchronize()
+    batch = max(1, min(1000, int(1.0 / max(run_ms, 1e-4))))
+    times = []
+    for _ in range(samples):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(batch):
+            call()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / batch)
+    return statistics.median(times), batch
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="write the figures here too")
+    parser.add_argument("--samples", type=int, default=30)
+    parser.add_argument("--no-compile", action="store_true")
+    options = parser.parse_args()
+    if not torch.cuda.is_available():
+        print("bench.py: no CUDA device")
+        return 2
+    pkg = importlib.import_module(PACKAGE)
+    runtime = importlib.import_module(PACKAGE + "._runtime")
+    rows = []
+    for case in pkg.EXPORT["cases"]:
+        run_ms = case.get("run_median_ms")
+        if not run_ms:
+            continue
+        args = runtime.call_args(pkg.EXPORT, case["params"], "cuda", seed=1)
+        op_ms, batch = per_call_ms(lambda: pkg.op(*args), run_ms, options.samples)
+        row = {"name": case["name"], "run_ms": run_ms, "op_ms": op_ms, "ratio": op_ms / run_ms,
+               "batch": batch, "samples": options.samples}
+        if not options.no_compile and hasattr(torch, "compile"):
+            compiled = torch.compile(lambda *a: pkg.op(*a), fullgraph=True)
+            row["compiled_ms"], _ = per_call_ms(lambda: compiled(*args), run_ms, options.samples)
+        rows.append(row)
+        print(f"{case['name']:32} run {run_ms:.4f} ms  op {op_ms:.4f} ms  ({op_ms / run_ms:.3f}x)"
+              + (f"  compiled {row['compiled_ms']:.4f} ms" if "compiled_ms" in row else ""))
+    result = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(), "cases": rows}
+    if options.json:
+        with open(options.json, "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
