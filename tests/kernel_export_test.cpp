@@ -6,9 +6,12 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/json_document.hpp"
+#include "orchestrator/artifacts/torch_export.hpp"
 #include "orchestrator/contract/integer_expression.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "test_support.hpp"
@@ -76,7 +79,165 @@ std::string expected(const exported_kernel& k, const manifest& m,
     return o.str();
 }
 
+// The example's cases and its holdout's, as the export reads them from a run.
+export_facts example_facts(const manifest& m, const std::vector<manifest_case>& holdout) {
+    export_facts f;
+    f.verdict = "go";
+    f.verdict_line = "go 2.000x [1.900, 2.100] over the initial kernel";
+    f.gpu = "test GPU";
+    for (const manifest_case& c : m.cases)
+        f.cases.push_back({c.name, c.kind == case_kind::performance ? "performance" : "correctness",
+                           c.params, c.kind == case_kind::performance ? 1.5 : 0});
+    for (const manifest_case& c : holdout) f.cases.push_back({c.name, "holdout", c.params, 0});
+    return f;
+}
+
+struct example_package {
+    manifest m;
+    std::map<std::string, std::string> files;
+    std::string entry;
+};
+
+// The example's package: its initial kernel as the winner, its reference as the oracle.
+example_package package_of(const std::string& example) {
+    example_package p{read_manifest(k_examples / example / "input_cases.json"), {}, ""};
+    const manifest h = read_holdout_manifest(k_examples / example / "holdout_cases.json", p.m);
+    exported_kernel k = example_kernel(example, "initial.cu", p.m, p.m.default_tunables());
+    exported_kernel r = example_kernel(example, "reference.cu", p.m, p.m.default_tunables());
+    r.launch = p.m.reference_launch ? *p.m.reference_launch : p.m.launch;
+    p.entry = k.entry;
+    p.files = torch_package_files(k, r, p.m, example_facts(p.m, h.cases));
+    return p;
+}
+
+const char* const k_torch_headers = "/usr/include/torch/library.h";
+
+// Debian's libtorch-dev is PyTorch's CPU build: it lacks the one generated header of c10's
+// CUDA part, which says how that library was built (nothing the op uses).
+void write_cuda_macros_stand_in(const test::scratch_folder& dir) {
+    dir.write("stand-in/c10/cuda/impl/cuda_cmake_macros.h", "#pragma once\n");
+}
+
 }  // namespace
+
+TEST_CASE("a buffer's count becomes its tensor's shape when it is a product of names") {
+    using shape = std::vector<std::string>;
+    CHECK(shape_of_count("m*k") == shape{"m", "k"});
+    CHECK(shape_of_count("rows") == shape{"rows"});
+    CHECK(shape_of_count(" 4 * n ") == shape{"4", "n"});
+    CHECK(shape_of_count("batch*heads*seq*64") == shape{"batch", "heads", "seq", "64"});
+    CHECK_FALSE(shape_of_count("ceil(n/2)"));
+    CHECK_FALSE(shape_of_count("m*k+1"));
+    CHECK_FALSE(shape_of_count("m**k"));
+    CHECK_FALSE(shape_of_count("0*n"));
+    CHECK_FALSE(shape_of_count(""));
+}
+
+TEST_CASE(
+    "each example's PyTorch package compiles: its kernels with nvcc, its op against "
+    "Debian's PyTorch headers") {
+    if (!fs::exists(k_nvcc)) {
+        WARN("skipped: no nvcc at " << k_nvcc);
+        return;
+    }
+    for (const char* example : {"matmul", "softmax", "reduction", "gemm-fp8"}) {
+        INFO(example);
+        const example_package p = package_of(example);
+        test::scratch_folder dir;
+        for (const auto& [name, text] : p.files) dir.write(name, text);
+        for (const std::string& prefix : {p.entry, p.entry + "_reference"}) {
+            const auto built = test::run_program(
+                k_nvcc, {"-std=c++17", "-arch=sm_90", "-c", "-o", (dir / (prefix + ".o")).string(),
+                         (dir / ("csrc/" + prefix + "_kernel.cu")).string()});
+            INFO(built.output);
+            CHECK(built.exit_code == 0);
+        }
+        const std::string op = test::read_text(dir / ("csrc/" + p.entry + "_op.cpp"));
+        CHECK_THAT(op, Catch::Contains("TORCH_LIBRARY_FRAGMENT(cuda_optimizer, m)") &&
+                           Catch::Contains("TORCH_WARN_ONCE"));
+        if (!fs::exists(k_torch_headers)) {
+            WARN("the op's C++ not compiled: no PyTorch headers at " << k_torch_headers
+                                                                     << " (apt-get install "
+                                                                        "libtorch-dev)");
+            continue;
+        }
+        write_cuda_macros_stand_in(dir);
+        const auto compiled = test::run_program(
+            "/usr/bin/g++", {"-std=c++17", "-fsyntax-only", "-I" + (dir / "stand-in").string(),
+                             "-I/usr/include/torch/csrc/api/include", "-I/usr/local/cuda/include",
+                             (dir / ("csrc/" + p.entry + "_op.cpp")).string()});
+        INFO(compiled.output);
+        const std::string torch_version =
+            test::read_text("/usr/include/torch/csrc/api/include/torch/version.h");
+        if (std::string(example) == "gemm-fp8" &&
+            torch_version.find("#define TORCH_VERSION_MAJOR 1") != std::string::npos) {
+            // PyTorch before 2.1 has no float8 tensors: the op says so, in one line.
+            CHECK(compiled.exit_code != 0);
+            CHECK_THAT(compiled.output, Catch::Contains("needs PyTorch 2.1 or newer"));
+        } else {
+            CHECK(compiled.exit_code == 0);
+        }
+    }
+}
+
+TEST_CASE("the package's Python reads each example's op as its C++ does", "[torch]") {
+    const auto has_torch =
+        test::run_program("/bin/sh", {"-c", "/usr/bin/python3 -c 'import torch' 2>&1"});
+    if (has_torch.exit_code != 0) {
+        WARN("skipped: /usr/bin/python3 cannot import torch (apt-get install python3-torch)");
+        return;
+    }
+    for (const char* example : {"matmul", "softmax", "reduction", "gemm-fp8"}) {
+        INFO(example);
+        const example_package p = package_of(example);
+        test::scratch_folder dir;
+        for (const auto& [name, text] : p.files) dir.write(name, text);
+        // For every case: each input's shape and each output's from the fake implementation,
+        // and every buffer's count by the runtime's own evaluator.
+        const std::string script =
+            "import sys, math\nsys.path.insert(0, sys.argv[1])\nimport _runtime as r\n"
+            "e = r.read_export(sys.argv[1])\nfake = r.make_fake(e)\n"
+            "dt = {'float8_e4m3fn': 'float32'}\n"
+            "for c in e['cases']:\n"
+            "    ex = dict(e, args=[dict(a, dtype=dt.get(a['dtype'], a['dtype'])) for a in "
+            "e['args']])\n"
+            "    args = r.call_args(ex, c['params'], 'cpu', 1)\n"
+            "    named = dict(zip(e['op_args'], args))\n"
+            "    outs = r.as_list(r.make_fake(ex)(*args))\n"
+            "    counts = [r.evaluate(a['count'], c['params']) for a in e['args'] if 'count' in "
+            "a]\n"
+            "    sizes = [math.prod(v.shape) for v in args if hasattr(v, 'shape')] + "
+            "[math.prod(o.shape) for o in outs]\n"
+            "    print(c['name'], ' '.join(map(str, counts)), '|', ' '.join(map(str, sizes)))\n";
+        dir.write("check.py", script);
+        const auto ran =
+            test::run_program("/usr/bin/python3",
+                              {(dir / "check.py").string(), (dir / ("cuopt_" + p.entry)).string()});
+        INFO(ran.output);
+        REQUIRE(ran.exit_code == 0);
+        std::ostringstream want;
+        const manifest h = read_holdout_manifest(k_examples / example / "holdout_cases.json", p.m);
+        std::vector<manifest_case> cases = p.m.cases;
+        cases.insert(cases.end(), h.cases.begin(), h.cases.end());
+        for (const manifest_case& c : cases) {
+            std::string counts, inputs, outputs;
+            for (const manifest_arg& a : p.m.args) {
+                if (!a.is_buffer()) continue;
+                const std::string n =
+                    std::to_string(evaluate_integer_expression(a.count, c.params));
+                counts += (counts.empty() ? "" : " ") + n;
+                (a.has_input() ? inputs : outputs) += " " + n;
+            }
+            want << c.name << " " << counts << " |" << inputs << outputs << "\n";
+        }
+        CHECK(ran.output == want.str());
+        // Without a GPU the package's own test says so and passes.
+        const auto tested = test::run_program("/usr/bin/python3",
+                                              {(dir / ("tests/test_" + p.entry + ".py")).string()});
+        CHECK(tested.exit_code == 0);
+        CHECK_THAT(tested.output, Catch::Contains("SKIP test_matches_reference: no CUDA device"));
+    }
+}
 
 TEST_CASE(
     "the exported launcher's arithmetic equals the manifest's for every case and holdout "
@@ -223,4 +384,112 @@ TEST_CASE(
     const auto ran = test::run_program((dir / "driver").string(), {});
     CHECK(ran.output == expected(k, m, m.cases) + "wrong-total " + std::to_string(int(1)) +
                             "\n");  // cudaErrorInvalidValue
+}
+
+TEST_CASE(
+    "export --torch writes the package beside the header; --verify says in one line why it "
+    "cannot run without a GPU") {
+    test::optimizer_fixture f;
+    const auto r = test::run_optimizer(
+        f.args({"--max-iterations", "1", "--significance-runs", "2", "--sanitizer",
+                std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh",
+                "--holdout-cases", (k_examples / "matmul" / "holdout_cases.json").string()}));
+    INFO(r.output);
+    REQUIRE(fs::exists(f.run() / "summary.json"));
+    const fs::path out = f.dir / "pkg";
+    auto exported = test::run_optimizer({"export", f.run().string(), "--torch", out.string(),
+                                         "--header", (f.dir / "h").string(), "--force"});
+    INFO(exported.output);
+    REQUIRE(exported.exit_code == 0);
+    for (const char* file :
+         {"setup.py", "pyproject.toml", "README.md", "bench.py", "tests/test_matmul_f32.py",
+          "cuopt_matmul_f32/__init__.py", "cuopt_matmul_f32/_runtime.py",
+          "cuopt_matmul_f32/export.json", "csrc/matmul_f32.cuh", "csrc/matmul_f32_op.cpp",
+          "csrc/matmul_f32_kernel.cu", "csrc/matmul_f32_reference_kernel.cu"})
+        CHECK(fs::is_regular_file(out / file));
+    CHECK(fs::is_regular_file(f.dir / "h" / "matmul_f32.cuh"));
+    // The package's cases are the run's: its measured medians and its holdout shapes.
+    const rapidjson::Document e =
+        parse_json(test::read_text(out / "cuopt_matmul_f32/export.json"), "export.json");
+    std::set<std::string> kinds;
+    for (const auto& c : e["cases"].GetArray()) {
+        kinds.insert(c["kind"].GetString());
+        if (std::string(c["kind"].GetString()) == "performance")
+            CHECK(c["run_median_ms"].GetDouble() > 0);
+    }
+    CHECK(kinds == std::set<std::string>{"correctness", "holdout", "performance"});
+    CHECK_THAT(test::read_text(out / "cuopt_matmul_f32/export.json"),
+               Catch::Contains("\"schema\": \"matmul_f32(Tensor a, Tensor b) -> Tensor\""));
+    // Neither flag: a usage error; --verify without --torch too.
+    CHECK(test::run_optimizer({"export", f.run().string()}).exit_code == 64);
+    CHECK(test::run_optimizer({"export", f.run().string(), "--verify", "--header", out.string()})
+              .exit_code == 64);
+    // The reference's request is the run's, read like every other file: not through a link.
+    fs::rename(f.run() / "reference" / "request.json", f.dir / "request.json");
+    fs::create_symlink(f.dir / "request.json", f.run() / "reference" / "request.json");
+    exported =
+        test::run_optimizer({"export", f.run().string(), "--torch", out.string(), "--force"});
+    CHECK(exported.exit_code == 11);
+    CHECK_THAT(exported.output, Catch::Contains("request.json") && Catch::Contains("a link"));
+    fs::remove(f.run() / "reference" / "request.json");
+    fs::rename(f.dir / "request.json", f.run() / "reference" / "request.json");
+    if (!test::gpu_unavailable_reason().empty()) {
+        exported = test::run_optimizer({"export", f.run().string(), "--torch", out.string(),
+                                        "--force", "--verify", "--python", "/usr/bin/python3"});
+        CHECK(exported.exit_code == 11);
+        CHECK_THAT(exported.output,
+                   Catch::Contains("no CUDA device") || Catch::Contains("no Python with torch"));
+    }
+}
+
+TEST_CASE(
+    "an imported problem's package tests the op against its own module, and replace(model) "
+    "hands the op forward's tensors",
+    "[torch]") {
+    const auto has_torch =
+        test::run_program("/bin/sh", {"-c", "/usr/bin/python3 -c 'import torch' 2>&1"});
+    if (has_torch.exit_code != 0) {
+        WARN("skipped: /usr/bin/python3 cannot import torch (apt-get install python3-torch)");
+        return;
+    }
+    test::scratch_folder dir;
+    dir.write("cands/fast.cu",
+              "// FAKE_MS=0.5\n" + test::read_text(k_examples / "matmul/initial.cu"));
+    const auto r = test::run_optimizer(
+        {"optimize", "--config",
+         (fs::path(CUOPT_SOURCE_DIR) / "tests/data/torch-oracle/matmul/config.json").string(),
+         "--harness", CUOPT_FAKE_HARNESS_BINARY, "--results-dir", (dir / "results").string(),
+         "--proposer", "files", "--candidates", (dir / "cands").string(), "--max-iterations", "1",
+         "--python", "/usr/bin/python3", "--no-evidence", "--quiet"});
+    INFO(r.output);
+    const fs::path run = dir / "results/run-001";
+    REQUIRE(fs::is_regular_file(run / "pytorch/pytorch.json"));
+    const auto exported =
+        test::run_optimizer({"export", run.string(), "--torch", (dir / "pkg").string(), "--force"});
+    INFO(exported.output);
+    REQUIRE(exported.exit_code == 0);
+    CHECK_FALSE(fs::exists(dir / "pkg/csrc/matmul_f32_reference_op.cpp"));  // the module is
+    CHECK(fs::is_regular_file(dir / "pkg/cuopt_matmul_f32/reference.py"));  // the oracle
+    CHECK_THAT(test::read_text(dir / "pkg/README.md"), Catch::Contains("replace(model)"));
+    const std::string script = R"(import importlib.util, sys
+sys.path.insert(0, sys.argv[1] + "/cuopt_matmul_f32")
+import _runtime as r
+spec = importlib.util.spec_from_file_location("t", sys.argv[1] + "/tests/test_matmul_f32.py")
+t = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(t)
+e = r.read_export(sys.argv[1] + "/cuopt_matmul_f32")
+params = {"m": 5, "n": 7, "k": 3}
+args = r.call_args(e, params, "cpu", 1)
+out = t.module_reference(e)(args, params)
+print("reference", list(out.shape), r.mismatches(out, args[0] @ args[1], e["cases"][0]["tolerance"]["c"]))
+ns = {}
+exec(open(sys.argv[1] + "/cuopt_matmul_f32/reference.py").read(), ns)
+model = ns["Model"](*(ns["get_init_inputs"]() if "get_init_inputs" in ns else []))
+model = r.replace_forward(model, e, lambda *a: [list(x.shape) for x in a])
+print("replaced", model(args[0], args[1]))
+)";
+    dir.write("check.py", script);
+    const auto ran = test::run_program("/usr/bin/python3",
+                                       {(dir / "check.py").string(), (dir / "pkg").string()});
+    CHECK(ran.output == "reference [5, 7] (0, 0.0)\nreplaced [[5, 3], [3, 7]]\n");
 }

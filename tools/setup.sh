@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# libdtl-dev: report.html's line diff (header-only); chromium: the test that renders report.html headless; slurm-wlm, munge: the [slurm] tests' one-node cluster (tools/slurm-cluster.sh)
-packages=(cmake ninja-build g++ pkg-config rapidjson-dev libssl-dev catch2 libcli11-dev libboost-dev libboost-filesystem-dev libcairo2-dev libcurl4-openssl-dev libgumbo-dev libdtl-dev clang-format universal-ctags clang libclang-rt-14-dev chromium slurm-wlm munge python3 python3-torch)
+# libtorch-dev: the headers the exported PyTorch op (export --torch) is compiled against in CI; libdtl-dev: report.html's line diff (header-only); chromium: the test that renders report.html headless; slurm-wlm, munge: the [slurm] tests' one-node cluster (tools/slurm-cluster.sh)
+packages=(cmake ninja-build g++ pkg-config rapidjson-dev libssl-dev catch2 libcli11-dev libboost-dev libboost-filesystem-dev libcairo2-dev libcurl4-openssl-dev libgumbo-dev libdtl-dev clang-format universal-ctags clang libclang-rt-14-dev chromium slurm-wlm munge python3 python3-torch libtorch-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

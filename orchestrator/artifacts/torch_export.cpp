@@ -269,7 +269,7 @@ const char* const k_op_helpers =
               TORCH_CHECK(value >= low && value <= high, OP, ": ", name, " = ", value,
                           " does not fit the kernel's argument (", low, " to ", high, ")");
           }
-)cpp";
+    )cpp";
 
 // The case parameters, read from the tensors' shapes and the op's int arguments; every other
 // dimension checked against them.
@@ -553,6 +553,19 @@ rapidjson::Value cases_json(const manifest& m, const export_facts& f, json_alloc
     return cases.take();
 }
 
+rapidjson::Value module_json(const export_module& mod, json_allocator& a) {
+    json_array args(a);
+    for (const export_module::mapped& m : mod.args)
+        args.push(json_object(a).add("arg", m.arg).add("from", m.from).add("key", m.key).take());
+    return json_object(a)
+        .add("form", mod.form)
+        .add("source", "reference.py")
+        .add("axes", mod.axes)
+        .add("forward", mod.forward)
+        .add("args", args.take())
+        .take();
+}
+
 std::string export_json(const exported_kernel& k, bool reference, const op_binding& b,
                         const manifest& m, const export_facts& f) {
     rapidjson::Document doc;
@@ -575,6 +588,7 @@ std::string export_json(const exported_kernel& k, bool reference, const op_bindi
         .add("op_args", op_args)
         .add("args", args_json(b, m, a))
         .add("cases", cases_json(m, f, a))
+        .add("module", f.module ? module_json(*f.module, a) : rapidjson::Value())
         .add("run", json_object(a)
                         .add("verdict", f.verdict)
                         .add("verdict_line", f.verdict_line)
@@ -688,7 +702,13 @@ std::string readme(const exported_kernel& k, const op_binding& b, const manifest
       << " on random inputs drawn like the manifest's, at every case the run checked and "
          "every holdout shape, with the run's tolerances, and once under `torch.compile`.\n\n"
       << "## Use\n\n```python\nimport torch\nfrom cuopt_" << k.entry << " import " << k.entry
-      << "\n\n# torch.ops.cuda_optimizer." << k.entry << schema_of(b) << "\n```\n\n";
+      << "\n\n# torch.ops.cuda_optimizer." << k.entry << schema_of(b) << "\n";
+    if (f.module)
+        o << "\n# or, the problem's own module with its forward swapped for the op:\n"
+          << "from cuopt_" << k.entry
+          << " import replace\nmodel = replace(model)   # model(...) now "
+          << "calls the op with forward's arguments and the module's weights\n";
+    o << "```\n\n";
     o << "Inputs must be contiguous CUDA tensors of the manifest's dtypes on one device; each call "
          "checks them and their shapes (one line naming the argument when one is wrong). Shapes: ";
     std::string shapes;
@@ -759,6 +779,7 @@ std::map<std::string, std::string> torch_package_files(
          embedded(torch_package_test_py, torch_package_test_py_size)},
         {"bench.py", embedded(torch_package_bench_py, torch_package_bench_py_size)},
         {"README.md", readme(k, b, m, f, reference.has_value())}};
+    if (f.module) files[pkg + "/reference.py"] = f.module->source_text;
     if (reference) {
         // Its kernel renamed, so that both kernels may share one process and one name.
         exported_kernel r = *reference;

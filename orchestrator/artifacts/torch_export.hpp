@@ -27,6 +27,22 @@ struct export_case {
     double run_median_ms = 0;  // the winner's median in the run (performance cases), else 0
 };
 
+/// An imported problem's PyTorch side (the run's pytorch/ copy of pytorch.json and its source):
+/// the package's test builds the module as the run did, and replace(model) swaps its forward
+/// for the op.
+struct export_module {
+    std::string form;         // kernelbench | plain
+    std::string source_text;  // the module's file, copied into the package as reference.py
+    std::vector<std::string> axes;
+    std::vector<std::string> forward;  // forward's arguments, in order
+    struct mapped {
+        std::string arg;   // the manifest's (the op's) name
+        std::string from;  // forward | module
+        std::string key;   // forward's argument name, or the weight's attribute path
+    };
+    std::vector<mapped> args;
+};
+
 /// What the package says about where it came from.
 struct export_facts {
     std::vector<export_case> cases;
@@ -35,6 +51,7 @@ struct export_facts {
     double speedup = 0, low = 0, high = 0;
     std::string gpu, date, run_dir, tool_version;
     bool forced = false;
+    std::optional<export_module> module;  // an imported problem's
 };
 
 /// The reason the manifest's arguments cannot become a PyTorch op ("" when they can): an

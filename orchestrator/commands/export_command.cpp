@@ -192,6 +192,35 @@ std::vector<export_case> holdout_cases(const fs::path& run, const manifest& m) {
     return out;
 }
 
+// An imported problem's PyTorch side, from the run's copy (pytorch/): nullopt for a problem
+// with a CUDA reference.
+std::optional<export_module> module_of(const fs::path& run) {
+    std::error_code ec;
+    if (!fs::exists(run / "pytorch", ec)) return std::nullopt;
+    const std::string name = "pytorch/pytorch.json";
+    const rapidjson::Document doc = run_json_file(run, name);
+    const json_field p(doc, (run / name).string());
+    export_module mod;
+    mod.form = p.text("form");
+    if (mod.form != "kernelbench" && mod.form != "plain")
+        p["form"].fail("kernelbench or plain (a " + mod.form +
+                       " problem cannot be exported as a PyTorch package yet)");
+    mod.source_text =
+        read_run_file(run, "pytorch/" + fs::path(p.text("source")).filename().string());
+    mod.axes = p.texts("axes");
+    for (const json_field& a : p["args"].items()) {
+        const std::string role = a.text("role");
+        const std::string arg = a.text("name");
+        if (role == "parameter") {
+            mod.args.push_back({arg, "module", a.text("key")});
+        } else {
+            mod.forward.push_back(arg);
+            mod.args.push_back({arg, "forward", arg});
+        }
+    }
+    return mod;
+}
+
 export_facts facts_of(const fs::path& run, const rapidjson::Document& summary,
                       const rapidjson::Document& best, const rapidjson::Document& record,
                       const manifest& m) {
@@ -222,6 +251,7 @@ export_facts facts_of(const fs::path& run, const rapidjson::Document& summary,
         f.cases.push_back(std::move(e));
     }
     for (export_case& h : holdout_cases(run, m)) f.cases.push_back(std::move(h));
+    f.module = module_of(run);
     const rapidjson::Value* device = member(record, "device");
     f.gpu = device ? text_of(*device, "name") : "";
     f.date = text_of(record, "finished");
@@ -298,7 +328,10 @@ int run_export(const export_options& o) {
             if (const std::string why = torch_export_refusal(m); !why.empty())
                 throw export_refused((run / "input_cases.json").string() + ": " + why);
             const export_facts f = facts_of(run, summary, best, record, m);
-            const auto files = torch_package_files(k, reference_of(run, m, k.arch), m, f);
+            // An imported problem's oracle is its module; its run's reference kernel only dumped
+            // the inputs.
+            const auto files = torch_package_files(
+                k, f.module ? std::nullopt : std::optional(reference_of(run, m, k.arch)), m, f);
             write_files(o.torch, files);
             if (o.verify) return verify_export({run, o.torch, files, k.entry, o.python});
         }

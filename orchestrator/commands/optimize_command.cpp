@@ -450,6 +450,12 @@ void open_run(run_context& c) {
     if (!o.resume.empty()) reopen_run(c);
     key_inputs(c);
     copy_file_atomic(o.input_cases, c.run / "input_cases.json");
+    if (c.torch) {  // the problem's PyTorch side, for `export --torch` (its test and replace())
+        fs::create_directories(c.run / "pytorch");
+        copy_file_atomic(o.torch_reference, c.run / "pytorch" / "pytorch.json");
+        copy_file_atomic(c.torch->problem.source,
+                         c.run / "pytorch" / c.torch->problem.source.filename());
+    }
     search_outcome so_far;
     if (c.record) so_far.history = c.record->history;
     write_progress(c, so_far);

@@ -148,7 +148,7 @@ def replace_forward(model, export, op):
     by_arg = {a["arg"]: a for a in module["args"]}
 
     def forward(*args):
-        named = dict(zip(module["forward"], args))
+        named = dict(zip(module["forward"], args))  # forward's own names
         call = []
         for name in export["op_args"]:
             source = by_arg.get(name)
@@ -239,6 +239,8 @@ def mismatches(out, ref, tol):
     """Elements of `out` outside the run's tolerance of `ref`: |x - r| <= atol + rms_atol *
     rms(r) + rtol * |r| (both NaN counts as equal), and the worst difference."""
     x, r = out.detach().to(torch.float64).cpu(), ref.detach().to(torch.float64).cpu()
+    if x.shape != r.shape and x.numel() == r.numel():
+        r = r.reshape(x.shape)  # a module's output, the op's flat or factored shape
     if x.shape != r.shape:
         return x.numel() or 1, float("inf")
     finite = torch.isfinite(r)

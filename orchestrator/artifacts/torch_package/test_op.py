@@ -35,40 +35,47 @@ def package():
 
 
 def reference_of(pkg):
-    from importlib import import_module
-
-    runtime = import_module(PACKAGE + "._runtime")
+    """The run's oracle as reference(args, params): its reference kernel (a CUDA problem) or
+    the problem's own PyTorch module (an imported one)."""
+    runtime = importlib.import_module(PACKAGE + "._runtime")
     if pkg.EXPORT.get("reference_op"):
-        return runtime.load_reference(PACKAGE)
-    module = pkg.EXPORT.get("module")
-    if module:
-        return torch_reference(pkg, runtime)
+        op = runtime.load_reference(PACKAGE)
+        return lambda args, params: op(*args)
+    if pkg.EXPORT.get("module"):
+        return module_reference(pkg.EXPORT)
     raise AssertionError("export.json names no reference")
 
 
-def torch_reference(pkg, runtime):
-    """An imported problem's own module, built as the run built it, called through replace()'s
-    mapping in reverse: its forward on the same tensors."""
-    import importlib.util
+def module_reference(export):
+    """An imported problem's module, built at the case's sizes as the run built it, its
+    weights the op's tensors, called on the op's inputs."""
+    module = export["module"]
+    path = os.path.join(ROOT, PACKAGE, "reference.py")
+    with open(path, encoding="utf-8") as f:
+        code = compile(f.read(), path, "exec")
 
-    module = pkg.EXPORT["module"]
-    spec = importlib.util.spec_from_file_location("cuopt_reference_module",
-                                                  os.path.join(ROOT, module["source"]))
-    source = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(source)
-
-    def call(*args):
-        named = dict(zip(pkg.EXPORT["op_args"], args))
+    def call(args, params):
+        ns = {"__name__": "cuopt_reference", "__file__": path}
+        exec(code, ns)
+        ns.update({axis: int(params[axis]) for axis in module["axes"] if axis in params})
+        named = dict(zip(export["op_args"], args))
+        torch.manual_seed(0)
+        if module["form"] == "kernelbench":
+            init = ns["get_init_inputs"]() if callable(ns.get("get_init_inputs")) else []
+            tensors = [v for v in named.values() if isinstance(v, torch.Tensor)]
+            model = ns["Model"](*init).to(tensors[0].device if tensors else "cuda")
+            for a in module["args"]:
+                if a["from"] == "module":
+                    target = model
+                    for part in a["key"].split("."):
+                        target = getattr(target, part)
+                    target.data.copy_(named[a["arg"]].reshape(target.shape))
+            forward = model
+        else:
+            forward = ns["forward"]
         by_key = {a["key"]: a["arg"] for a in module["args"] if a["from"] == "forward"}
-        model = source.Model(*module.get("init_inputs", [])).cuda()
-        for a in module["args"]:
-            if a["from"] == "module":
-                target = model
-                parts = a["key"].split(".")
-                for part in parts[:-1]:
-                    target = getattr(target, part)
-                getattr(target, parts[-1]).data.copy_(named[a["arg"]])
-        return model(*[named[by_key[k]] for k in module["forward"]])
+        with torch.no_grad():
+            return forward(*[named[by_key[k]] for k in module["forward"]])
 
     return call
 
@@ -83,7 +90,7 @@ def test_matches_reference():
         args = runtime.call_args(pkg.EXPORT, case["params"], "cuda", seed=i + 1)
         theirs = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
         got = runtime.as_list(pkg.op(*args))
-        want = runtime.as_list(reference(*theirs))
+        want = runtime.as_list(reference(theirs, case["params"]))
         torch.cuda.synchronize()
         for arg, x, r in zip(outputs, got, want):
             bad, worst = runtime.mismatches(x, r, case["tolerance"][arg["name"]])
