@@ -433,6 +433,21 @@ TEST_CASE(
     CHECK_THAT(exported.output, Catch::Contains("request.json") && Catch::Contains("a link"));
     fs::remove(f.run() / "reference" / "request.json");
     fs::rename(f.dir / "request.json", f.run() / "reference" / "request.json");
+    // --verify's figures, as it records them: summary.json's export block (schema-checked)
+    // and a table in the rebuilt report.
+    std::string summary = test::read_text(f.run() / "summary.json");
+    summary.insert(summary.rfind('}'),
+                   R"(, "export": {"package": "/p", "op": "cuda_optimizer::matmul_f32",
+        "built": true, "test_passed": true, "torch": "2.11.0", "gpu": "H100", "tolerance": 0.1,
+        "within_tolerance": false, "failure": null, "cases": [{"name": "perf-256",
+        "run_median_ms": 0.004, "op_median_ms": 0.009, "ratio": 2.25, "within": false,
+        "compiled_median_ms": 0.011, "why": "launch overhead"}]})");
+    write_file_atomic(f.run() / "summary.json", summary);
+    test::read_checked_json(f.run() / "summary.json", "summary");
+    REQUIRE(test::run_optimizer({"report", f.run().string()}).exit_code == 0);
+    CHECK_THAT(test::read_text(f.run() / "report.html"),
+               Catch::Contains("Exported op, measured in place") &&
+                   Catch::Contains("2.250&times;") && Catch::Contains("launch overhead"));
     if (!test::gpu_unavailable_reason().empty()) {
         exported = test::run_optimizer({"export", f.run().string(), "--torch", out.string(),
                                         "--force", "--verify", "--python", "/usr/bin/python3"});

@@ -276,6 +276,38 @@ std::string pytorch_rows(const Value& summary) {
     return o.str() + "</tbody></table>\n";
 }
 
+// `export --verify`'s figures: the exported op timed through PyTorch beside the run's medians;
+// "" when it did not run.
+std::string export_rows(const Value& summary) {
+    const Value* e = member(summary, "export");
+    if (!e) return "";
+    std::ostringstream o;
+    const bool built = e->HasMember("built") && (*e)["built"].IsBool() && (*e)["built"].GetBool();
+    const bool passed = e->HasMember("test_passed") && (*e)["test_passed"].IsBool() &&
+                        (*e)["test_passed"].GetBool();
+    o << "<h3>Exported op, measured in place</h3>\n<p class=\"muted\">"
+      << html_escape(text_of(*e, "op")) << " from " << html_escape(text_of(*e, "package"))
+      << ", PyTorch " << html_escape(text_of(*e, "torch")) << " on "
+      << html_escape(text_of(*e, "gpu")) << ": built " << (built ? "yes" : "no") << ", its test "
+      << (passed ? "passed" : "failed");
+    if (const std::string why = text_of(*e, "failure"); !why.empty())
+        o << " (" << html_escape(why) << ")";
+    o << ". Timed with CUDA events around batches of calls, against the run's median; within "
+         "10% or why not.</p>\n<table class=\"data\"><thead><tr><th>case</th><th>run</th>"
+         "<th>op</th><th>op / run</th><th>torch.compile</th><th></th></tr></thead><tbody>\n";
+    for (const Value& k : array_or_empty(*e, "cases").GetArray()) {
+        const bool within = k.HasMember("within") && k["within"].IsBool() && k["within"].GetBool();
+        o << "<tr><td>" << html_escape(text_of(k, "name")) << "</td><td class=\"num\">"
+          << ms_text(number_of(k, "run_median_ms")) << "</td><td class=\"num\">"
+          << ms_text(number_of(k, "op_median_ms")) << "</td><td class=\"num\">"
+          << fixed(number_of(k, "ratio"), 3) << "&times;</td><td class=\"num\">"
+          << ms_text(number_of(k, "compiled_median_ms")) << "</td><td>"
+          << (within ? std::string("within 10%") : html_escape(text_of(k, "why")))
+          << "</td></tr>\n";
+    }
+    return o.str() + "</tbody></table>\n";
+}
+
 }  // namespace
 
 std::string latency_section(const report_context& c) {
@@ -300,7 +332,9 @@ std::string latency_section(const report_context& c) {
          "winner</th></tr></thead><tbody>\n";
     for (const Value& k : array_or_empty(c.folder.summary, "cases").GetArray())
         o << latency_row(k, at(sig, text_of(k, "name")), at(vendor, text_of(k, "name")));
-    o << "</tbody></table>\n" << pytorch_rows(c.folder.summary) << "<h3>Speed of light</h3>\n";
+    o << "</tbody></table>\n"
+      << pytorch_rows(c.folder.summary) << export_rows(c.folder.summary)
+      << "<h3>Speed of light</h3>\n";
     const std::string sol = sol_rows(ev);
     if (sol.empty())
         o << "<p class=\"note\">No speed-of-light floor recorded (the evidence stage did not "

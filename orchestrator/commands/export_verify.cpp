@@ -10,6 +10,7 @@
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
 #include "common/message_text.hpp"
+#include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/evaluation/python_child.hpp"
 
 namespace cuopt {
@@ -176,6 +177,10 @@ int verify_export(const verify_request& r) {
     const verify_outcome v = outcome_of(run_pytorch_side(python, pj, *runner));
     print(r, v);
     record(r, v);
+    report_options report;  // report.html shows the figures too
+    report.run_dir = r.run.string();
+    if (run_report(report) != 0)
+        std::cerr << "cuda-optimizer export: report.html not rebuilt (the line above says why)\n";
     bool within = !v.cases.empty();
     for (const case_figure& c : v.cases) within = within && c.within;
     return to_int(v.built && v.tested && within ? exit_code::ok : exit_code::export_unverified);
