@@ -466,6 +466,9 @@ std::string op_cpp(const op_binding& b, const manifest& m, const std::string& op
       << "TORCH_LIBRARY_FRAGMENT(cuda_optimizer, m) {\n    m.def(\"" << op << schema_of(b)
       << "\");\n}\n\n"
       << "TORCH_LIBRARY_IMPL(cuda_optimizer, CUDA, m) {\n    m.impl(\"" << op << "\", &" << op
+      << "_cuda);\n}\n\n"
+      << "// CPU tensors reach the same checks, which name the argument that is not on the GPU.\n"
+      << "TORCH_LIBRARY_IMPL(cuda_optimizer, CPU, m) {\n    m.impl(\"" << op << "\", &" << op
       << "_cuda);\n}\n";
     return o.str();
 }
