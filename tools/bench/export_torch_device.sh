@@ -13,7 +13,12 @@ examples=("$@")
 [ ${#examples[@]} -eq 0 ] && examples=(matmul softmax reduction gemm-fp8)
 opt=$PWD/build/cuda-optimizer
 mkdir -p "$out"
+began=$(date +%s)
 for ex in "${examples[@]}"; do
+    if [ -n "${STOP_AFTER_S:-}" ] && [ $(( $(date +%s) - began )) -gt "$STOP_AFTER_S" ]; then
+        echo "== $ex: not started (past STOP_AFTER_S=$STOP_AFTER_S s)"
+        continue
+    fi
     start=$(date +%s)
     (cd "examples/$ex" && "$opt" optimize --config config.json --harness "$(dirname "$opt")/cuda-harness" \
         --results-dir "$out/runs/$ex") > "$out/$ex.run.log" 2>&1
