@@ -1,8 +1,10 @@
 #include "file_io.hpp"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,9 +68,12 @@ class file_descriptor {
 
 }  // namespace
 
-untrusted_read read_untrusted_file(const fs::path& path, std::size_t max_bytes) {
+namespace {
+
+// The checks and the read of an opened descriptor (closed here); `opened` < 0: the open's errno.
+untrusted_read read_opened(int opened, std::size_t max_bytes) {
     untrusted_read r;
-    const file_descriptor fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    const file_descriptor fd(opened);
     if (fd.get() < 0) {
         r.error = errno;
         r.refused =
@@ -94,6 +99,53 @@ untrusted_read read_untrusted_file(const fs::path& path, std::size_t max_bytes) 
     }
     r.text.resize(done);
     return r;
+}
+
+}  // namespace
+
+untrusted_read read_untrusted_file(const fs::path& path, std::size_t max_bytes) {
+    return read_opened(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+                       max_bytes);
+}
+
+untrusted_read read_beneath(const fs::path& folder, const fs::path& relative,
+                            std::size_t max_bytes) {
+    const file_descriptor dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dir.get() < 0) return read_opened(-1, max_bytes);
+    open_how how{};
+    how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
+    // RESOLVE_BENEATH refuses ".." out of the folder and absolute paths (EXDEV); a link on the
+    // way is ELOOP, which the read reports as one.
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    const int fd =
+        static_cast<int>(::syscall(SYS_openat2, dir.get(), relative.c_str(), &how, sizeof(how)));
+    return read_opened(fd, max_bytes);
+}
+
+std::string read_text_beneath(const fs::path& folder, const fs::path& relative,
+                              std::size_t max_bytes) {
+    untrusted_read r = read_beneath(folder, relative, max_bytes);
+    const std::string file = (folder / relative).string();
+    switch (r.refused) {
+        case untrusted_read::refusal::none:
+            return std::move(r.text);
+        case untrusted_read::refusal::link:
+            throw std::runtime_error(file +
+                                     ": cannot be read (a link, or a folder on the way is one: "
+                                     "not followed)");
+        case untrusted_read::refusal::cannot_open:
+            throw std::runtime_error(file + ": cannot be read (" +
+                                     (r.error == EXDEV
+                                          ? std::string("it leads out of ") + folder.string()
+                                          : std::string(std::strerror(r.error))) +
+                                     ")");
+        case untrusted_read::refusal::not_regular:
+            throw std::runtime_error(file + ": not a regular file");
+        case untrusted_read::refusal::too_big:
+            break;
+    }
+    throw std::runtime_error(file + ": " + std::to_string(r.size) + " bytes, over the " +
+                             std::to_string(max_bytes >> 20) + " MiB such a file may have");
 }
 
 namespace {

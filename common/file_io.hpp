@@ -28,6 +28,16 @@ struct untrusted_read {
     std::string text;
 };
 untrusted_read read_untrusted_file(const std::filesystem::path& path, std::size_t max_bytes);
+/// The same for `relative` (e.g. "evidence/3.1/significance/round-1/winner/response.json")
+/// inside `folder`: opened beneath it without following a link at any component (openat2 with
+/// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so neither a linked file nor a linked folder on the
+/// way, nor "..", leads out of it. `folder` itself is followed: it is what the user named.
+untrusted_read read_beneath(const std::filesystem::path& folder,
+                            const std::filesystem::path& relative, std::size_t max_bytes);
+/// read_beneath's text, or std::runtime_error with one line naming FOLDER/RELATIVE and why
+/// ("a link, or a folder on the way is one: not followed", "over the 16 MiB ...").
+std::string read_text_beneath(const std::filesystem::path& folder,
+                              const std::filesystem::path& relative, std::size_t max_bytes);
 
 /// A file could not be written (disk full, read-only folder, permissions): what() names it.
 class file_write_error : public std::runtime_error {

@@ -1,6 +1,8 @@
 // `cuda-optimizer gate` through the real binary against fake-harness: an accepted run is made
 // once per test, then gated with the kernel itself, a slower or wrong version of it, on another
 // GPU model, without replay requests, after --accept, and with bad arguments.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "common/file_io.hpp"
@@ -350,4 +352,47 @@ TEST_CASE("a gate holds its folder's .lock and hands it to every harness it star
     // Free once the gate and its harnesses have ended.
     std::string holder;
     CHECK(pid_lock::try_take(lock, 0644, holder));
+}
+
+TEST_CASE(
+    "gating another user's run: no gate folder is made inside it, and a best.cu linked to a "
+    "file only the operator may read is refused, never copied or compiled",
+    "[security]") {
+    if (::geteuid() != 0 || test::run_program("setpriv", {"--version"}).exit_code != 0) {
+        WARN("skipped: the attack needs root (the operator) and setpriv (uid 65534)");
+        return;
+    }
+    accepted_run f;
+    // The operator's secret, and the attacker's run folder (theirs: they made it, they own it).
+    const fs::path secret = f.dir.write("operator/secret.txt", "TOP-SECRET-LINE\n");
+    fs::permissions(secret, fs::perms::owner_read | fs::perms::owner_write);
+    const fs::path theirs = f.dir / "theirs";
+    fs::create_directories(theirs);
+    fs::permissions(f.dir.path(), fs::perms::all);
+    fs::copy(f.run(), theirs / "run", fs::copy_options::recursive);
+    const auto chown = test::run_program("/bin/chown", {"-R", "65534:65534", theirs.string()});
+    REQUIRE(chown.exit_code == 0);
+    const fs::path run = theirs / "run";
+    const auto planted = test::run_program(
+        "setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+                    "rm -f " + (run / "best.cu").string() + " && ln -s " + secret.string() + " " +
+                        (run / "best.cu").string()});
+    REQUIRE(planted.exit_code == 0);
+    // The default folder, RUN/gate-NNN, would be made by path inside the attacker's folder.
+    auto r = test::run_optimizer(
+        {"gate", "--accepted", run.string(), "--harness", k_fake, "--runs", "3"});
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("another user's") && Catch::Contains("--out"));
+    CHECK_FALSE(fs::exists(run / "gate-001"));
+    // In a folder of the operator's: the linked best.cu is refused, its target never read.
+    const fs::path out = f.dir / "operator" / "gate";
+    r = test::run_optimizer({"gate", "--accepted", run.string(), "--harness", k_fake, "--runs", "3",
+                             "--out", out.string()});
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains("best.cu") && Catch::Contains("a link"));
+    CHECK(r.output.find("TOP-SECRET") == std::string::npos);
+    for (const auto& e : fs::recursive_directory_iterator(out))
+        if (e.is_regular_file())
+            CHECK(test::read_text(e.path()).find("TOP-SECRET") == std::string::npos);
 }

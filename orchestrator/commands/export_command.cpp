@@ -30,25 +30,13 @@ class export_refused : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// RUN/NAME: a regular file reached without a link, at most 16 MiB.
+// RUN/NAME: a regular file reached without a link on the way, inside RUN, at most 16 MiB.
 std::string read_run_file(const fs::path& run, const std::string& name) {
-    const fs::path file = run / name;
-    untrusted_read r = read_untrusted_file(file, k_max_run_file);
-    switch (r.refused) {
-        case untrusted_read::refusal::none:
-            return std::move(r.text);
-        case untrusted_read::refusal::link:
-            throw export_refused(file.string() + ": cannot be read (a link: not followed)");
-        case untrusted_read::refusal::cannot_open:
-            throw export_refused(file.string() + ": cannot be read (" + std::strerror(r.error) +
-                                 ")");
-        case untrusted_read::refusal::not_regular:
-            throw export_refused(file.string() + ": not a regular file");
-        case untrusted_read::refusal::too_big:
-            break;
+    try {
+        return read_text_beneath(run, name, k_max_run_file);
+    } catch (const std::runtime_error& e) {
+        throw export_refused(e.what());
     }
-    throw export_refused(file.string() + ": " + std::to_string(r.size) +
-                         " bytes, over the 16 MiB a run's record may have");
 }
 
 rapidjson::Document run_json_file(const fs::path& run, const std::string& name) {

@@ -11,19 +11,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
-rapidjson::Document read_checked(const fs::path& file, const char* schema) {
+constexpr std::size_t k_max_record = 64 << 20;
+
+// RUN/RELATIVE, read inside the run folder without following a link on the way: the run may be
+// someone else's (a colleague's, a committed one in CI), and what the gate reads it may quote.
+rapidjson::Document read_checked(const fs::path& run, const fs::path& relative,
+                                 const char* schema) {
     try {
-        rapidjson::Document doc = parse_json(read_text_file(file), file.filename().string());
-        validate_json(doc, embedded_schema(schema), file.filename().string());
+        rapidjson::Document doc = parse_json(read_text_beneath(run, relative, k_max_record),
+                                             relative.filename().string());
+        validate_json(doc, embedded_schema(schema), relative.filename().string());
         return doc;
     } catch (const std::exception& e) {
-        throw cannot_judge_error("cannot read " + file.string() + ": " + e.what());
+        throw cannot_judge_error("cannot read " + (run / relative).string() + ": " + e.what());
     }
 }
 
-// The measured cases' samples of one response; nothing when it is unreadable or not ok.
-case_samples samples_of(const fs::path& response) {
+// The measured cases' samples of one response; nothing when it is unreadable, reached through a
+// link, or not ok.
+case_samples samples_of(const fs::path& run, const fs::path& relative) {
     case_samples out;
+    if (read_beneath(run, relative, k_max_record).refused != untrusted_read::refusal::none)
+        return out;
+    const fs::path response = run / relative;
     try {
         const harness_response r = read_response(response);
         if (r.status != response_status::ok) return out;
@@ -50,8 +60,8 @@ case_samples significance_rounds(const fs::path& run, const json_field& summary,
     const fs::path rounds = fs::path("evidence") / *winner / "significance";
     for (int round = 1; fs::is_directory(run / rounds / ("round-" + std::to_string(round)));
          ++round)
-        append(out, samples_of(run / rounds / ("round-" + std::to_string(round)) / "winner" /
-                               "response.json"));
+        append(out, samples_of(run, rounds / ("round-" + std::to_string(round)) / "winner" /
+                                        "response.json"));
     source = rounds.string();
     return out;
 }
@@ -63,7 +73,7 @@ case_samples search_attempt(const fs::path& run, const json_field& summary, std:
     const fs::path folder =
         attempt_folder(fs::path(), best->integer<int>("iteration"), best->integer<int>("attempt"));
     source = folder.string();
-    return samples_of(run / folder / "response.json");
+    return samples_of(run, folder / "response.json");
 }
 
 bool covers(const case_samples& figures, const std::vector<replay_case>& cases) {
@@ -75,7 +85,7 @@ bool covers(const case_samples& figures, const std::vector<replay_case>& cases) 
 // The run's own figures: the richest source that has every performance case.
 case_samples run_figures(const fs::path& run, const std::vector<replay_case>& cases,
                          std::string& source) {
-    const rapidjson::Document doc = read_checked(run / "summary.json", "summary");
+    const rapidjson::Document doc = read_checked(run, "summary.json", "summary");
     const json_field summary(doc, "summary.json");
     if (case_samples s = significance_rounds(run, summary, source); covers(s, cases)) return s;
     if (case_samples s = search_attempt(run, summary, source); covers(s, cases)) return s;
@@ -97,12 +107,13 @@ case_samples baseline_figures(const json_field& doc) {
 
 }  // namespace
 
-accepted_figures read_accepted_figures(const fs::path& run, const std::vector<replay_case>& cases) {
+accepted_figures read_accepted_figures(const fs::path& run, const std::vector<replay_case>& cases,
+                                       const fs::path& gate_folder) {
     accepted_figures f;
     const bool baseline = fs::exists(run / k_gate_baseline_file);
     const rapidjson::Document file = baseline
-                                         ? read_checked(run / k_gate_baseline_file, "gate-baseline")
-                                         : read_checked(run / "run.json", "run");
+                                         ? read_checked(run, k_gate_baseline_file, "gate-baseline")
+                                         : read_checked(run, "run.json", "run");
     const json_field doc(file, baseline ? k_gate_baseline_file : "run.json");
     if (baseline) {
         f.source = k_gate_baseline_file;
@@ -121,8 +132,15 @@ accepted_figures read_accepted_figures(const fs::path& run, const std::vector<re
         if (c.performance && !f.cases.count(c.name))
             throw cannot_judge_error("no accepted figure for case '" + c.name + "' in " +
                                      (run / f.source).string());
-    if (!fs::is_regular_file(f.kernel))
-        throw cannot_judge_error("the accepted kernel " + f.kernel.string() + " is missing");
+    // The gate compiles, hashes and may quote the accepted kernel: it works on its own copy,
+    // read inside the run without following a link.
+    try {
+        const std::string source = read_text_beneath(run, f.kernel.filename(), k_max_record);
+        f.kernel = gate_folder / ("accepted-" + f.kernel.filename().string());
+        write_file_atomic(f.kernel, source);
+    } catch (const std::runtime_error& e) {
+        throw cannot_judge_error(std::string("the accepted kernel: ") + e.what());
+    }
     return f;
 }
 

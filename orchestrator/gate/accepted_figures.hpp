@@ -29,14 +29,17 @@ inline constexpr const char* k_gate_baseline_kernel = "gate-baseline.cu";
 
 struct accepted_figures {
     std::string source;            // where the samples came from, relative to the run folder
-    std::filesystem::path kernel;  // the accepted kernel: gate-baseline.cu, else best.cu
+    std::filesystem::path kernel;  // the gate's copy of gate-baseline.cu, else of best.cu
     case_samples cases;            // every performance case of `cases` below
     environment env;               // where they were timed
 };
 
 /// Throws cannot_judge_error when the run (or its baseline) gives no figure for a performance
-/// case, or does not say which GPU they were timed on.
+/// case, or does not say which GPU they were timed on. Every file is read inside RUN without
+/// following a link; the accepted kernel is copied into `gate_folder` (accepted-best.cu or
+/// accepted-gate-baseline.cu), and `kernel` names that copy.
 accepted_figures read_accepted_figures(const std::filesystem::path& run,
-                                       const std::vector<replay_case>& cases);
+                                       const std::vector<replay_case>& cases,
+                                       const std::filesystem::path& gate_folder);
 
 }  // namespace cuopt

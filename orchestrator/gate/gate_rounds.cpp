@@ -153,15 +153,19 @@ case_samples samples_of(const std::vector<kernel_run>& runs, const std::string& 
     return out;
 }
 
-rapidjson::Document merged_replay_request(const std::vector<replay_case>& cases) {
+rapidjson::Document merged_replay_request(const fs::path& run,
+                                          const std::vector<replay_case>& cases) {
     rapidjson::Document merged;
     for (const replay_case& c : cases) {
         if (!fs::is_regular_file(c.request))
             throw cannot_judge_error("no replay request " + c.request.string() + " for case '" +
                                      c.name + "'");
         rapidjson::Document doc;
-        try {
-            doc = parse_json(read_text_file(c.request), c.request.filename().string());
+        try {  // inside the run, no link followed on the way: the run may be someone else's
+            doc = parse_json(
+                read_text_beneath(
+                    run, fs::absolute(c.request).lexically_relative(fs::absolute(run)), 64 << 20),
+                c.request.filename().string());
             validate_json(doc, embedded_schema("request"), c.request.filename().string());
         } catch (const std::exception& e) {
             throw cannot_judge_error(std::string("unreadable replay request: ") + e.what());
@@ -183,7 +187,7 @@ rapidjson::Document merged_replay_request(const std::vector<replay_case>& cases)
 
 std::vector<kernel_run> run_rounds(const gate_plan& plan,
                                    const std::function<void(const std::string&)>& progress) {
-    const rapidjson::Document merged = merged_replay_request(plan.cases);
+    const rapidjson::Document merged = merged_replay_request(plan.run, plan.cases);
     const auto runner = make_child_process_runner();
     std::vector<kernel_run> out;
     for (int round = 1; round <= plan.runs; ++round) {

@@ -70,7 +70,7 @@ case_samples measure(gate_record& r, gate_findings& f,
                      const std::function<void(const std::string&)>& progress) {
     try {
         const std::vector<replay_case> cases = read_replay_cases(r.run);
-        accepted_figures figures = read_accepted_figures(r.run, cases);
+        accepted_figures figures = read_accepted_figures(r.run, cases, r.folder);
         r.figures_source = figures.source;
         r.recorded = figures.env;
         r.accepted_kernel = figures.kernel;
