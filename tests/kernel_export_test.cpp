@@ -495,7 +495,7 @@ spec.loader.exec_module(t)
 e = r.read_export(sys.argv[1] + "/cuopt_matmul_f32")
 params = {"m": 5, "n": 7, "k": 3}
 args = r.call_args(e, params, "cpu", 1)
-out = t.module_reference(e)(args, params)
+out = t.module_reference(e, r)(args, params)
 print("reference", list(out.shape), r.mismatches(out, args[0] @ args[1], e["cases"][0]["tolerance"]["c"]))
 ns = {}
 exec(open(sys.argv[1] + "/cuopt_matmul_f32/reference.py").read(), ns)
@@ -507,4 +507,65 @@ print("replaced", model(args[0], args[1]))
     const auto ran = test::run_program("/usr/bin/python3",
                                        {(dir / "check.py").string(), (dir / "pkg").string()});
     CHECK(ran.output == "reference [5, 7] (0, 0.0)\nreplaced [[5, 3], [3, 7]]\n");
+}
+
+TEST_CASE(
+    "an op whose arguments are named like its own locals, with an inout, a float, a flat count "
+    "and a parameter no shape gives, compiles; names it cannot take are refused") {
+    test::scratch_folder dir;
+    const fs::path file = dir.write("input_cases.json", R"json({"schema_version": 1,
+      "launch": {"grid": ["ceil(seq*d/256)", 1, 1], "block": [256, 1, 1]},
+      "args": [
+        {"name": "q", "dtype": "f16", "kind": "input", "count": "seq*d",
+         "init": {"kind": "normal", "mean": 0, "stddev": 1, "seed": 1}},
+        {"name": "v", "dtype": "f32", "kind": "inout", "count": "seq*d",
+         "init": {"kind": "uniform", "low": 0, "high": 1, "seed": 2}},
+        {"name": "device", "dtype": "i32", "kind": "input", "count": "ceil(seq/2)",
+         "init": {"kind": "int_range", "low": 0, "high": 9, "seed": 3}},
+        {"name": "e", "dtype": "f32", "kind": "output", "count": "seq*window"},
+        {"name": "p", "dtype": "f32", "kind": "scalar", "value": 0.125},
+        {"name": "guard", "dtype": "i64", "kind": "scalar", "value": "seq*d"}],
+      "cases": [{"name": "a", "kind": "performance", "params": {"seq": 64, "d": 32, "window": 4}},
+                {"name": "b", "kind": "correctness", "params": {"seq": 3, "d": 8, "window": 2}}]})json");
+    const manifest m = read_manifest(file);
+    CHECK(torch_export_refusal(m, "attn") == "");
+    CHECK_THAT(torch_export_refusal(m, "pass"), Catch::Contains("Python keyword"));
+    exported_kernel k;
+    k.entry = "attn";
+    k.source =
+        "#include <cuda_fp16.h>\nextern \"C\" __global__ void attn(const __half* q, float* v, "
+        "const "
+        "int* device, float* e, float p, long long guard) {}\n";
+    k.launch = m.launch;
+    k.arch = "sm_90";
+    export_facts f;
+    f.verdict = "go";
+    for (const manifest_case& c : m.cases) f.cases.push_back({c.name, "performance", c.params, 1});
+    const auto files = torch_package_files(k, std::nullopt, m, f);
+    const std::string op = files.at("csrc/attn_op.cpp");
+    CHECK_THAT(op, Catch::Contains("m.def(\"attn(Tensor q, Tensor(a!) v, Tensor device, int "
+                                   "window, float p=0.125) -> Tensor\")"));
+    for (const auto& [name, text] : files) dir.write(name, text);
+    if (fs::exists(k_nvcc)) {
+        const auto built = test::run_program(
+            k_nvcc, {"-std=c++17", "-arch=sm_90", "-c", "-o", (dir / "k.o").string(),
+                     (dir / "csrc/attn_kernel.cu").string()});
+        INFO(built.output);
+        CHECK(built.exit_code == 0);
+    }
+    if (fs::exists(k_torch_headers)) {
+        write_cuda_macros_stand_in(dir);
+        const auto compiled = test::run_program(
+            "/usr/bin/g++",
+            {"-std=c++17", "-fsyntax-only", "-Wall", "-Wshadow", "-I" + (dir / "stand-in").string(),
+             "-I/usr/include/torch/csrc/api/include", "-I/usr/local/cuda/include",
+             (dir / "csrc/attn_op.cpp").string()});
+        INFO(compiled.output);
+        CHECK(compiled.exit_code == 0);
+    }
+    // Names the op's C++ or the package's Python use themselves are refused, one line each.
+    std::string text = test::read_text(file);
+    text.replace(text.find("\"name\": \"device\""), 16, "\"name\": \"at\"");
+    const manifest clash = read_manifest(dir.write("clash.json", text));
+    CHECK_THAT(torch_export_refusal(clash, "attn"), Catch::Contains("argument at"));
 }

@@ -248,25 +248,27 @@ std::size_t index_of(const std::vector<std::string>& v, const std::string& s) {
 }
 
 const char* const k_op_helpers =
-    R"cpp(void check_tensor(const at::Tensor& t, const char* name, at::ScalarType type,
-                            const at::Device& device) {
-              TORCH_CHECK(t.is_cuda(), OP, ": ", name, " must be a CUDA tensor, got one on ", t.device());
-              TORCH_CHECK(t.device() == device, OP, ": ", name, " is on ", t.device(),
+    R"cpp(void cuopt_check_tensor(const at::Tensor& t, const char* name, at::ScalarType type,
+                                  const at::Device& device) {
+              TORCH_CHECK(t.is_cuda(), CUOPT_OP, ": ", name, " must be a CUDA tensor, got one on ",
+                          t.device());
+              TORCH_CHECK(t.device() == device, CUOPT_OP, ": ", name, " is on ", t.device(),
                           ", the first on ", device);
-              TORCH_CHECK(t.scalar_type() == type, OP, ": ", name, " must be ", type, ", got ",
-                          t.scalar_type());
-              TORCH_CHECK(t.is_contiguous(), OP, ": ", name, " must be contiguous (call .contiguous())");
+              TORCH_CHECK(t.scalar_type() == type, CUOPT_OP, ": ", name, " must be ", type,
+                          ", got ", t.scalar_type());
+              TORCH_CHECK(t.is_contiguous(), CUOPT_OP, ": ", name,
+                          " must be contiguous (call .contiguous())");
           }
 
-          void check_dim(const at::Tensor& t, const char* name, int64_t dim, long long want,
-                         const char* what) {
-              TORCH_CHECK(t.size(dim) == want, OP, ": ", name, "'s dimension ", dim, " must be ",
-                          what, " = ", want, ", got ", t.size(dim), " (", name, " is ", t.sizes(),
-                          ")");
+          void cuopt_check_dim(const at::Tensor& t, const char* name, int64_t dim, long long want,
+                               const char* what) {
+              TORCH_CHECK(t.size(dim) == want, CUOPT_OP, ": ", name, "'s dimension ", dim,
+                          " must be ", what, " = ", want, ", got ", t.size(dim), " (", name, " is ",
+                          t.sizes(), ")");
           }
 
-          void check_int(long long value, long long low, long long high, const char* name) {
-              TORCH_CHECK(value >= low && value <= high, OP, ": ", name, " = ", value,
+          void cuopt_check_int(long long value, long long low, long long high, const char* name) {
+              TORCH_CHECK(value >= low && value <= high, CUOPT_OP, ": ", name, " = ", value,
                           " does not fit the kernel's argument (", low, " to ", high, ")");
           }
     )cpp";
@@ -276,30 +278,31 @@ const char* const k_op_helpers =
 std::string read_params(const op_binding& b, const manifest& m) {
     std::ostringstream o;
     std::set<std::string> read;
-    o << "    long long p[" << b.params.size() + 1 << "] = {0};\n";
+    o << "    long long cuopt_p[" << b.params.size() + 1 << "] = {0};\n";
     for (const std::string& p : b.params) {
         const param_source& s = b.source.at(p);
         if (s.dim >= 0) continue;
-        o << "    p[" << index_of(b.params, p) << "] = " << s.arg << ";  // " << p << "\n";
+        o << "    cuopt_p[" << index_of(b.params, p) << "] = " << s.arg << ";  // " << p << "\n";
     }
     for (const manifest_arg* t : b.tensors) {
         const auto shape = b.shape.find(t->name);
         if (shape == b.shape.end()) continue;
         const std::vector<std::string>& dims = shape->second;
-        o << "    TORCH_CHECK(" << t->name << ".dim() == " << dims.size() << ", OP, \": " << t->name
-          << " must be " << shape_text(dims) << " (" << dims.size() << " dimensions), got \", "
-          << t->name << ".sizes());\n";
+        o << "    TORCH_CHECK(" << t->name << ".dim() == " << dims.size()
+          << ", CUOPT_OP, \": " << t->name << " must be " << shape_text(dims) << " (" << dims.size()
+          << " dimensions), got \", " << t->name << ".sizes());\n";
         for (std::size_t d = 0; d < dims.size(); ++d) {
             const param_source* s = b.source.count(dims[d]) ? &b.source.at(dims[d]) : nullptr;
             if (s && s->arg == t->name && s->dim == int(d) && !read.count(dims[d])) {
                 read.insert(dims[d]);
-                o << "    p[" << index_of(b.params, dims[d]) << "] = " << t->name << ".size(" << d
-                  << ");  // " << dims[d] << "\n";
+                o << "    cuopt_p[" << index_of(b.params, dims[d]) << "] = " << t->name << ".size("
+                  << d << ");  // " << dims[d] << "\n";
             } else {
                 const std::string want =
-                    s ? "p[" + std::to_string(index_of(b.params, dims[d])) + "]" : dims[d] + "LL";
-                o << "    check_dim(" << t->name << ", \"" << t->name << "\", " << d << ", " << want
-                  << ", \"" << dims[d] << "\");\n";
+                    s ? "cuopt_p[" + std::to_string(index_of(b.params, dims[d])) + "]"
+                      : dims[d] + "LL";
+                o << "    cuopt_check_dim(" << t->name << ", \"" << t->name << "\", " << d << ", "
+                  << want << ", \"" << dims[d] << "\");\n";
             }
         }
     }
@@ -312,35 +315,35 @@ std::string read_params(const op_binding& b, const manifest& m) {
 std::string sizes_and_outputs(const op_binding& b, const manifest& m, const std::string& prefix,
                               bool warn) {
     std::ostringstream o;
-    o << "    long long v[" << m.args.size() + 1 << "] = {0};\n"
+    o << "    long long cuopt_v[" << m.args.size() + 1 << "] = {0};\n"
       << "    TORCH_CHECK(" << prefix
-      << "_values(p, v), OP, \": sizes for which one of the manifest's "
+      << "_values(cuopt_p, cuopt_v), CUOPT_OP, \": sizes for which one of the manifest's "
       << "counts or scalars is not a whole number in range\");\n";
     for (std::size_t i = 0; i < m.args.size(); ++i) {
         const manifest_arg& a = m.args[i];
         if (!a.has_input() || b.shape.count(a.name)) continue;
-        o << "    TORCH_CHECK(" << a.name << ".numel() == v[" << i << "], OP, \": " << a.name
-          << " must hold " << comment_line(a.count) << " = \", v[" << i
-          << "], \" elements, got \", " << a.name << ".numel());\n";
+        o << "    TORCH_CHECK(" << a.name << ".numel() == cuopt_v[" << i
+          << "], CUOPT_OP, \": " << a.name << " must hold " << comment_line(a.count)
+          << " = \", cuopt_v[" << i << "], \" elements, got \", " << a.name << ".numel());\n";
     }
-    if (warn) o << "    warn_outside(p);\n";
-    o << "    const c10::cuda::CUDAGuard guard(device);\n";
+    if (warn) o << "    cuopt_warn_outside(cuopt_p);\n";
+    o << "    const c10::cuda::CUDAGuard cuopt_guard(cuopt_device);\n";
     for (std::size_t i = 0; i < m.args.size(); ++i) {
         const manifest_arg& a = m.args[i];
         if (a.kind != arg_kind::output) continue;
         std::string dims;
         if (const auto s = b.shape.find(a.name); s != b.shape.end()) {
             for (const std::string& d : s->second)
-                dims +=
-                    (dims.empty() ? "" : ", ") +
-                    (b.source.count(d) ? "int64_t(p[" + std::to_string(index_of(b.params, d)) + "])"
-                                       : "int64_t(" + d + ")");
+                dims += (dims.empty() ? "" : ", ") +
+                        (b.source.count(d)
+                             ? "int64_t(cuopt_p[" + std::to_string(index_of(b.params, d)) + "])"
+                             : "int64_t(" + d + ")");
         } else {
-            dims = "int64_t(v[" + std::to_string(i) + "])";
+            dims = "int64_t(cuopt_v[" + std::to_string(i) + "])";
         }
         o << "    at::Tensor " << a.name << " = at::empty({" << dims
-          << "}, at::TensorOptions().device(device).dtype(" << torch_type_of(a.type)->scalar_type
-          << "));\n";
+          << "}, at::TensorOptions().device(cuopt_device).dtype("
+          << torch_type_of(a.type)->scalar_type << "));\n";
     }
     return o.str();
 }
@@ -374,9 +377,9 @@ std::string launch_and_return(const op_binding& b, const manifest& m, const std:
             floats += a.name + ", ";
         } else {
             const auto [low, high] = limits_of(a.type);
-            o << "    check_int(v[" << i << "], " << low << ", " << high << ", \"" << a.name
-              << "\");\n";
-            ints += "v[" + std::to_string(i) + "], ";
+            o << "    cuopt_check_int(cuopt_v[" << i << "], " << low << ", " << high << ", \""
+              << a.name << "\");\n";
+            ints += "cuopt_v[" + std::to_string(i) + "], ";
         }
     }
     std::string result;
@@ -385,15 +388,17 @@ std::string launch_and_return(const op_binding& b, const manifest& m, const std:
     const std::string ret = b.outputs.empty() ? "return;" : "return " + result + ";";
     if (!produced.empty())
         o << "    if (" << produced << ") " << ret << "  // nothing to compute\n";
-    o << "    void* const buffers[] = {" << buffers << "nullptr};\n"
-      << "    const long long ints[] = {" << ints << "0};\n"
-      << "    const double floats[] = {" << floats << "0.0};\n"
-      << "    const cudaError_t e = " << prefix << "_launch(buffers, ints, floats, p,\n"
-      << "        c10::cuda::getCurrentCUDAStream(device.index()).stream());\n"
-      << "    TORCH_CHECK(e == cudaSuccess, OP, \": \", e == cudaErrorInvalidValue\n"
+    o << "    void* const cuopt_buffers[] = {" << buffers << "nullptr};\n"
+      << "    const long long cuopt_ints[] = {" << ints << "0};\n"
+      << "    const double cuopt_floats[] = {" << floats << "0.0};\n"
+      << "    const cudaError_t cuopt_e = " << prefix
+      << "_launch(cuopt_buffers, cuopt_ints, cuopt_floats, cuopt_p,\n"
+      << "        c10::cuda::getCurrentCUDAStream(cuopt_device.index()).stream());\n"
+      << "    TORCH_CHECK(cuopt_e == cudaSuccess, CUOPT_OP, \": \", cuopt_e == "
+         "cudaErrorInvalidValue\n"
       << "        ? \"arguments the run's manifest rules out (a launch dimension that is not a \"\n"
       << "          \"positive whole number, or a scalar that contradicts its expression)\"\n"
-      << "        : cudaGetErrorString(e));\n"
+      << "        : cudaGetErrorString(cuopt_e));\n"
       << "    " << ret << "\n";
     return o.str();
 }
@@ -416,15 +421,15 @@ std::string warn_function(const op_binding& b, const export_facts& f) {
         high << hi << "LL, ";
     }
     std::ostringstream o;
-    o << "const char* const k_params[] = {" << names.str() << "nullptr};\n"
-      << "const long long k_low[] = {" << low.str() << "0};\n"
-      << "const long long k_high[] = {" << high.str() << "0};\n\n"
-      << "void warn_outside(const long long* p) {\n"
+    o << "const char* const cuopt_params[] = {" << names.str() << "nullptr};\n"
+      << "const long long cuopt_low[] = {" << low.str() << "0};\n"
+      << "const long long cuopt_high[] = {" << high.str() << "0};\n\n"
+      << "void cuopt_warn_outside(const long long* p) {\n"
       << "    for (int i = 0; i < " << b.params.size() << "; ++i)\n"
-      << "        if (p[i] < k_low[i] || p[i] > k_high[i]) {\n"
-      << "            TORCH_WARN_ONCE(OP, \": \", k_params[i], \" = \", p[i],\n"
+      << "        if (p[i] < cuopt_low[i] || p[i] > cuopt_high[i]) {\n"
+      << "            TORCH_WARN_ONCE(CUOPT_OP, \": \", cuopt_params[i], \" = \", p[i],\n"
       << "                            \" is outside the sizes the run measured and its holdout \"\n"
-      << "                            \"checked (\", k_low[i], \" to \", k_high[i],\n"
+      << "                            \"checked (\", cuopt_low[i], \" to \", cuopt_high[i],\n"
       << "                            \"): the run's verdict does not speak for it\");\n"
       << "            return;\n        }\n}\n\n";
     return o.str();
@@ -449,17 +454,17 @@ std::string op_cpp(const op_binding& b, const manifest& m, const std::string& op
     o << "cudaError_t " << prefix << "_launch(void* const* buffers, const long long* ints, "
       << "const double* floats,\n    const long long* p, cudaStream_t stream);\n"
       << "bool " << prefix << "_values(const long long* p, long long* out);\n\n"
-      << "namespace {\n\nconstexpr const char* OP = \"cuda_optimizer::" << op << "\";\n\n"
+      << "namespace {\n\nconstexpr const char* CUOPT_OP = \"cuda_optimizer::" << op << "\";\n\n"
       << k_op_helpers << "\n";
     if (warn) o << warn_function(b, f);
     o << cpp_result_type(b) << " " << op << "_cuda(" << cpp_params(b) << ") {\n";
     if (b.tensors.empty())
-        o << "    const at::Device device(at::kCUDA, c10::cuda::current_device());\n";
+        o << "    const at::Device cuopt_device(at::kCUDA, c10::cuda::current_device());\n";
     else
-        o << "    const at::Device device = " << b.tensors.front()->name << ".device();\n";
+        o << "    const at::Device cuopt_device = " << b.tensors.front()->name << ".device();\n";
     for (const manifest_arg* t : b.tensors)
-        o << "    check_tensor(" << t->name << ", \"" << t->name << "\", "
-          << torch_type_of(t->type)->scalar_type << ", device);\n";
+        o << "    cuopt_check_tensor(" << t->name << ", \"" << t->name << "\", "
+          << torch_type_of(t->type)->scalar_type << ", cuopt_device);\n";
     o << read_params(b, m) << sizes_and_outputs(b, m, prefix, warn)
       << launch_and_return(b, m, prefix) << "}\n\n"
       << "}  // namespace\n\n"
@@ -621,6 +626,14 @@ std::string torch_arch(const std::string& arch) {
     return digits.substr(0, digits.size() - 1) + "." + digits.back() + suffix;
 }
 
+// "cuopt-matmul-f32": the distribution's name (PEP 508: no trailing separator).
+std::string distribution_name(const std::string& entry) {
+    std::string name = "cuopt-" + entry;
+    std::replace(name.begin(), name.end(), '_', '-');
+    while (name.back() == '-') name.pop_back();
+    return name;
+}
+
 std::string python_list(const std::vector<std::string>& words) {
     std::string out = "[";
     for (const std::string& w : words) out += (out.size() > 1 ? ", " : "") + ("\"" + w + "\"");
@@ -651,7 +664,7 @@ std::string setup_py(const exported_kernel& k, const std::optional<exported_kern
         o << "# The run's reference, as its oracle: only the package's test calls it.\n"
           << "EXTENSIONS.append(extension(\"" << pkg << "._reference\", \"" << k.entry
           << "_reference\", REFERENCE_OPTIONS))\n";
-    o << "\nsetup(\n    name=\"cuopt-" << k.entry << "\",\n    version=\"1.0.0\",\n"
+    o << "\nsetup(\n    name=\"" << distribution_name(k.entry) << "\",\n    version=\"1.0.0\",\n"
       << "    packages=[\"" << pkg << "\"],\n    package_data={\"" << pkg
       << "\": [\"export.json\"]},\n"
       << "    ext_modules=EXTENSIONS,\n    cmdclass={\"build_ext\": BuildExtension},\n)\n";
@@ -662,9 +675,10 @@ std::string pyproject(const exported_kernel& k) {
     return "# generated by cuda-optimizer export: build with the PyTorch you run it with\n"
            "#   pip install --no-build-isolation .\n"
            "[build-system]\nrequires = [\"setuptools>=61\", \"torch\"]\n"
-           "build-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"cuopt-" +
-           k.entry + "\"\nversion = \"1.0.0\"\ndescription = \"The cuda-optimizer winner " +
-           k.entry + " as the PyTorch op cuda_optimizer::" + k.entry +
+           "build-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"" +
+           distribution_name(k.entry) +
+           "\"\nversion = \"1.0.0\"\ndescription = \"The cuda-optimizer winner " + k.entry +
+           " as the PyTorch op cuda_optimizer::" + k.entry +
            "\"\nrequires-python = \">=3.8\"\ndependencies = [\"torch\"]\n";
 }
 
@@ -679,19 +693,31 @@ std::string init_py(const exported_kernel& k) {
            k.entry + "\", \"op\", \"replace\", \"EXPORT\"]\n";
 }
 
+// A value from the run folder in a Markdown code span: nothing in it can start markup, and a
+// '|' cannot end a table cell.
+std::string md_code(const std::string& text) {
+    std::string out = "`";
+    for (char c : comment_line(text)) {
+        if (c == '`') c = '\'';
+        if (c == '|') out += '\\';
+        out += c;
+    }
+    return out + "`";
+}
+
 std::string readme(const exported_kernel& k, const op_binding& b, const manifest& m,
                    const export_facts& f, bool reference) {
     std::ostringstream o;
     o << "# cuda_optimizer::" << k.entry << "\n\n";
     if (f.forced)
-        o << "**Exported with `--force`: the run's verdict is " << comment_line(f.verdict)
+        o << "**Exported with `--force`: the run's verdict is " << md_code(f.verdict)
           << ", not go. Do not ship this without reading the run's report.** Importing the "
              "package warns.\n\n";
     o << "The winner of a cuda-optimizer run as a PyTorch operator.\n\n"
-      << "| | |\n|---|---|\n| verdict | " << comment_line(f.verdict_line) << " |\n"
-      << "| GPU | " << comment_line(f.gpu) << " (" << k.arch << ") |\n"
-      << "| run | `" << comment_line(f.run_dir) << "`, finished " << comment_line(f.date) << " |\n"
-      << "| exported by | " << comment_line(f.tool_version) << " |\n\n"
+      << "| | |\n|---|---|\n| verdict | " << md_code(f.verdict_line) << " |\n"
+      << "| GPU | " << md_code(f.gpu) << " (" << k.arch << ") |\n"
+      << "| run | " << md_code(f.run_dir) << ", finished " << md_code(f.date) << " |\n"
+      << "| exported by | " << md_code(f.tool_version) << " |\n\n"
       << "## Build and test\n\n```sh\npip install --no-build-isolation .   # or: python setup.py "
          "build_ext --inplace\npython tests/test_"
       << k.entry << ".py         # or: pytest tests\n"
@@ -747,8 +773,23 @@ std::optional<std::vector<std::string>> shape_of_count(const std::string& count)
     return factors;
 }
 
-std::string torch_export_refusal(const manifest& m) {
+std::string torch_export_refusal(const manifest& m, const std::string& entry) {
+    // Python's keywords and the names the package's __init__.py defines beside the op.
+    static const std::set<std::string> k_python_names{
+        "False",   "None",     "True",     "and",     "as",   "assert", "async",       "await",
+        "break",   "class",    "continue", "def",     "del",  "elif",   "else",        "except",
+        "finally", "for",      "from",     "global",  "if",   "import", "in",          "is",
+        "lambda",  "nonlocal", "not",      "or",      "pass", "raise",  "return",      "try",
+        "while",   "with",     "yield",    "replace", "op",   "EXPORT", "load_package"};
+    if (k_python_names.count(entry))
+        return "the kernel's name " + entry + " is a Python keyword or a name the package uses";
+    // What the op's C++ names itself; an argument of that name would shadow it.
+    static const std::set<std::string> k_cpp_names{"at", "c10", "std", "torch", "int64_t"};
+    std::size_t inouts = 0, tensors = 0;
     for (const manifest_arg& a : m.args) {
+        if (k_cpp_names.count(a.name) || a.name.rfind("cuopt_", 0) == 0 ||
+            a.name.rfind("CUOPT_", 0) == 0)
+            return "argument " + a.name + ": a name the generated op uses itself";
         const auto t = torch_type_of(a.type);
         if (!t)
             return "argument " + a.name + " is " + std::string(dtype_name(a.type)) +
@@ -756,10 +797,17 @@ std::string torch_export_refusal(const manifest& m) {
         if (!a.is_buffer() && !t->c_type)
             return "scalar " + a.name + " is " + std::string(dtype_name(a.type)) +
                    ": the op takes integer and float32/float64 scalars only";
+        if (!a.is_buffer() && is_integer_type(a.type) && a.value_is_number)
+            return "integer scalar " + a.name + " is given as the float " + comment_line(a.value) +
+                   ": give it as an integer expression";
         if (!a.is_buffer() && !is_integer_type(a.type) && !a.value_is_number)
             return "scalar " + a.name + " is a float given by an expression (" +
                    comment_line(a.value) + "): the op takes float scalars given as numbers only";
+        inouts += a.kind == arg_kind::inout;
+        tensors += a.has_input();
     }
+    if (tensors == 0) return "no input buffer: the op could not tell which GPU to run on";
+    if (inouts > 26) return "more than 26 inout buffers";
     if (m.cases.empty()) return "the manifest has no case";
     return "";
 }

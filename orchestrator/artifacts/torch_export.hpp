@@ -56,8 +56,9 @@ struct export_facts {
 
 /// The reason the manifest's arguments cannot become a PyTorch op ("" when they can): an
 /// unsigned 16/32/64-bit buffer (no tensor type on every PyTorch version), a half-precision
-/// scalar.
-std::string torch_export_refusal(const manifest& m);
+/// scalar, an integer scalar given as a float, no input buffer (no device to run on), an
+/// argument named like the op's own C++ (at, c10, cuopt_...), an entry that is a Python keyword.
+std::string torch_export_refusal(const manifest& m, const std::string& entry);
 
 /// The package's files, each a path relative to DIR and its text: csrc/ENTRY.cuh (the header
 /// export --header writes), csrc/ENTRY_kernel.cu, csrc/ENTRY_op.cpp, for a CUDA reference its

@@ -272,7 +272,7 @@ CLI::App* add_export_command(CLI::App& app, export_options& o) {
     e->add_flag("--force", o.force, "Export a run whose verdict is not go (the files say so)");
     e->footer(
         "\nExit codes: 0 written (and verified); 11 the run cannot be exported (one line says "
-        "why); 21 --verify failed (the package did not build, its test failed, or the op's "
+        "why); 32 --verify failed (the package did not build, its test failed, or the op's "
         "time is off the run's); 26 DIR cannot be written; 64 bad command line.\n");
     return e;
 }
@@ -313,7 +313,7 @@ int run_export(const export_options& o) {
             write_files(o.header, {{k.entry + ".cuh", cuda_header(k, m)},
                                    {k.entry + ".cmake", cmake_snippet(k)}});
         if (!o.torch.empty()) {
-            if (const std::string why = torch_export_refusal(m); !why.empty())
+            if (const std::string why = torch_export_refusal(m, k.entry); !why.empty())
                 throw export_refused((run / "input_cases.json").string() + ": " + why);
             const export_facts f = facts_of(run, summary, best, record, m);
             // An imported problem's oracle is its module; its run's reference kernel only dumped

@@ -84,6 +84,18 @@ def outputs_of(export):
     return [a for a in export["args"] if a["kind"] == "output"]
 
 
+def results_of(export, result, args):
+    """What a call produced, (manifest argument, tensor) each: the returned outputs, then the
+    inout tensors it changed in place (among its positional `args`)."""
+    pairs = list(zip(outputs_of(export), as_list(result)))
+    by_name = args_by_name(export)
+    for name, value in zip(export["op_args"], args):
+        arg = by_name.get(name)
+        if arg is not None and arg["kind"] == "inout":
+            pairs.append((arg, value))
+    return pairs
+
+
 def make_fake(export):
     op_args = export["op_args"]
 

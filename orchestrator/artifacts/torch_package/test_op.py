@@ -46,10 +46,11 @@ def reference_of(pkg):
     raise AssertionError("export.json names no reference")
 
 
-def module_reference(export):
+def module_reference(export, runtime=None):
     """An imported problem's module, built at the case's sizes as the run built it, its
     weights the op's tensors, called on the op's inputs."""
     module = export["module"]
+    runtime = runtime or importlib.import_module(PACKAGE + "._runtime")
     path = os.path.join(ROOT, PACKAGE, "reference.py")
     with open(path, encoding="utf-8") as f:
         code = compile(f.read(), path, "exec")
@@ -74,8 +75,17 @@ def module_reference(export):
         else:
             forward = ns["forward"]
         by_key = {a["key"]: a["arg"] for a in module["args"] if a["from"] == "forward"}
+        by_name = runtime.args_by_name(export)
+
+        def value(key):  # an argument the op computes from the sizes is the manifest's value
+            name = by_key[key]
+            if name in named:
+                return named[name]
+            arg = by_name[name]
+            return float(arg["value"]) if arg["float"] else runtime.evaluate(arg["value"], params)
+
         with torch.no_grad():
-            return forward(*[named[by_key[k]] for k in module["forward"]])
+            return forward(*[value(k) for k in module["forward"]])
 
     return call
 
@@ -84,15 +94,14 @@ def test_matches_reference():
     pkg = package()
     runtime = importlib.import_module(PACKAGE + "._runtime")
     reference = reference_of(pkg)
-    outputs = runtime.outputs_of(pkg.EXPORT)
     failed = []
     for i, case in enumerate(pkg.EXPORT["cases"]):
         args = runtime.call_args(pkg.EXPORT, case["params"], "cuda", seed=i + 1)
         theirs = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-        got = runtime.as_list(pkg.op(*args))
-        want = runtime.as_list(reference(theirs, case["params"]))
+        got = runtime.results_of(pkg.EXPORT, pkg.op(*args), args)
+        want = runtime.results_of(pkg.EXPORT, reference(theirs, case["params"]), theirs)
         torch.cuda.synchronize()
-        for arg, x, r in zip(outputs, got, want):
+        for (arg, x), (_, r) in zip(got, want):
             bad, worst = runtime.mismatches(x, r, case["tolerance"][arg["name"]])
             print(f"{case['kind']:12} {case['name']:32} {arg['name']}: "
                   f"{'ok' if bad == 0 else f'{bad} element(s) off, worst {worst:.3g}'}")
@@ -132,9 +141,10 @@ def test_torch_compile():
                 pkg.EXPORT["cases"][0])
     args = runtime.call_args(pkg.EXPORT, case["params"], "cuda", seed=7)
     compiled = torch.compile(lambda *a: pkg.op(*a), fullgraph=True)
-    got = runtime.as_list(compiled(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args]))
-    want = runtime.as_list(pkg.op(*args))
-    for arg, x, r in zip(runtime.outputs_of(pkg.EXPORT), got, want):
+    theirs = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+    got = runtime.results_of(pkg.EXPORT, compiled(*theirs), theirs)
+    want = runtime.results_of(pkg.EXPORT, pkg.op(*args), args)
+    for (arg, x), (_, r) in zip(got, want):
         bad, worst = runtime.mismatches(x, r, case["tolerance"][arg["name"]])
         assert bad == 0, f"under torch.compile {arg['name']} differs: {bad} element(s), worst {worst}"
     print(f"torch.compile(fullgraph=True) {case['name']}: ok")
