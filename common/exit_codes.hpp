@@ -28,12 +28,12 @@ enum class exit_code : int {
     unconfined_refused = 29,  // the harness runs without Landlock and the run has untrusted kernels
     no_go =
         30,  // --fail-on-no-go: a winner was found but the verdict is no_go (summary.json says why)
-    scorer_changed = 31,  // harness_error: the harness, manifest, holdout, oracle or inputs key
-                          // changed during the run: no verdict
+    scorer_changed = 31,     // harness_error: the harness, manifest, holdout, oracle or inputs key
+                             // changed during the run: no verdict
     export_unverified = 32,  // export --verify: the package did not build, its test failed, or
                              // the op's time is more than 10 % off the run's median
-    usage = 64,           // bad command line
-    internal_error = 70,  // a bug or an unexpected system failure
+    usage = 64,              // bad command line
+    internal_error = 70,     // a bug or an unexpected system failure
 };
 
 constexpr int to_int(exit_code code) {
