@@ -122,6 +122,14 @@ untrusted_read read_beneath(const fs::path& folder, const fs::path& relative,
     return read_opened(fd, max_bytes);
 }
 
+std::string foreign_folder_reason(const fs::path& folder) {
+    struct stat st {};
+    if (::stat(folder.c_str(), &st) != 0) return std::strerror(errno);
+    if (st.st_uid != ::geteuid()) return "another user's (uid " + std::to_string(st.st_uid) + ")";
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) return "writable by others";
+    return "";
+}
+
 std::string read_text_beneath(const fs::path& folder, const fs::path& relative,
                               std::size_t max_bytes) {
     untrusted_read r = read_beneath(folder, relative, max_bytes);

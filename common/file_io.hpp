@@ -39,6 +39,12 @@ untrusted_read read_beneath(const std::filesystem::path& folder,
 std::string read_text_beneath(const std::filesystem::path& folder,
                               const std::filesystem::path& relative, std::size_t max_bytes);
 
+/// Why the caller must not make files by path inside `folder` ("" when it may): the folder is
+/// another user's, or others may write it, so a link could be swapped in between a check and a
+/// write ("another user's (uid 65534)", "writable by others"). A folder that cannot be looked at
+/// gives its error.
+std::string foreign_folder_reason(const std::filesystem::path& folder);
+
 /// A file could not be written (disk full, read-only folder, permissions): what() names it.
 class file_write_error : public std::runtime_error {
   public:

@@ -4,6 +4,8 @@
 // go (unless --force), and a run folder's linked or oversized files.
 #include "orchestrator/artifacts/kernel_export.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <set>
@@ -448,6 +450,16 @@ TEST_CASE(
     CHECK_THAT(test::read_text(f.run() / "report.html"),
                Catch::Contains("Exported op, measured in place") &&
                    Catch::Contains("2.250&times;") && Catch::Contains("launch overhead"));
+    // --verify builds and records inside the run folder: never in another user's.
+    if (::geteuid() == 0) {
+        REQUIRE(test::run_program("/bin/chown", {"65534", f.run().string()}).exit_code == 0);
+        exported = test::run_optimizer(
+            {"export", f.run().string(), "--torch", out.string(), "--force", "--verify"});
+        CHECK(exported.exit_code == 11);
+        CHECK_THAT(exported.output, Catch::Contains("another user's (uid 65534)"));
+        CHECK_FALSE(fs::exists(f.run() / "export-verify"));
+        REQUIRE(test::run_program("/bin/chown", {"0", f.run().string()}).exit_code == 0);
+    }
     if (!test::gpu_unavailable_reason().empty()) {
         exported = test::run_optimizer({"export", f.run().string(), "--torch", out.string(),
                                         "--force", "--verify", "--python", "/usr/bin/python3"});

@@ -154,6 +154,12 @@ void print(const verify_request& r, const verify_outcome& v) {
 }  // namespace
 
 int verify_export(const verify_request& r) {
+    // It builds in RUN/export-verify and rewrites RUN/summary.json, by path: only in a run folder
+    // of the caller's own that no one else may write.
+    if (const std::string why = foreign_folder_reason(r.run); !why.empty())
+        throw std::runtime_error("--verify: " + r.run.string() + " is " + why +
+                                 ": it builds and records inside the run folder; copy the run "
+                                 "into a folder of yours first");
     const auto runner = make_child_process_runner();
     const python_interpreter python = find_python(r.python, *runner);
     if (!python.cuda)

@@ -1,8 +1,5 @@
 #include "orchestrator/commands/gate_command.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -54,12 +51,8 @@ fs::path gate_folder(const gate_options& o, const fs::path& run, std::string& ba
     }
     // RUN/gate-NNN is made by path inside RUN: only in a folder of the caller's own that no one
     // else may write, where no one can swap a link in between.
-    struct stat st {};
-    if (o.out.empty() && ::stat(run.c_str(), &st) == 0 &&
-        (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)) {
-        bad = run.string() + " is " +
-              (st.st_uid != ::geteuid() ? "another user's (uid " + std::to_string(st.st_uid) + ")"
-                                        : std::string("writable by others")) +
+    if (const std::string why = o.out.empty() ? foreign_folder_reason(run) : ""; !why.empty()) {
+        bad = run.string() + " is " + why +
               ": the gate does not write into it; pass --out DIR (a folder of yours)";
         code = to_int(exit_code::usage);
         return {};

@@ -5,6 +5,8 @@
 # run's reference kernel at every case and holdout shape, then under torch.compile) and the op
 # timed through PyTorch against the run's medians, eager and compiled.
 #   tools/bench/export_torch_device.sh OUT [EXAMPLE...]   (default: matmul softmax reduction gemm-fp8)
+# MAX_ITER=N: the search's iterations (default: the example's config, 7); STOP_AFTER_S=S: start
+# no example after S seconds (a device call has 10 minutes).
 # Run from the repository root, binaries in build/ (tools/device-bundle.sh).
 set -u
 out=$(realpath -m "$1")
@@ -21,7 +23,7 @@ for ex in "${examples[@]}"; do
     fi
     start=$(date +%s)
     (cd "examples/$ex" && "$opt" optimize --config config.json --harness "$(dirname "$opt")/cuda-harness" \
-        --results-dir "$out/runs/$ex") > "$out/$ex.run.log" 2>&1
+        --results-dir "$out/runs/$ex" ${MAX_ITER:+--max-iterations "$MAX_ITER"}) > "$out/$ex.run.log" 2>&1
     echo "== $ex: optimize exit $? in $(( $(date +%s) - start )) s"
     grep -E "^(go|no_go|no_winner)" "$out/$ex.run.log" | cut -c1-200 | sed 's/^/    /'
     run=$(ls -d "$out/runs/$ex"/run-* | tail -1)
