@@ -69,24 +69,6 @@ inline bool cuopt_whole(cuopt_q a, long long low, long long high, long long* out
 }
 )";
 
-bool is_integer(dtype t) {
-    return t == dtype::i8 || t == dtype::u8 || t == dtype::i16 || t == dtype::u16 ||
-           t == dtype::i32 || t == dtype::u32 || t == dtype::i64 || t == dtype::u64;
-}
-
-// The parameter a scalar argument carries: its value when that is exactly one case parameter.
-std::string carried_param(const manifest_arg& a, const std::set<std::string>& params) {
-    if (a.kind != arg_kind::scalar || a.value_is_number || !is_integer(a.type)) return "";
-    return params.count(a.value) ? a.value : "";
-}
-
-std::set<std::string> case_params(const manifest& m) {
-    std::set<std::string> out;
-    for (const manifest_case& c : m.cases)
-        for (const auto& [name, value] : c.params) out.insert(name);
-    return out;
-}
-
 // "const float* a, const float* b, float* c, int m, int n, int k" and, for the call, "a, b, c, m,
 // n, k"; then the extra parameters.
 struct parameter_lists {
@@ -135,7 +117,7 @@ std::string shape_body(const exported_kernel& k, const manifest& m) {
     for (const manifest_arg& a : m.args) {
         if (a.kind != arg_kind::scalar || a.value_is_number || !carried_param(a, params).empty())
             continue;
-        if (!is_integer(a.type)) continue;
+        if (is_float(a.type)) continue;
         // A scalar that stands for an expression over the parameters must equal it.
         o << "    {  // " << a.name << " = " << comment_line(a.value)
           << "\n        long long cuopt_want = 0;\n"
@@ -209,6 +191,19 @@ std::string cuda_type_name(dtype t) {
             return "__nv_fp8_e5m2";
     }
     return "void";
+}
+
+std::set<std::string> case_params(const manifest& m) {
+    std::set<std::string> out;
+    for (const manifest_case& c : m.cases)
+        for (const auto& [name, value] : c.params) out.insert(name);
+    return out;
+}
+
+// The parameter a scalar argument carries: its value when that is exactly one case parameter.
+std::string carried_param(const manifest_arg& a, const std::set<std::string>& params) {
+    if (a.kind != arg_kind::scalar || a.value_is_number || is_float(a.type)) return "";
+    return params.count(a.value) ? a.value : "";
 }
 
 std::vector<std::string> extra_launch_params(const manifest& m) {

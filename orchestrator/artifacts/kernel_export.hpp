@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,11 @@ struct exported_kernel {
 
 /// The C++ type a buffer of `t` holds in a kernel (`__nv_bfloat16` for bf16).
 std::string cuda_type_name(dtype t);
+
+/// Every parameter the manifest's cases name.
+std::set<std::string> case_params(const manifest& m);
+/// The case parameter an integer scalar argument carries (its value is exactly that name), or "".
+std::string carried_param(const manifest_arg& a, const std::set<std::string>& params);
 
 /// The case parameters the launcher cannot read from a scalar argument (one whose value is
 /// exactly the parameter's name): each becomes a `long long` parameter of its own, after the

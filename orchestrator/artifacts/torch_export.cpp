@@ -346,10 +346,10 @@ std::string torch_export_refusal(const manifest& m, const std::string& entry) {
         if (!a.is_buffer() && !t->c_type)
             return "scalar " + a.name + " is " + std::string(dtype_name(a.type)) +
                    ": the op takes integer and float32/float64 scalars only";
-        if (!a.is_buffer() && is_integer_type(a.type) && a.value_is_number)
+        if (!a.is_buffer() && !is_float(a.type) && a.value_is_number)
             return "integer scalar " + a.name + " is given as the float " + comment_line(a.value) +
                    ": give it as an integer expression";
-        if (!a.is_buffer() && !is_integer_type(a.type) && !a.value_is_number)
+        if (!a.is_buffer() && is_float(a.type) && !a.value_is_number)
             return "scalar " + a.name + " is a float given by an expression (" +
                    comment_line(a.value) + "): the op takes float scalars given as numbers only";
         inouts += a.kind == arg_kind::inout;

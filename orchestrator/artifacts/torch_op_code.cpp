@@ -14,19 +14,6 @@ namespace {
 bool is_fp8(dtype t) {
     return t == dtype::f8e4m3 || t == dtype::f8e5m2;
 }
-std::set<std::string> params_of(const manifest& m) {
-    std::set<std::string> out;
-    for (const manifest_case& c : m.cases)
-        for (const auto& [name, value] : c.params) out.insert(name);
-    return out;
-}
-
-// A scalar whose value is exactly one case parameter: the op reads it from a shape if it can.
-std::string carried(const manifest_arg& a, const std::set<std::string>& params) {
-    if (a.kind != arg_kind::scalar || a.value_is_number || !is_integer_type(a.type)) return "";
-    return params.count(a.value) ? a.value : "";
-}
-
 std::string cpp_params(const op_binding& b) {
     std::string out;
     auto add = [&out](const std::string& a) { out += (out.empty() ? "" : ", ") + a; };
@@ -273,14 +260,9 @@ std::optional<torch_type> torch_type_of(dtype t) {
     return std::nullopt;
 }
 
-bool is_integer_type(dtype t) {
-    return t == dtype::i8 || t == dtype::u8 || t == dtype::i16 || t == dtype::i32 ||
-           t == dtype::i64 || t == dtype::u16 || t == dtype::u32 || t == dtype::u64;
-}
-
 op_binding binding_of(const manifest& m) {
     op_binding b;
-    const std::set<std::string> params = params_of(m);
+    const std::set<std::string> params = case_params(m);
     b.params.assign(params.begin(), params.end());
     for (const manifest_arg& a : m.args) {
         if (!a.is_buffer()) continue;
@@ -299,7 +281,8 @@ op_binding binding_of(const manifest& m) {
         if (a.kind != arg_kind::scalar) continue;
         if (a.value_is_number) {
             b.floats.push_back(&a);
-        } else if (const std::string p = carried(a, params); !p.empty() && !b.source.count(p)) {
+        } else if (const std::string p = carried_param(a, params);
+                   !p.empty() && !b.source.count(p)) {
             b.source[p] = {a.name, -1};
             b.ints.push_back(&a);
         }

@@ -23,7 +23,6 @@ struct torch_type {
 };
 /// nullopt: no PyTorch tensor of that type on every version (u16, u32, u64).
 std::optional<torch_type> torch_type_of(dtype t);
-bool is_integer_type(dtype t);
 
 /// Where the op reads a case parameter: dimension `dim` of tensor `arg`, or (dim -1) an int
 /// argument of the op called `arg` (a scalar of the manifest that carries it, or its own).
