@@ -443,13 +443,15 @@ TEST_CASE(
         "built": true, "test_passed": true, "torch": "2.11.0", "gpu": "H100", "tolerance": 0.1,
         "within_tolerance": false, "failure": null, "cases": [{"name": "perf-256",
         "run_median_ms": 0.004, "op_median_ms": 0.009, "ratio": 2.25, "within": false,
-        "compiled_median_ms": 0.011, "why": "launch overhead"}]})");
+        "compiled_median_ms": 0.011, "back_to_back_median_ms": 0.0071,
+        "why": "launch overhead"}]})");
     write_file_atomic(f.run() / "summary.json", summary);
     test::read_checked_json(f.run() / "summary.json", "summary");
     REQUIRE(test::run_optimizer({"report", f.run().string()}).exit_code == 0);
     CHECK_THAT(test::read_text(f.run() / "report.html"),
                Catch::Contains("Exported op, measured in place") &&
-                   Catch::Contains("2.250&times;") && Catch::Contains("launch overhead"));
+                   Catch::Contains("2.250&times;") && Catch::Contains("launch overhead") &&
+                   Catch::Contains("<th>back to back</th>") && Catch::Contains("0.0071"));
     // --verify builds and records inside the run folder: never in another user's.
     if (::geteuid() == 0) {
         REQUIRE(test::run_program("/bin/chown", {"65534", f.run().string()}).exit_code == 0);

@@ -51,8 +51,8 @@ const char* const k_op_helpers =
                           " must be contiguous (call .contiguous())");
           }
 
-          void cuopt_check_dim(const at::Tensor& t, const char* name, int64_t dim, long long want,
-                               const char* what) {
+          [[maybe_unused]] void cuopt_check_dim(const at::Tensor& t, const char* name, int64_t dim,
+                                                long long want, const char* what) {
               TORCH_CHECK(t.size(dim) == want, CUOPT_OP, ": ", name, "'s dimension ", dim,
                           " must be ", what, " = ", want, ", got ", t.size(dim), " (", name, " is ",
                           t.sizes(), ")");

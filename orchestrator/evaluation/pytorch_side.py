@@ -582,15 +582,18 @@ def tail(path, limit=3000):
 
 def step(args, log, timeout):
     """One step of the package's own: a child of this (confined) interpreter, its output in
-    LOG; its exit status, or None when it ran past TIMEOUT seconds."""
+    LOG; its exit status, or None when it ran past TIMEOUT seconds. The child sees no GPU (it
+    needs none: the architectures are named), so PyTorch does not warn that CUDA failed to
+    start where the sandbox's rules, made for this process, refuse a child's driver."""
     import subprocess
     import time
 
     started = time.monotonic()
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     with open(log, "w", encoding="utf-8") as f:
         try:
             rc = subprocess.run([sys.executable] + args, stdout=f, stderr=subprocess.STDOUT,
-                                timeout=timeout, check=False).returncode
+                                timeout=timeout, check=False, env=env).returncode
         except subprocess.TimeoutExpired:
             rc = None
     return rc, time.monotonic() - started
