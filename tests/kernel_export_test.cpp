@@ -14,6 +14,7 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/artifacts/torch_export.hpp"
+#include "orchestrator/commands/export_verify.hpp"
 #include "orchestrator/contract/integer_expression.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
 #include "test_support.hpp"
@@ -443,7 +444,7 @@ TEST_CASE(
         "built": true, "test_passed": true, "torch": "2.11.0", "gpu": "H100", "tolerance": 0.1,
         "within_tolerance": false, "failure": null, "cases": [{"name": "perf-256",
         "run_median_ms": 0.004, "op_median_ms": 0.009, "ratio": 2.25, "within": false,
-        "compiled_median_ms": 0.011, "back_to_back_median_ms": 0.0071,
+        "compiled_median_ms": 0.011, "kernel_median_ms": 0.0042, "back_to_back_median_ms": 0.0071,
         "why": "launch overhead"}]})");
     write_file_atomic(f.run() / "summary.json", summary);
     test::read_checked_json(f.run() / "summary.json", "summary");
@@ -451,7 +452,8 @@ TEST_CASE(
     CHECK_THAT(test::read_text(f.run() / "report.html"),
                Catch::Contains("Exported op, measured in place") &&
                    Catch::Contains("2.250&times;") && Catch::Contains("launch overhead") &&
-                   Catch::Contains("<th>back to back</th>") && Catch::Contains("0.0071"));
+                   Catch::Contains("<th>back to back</th>") && Catch::Contains("0.0071") &&
+                   Catch::Contains("<th>its kernel</th>") && Catch::Contains("0.0042"));
     // --verify builds and records inside the run folder: never in another user's.
     if (::geteuid() == 0) {
         REQUIRE(test::run_program("/bin/chown", {"65534", f.run().string()}).exit_code == 0);
@@ -582,4 +584,22 @@ TEST_CASE(
     text.replace(text.find("\"name\": \"device\""), 16, "\"name\": \"at\"");
     const manifest clash = read_manifest(dir.write("clash.json", text));
     CHECK_THAT(torch_export_refusal(clash, "attn"), Catch::Contains("argument at"));
+}
+
+TEST_CASE("export --verify says why the op's time is off the run's from its kernel's own time") {
+    // The kernel alone as the run saw it: the rest is the call's.
+    CHECK_THAT(verify_off_reason({0.0230, 0.0337, 0.0236}),
+               Catch::StartsWith("launch overhead: its kernel alone 0.0236 ms (1.026x the run's)"));
+    // The kernel itself slower: not overhead, whatever the kernel's size.
+    CHECK_THAT(verify_off_reason({0.0230, 0.0337, 0.0300}),
+               Catch::StartsWith("slower than the run measured (its kernel alone 0.0300 ms") &&
+                   Catch::Contains("NVRTC"));
+    CHECK_THAT(verify_off_reason({0.0634, 0.0756, 0.0730}),
+               Catch::StartsWith("slower than the run measured (its kernel alone"));
+    CHECK_THAT(verify_off_reason({0.0175, 0.0134, 0.0130}),
+               Catch::StartsWith("faster than the run measured (its kernel alone 0.0130 ms"));
+    // No profiler figure: a kernel of a few microseconds is taken to be overhead, a long one not.
+    CHECK_THAT(verify_off_reason({0.0175, 0.0199, 0}),
+               Catch::StartsWith("launch overhead: CUDA events around one call"));
+    CHECK_THAT(verify_off_reason({1.5, 1.9, 0}), Catch::StartsWith("slower than the run measured:"));
 }

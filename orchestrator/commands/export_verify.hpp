@@ -19,6 +19,17 @@ struct verify_request {
     std::string python;  // --python; "" finds one
 };
 
+/// One case's figures (ms): the run's median, the op's cold per-call median (CUDA events), its
+/// kernel alone by CUPTI through torch.profiler (0 when the profiler gave none).
+struct verify_case_times {
+    double run_ms = 0, op_ms = 0, kernel_ms = 0;
+};
+
+/// Why the op's time is off the run's, in one phrase: launch overhead where its kernel alone is
+/// within 10 % of the run's (or, without a kernel time, where the kernel is under 50 us);
+/// else slower or faster than the run measured, the kernel's own ratio named.
+std::string verify_off_reason(const verify_case_times& t);
+
 /// 0 built, tested and within 10 %; 32 not; 11 no Python with torch or no GPU for it.
 int verify_export(const verify_request& r);
 

@@ -508,9 +508,11 @@ def fill(t, init):
 
 def time_case(call, feed, tensors, job, device):
     """Per-launch times (ms): warm-up launches, then each timed launch on fresh inputs (untimed
-    refill), after an untimed write of twice the L2 cache (a cold cache, as the harness's). The
-    start event follows that write in the stream, so the Python dispatch of forward's first
-    kernel overlaps it (as in KernelBench's recipe): the time is the GPU's, as a kernel's is."""
+    refill), after an untimed read of twice the L2 cache (a cold cache of clean lines, as the
+    harness's flush: a write, KernelBench's, would leave dirty lines whose write-back the timed
+    launch pays, some microseconds the candidates' times do not carry). The start event
+    follows that read in the stream, so the Python dispatch of forward's first kernel overlaps
+    it (as in KernelBench's recipe): the time is the GPU's, as a kernel's is."""
     cuda = device == "cuda"
     flush = None
     if cuda and job.get("flush_l2", True):
@@ -526,7 +528,7 @@ def time_case(call, feed, tensors, job, device):
                 torch.cuda.synchronize()
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 if flush is not None:
-                    flush.zero_()  # in flight while forward is dispatched, as KernelBench's fill
+                    torch.sum(flush, dtype=torch.int64)  # in flight while forward is dispatched
                 start.record()
                 call(*feed)
                 end.record()

@@ -4,10 +4,12 @@
 #     initial_kernel (tools/bench/kernelbench/88_MinGPTNewGelu/initial/plain.cu) and the fused
 #     float4 one as the files proposer's candidate: eager stays the baseline, the plain kernel is
 #     a row ("yours"), the verdict is over eager, torch.compile in the closing table.
+#  export: (after own) its winner exported as a PyTorch package with `export --verify`: built,
+#     tested against the module itself, replace(model) checked, timed beside the run's medians.
 #  2. The same problem and #12 as a deck given to `suite --submit`: a real daemon (serve, the
 #     real harness) runs them as jobs; suite.json collects them.
 # Run from the repository root on the device, binaries in build/ (tools/device-bundle.sh).
-#   tools/bench/kernelbench_rows_device.sh KERNELBENCH_LEVEL1_DIR OUT [own|submit]...
+#   tools/bench/kernelbench_rows_device.sh KERNELBENCH_LEVEL1_DIR OUT [own|export|submit]...
 set -u
 kb=$1 out=$2
 shift 2
@@ -50,6 +52,15 @@ for s in "${steps[@]}"; do
         echo "own kernel run: exit $? in $(( $(date +%s) - start )) s"
         grep -E "^\[iter|torch.compile baseline|^case |^perf|^(go|no_go|no_winner)|why:" "$out/own.log" | sed 's/^/    /'
         python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print('    summary initial_kernel:', json.dumps(s.get('initial_kernel')))" "$out"/own/run-001/summary.json
+        ;;
+    export)
+        start=$(date +%s)
+        "$opt" export "$out/own/run-001" --torch "$out/own-pkg" --verify --force > "$out/export.log" 2>&1
+        echo "export --torch --verify: exit $? in $(( $(date +%s) - start )) s"
+        grep -v "^/" "$out/export.log" | sed 's/^/    /'
+        for log in build test bench; do
+            [ -f "$out/own/run-001/export-verify/$log.log" ] && tail -25 "$out/own/run-001/export-verify/$log.log" | sed "s/^/    $log: /"
+        done
         ;;
     submit)
         [ -d "$out/deck/88_MinGPTNewGelu" ] || problem 88_MinGPTNewGelu
