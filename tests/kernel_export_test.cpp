@@ -601,5 +601,6 @@ TEST_CASE("export --verify says why the op's time is off the run's from its kern
     // No profiler figure: a kernel of a few microseconds is taken to be overhead, a long one not.
     CHECK_THAT(verify_off_reason({0.0175, 0.0199, 0}),
                Catch::StartsWith("launch overhead: CUDA events around one call"));
-    CHECK_THAT(verify_off_reason({1.5, 1.9, 0}), Catch::StartsWith("slower than the run measured:"));
+    CHECK_THAT(verify_off_reason({1.5, 1.9, 0}),
+               Catch::StartsWith("slower than the run measured:"));
 }
