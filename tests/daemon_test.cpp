@@ -183,7 +183,17 @@ TEST_CASE("a submission may not name programs, the daemon's flags, or unknown fl
               .find("field allow_unconfined: a job may not name") != std::string::npos);
     CHECK(refusal(R"({"daemon_job": false})", {}).find("field daemon_job") != std::string::npos);
     CHECK(refusal(k_config, {"--results-dir=x"}).find("--results-dir") != std::string::npos);
-    CHECK(refusal(k_config, {"--no-such-flag"}).find("the job's flags") != std::string::npos);
+    CHECK(refusal(k_config, {"--no-such-flag"}).find("no option a job may set") !=
+          std::string::npos);
+    // An allow-list: the hidden flags (a job that lists files instead of running would end
+    // "done") and the documentation tool (its network) are the daemon's, as flags and as keys.
+    for (const char* flag : {"--list-files", "--files-within", "--nvidia-research", "--docs-hosts"})
+        CHECK(refusal(k_config, {flag, "x"}).find(std::string(flag) + " is set by the daemon") !=
+              std::string::npos);
+    for (const char* key : {"list_files", "files-within", "nvidia_research", "no_such_key"})
+        CHECK(refusal("{\"" + std::string(key) + "\": true}", {})
+                  .find(std::string("field ") + key + ": a job may not name") != std::string::npos);
+    CHECK(refusal(k_config, {"--seed", "3", "--significance-runs=5", "--no-evidence"}).empty());
     // Config keys in either case, as apply_json_options reads them: "base-url" is --base-url.
     for (const char* key : {"base-url", "allow-unconfined", "docs-cache", "docs_hosts",
                             "use-nsight", "max_model_calls", "max-tokens-total", "temperature"})

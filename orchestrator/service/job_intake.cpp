@@ -1,5 +1,6 @@
 #include "orchestrator/service/job_intake.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <set>
 
@@ -19,44 +20,28 @@ namespace {
 constexpr long k_list_timeout_ms = 60'000;    // optimize --list-files reads a few JSON files
 constexpr long k_check_timeout_ms = 600'000;  // check compiles the reference and initial kernels
 
-// Options a job may not give as flags, by their config key (snake case): the daemon sets them
-// itself, or they name files outside the locked manifest (a job gives its files through its
-// config, as relative paths, so that they are copied and hashed).
-const std::set<std::string> k_daemon_flags = {
-    "config",    "results_dir",    "devices",     "device",        "resume",     "json",
-    "reference", "initial_kernel", "input_cases", "holdout_cases", "candidates", "accepted",
-    "out",       "accept",         "kernel"};
+// What a job may set, by config key (snake case), as a flag or in its config: the problem's
+// description, the search, the evidence, the timing and the report's economics. An allow-list:
+// everything else is the daemon's (serve's --harness, --sanitizer and every program that runs
+// the job; where the model's key goes, which model it pays for and how much a job may spend;
+// the documentation tool and its network; whether kernels run unconfined; the daemon's own and
+// hidden flags such as --list-files), and an option added later is refused until it is put here.
+// clang-format off
+const std::set<std::string> k_job_settings = {
+    "signature", "description", "timeout", "no_sanitizer", "allow_sanitizer_findings",
+    "sanitizer_timeout", "max_iterations", "proposer", "seed", "batch", "min_gain", "max_repairs",
+    "compile_threads", "no_compile_ahead", "no_evidence", "significance_runs",
+    "evidence_candidates", "rerank", "fail_on_no_go", "stop_at_sol", "warmup", "iterations",
+    "isolation", "timing_mode", "timer", "min_samples", "min_time_ms", "target_rse",
+    "invocations_per_month", "gpu_hour_cost", "engineer_hours", "engineer_rate", "quiet",
+    "threshold", "runs"};  // the last two: a gate job's
+// clang-format on
 
-// Options a job may give neither as a flag nor as a config key: the programs that run it
-// (serve's --harness, --sanitizer; ncu, whose profiling runs the harness unconfined); where the
-// daemon's model key goes, which model or API it pays for and how much of it a job may spend
-// (serve's own environment: OPENAI_BASE_URL, CUDA_OPTIMIZER_MODEL, ...); what the
-// documentation tool may fetch; and whether its kernels may run unconfined or count as a job's.
-const std::set<std::string> k_refused_keys = {"harness",
-                                              "sanitizer",
-                                              "cuobjdump",
-                                              "python",
-                                              "use_nsight",
-                                              "profile_timeout",
-                                              "base_url",
-                                              "provider",
-                                              "model",
-                                              "api",
-                                              "reasoning_effort",
-                                              "thinking_budget",
-                                              "temperature",
-                                              "max_output_tokens",
-                                              "max_output_tokens_retry",
-                                              "request_timeout",
-                                              "max_model_calls",
-                                              "max_tokens_total",
-                                              "docs_cache",
-                                              "docs_hosts",
-                                              "docs_pages",
-                                              "docs_max_fetches",
-                                              "docs_max_chars",
-                                              "allow_unconfined",
-                                              "daemon_job"};
+// Config keys a job gives as paths relative to its config (copied into the job and hashed), and
+// the report's prices: never flags (a flag's path could name a file outside the job).
+const std::set<std::string> k_job_config_only = {"reference",       "initial_kernel", "input_cases",
+                                                 "holdout_cases",   "candidates",     "results_dir",
+                                                 "torch_reference", "prices"};
 
 // A flag or config key as its config key: "--base-url" and "base-url" are "base_url" (CLI11
 // and apply_json_options read them all as the same option).
@@ -175,12 +160,15 @@ std::string daemon_flag_problem(const std::vector<std::string>& args) {
         // The command line ends a word at its first NUL: "--model\0x" would run as --model.
         if (a.find('\0') != std::string::npos)
             return "a flag or value holds a NUL character; the command line cannot carry it";
-        if (a.rfind("-", 0) != 0) continue;  // a value, not a flag
-        const std::string key = option_key(a);
-        if (k_daemon_flags.count(key) || k_refused_keys.count(key))
+        // A value, not a flag: a word without a leading '-', or a negative number ("-1").
+        if (a.rfind("-", 0) != 0 ||
+            (a.size() > 1 && (std::isdigit(static_cast<unsigned char>(a[1])) || a[1] == '.')))
+            continue;
+        if (!k_job_settings.count(option_key(a)))
             return a.substr(0, a.find('=')).substr(0, 100) +
                    " is set by the daemon, names a file outside the job or spends the daemon's "
-                   "model key: give files in the config, as paths relative to it";
+                   "model key, or is no option a job may set: give files in the config, as "
+                   "paths relative to it (docs/SERVICE.md lists what a job may set)";
     }
     return "";
 }
@@ -192,11 +180,13 @@ std::string config_key_problem(const fs::path& config) {
     if (!d.IsObject()) return config.string() + ": expected an object";
     for (const auto& [name, value] : json_field(d, config.string()).members()) {
         const std::string key = name.c_str();  // to a NUL, as apply_json_options reads it
-        if (k_refused_keys.count(option_key(key)))
+        const std::string k = option_key(key);
+        if (!k_job_settings.count(k) && !k_job_config_only.count(k))
             return config.string() + ": field " + key.substr(0, 100) +
                    ": a job may not name the programs that run it, where the model's key is "
-                   "sent, which model spends it and how much, or whether its kernels run "
-                   "unconfined (the daemon decides); remove it";
+                   "sent, which model spends it and how much, the documentation tool, or "
+                   "whether its kernels run unconfined, nor any option outside what a job may "
+                   "set (the daemon decides; docs/SERVICE.md lists the rest); remove it";
     }
     return "";
 }
