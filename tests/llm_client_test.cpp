@@ -9,6 +9,7 @@
 
 using namespace cuopt;
 using namespace std::chrono_literals;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -87,6 +88,28 @@ TEST_CASE("an invalid key (401) is an API error with the body, not retried") {
     }
     CHECK(server.requests().size() == 1);
     CHECK(test::read_text(f.dir / "model-001.json").find(k_key) == std::string::npos);
+}
+
+TEST_CASE("a reply past 16 MiB is cut there in one line, not retried, not recorded whole") {
+    client_fixture f;
+    test::loopback_http_server server(
+        {{200, {}, "{\"pad\": \"" + std::string((16 << 20) + 4096, 'x') + "\"}"}});
+    llm_client client = f.make(server);
+    CHECK_THROWS_WITH(
+        client.send("sys", f.turns(), {}),
+        Catch::Contains("passed 16 MiB and was cut there") && Catch::Contains("256 MiB a run"));
+    CHECK(server.requests().size() == 1);
+    CHECK(fs::file_size(f.dir / "model-001.json") < (1u << 20));
+    CHECK(client.totals().reply_bytes <= (16 << 20));
+    // A resumed run counts what its recorded replies held; past 256 MiB nothing more is sent.
+    recorded_spending spent = read_recorded_spending(f.dir.path());
+    CHECK(spent.totals.reply_bytes == client.totals().reply_bytes);
+    spent.totals.reply_bytes = k_max_run_reply_bytes;
+    llm_client resumed = f.make(server);
+    resumed.restore(spent);
+    CHECK_THROWS_WITH(resumed.send("sys", f.turns(), {}),
+                      Catch::Contains("the run's model replies reached 256 MiB"));
+    CHECK(server.requests().size() == 1);
 }
 
 TEST_CASE("a model the API does not know is one line naming --model, never a retry loop") {

@@ -210,6 +210,26 @@ TEST_CASE("a model that never submits has its iteration recorded as an invalid s
     CHECK(server.requests().size() == 3);  // the first reply and two corrections
 }
 
+TEST_CASE("a tool call whose arguments pass 256 KiB ends the proposal in one line, never echoed") {
+    llm_fixture f;
+    const std::string flood = "{\"source\": " + json_string(std::string(300 << 10, 'x')) + "}";
+    test::loopback_http_server server(
+        {{200, {}, tool_reply("compile", flood)}, {200, {}, submit("FAKE_MS=1")}});
+    const auto r = f.run(server, {"--max-iterations", "2"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto history = test::read_checked_json(f.run_folder() / "history.json", "history");
+    REQUIRE(history["attempts"].Size() == 3);
+    CHECK(std::string(history["attempts"][1]["verdict"].GetString()) == "invalid_submission");
+    CHECK_THAT(history["attempts"][1]["reason"].GetString(),
+               Catch::Contains("a compile call's arguments were") &&
+                   Catch::Contains("over the 256 KiB a call may carry"));
+    // The next iteration's conversation starts afresh: the flood went back to no one.
+    REQUIRE(server.requests().size() == 2);
+    CHECK(server.requests().at(1).body.size() < (100u << 10));
+    CHECK(std::string(history["attempts"][2]["verdict"].GetString()) == "valid");
+}
+
 // Not run by default: tools/bench/model_loop_overhead.sh runs it and reads what it prints.
 TEST_CASE("bench: orchestrator time per model iteration against an instant API", "[.bench]") {
     llm_fixture f;

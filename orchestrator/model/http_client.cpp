@@ -107,6 +107,7 @@ class curl_transport final : public http_transport {
             r.effective_url = effective;
         if (rc != CURLE_OK) {
             r.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
+            r.over_limit = rc == CURLE_WRITE_ERROR && req.max_body_bytes > 0;
             r.transport_error =
                 rc == CURLE_WRITE_ERROR && req.max_body_bytes > 0
                     ? "the body is over " + std::to_string(req.max_body_bytes) + " bytes"

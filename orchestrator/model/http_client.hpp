@@ -27,6 +27,7 @@ struct http_response {
     long status = 0;              // 0 when no response arrived
     std::string transport_error;  // "" on a complete exchange; else what went wrong
     bool timed_out = false;
+    bool over_limit = false;  // the body passed the request's max_body_bytes: cut, not retried
     std::map<std::string, std::string> headers;  // lower-case names
     std::string body;
     double latency_ms = 0;

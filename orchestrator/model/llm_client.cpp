@@ -68,13 +68,27 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
         throw llm_budget_exhausted("the run's budget of " +
                                    std::to_string(m_budget.max_tokens_total) +
                                    " tokens is spent (" + std::to_string(used) + " used)");
+    if (m_totals.reply_bytes >= k_max_run_reply_bytes)
+        throw llm_budget_exhausted("the run's model replies reached " +
+                                   std::to_string(k_max_run_reply_bytes >> 20) +
+                                   " MiB, all a run may receive");
     llm_settings settings = m_settings;
     if (max_output_tokens > 0) settings.max_output_tokens = max_output_tokens;
-    const http_request request = build_model_request(settings, m_key, system, turns, tools);
+    http_request request = build_model_request(settings, m_key, system, turns, tools);
+    request.max_body_bytes = static_cast<std::size_t>(
+        std::min<long long>(k_max_reply_bytes, k_max_run_reply_bytes - m_totals.reply_bytes));
     const exchange_result result = post_with_retries(m_transport, request, m_retries, m_sleep);
     ++m_totals.calls;
+    m_totals.reply_bytes += static_cast<long long>(result.response.body.size());
     if (!result.ok) {
         record(request, result, std::nullopt, result.error);
+        if (result.response.over_limit)
+            throw llm_api_error(0, "a reply from " + redact(request.url, {m_key}) + " passed " +
+                                       std::to_string(request.max_body_bytes >> 20) +
+                                       " MiB and was cut there (at most " +
+                                       std::to_string(k_max_reply_bytes >> 20) + " MiB a reply, " +
+                                       std::to_string(k_max_run_reply_bytes >> 20) +
+                                       " MiB a run): not a model's answer");
         if (model_missing(result.response))
             throw llm_api_error(result.response.status,
                                 "the model '" + m_settings.model + "' is not available from " +
@@ -108,6 +122,8 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
 }
 
 namespace {
+
+constexpr std::size_t k_recorded_cut_bytes = 64 << 10;  // of a reply cut at the limit
 
 // A recorded request or response: its JSON where it parses, else its text.
 Value json_or_text(const std::string& text, json_allocator& a) {
@@ -151,7 +167,13 @@ void llm_client::record(const http_request& request, const exchange_result& resu
         .add("request", json_or_text(record_request(request, {m_key}), a));  // our own: parses
     json_object response(a);
     response.add("http_status", static_cast<int64_t>(result.response.status))
-        .add("body", json_or_text(redact(result.response.body, {m_key}), a));
+        .add("body_bytes", static_cast<int64_t>(result.response.body.size()))
+        .add("body",
+             result.response.over_limit  // its start only: the rest was never read
+                 ? json_text(redact(result.response.body.substr(0, k_recorded_cut_bytes), {m_key}) +
+                                 "... (cut: over the limit)",
+                             a)
+                 : json_or_text(redact(result.response.body, {m_key}), a));
     o.add("response", response);
     double latency = 0;
     json_array attempts(a);
@@ -207,6 +229,7 @@ void add_record(const rapidjson::Document& d, recorded_spending& out) {
     }
     if (kind != "model") return;
     ++out.totals.calls;
+    out.totals.reply_bytes += integer_of(object_or_empty(d, "response"), "body_bytes").value_or(0);
     const Value* usage = member(d, "usage");
     if (!usage || !usage->IsObject()) return;
     const Value& u = *usage;

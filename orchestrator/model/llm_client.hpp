@@ -23,7 +23,14 @@ struct llm_budget {
 struct llm_totals {
     int calls = 0;
     token_usage usage;
+    long long reply_bytes = 0;  // the replies' bodies as received, over the run
 };
+
+/// What one model reply may hold, and all of a run's together: a longer body is cut there (one
+/// line ends the search: llm_api_error; the run's total: llm_budget_exhausted), never held in
+/// memory or recorded whole. A reply of the largest output a model family allows is a few MiB.
+constexpr std::size_t k_max_reply_bytes = std::size_t{16} << 20;
+constexpr long long k_max_run_reply_bytes = 256LL << 20;
 
 /// The run's budget is spent: stop reason budget_exhausted.
 class llm_budget_exhausted : public std::runtime_error {

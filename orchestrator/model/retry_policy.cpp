@@ -30,6 +30,7 @@ bool quota_exhausted(const http_response& r) {
 }
 
 bool is_retryable(const http_response& r) {
+    if (r.over_limit) return false;               // the same question would bring the same flood
     if (!r.transport_error.empty()) return true;  // refused, reset, timed out, truncated
     if (quota_exhausted(r)) return false;         // waiting does not refill an account
     // Both providers' SDKs obey the server's own word on it.

@@ -15,6 +15,11 @@ namespace cuopt {
 
 namespace {
 
+// The most a reply's text or one tool call's arguments may hold: each is sent back to the model
+// with every later turn of the conversation, so a flood would be paid for again and again. A
+// kernel's source is tens of KiB.
+constexpr std::size_t k_max_echoed_bytes = std::size_t{256} << 10;
+
 // A reply stopped by the output limit: Chat Completions' "length", Anthropic's "max_tokens",
 // the Responses API's "incomplete: max_output_tokens".
 bool truncated(const model_reply& r) {
@@ -117,6 +122,9 @@ class llm_proposer final : public proposer {
                     " output tokens was sent again with " + std::to_string(retry_limit) + ")";
                 continue;
             }
+            // What goes back to the model on every later turn: never more than a source's worth.
+            if (const std::string why = oversized_reply(reply); !why.empty())
+                return {rejected(s, why)};
             turns.push_back({chat_turn::role::assistant, reply.text, reply.calls, "", "",
                              reply.raw_items_json, false});
             if (reply.calls.empty()) {
@@ -164,6 +172,21 @@ class llm_proposer final : public proposer {
     }
 
   private:
+    // "" when the reply's text and each tool call's arguments fit k_max_echoed_bytes (they are
+    // sent back with every later turn); else why not, in one line.
+    static std::string oversized_reply(const model_reply& reply) {
+        for (const tool_call& call : reply.calls)
+            if (call.arguments_json.size() > k_max_echoed_bytes)
+                return "a " + call.name.substr(0, 64) + " call's arguments were " +
+                       std::to_string(call.arguments_json.size()) + " bytes, over the " +
+                       std::to_string(k_max_echoed_bytes >> 10) + " KiB a call may carry";
+        if (reply.text.size() > k_max_echoed_bytes)
+            return "the reply's text was " + std::to_string(reply.text.size()) +
+                   " bytes, over the " + std::to_string(k_max_echoed_bytes >> 10) +
+                   " KiB a reply may carry";
+        return "";
+    }
+
     // One model call. A reply the client cannot read adds a correction turn (counted) and gives
     // nullopt; budget and API failures end the run.
     std::optional<model_reply> ask(std::vector<chat_turn>& turns, int output_limit,
