@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <regex>
 #include <sstream>
@@ -47,14 +49,156 @@ fs::path private_temporary_cache() {
     return {};
 }
 
+// "" when `folder` is ours alone (made now, 0700, where missing): a real folder, not a link,
+// owned by us, that no one else may write, and no folder above it that another user could
+// rename it out of (each owned by us or root, not writable by others unless sticky). Else why.
+std::string private_folder_problem(const fs::path& folder) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(folder, ec))) {
+        fs::create_directories(folder.parent_path(), ec);
+        if (::mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST)
+            return std::string("not a folder that can be made (") + std::strerror(errno) + ")";
+    }
+    struct stat st {};
+    if (::lstat(folder.c_str(), &st) != 0) return std::strerror(errno);
+    if (!S_ISDIR(st.st_mode)) return "not a folder (a link, or a file)";
+    if (st.st_uid != ::geteuid()) return "another user's (uid " + std::to_string(st.st_uid) + ")";
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) return "writable by others";
+    for (fs::path up = fs::absolute(folder, ec).parent_path(); !up.empty(); up = up.parent_path()) {
+        if (::stat(up.c_str(), &st) != 0) return up.string() + ": " + std::strerror(errno);
+        if (st.st_uid != 0 && st.st_uid != ::geteuid())
+            return "inside " + up.string() + ", another user's (uid " + std::to_string(st.st_uid) +
+                   ")";
+        if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0)
+            return "inside " + up.string() + ", which others may write";
+        if (up == up.root_path()) break;
+    }
+    return "";
+}
+
+bool identifier_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+
+// The source without line splices (a backslash, blanks, a newline), as translation phase 2
+// joins them.
+std::string spliced(std::string_view src) {
+    std::string out;
+    out.reserve(src.size());
+    for (std::size_t i = 0; i < src.size(); ++i) {
+        if (src[i] == '\\') {
+            std::size_t j = i + 1;
+            while (j < src.size() && (src[j] == ' ' || src[j] == '\t' || src[j] == '\r')) ++j;
+            if (j < src.size() && src[j] == '\n') {
+                i = j;
+                continue;
+            }
+        }
+        out += src[i];
+    }
+    return out;
+}
+
+// The end of the literal opening at `at` (a quote): a raw string R"d(...)d" when the token
+// before the quote is R, u8R, uR, UR or LR; else up to the closing quote (an escape skipped)
+// or the line's end.
+std::size_t literal_end(const std::string& s, std::size_t at, std::size_t token_start) {
+    const std::string prefix = s.substr(token_start, at - token_start);
+    if (s[at] == '"' &&
+        (prefix == "R" || prefix == "u8R" || prefix == "uR" || prefix == "UR" || prefix == "LR")) {
+        const std::size_t open = s.find('(', at + 1);
+        if (open != std::string::npos && open - at - 1 <= 16) {
+            const std::string close = ")" + s.substr(at + 1, open - at - 1) + "\"";
+            const std::size_t end = s.find(close, open + 1);
+            return end == std::string::npos ? s.size() : end + close.size();
+        }
+    }
+    std::size_t i = at + 1;
+    while (i < s.size() && s[i] != s[at] && s[i] != '\n') i += s[i] == '\\' ? 2 : 1;
+    return std::min(i + 1, s.size());
+}
+
+// The source as the preprocessor tokenizes it: splices joined, each comment one space, each
+// string, character and raw-string literal and each number (digit separators and all) one
+// placeholder, so that none of their text reads as a directive.
+std::string tokens_only(std::string_view source) {
+    const std::string s = spliced(source);
+    std::string out;
+    std::size_t token_start = 0;  // where the identifier before a quote began
+    for (std::size_t i = 0; i < s.size();) {
+        const char c = s[i];
+        if (c == '/' && i + 1 < s.size() && (s[i + 1] == '/' || s[i + 1] == '*')) {
+            const bool line = s[i + 1] == '/';
+            const std::size_t end = s.find(line ? "\n" : "*/", i + 2);
+            out += ' ';
+            i = end == std::string::npos ? s.size() : line ? end : end + 2;
+        } else if (c == '"' || c == '\'') {
+            const std::size_t from = !out.empty() && identifier_char(s[i - 1]) ? token_start : i;
+            i = literal_end(s, i, from);
+            out += "\"\"";
+        } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+                   (c == '.' && i + 1 < s.size() &&
+                    std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+            // A pp-number: digits, letters, '.', digit separators, and a sign after e/E/p/P.
+            ++i;
+            while (i < s.size() &&
+                   (identifier_char(s[i]) || s[i] == '.' || s[i] == '\'' ||
+                    ((s[i] == '+' || s[i] == '-') && std::strchr("eEpP", s[i - 1]))))
+                ++i;
+            out += '0';
+        } else if (identifier_char(c)) {
+            token_start = i;
+            while (i < s.size() && identifier_char(s[i])) out += s[i++];
+        } else {
+            out += c;
+            ++i;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+bool names_outside_files(std::string_view source) {
+    const std::string t = tokens_only(source);
+    // Anywhere, not only where a line starts: a false alarm costs a compile, a miss a stale
+    // cubin. '#', its digraph %: and its trigraph ??= alike; form feeds and vertical tabs are
+    // blanks.
+    static const std::regex include(
+        R"((#|%:|\?\?=)[ \t\f\v\r\n]*(include|include_next|import|embed)\b[ \t\f\v\r\n]*([^< \t\f\v\r\n]|$))");
+    static const std::regex has_include(
+        R"(__has_(include|include_next|embed)\b[ \t\f\v\r\n]*\([ \t\f\v\r\n]*([^< \t\f\v\r\n]|$))");
+    return std::regex_search(t, include) || std::regex_search(t, has_include);
+}
+
+namespace {
+
+// `chosen` when it is ours alone, else "" (no cache), said once on stderr: a cubin found there
+// is loaded as the candidate's own compile.
+fs::path private_or_none(const fs::path& chosen) {
+    const std::string why = private_folder_problem(chosen);
+    if (why.empty()) return chosen;
+    static bool said = false;
+    if (!said)
+        std::cerr << "cuda-harness: no cache: " << chosen.string() << " is " << why
+                  << " (a cubin planted there would be loaded as a candidate's compile)\n";
+    said = true;
+    return {};
+}
+
 }  // namespace
 
 fs::path cubin_cache::default_folder() {
-    if (const char* v = std::getenv("CUDA_HARNESS_CACHE_DIR"); v && *v) return v;
-    if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) return fs::path(v) / "cuda-harness";
+    if (const char* v = std::getenv("CUDA_HARNESS_CACHE_DIR"); v && *v) return private_or_none(v);
+    if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v)
+        return private_or_none(fs::path(v) / "cuda-harness");
     if (const char* v = std::getenv("HOME"); v && *v)
-        return fs::path(v) / ".cache" / "cuda-harness";
+        return private_or_none(fs::path(v) / ".cache" / "cuda-harness");
     return private_temporary_cache();
+}
+
+fs::path cubin_cache::folder_for(const std::string& given) {
+    return given.empty() ? default_folder() : private_or_none(given);
 }
 
 std::string cubin_cache::key_for(const kernel_spec& kernel, const std::string& arch,
@@ -77,12 +221,7 @@ bool cubin_cache::cacheable(const kernel_spec& kernel) {
     // `#include "x.h"` (or a macro) reads a file beside the kernel whose content the key lacks:
     // two requests with one source and different headers would share a cubin. Only <...>
     // (the toolkit's headers, fixed for an NVRTC version) keeps a source cacheable.
-    static const std::regex include(R"(^[ \t]*#[ \t]*include(_next)?[ \t]*([^ \t<]))");
-    std::istringstream lines(kernel.source);
-    std::string line;
-    while (std::getline(lines, line))
-        if (std::regex_search(line, include)) return false;
-    return true;
+    return !names_outside_files(kernel.source);
 }
 
 std::optional<compile_result> cubin_cache::find(const std::string& key) const {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "harness/nvrtc_compiler.hpp"
 
@@ -18,8 +19,13 @@ class cubin_cache {
 
     /// $CUDA_HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/cuda-harness, else ~/.cache/cuda-harness,
     /// else $TMPDIR/cuda-harness-cache-<uid> when it is a private folder of ours, else "" (no
-    /// cache, said once on stderr). A cache made from "" finds nothing and stores nothing.
+    /// cache, said once on stderr); each only when it is ours alone (folder_for). A cache made from
+    /// "" finds nothing and stores nothing.
     static std::filesystem::path default_folder();
+    /// --cache-dir's folder when `given` is not empty, else default_folder(); either only when
+    /// it is ours alone (a real folder, ours, 0700 where we make it, no one else may write it
+    /// or a folder above it), else "" with one line on stderr.
+    static std::filesystem::path folder_for(const std::string& given);
     static std::string key_for(const kernel_spec& kernel, const std::string& arch,
                                bool confined = false);
     /// False when the source depends on files outside it: options (-I, --pre-include) or an
@@ -34,6 +40,13 @@ class cubin_cache {
   private:
     std::filesystem::path m_folder;
 };
+
+/// True when the source may read a file besides the toolkit's headers: an include directive
+/// (`#include`, `#include_next`, `#import`, `#embed`) or `__has_include` naming anything but
+/// <...> (a quoted name, a macro), found after the preprocessor's own first phases (line
+/// splices joined; comments, string, character and raw-string literals and numbers skipped;
+/// %: and ??= read as #), anywhere in the text.
+bool names_outside_files(std::string_view source);
 
 /// Compiles through the cache when one is given and the kernel is cacheable; with
 /// `confined_to`, in a child confined to that folder (compile_confined), under keys of their

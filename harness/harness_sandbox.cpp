@@ -122,8 +122,7 @@ const confinement& confine_harness(const harness_options& o) {
         }
     }
     if (!o.no_cache) {
-        const fs::path cache =
-            o.cache_dir.empty() ? cubin_cache::default_folder() : fs::path(o.cache_dir);
+        const fs::path cache = cubin_cache::folder_for(o.cache_dir);
         std::error_code ec;
         fs::create_directories(cache, ec);
         if (!ec) writable.push_back(cache);

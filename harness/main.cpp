@@ -95,9 +95,7 @@ int print_device_info(const harness_options& o) {
             return 0;
         }
         std::optional<std::filesystem::path> cache;
-        if (!o.no_cache)
-            cache = o.cache_dir.empty() ? cuopt::cubin_cache::default_folder()
-                                        : std::filesystem::path(o.cache_dir);
+        if (!o.no_cache) cache = cuopt::cubin_cache::folder_for(o.cache_dir);
         const cuopt::device_measurement m = cuopt::measure_device(device, cache, o.remeasure);
         std::cout << cuopt::write_device_json(device, &m);
         return 0;

@@ -90,9 +90,7 @@ bool write_cubin(const compile_result& c, const harness_options& o, harness_repo
 bool compile_phase(const request& req, const std::string& arch, const harness_options& o,
                    harness_report& report) {
     std::unique_ptr<cubin_cache> cache;
-    if (!o.no_cache)
-        cache = std::make_unique<cubin_cache>(o.cache_dir.empty() ? cubin_cache::default_folder()
-                                                                  : fs::path(o.cache_dir));
+    if (!o.no_cache) cache = std::make_unique<cubin_cache>(cubin_cache::folder_for(o.cache_dir));
     const bool confined = compiles_confined();
     report.compile =
         compile_cached(req.kernel, arch, cache.get(), confined ? &report.request_folder : nullptr);

@@ -127,3 +127,68 @@ TEST_CASE("a source that includes a header beside it is never cached; toolkit he
     k.source = "#include <cuda_fp16.h>\n" + saxpy().source;
     CHECK(cubin_cache::cacheable(k));
 }
+
+TEST_CASE(
+    "an include the preprocessor would see through splices, comments, digraphs or "
+    "__has_include keeps a source out of the cache; text that only looks like one does not",
+    "[security]") {
+    const std::string body = saxpy().source;
+    for (const char* head :
+         {"#\\\ninclude \"p.h\"\n", "#/**/include \"p.h\"\n", "%:include \"p.h\"\n",
+          "\f#include \"p.h\"\n", "\v # include\f\"p.h\"\n", "?\?=include \"p.h\"\n",
+          "/* two\nlines */ #include \"p.h\"\n", "#inc\\\nlude \"p.h\"\n",
+          "#if __has_include(\"p.h\")\n#endif\n", "#if __has_include(P)\n#endif\n", "#include P\n",
+          "#include\n",
+          // A raw string holding "/*": the comment it seems to open would hide the include.
+          "const char* s = R\"x(a\"/*)x\";\n#include \"p.h\"\n// */\n",
+          // A digit separator is no character literal that could swallow a line.
+          "int n = 1'000; \n#include \"p.h\"\n"}) {
+        INFO(head);
+        CHECK(names_outside_files(std::string(head) + body));
+    }
+    for (const char* head :
+         {"// #include \"p.h\"\n", "/* #include \"p.h\" */\n",
+          "const char* s = \"#include \\\"p.h\\\"\";\n",
+          "const char* s = R\"(\n#include \"p.h\"\n)\";\n", "#include <cuda_fp16.h>\n",
+          "%:include <cuda_fp16.h>\n", "#if __has_include(<cuda_fp16.h>)\n#endif\n",
+          "char c = '#'; // include \"p.h\"\n"}) {
+        INFO(head);
+        CHECK_FALSE(names_outside_files(std::string(head) + body));
+    }
+}
+
+TEST_CASE(
+    "a cache folder named by the environment is used only when it is ours alone, as the "
+    "TMPDIR one",
+    "[security]") {
+    test::scratch_folder dir;
+    const fs::path mine = dir / "made" / "cache";
+    {
+        const test::scoped_env env("CUDA_HARNESS_CACHE_DIR", mine.c_str());
+        CHECK(cubin_cache::default_folder() == mine);  // made now, 0700
+        CHECK((fs::status(mine).permissions() & fs::perms::all) == fs::perms::owner_all);
+        fs::permissions(mine, fs::perms::all);  // another user could plant a cubin
+        CHECK(cubin_cache::default_folder().empty());
+        fs::permissions(mine, fs::perms::owner_all);
+        const test::scoped_env xdg("CUDA_HARNESS_CACHE_DIR", nullptr);
+        const test::scoped_env link("XDG_CACHE_HOME", (dir / "xdg").c_str());
+        fs::create_directories(dir / "xdg");
+        fs::create_directory_symlink(mine, dir / "xdg" / "cuda-harness");
+        CHECK(cubin_cache::default_folder().empty());  // a link: not followed
+    }
+    // Inside a folder others may write (not sticky), ours could be renamed away and replaced.
+    fs::create_directories(dir / "open" / "c");
+    fs::permissions(dir / "open" / "c", fs::perms::owner_all);
+    fs::permissions(dir / "open", fs::perms::all);
+    {
+        const test::scoped_env env("CUDA_HARNESS_CACHE_DIR", (dir / "open" / "c").c_str());
+        CHECK(cubin_cache::default_folder().empty());
+    }
+    if (::geteuid() == 0) {  // another user's folder, as root would be handed it
+        fs::create_directories(dir / "theirs");
+        fs::permissions(dir / "theirs", fs::perms::owner_all);
+        REQUIRE(::chown((dir / "theirs").c_str(), 65534, 65534) == 0);
+        const test::scoped_env env("CUDA_HARNESS_CACHE_DIR", (dir / "theirs").c_str());
+        CHECK(cubin_cache::default_folder().empty());
+    }
+}
