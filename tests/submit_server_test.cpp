@@ -399,6 +399,64 @@ TEST_CASE("a user holding idle connections is held to a few and times out; other
     c.wait();
 }
 
+TEST_CASE(
+    "one user's half-sent large requests hold one request's worth of memory, and colluding "
+    "accounts that fill every connection slot do not lock out another user",
+    "[daemon][security]") {
+    test::scratch_folder dir;
+    const fs::path spool = dir / "spool";
+    job_files quick(false);
+    submit_as_owner(spool, quick.config);
+    // A request may be 1 MiB * 4/3 + 1 MiB: two of 2 MiB each are more than one user's share.
+    serve_process serve(spool, dir / "serve.out", {"--devices", "0", "--max-upload-mb", "1"});
+    const std::string hoarder =
+        "import socket,sys,time\n"
+        "a=socket.socket(socket.AF_UNIX); a.connect(sys.argv[1])\n"
+        "a.sendall(b'{\"op\": \"status\", \"pad\": \"' + b'x'*(2<<20))\n"
+        "time.sleep(0.5)\n"
+        "b=socket.socket(socket.AF_UNIX); b.connect(sys.argv[1]); b.settimeout(10)\n"
+        "try:\n"
+        "  b.sendall(b'{\"op\": \"status\", \"pad\": \"' + b'x'*(2<<20))\n"
+        "except OSError:\n"
+        "  pass\n"
+        "print(b.recv(4096).decode(), flush=True)\n";
+    const test::process_result held =
+        as_nobody({"/usr/bin/python3", "-c", hoarder, (spool / "submit.sock").string()});
+    INFO(held.output);
+    CHECK_THAT(held.output, Catch::Contains("fill what the daemon reads at once"));
+    // Eight accounts hold eight idle connections each: all 64 slots. A ninth user gets in.
+    const std::string idler =
+        "import socket,sys,time\n"
+        "s=[socket.socket(socket.AF_UNIX) for i in range(8)]\n"
+        "[x.connect(sys.argv[1]) for x in s]\n"
+        "print('held', flush=True); time.sleep(20)\n";
+    std::vector<std::unique_ptr<bp::child>> idlers;
+    std::vector<std::unique_ptr<bp::ipstream>> outs;
+    for (int uid = 65520; uid < 65528; ++uid) {
+        outs.push_back(std::make_unique<bp::ipstream>());
+        idlers.push_back(std::make_unique<bp::child>(
+            "/usr/bin/setpriv",
+            bp::args({"--reuid=" + std::to_string(uid), "--regid=" + std::to_string(uid),
+                      "--clear-groups", "--", "/usr/bin/python3", "-c", idler,
+                      (spool / "submit.sock").string()}),
+            bp::std_out > *outs.back(), bp::std_err > bp::null));
+    }
+    for (auto& o : outs) {
+        std::string line;
+        REQUIRE(std::getline(*o, line));
+        CHECK(line == "held");
+    }
+    const test::process_result other = test::run_program(
+        "/usr/bin/setpriv", {"--reuid=65533", "--regid=65533", "--clear-groups", "--",
+                             optimizer_for_others(), "status", "--spool", spool.string()});
+    INFO(other.output);
+    CHECK(other.exit_code == 0);
+    for (auto& c : idlers) {
+        ::kill(c->id(), SIGKILL);
+        c->wait();
+    }
+}
+
 TEST_CASE("a submitter may not jump the queue, and a huge request is answered in one short line",
           "[daemon]") {
     test::scratch_folder dir;

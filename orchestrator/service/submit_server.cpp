@@ -7,10 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <boost/asio.hpp>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
@@ -256,10 +259,17 @@ struct submit_server::impl : std::enable_shared_from_this<submit_server::impl> {
     submit_settings settings;
     local::acceptor acceptor;
     dashboard_workers workers{2};
+    dashboard_workers parsers{4};       // each request's JSON is parsed here, off the event loop
     std::map<unsigned, int> in_flight;  // submissions being checked, per uid (event loop only)
+    // Request bytes held while they arrive and are parsed, per uid and in all (event loop only):
+    // one user holds one request's worth, everyone four.
+    std::map<unsigned, std::size_t> held_per_uid;
+    std::size_t held_total = 0;
     // Open connections, per uid and in all: a user who opens many and sends nothing holds
     // descriptors for the read timeout at most, and only this many.
-    static constexpr int k_max_open_per_uid = 8, k_max_open = 64;
+    // Past k_max_open, a user with none open still gets one (to k_max_open_hard in all), so a
+    // few accounts that collude cannot lock everyone else out.
+    static constexpr int k_max_open_per_uid = 8, k_max_open = 64, k_max_open_hard = 256;
     std::mutex open_mutex;  // the last owner of a connection may be a worker thread
     std::map<unsigned, int> open_per_uid;
     int open_total = 0;
@@ -268,7 +278,17 @@ struct submit_server::impl : std::enable_shared_from_this<submit_server::impl> {
     void listen();
     void accept();
     void serve(local::socket accepted);
-    void answer(std::shared_ptr<local::socket> sock, const peer& p, std::string request);
+    std::size_t request_cap() const {  // base64 is 4/3 of the bytes, plus the other fields
+        return settings.max_upload_bytes / 3 * 4 + (1u << 20);
+    }
+    void read_request(std::shared_ptr<local::socket> sock, const peer& p,
+                      std::shared_ptr<asio::steady_timer> timer,
+                      std::shared_ptr<std::string> request);
+    void release(const peer& p, std::size_t bytes);
+    void parse(std::shared_ptr<local::socket> sock, const peer& p,
+               std::shared_ptr<std::string> request);
+    void answer(std::shared_ptr<local::socket> sock, const peer& p,
+                std::shared_ptr<rapidjson::Document> d, const std::string& parse_error);
     void submit(std::shared_ptr<local::socket> sock, const peer& p,
                 std::shared_ptr<rapidjson::Document> request);
     void reply(std::shared_ptr<local::socket> sock, std::string text);
@@ -300,7 +320,9 @@ void submit_server::impl::accept() {
 std::shared_ptr<local::socket> submit_server::impl::take_slot(local::socket sock, unsigned uid) {
     {
         std::lock_guard<std::mutex> lock(open_mutex);
-        if (open_per_uid[uid] < k_max_open_per_uid && open_total < k_max_open) {
+        const int mine = open_per_uid[uid];
+        if (mine < k_max_open_per_uid &&
+            (open_total < k_max_open || (mine == 0 && open_total < k_max_open_hard))) {
             ++open_per_uid[uid];
             ++open_total;
             return std::shared_ptr<local::socket>(
@@ -332,31 +354,84 @@ void submit_server::impl::serve(local::socket accepted) {
     timer->async_wait([sock](const boost::system::error_code& ec) {
         if (!ec) sock->close();  // a request not whole in time: no reply
     });
-    // base64 is 4/3 of the bytes, plus the request's other fields.
-    const std::size_t cap = settings.max_upload_bytes / 3 * 4 + (1u << 20);
-    auto buffer = std::make_shared<std::string>();
-    asio::async_read_until(
-        *sock, asio::dynamic_buffer(*buffer, cap), '\n',
-        [self = shared_from_this(), sock, p, timer, buffer, cap](
-            const boost::system::error_code& ec, std::size_t n) {
+    read_request(sock, p, timer, std::make_shared<std::string>());
+}
+
+// The request, a chunk at a time to its newline, each byte counted against its uid's share and
+// the daemon's before it is kept: a user who sends many large requests at once is told to wait,
+// not held in memory.
+void submit_server::impl::read_request(std::shared_ptr<local::socket> sock, const peer& p,
+                                       std::shared_ptr<asio::steady_timer> timer,
+                                       std::shared_ptr<std::string> request) {
+    auto chunk = std::make_shared<std::array<char, 1 << 16>>();
+    sock->async_read_some(
+        asio::buffer(*chunk), [self = shared_from_this(), sock, p, timer, request, chunk](
+                                  const boost::system::error_code& ec, std::size_t n) {
+            if (ec) {  // closed, or the read timeout closed it: nothing to answer
+                self->release(p, request->size());
+                return;
+            }
+            const char* end = chunk->data() + n;
+            const char* newline = std::find(static_cast<const char*>(chunk->data()), end, '\n');
+            const std::size_t take = static_cast<std::size_t>(newline - chunk->data());
+            const std::size_t cap = self->request_cap();
+            std::optional<refusal> refused;
+            if (request->size() + take > cap)
+                refused = refusal("the request exceeds " + std::to_string(cap) +
+                                  " bytes (serve --max-upload-mb)");
+            else if (self->held_per_uid[p.uid] + take > cap || self->held_total + take > 4 * cap)
+                refused = refusal(p.name +
+                                      "'s other requests, or everyone's, fill what the daemon "
+                                      "reads at once; try again when they are answered",
+                                  exit_code::io_error);
+            if (refused) {
+                timer->cancel();
+                self->release(p, request->size());
+                request->clear();
+                return self->reply(sock, refusal_reply(*refused));
+            }
+            self->held_per_uid[p.uid] += take;
+            self->held_total += take;
+            request->append(chunk->data(), take);
+            if (newline == end) return self->read_request(sock, p, timer, request);
             timer->cancel();
-            if (ec == asio::error::not_found)
-                return self->reply(
-                    sock, refusal_reply(refusal("the request exceeds " + std::to_string(cap) +
-                                                " bytes (serve --max-upload-mb)")));
-            if (ec) return;
-            self->answer(sock, p, buffer->substr(0, n));
+            self->parse(sock, p, request);
         });
 }
 
-void submit_server::impl::answer(std::shared_ptr<local::socket> sock, const peer& p,
-                                 std::string request) {
-    try {
+void submit_server::impl::release(const peer& p, std::size_t bytes) {
+    held_per_uid[p.uid] -= std::min(held_per_uid[p.uid], bytes);
+    held_total -= std::min(held_total, bytes);
+    if (held_per_uid[p.uid] == 0) held_per_uid.erase(p.uid);
+}
+
+// The JSON parsed on a thread of its own (a large request takes a while), then answered on the
+// event loop, which meanwhile serves everyone else.
+void submit_server::impl::parse(std::shared_ptr<local::socket> sock, const peer& p,
+                                std::shared_ptr<std::string> request) {
+    if (parsers.busy()) {
+        release(p, request->size());
+        return reply(sock, refusal_reply(refusal("the daemon is reading other requests; try again",
+                                                 exit_code::io_error)));
+    }
+    parsers.start([self = shared_from_this(), sock, p, request]() {
         auto d = std::make_shared<rapidjson::Document>();
-        if (const std::string why = try_parse_json(*d, request); !why.empty())
-            throw refusal("the request: " + why);
+        std::string why = try_parse_json(*d, *request);
+        const std::size_t bytes = request->size();
+        std::string().swap(*request);
+        asio::post(self->io, [self, sock, p, d, why = std::move(why), bytes]() {
+            self->release(p, bytes);
+            self->answer(sock, p, d, why);
+        });
+    });
+}
+
+void submit_server::impl::answer(std::shared_ptr<local::socket> sock, const peer& p,
+                                 std::shared_ptr<rapidjson::Document> d,
+                                 const std::string& parse_error) {
+    try {
+        if (!parse_error.empty()) throw refusal("the request: " + parse_error);
         if (!d->IsObject()) throw refusal("the request is not a JSON object");
-        request.clear();
         std::string op, job;
         try {
             const json_field fields(*d, "");
@@ -445,6 +520,7 @@ submit_server::~submit_server() {
     boost::system::error_code ignored;
     m_impl->acceptor.close(ignored);
     ::unlink(socket_path(m_impl->jobs).c_str());
+    m_impl->parsers.join();
     m_impl->workers.join();  // a check under way ends before the spool goes
 }
 
