@@ -1,6 +1,8 @@
 // report.html through the real cuda-optimizer and fake-harness: written at the end of a run,
 // rebuilt by `report RUN_DIR` from the folder's files alone, every text from the folder escaped,
 // and a bad folder named with exit 11. Then the page in headless Chromium ([chromium]).
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <regex>
 
@@ -391,4 +393,56 @@ TEST_CASE("headless Chromium shows a fake run's banner above the verdict", "[chr
     REQUIRE(fs::exists(shot));
     if (const char* keep = std::getenv("CUOPT_FAKE_BANNER_SCREENSHOT"); keep && *keep)
         fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
+}
+
+TEST_CASE(
+    "report and replay read a run folder beneath it, never through a planted link, and replay "
+    "writes only in a run folder of the caller's own",
+    "[security]") {
+    recorded_run run;
+    REQUIRE(run.result.exit_code == 0);
+    const fs::path folder = run.f.run();
+    run.f.dir.write("secret.txt", "TOPSECRET-4417\n");
+    // Every attempt's kernel.cu a link to a file outside: the report shows none of it.
+    for (const auto& e : fs::recursive_directory_iterator(folder))
+        if (e.path().filename() == "kernel.cu") {
+            fs::remove(e.path());
+            fs::create_symlink(run.f.dir / "secret.txt", e.path());
+        }
+    test::process_result r = test::run_optimizer({"report", folder.string()});
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(run.page().find("TOPSECRET-4417") == std::string::npos);
+    // A record file that is a link: refused in one line naming it.
+    fs::rename(folder / "summary.json", run.f.dir / "summary.json");
+    fs::create_symlink(run.f.dir / "summary.json", folder / "summary.json");
+    r = test::run_optimizer({"report", folder.string()});
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output,
+               Catch::Contains((folder / "summary.json").string()) && Catch::Contains("a link"));
+    const std::string request = (folder / "best-case-0.json").string();
+    r = test::run_optimizer({"replay", request, "--harness", CUOPT_FAKE_HARNESS_BINARY});
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("summary.json"));
+    fs::remove(folder / "summary.json");
+    fs::rename(run.f.dir / "summary.json", folder / "summary.json");
+    // RUN/replay planted as a link elsewhere: not followed.
+    fs::create_directories(run.f.dir / "elsewhere");
+    fs::create_directory_symlink(run.f.dir / "elsewhere", folder / "replay");
+    r = test::run_optimizer({"replay", request, "--harness", CUOPT_FAKE_HARNESS_BINARY});
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("not a folder (a link is not followed)"));
+    CHECK(fs::is_empty(run.f.dir / "elsewhere"));
+    fs::remove(folder / "replay");
+    if (::geteuid() == 0) {  // another user's run folder: replay writes nothing there
+        REQUIRE(test::run_program("/bin/chown", {"65534", folder.string()}).exit_code == 0);
+        r = test::run_optimizer({"replay", request, "--harness", CUOPT_FAKE_HARNESS_BINARY});
+        CHECK(r.exit_code == 11);
+        CHECK_THAT(r.output, Catch::Contains("another user's (uid 65534)"));
+        CHECK_FALSE(fs::exists(folder / "replay"));
+        REQUIRE(test::run_program("/bin/chown", {"0", folder.string()}).exit_code == 0);
+    }
+    r = test::run_optimizer({"replay", request, "--harness", CUOPT_FAKE_HARNESS_BINARY});
+    INFO(r.output);
+    CHECK(r.exit_code == 0);  // its own folder, no link: it replays
 }

@@ -35,11 +35,13 @@ struct run_folder {
     rapidjson::Document history;  // history.json; null where a failed run wrote none
     rapidjson::Document summary;  // summary.json; likewise
     std::vector<model_exchange_file> model_exchanges;  // in file order
-    /// A file inside the folder as text; nullopt when absent, unreadable or outside it.
+    /// A file inside the folder as text, opened beneath it (no link followed, nothing outside
+    /// it, 256 MiB at most); nullopt otherwise.
     std::optional<std::string> text_file(const std::string& relative) const;
 };
 
-/// Reads the folder. run.json is required; history.json and summary.json too, unless run.json
+/// Reads the folder, every file opened beneath it without following a link (a run folder may
+/// be someone else's). run.json is required; history.json and summary.json too, unless run.json
 /// says the run stopped with an error before writing them. Throws report_input_error.
 run_folder read_run_folder(const std::filesystem::path& dir);
 

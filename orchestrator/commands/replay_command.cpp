@@ -1,9 +1,14 @@
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <regex>
 
 #include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
+#include "common/file_io.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/evaluation/replay_oracle.hpp"
 
@@ -40,8 +45,21 @@ int run_replay(const std::string& request_arg, const std::string& harness, doubl
                     "summary.json has no case " + std::to_string(index));
     const replay_case& sc = cases[index];
 
+    // The response and the outputs go to RUN/replay, by path: only in a run folder of the
+    // caller's own that no one else may write, and never through a link planted there.
+    if (const std::string why = foreign_folder_reason(run); !why.empty())
+        return fail(
+            exit_code::invalid_request,
+            run.string() + " is " + why +
+                ": replay writes RUN/replay there; copy the run folder and replay the copy");
     const fs::path response = run / "replay" / ("response-" + std::to_string(index) + ".json");
-    fs::create_directories(response.parent_path());
+    if (::mkdir(response.parent_path().c_str(), 0755) != 0 && errno != EEXIST)
+        return fail(exit_code::io_error, response.parent_path().string() + ": cannot be made (" +
+                                             std::strerror(errno) + ")");
+    struct stat st {};
+    if (::lstat(response.parent_path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        return fail(exit_code::invalid_request,
+                    response.parent_path().string() + ": not a folder (a link is not followed)");
     std::error_code ec;
     fs::remove(response, ec);  // an earlier replay's response must not answer for this one
     const auto runner = make_child_process_runner();

@@ -36,7 +36,7 @@ replay_output read_output(const json_field& out, const fs::path& run) {
 
 std::vector<replay_case> read_replay_cases(const fs::path& run) {
     const rapidjson::Document summary =
-        parse_json(read_text_file(run / "summary.json"), "summary.json");
+        parse_json(read_text_beneath(run, "summary.json", std::size_t{256} << 20), "summary.json");
     validate_json(summary, embedded_schema("summary"), "summary.json");
     std::vector<replay_case> out;
     for (const json_field& sc : json_field(summary, "summary.json")["cases"].items()) {
