@@ -400,3 +400,46 @@ TEST_CASE(
     CHECK_THAT(status.output, Catch::Contains("report:     none (it never ran)") &&
                                   !Catch::Contains("report.html"));
 }
+
+TEST_CASE(
+    "a cancelled job gives its bytes back, ended jobs go after --keep-jobs, and a user's jobs "
+    "may hold only --max-spool-mb-per-user of the spool",
+    "[daemon]") {
+    queued_jobs q;
+    // Cancelled while queued: the daemon ends it and removes its files (read-only, 0500 folders).
+    const std::string cancelled = q.queue();
+    REQUIRE(fs::exists(q.jobs.job_dir(cancelled) / "files"));
+    CHECK(folder_bytes(q.jobs.job_dir(cancelled) / "files") > 0);
+    REQUIRE(q.jobs.request_cancel(cancelled));
+    // A job that ran to done, its state last written two days ago.
+    const std::string done = q.queue();
+    CHECK(q.serve({"--keep-jobs", "0"}) == 0);
+    CHECK(q.jobs.read_status(cancelled).state == job_state::cancelled);
+    CHECK_FALSE(fs::exists(q.jobs.job_dir(cancelled) / "files"));
+    CHECK(fs::exists(q.jobs.job_dir(cancelled) / "job.json"));
+    REQUIRE(q.jobs.read_status(done).state == job_state::done);
+    CHECK(fs::exists(q.jobs.job_dir(done) / "results"));  // --keep-jobs 0: kept
+    fs::last_write_time(q.jobs.job_dir(done) / "state.json",
+                        fs::file_time_type::clock::now() - std::chrono::hours(48));
+    const std::string recent = q.queue();
+    CHECK(q.serve({"--keep-jobs", "1"}) == 0);
+    CHECK_FALSE(fs::exists(q.jobs.job_dir(done)));          // ended two days ago: removed whole
+    CHECK(fs::exists(q.jobs.job_dir(recent) / "results"));  // ended just now: kept
+    CHECK(fs::is_empty(q.jobs.staging_dir()));
+    const std::vector<std::string> ids = q.jobs.job_ids();
+    CHECK(std::find(ids.begin(), ids.end(), done) == ids.end());
+    // The quota counts every job of the submitter, kept ones too.
+    const std::uintmax_t held = spool_bytes_of(q.jobs, -1);
+    CHECK(held > 0);
+    submission sub;
+    sub.config = q.config;
+    sub.optimizer = CUOPT_OPTIMIZER_BINARY;
+    sub.max_spool_bytes = held;  // full already
+    job_spec spec;
+    CHECK_THROWS_WITH(stage_submission(q.jobs, sub, spec),
+                      Catch::Contains("MiB more; the limit is") &&
+                          Catch::Contains("serve --max-spool-mb-per-user"));
+    CHECK(fs::is_empty(q.jobs.staging_dir()));  // the refused stage is gone
+    sub.max_spool_bytes = held + (64u << 20);
+    CHECK_NOTHROW(q.jobs.commit(stage_submission(q.jobs, sub, spec), spec));
+}

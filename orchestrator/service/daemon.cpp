@@ -124,7 +124,21 @@ class job_daemon {
                 m_executor->slots(), m_executor->name() == "slurm",
                 [this](const std::string& id, int device) { return m_starter.start(id, device); });
         refresh_progress();
+        remove_old_jobs();
         if (m_idle_stop_s > 0) stop_when_idle();
+    }
+
+    // serve --keep-jobs: ended jobs past it removed, once a minute.
+    void remove_old_jobs() {
+        if (m_settings.keep_jobs_s <= 0) return;
+        const auto now = daemon_clock::now();
+        if (m_last_cleanup && now - *m_last_cleanup < std::chrono::seconds(60)) return;
+        m_last_cleanup = now;
+        const auto keep = std::chrono::seconds(static_cast<long long>(m_settings.keep_jobs_s));
+        for (const std::string& id : remove_ended_jobs(m_spool, keep)) {
+            m_queue.forget(id);
+            m_queue.log(id, "removed: ended more than --keep-jobs ago");
+        }
     }
 
     void on_signal(int sig) {
@@ -253,6 +267,7 @@ class job_daemon {
     job_recovery m_recovery;
     bool m_stopping = false;
     std::optional<daemon_clock::time_point> m_idle_since;
+    std::optional<daemon_clock::time_point> m_last_cleanup;  // remove_old_jobs's last pass
     daemon_clock::time_point m_last_progress{};
 };
 

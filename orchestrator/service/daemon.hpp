@@ -22,6 +22,7 @@ struct dashboard_settings {
     std::size_t max_upload_bytes = 64u << 20;  // one intake request's body
     std::size_t max_file_bytes = 16u << 20;    // one uploaded file
     double job_time_limit_s = 86400;  // serve's --job-time-limit: a longer --timeout is refused
+    std::uintmax_t max_spool_bytes_per_user = std::uintmax_t{4096} << 20;  // the web's jobs, all
 };
 
 struct daemon_settings {
@@ -37,6 +38,8 @@ struct daemon_settings {
     double poll_s = 0.25;             // how often running jobs are polled (slurm: 2 s at least)
     double job_time_limit_s =
         86400;  // a job running longer is cancelled and failed (slurm: --time)
+    double keep_jobs_s =
+        30 * 86400.0;  // ended jobs are removed this long after they ended (0: kept)
     bool quiet = false;
     submit_settings submit;  // SPOOL/submit.sock: who may submit, see and cancel, and how much
 };

@@ -123,8 +123,8 @@ struct folder_guard {
 
 // Staging, as `submit` does it, from the uploaded copy; then check.
 void stage_and_check(const spool& s, const intake_form& form, const fs::path& upload,
-                     const fs::path& optimizer, const fs::path& harness, double job_time_limit_s,
-                     intake_result& r) {
+                     const fs::path& optimizer, const fs::path& harness,
+                     const dashboard_settings& settings, intake_result& r) {
     submission sub;
     sub.config = upload / "files" / form.config;
     sub.args = form.args;
@@ -132,7 +132,8 @@ void stage_and_check(const spool& s, const intake_form& form, const fs::path& up
     sub.submitted_by = "web";
     sub.confine_to = upload / "files";  // nothing the config names may come from elsewhere
     sub.optimizer = optimizer;
-    sub.job_time_limit_s = job_time_limit_s;
+    sub.job_time_limit_s = settings.job_time_limit_s;
+    sub.max_spool_bytes = settings.max_spool_bytes_per_user;
     const fs::path stage = stage_submission(s, sub, r.spec);
     folder_guard stage_guard{stage};
     r.outcome = check_staged(optimizer, harness, stage, r.spec);
@@ -185,7 +186,7 @@ intake_result run_intake(const spool& s, const std::string& content_type, const 
             read_intake_form(parse_multipart(body, boundary), settings.max_file_bytes);
         folder_guard upload{s.new_staging()};
         write_uploads(upload.path, form.files);
-        stage_and_check(s, form, upload.path, optimizer, harness, settings.job_time_limit_s, r);
+        stage_and_check(s, form, upload.path, optimizer, harness, settings, r);
     } catch (const intake_refusal& e) {
         r.http_status = e.http_status;
         r.error = e.what();

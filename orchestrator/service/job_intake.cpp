@@ -217,6 +217,19 @@ fs::path stage_submission(const spool& s, const submission& sub, job_spec& spec)
         else
             throw intake_error("submit: kind " + quote_value(sub.kind) +
                                ": expected optimize or gate");
+        if (sub.max_spool_bytes > 0) {
+            const std::uintmax_t mine = spool_bytes_of(s, sub.submitter_uid);
+            const std::uintmax_t adds = folder_bytes(stage);
+            if (mine + adds > sub.max_spool_bytes)
+                throw intake_error(
+                    "submit: " +
+                    (sub.submitter.empty() ? std::string("your") : sub.submitter + "'s") +
+                    " jobs hold " + std::to_string(mine >> 20) + " MiB of the spool and this one " +
+                    std::to_string(adds >> 20) + " MiB more; the limit is " +
+                    std::to_string(sub.max_spool_bytes >> 20) +
+                    " MiB a user (serve --max-spool-mb-per-user): cancel a job, or wait for "
+                    "ended ones to go (serve --keep-jobs)");
+        }
     } catch (const fs::filesystem_error& e) {
         std::error_code ec;
         fs::remove_all(stage, ec);

@@ -30,6 +30,9 @@ struct submission {
     /// serve's --job-time-limit: a --timeout (flag or config) beyond it is refused (0: the
     /// default day, for the operator queueing with no daemon running).
     double job_time_limit_s = 0;
+    /// serve's --max-spool-mb-per-user: what the submitter's jobs (queued, running and kept)
+    /// and this one together may hold in the spool, in bytes (0: no limit).
+    std::uintmax_t max_spool_bytes = 0;
 };
 
 /// Thrown for a submission that cannot be queued; what() is one line naming the file and

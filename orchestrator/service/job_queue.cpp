@@ -114,6 +114,14 @@ void job_queue::finalise(job_status st, job_state state, const std::string& reas
     st.handle.clear();
     save(st);
     log(st.id, to_string(state) + ": " + reason);
+    if (state == job_state::cancelled) {  // a cancelled job gives its bytes back
+        try {
+            const std::uintmax_t freed = free_job_bytes(m_spool, st.id);
+            if (freed > 0) log(st.id, "freed " + std::to_string(freed >> 10) + " KiB");
+        } catch (const std::exception& e) {
+            std::cerr << "serve: " << st.id << ": " << e.what() << " (its files stay)\n";
+        }
+    }
 }
 
 void job_queue::for_job(const std::string& id, const std::function<void()>& f) {

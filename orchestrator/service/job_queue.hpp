@@ -64,9 +64,10 @@ class job_queue {
     /// "TIME ID WHAT" on stdout unless quiet.
     void log(const std::string& id, const std::string& what) const;
 
-  private:
+    /// Drops a job from what this daemon knows (its folder was removed).
     void forget(const std::string& id);
 
+  private:
     const spool& m_spool;
     std::vector<int> m_devices;
     bool m_quiet = false;

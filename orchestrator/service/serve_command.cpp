@@ -100,6 +100,16 @@ void add_serve(CLI::App& app, daemon_cli& d) {
                   "Queued and running jobs one user may have (socket submissions)")
         ->capture_default_str()
         ->check(whole_number_from(1, 100000));
+    s->add_option("--max-spool-mb-per-user", d.max_spool_mb_per_user,
+                  "What one user's jobs (queued, running and kept) may hold in the spool, MiB; "
+                  "the dashboard's jobs count as one user (0: no limit)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1e9));
+    s->add_option("--keep-jobs", d.keep_jobs_days,
+                  "Days an ended job (its files, run folder and log) is kept before it is "
+                  "removed (0: kept until removed by hand)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 36500.0));
     s->add_option("--harness", d.harness, "cuda-harness every job uses (default: beside this)")
         ->type_name("FILE");
     s->add_option("--sanitizer", d.sanitizer,
@@ -279,6 +289,9 @@ std::string submit_settings_of(const daemon_cli& d, daemon_settings& s) {
     s.submit.harness = s.harness;
     s.submit.max_upload_bytes = static_cast<std::size_t>(d.max_upload_mb * (1 << 20));
     s.submit.max_jobs_per_user = d.max_jobs_per_user;
+    s.submit.max_spool_bytes_per_user =
+        static_cast<std::uintmax_t>(d.max_spool_mb_per_user * (1 << 20));
+    s.keep_jobs_s = d.keep_jobs_days * 86400;
     s.submit.operators = d.operators;
     s.submit.job_time_limit_s = s.job_time_limit_s;
     if (!d.operators.empty() && ::getgrnam(d.operators.c_str()) == nullptr)
@@ -346,6 +359,7 @@ int run_serve(daemon_cli& d) {
         h.max_upload_bytes = static_cast<std::size_t>(d.max_upload_mb * (1 << 20));
         h.max_file_bytes = static_cast<std::size_t>(d.max_file_mb * (1 << 20));
         h.job_time_limit_s = s.job_time_limit_s;
+        h.max_spool_bytes_per_user = s.submit.max_spool_bytes_per_user;
         s.http = h;
         // Where the token is, never the token: printed lines end up in journals and scrollback.
         if (!s.quiet)

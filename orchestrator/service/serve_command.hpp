@@ -22,8 +22,10 @@ struct daemon_cli {
     std::string devices = "0", http, token_file, serve_config;
     double stop_when_idle_s = 0;
     double max_upload_mb = 64, max_file_mb = 16;
-    std::string operators;       // a group whose members may see and cancel every job
-    int max_jobs_per_user = 16;  // queued + running jobs per submitting uid (the socket)
+    std::string operators;                // a group whose members may see and cancel every job
+    int max_jobs_per_user = 16;           // queued + running jobs per submitting uid (the socket)
+    double max_spool_mb_per_user = 4096;  // what one user's jobs may hold in the spool, MiB
+    double keep_jobs_days = 30;           // ended jobs are removed after this (0: kept)
     // submit
     submission sub;
     bool gate = false;

@@ -591,6 +591,71 @@ int active_jobs_of(const spool& s, int uid) {
     return n;
 }
 
+std::uintmax_t folder_bytes(const fs::path& folder) {
+    std::uintmax_t n = 0;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file(ec) && !it->is_symlink(ec)) n += it->file_size(ec);
+    return n;
+}
+
+std::uintmax_t spool_bytes_of(const spool& s, int uid) {
+    std::uintmax_t n = 0;
+    for (const std::string& id : s.job_ids()) {
+        try {
+            if (s.read_spec(id).submitter_uid == uid) n += folder_bytes(s.job_dir(id));
+        } catch (const std::exception&) {
+            // a damaged job counts for nobody
+        }
+    }
+    return n;
+}
+
+namespace {
+
+// Removes `folder` and everything in it, making its read-only folders writable on the way (the
+// locked manifest's are 0500); links are removed, never followed.
+void remove_tree(const fs::path& folder) {
+    std::error_code ec;
+    if (!fs::is_directory(fs::symlink_status(folder, ec))) return;
+    for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_directory(ec) && !it->is_symlink(ec))
+            fs::permissions(it->path(), fs::perms::owner_all, ec);
+    fs::permissions(folder, fs::perms::owner_all, ec);
+    fs::remove_all(folder, ec);
+    if (ec) throw fs::filesystem_error("cannot remove", folder, ec);
+}
+
+}  // namespace
+
+std::uintmax_t free_job_bytes(const spool& s, const std::string& id) {
+    std::uintmax_t freed = 0;
+    for (const char* part : {"files", "results"}) {
+        const fs::path p = s.job_dir(id) / part;
+        freed += folder_bytes(p);
+        remove_tree(p);
+    }
+    return freed;
+}
+
+std::vector<std::string> remove_ended_jobs(const spool& s, std::chrono::seconds keep) {
+    std::vector<std::string> removed;
+    const auto now = fs::file_time_type::clock::now();
+    for (const std::string& id : s.job_ids()) {
+        try {
+            if (!is_final(s.read_status(id).state)) continue;
+            if (now - fs::last_write_time(s.job_dir(id) / "state.json") <= keep) continue;
+            const fs::path away = s.new_staging();
+            fs::rename(s.job_dir(id), away / id);  // out of jobs/ in one step
+            remove_tree(away);
+            removed.push_back(id);
+        } catch (const std::exception&) {
+            // unreadable or busy: left for the next pass
+        }
+    }
+    return removed;
+}
+
 std::string job_json(const spool& s, const std::string& id) {
     rapidjson::Document d(rapidjson::kObjectType);
     auto& a = d.GetAllocator();

@@ -15,6 +15,8 @@
 ///     job.log               the optimizer's (or gate's) stdout and stderr, every start appended
 ///     results/run-001/      the run folder (optimize); results/gate/ (gate jobs)
 
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -125,6 +127,18 @@ void secure_spool_modes(const spool& s);
 std::size_t empty_staging(const spool& s);
 /// How many of the jobs `uid` submitted are queued or running.
 int active_jobs_of(const spool& s, int uid);
+/// The bytes the jobs `uid` submitted hold in the spool (queued, running and kept; every file
+/// under each JOB folder, links not followed): what serve's --max-spool-mb-per-user limits.
+std::uintmax_t spool_bytes_of(const spool& s, int uid);
+/// A cancelled job's upload and run given back: JOB/files and JOB/results removed (read-only
+/// folders made writable first, links not followed); job.json, state.json and job.log stay.
+/// Returns the bytes freed.
+std::uintmax_t free_job_bytes(const spool& s, const std::string& id);
+/// Every ended job whose state.json was last written more than `keep` ago, removed: renamed
+/// into staging/ first (the queue never sees half a job), then deleted. Returns their ids.
+std::vector<std::string> remove_ended_jobs(const spool& s, std::chrono::seconds keep);
+/// The bytes under `folder`, regular files only, links not followed.
+std::uintmax_t folder_bytes(const std::filesystem::path& folder);
 
 /// The jobs' status as JSON ({"jobs": [...]}) and one job's (spec and status together): what
 /// `status --json` prints and the dashboard's /api/jobs serves. Each job also carries

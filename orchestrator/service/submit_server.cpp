@@ -123,6 +123,7 @@ submission read_submission(const json_field& request, const submit_settings& set
     }
     sub.args = request.optional_texts("args");  // a NUL: daemon_flag_problem
     sub.job_time_limit_s = settings.job_time_limit_s;
+    sub.max_spool_bytes = settings.max_spool_bytes_per_user;
     if (const std::string why = job_args_problem(sub.args, sub.job_time_limit_s); !why.empty())
         throw refusal("submit: " + why);
     return sub;

@@ -24,8 +24,9 @@ struct submit_settings {
     std::filesystem::path harness;             // the harness check uses
     std::size_t max_upload_bytes = 64u << 20;  // one submission's files, decoded
     int max_jobs_per_user = 16;                // queued + running jobs of one submitting uid
-    std::string operators;                     // a group whose members may see and cancel every job
-    double read_timeout_s = 30;                // a request must arrive whole within this
+    std::uintmax_t max_spool_bytes_per_user = std::uintmax_t{4096} << 20;  // queued+kept, 0: none
+    std::string operators;            // a group whose members may see and cancel every job
+    double read_timeout_s = 30;       // a request must arrive whole within this
     double job_time_limit_s = 86400;  // serve's --job-time-limit: a longer --timeout is refused
 };
 
