@@ -246,13 +246,17 @@ TEST_CASE(
         const test::process_result one =
             nobody_optimizer({"status", "--spool", spool.string(), root_job});
         CHECK(one.exit_code == 11);
-        CHECK(one.output.find("not your job") != std::string::npos);
+        CHECK(one.output.find("not your job, or no such job") != std::string::npos);
+        CHECK(one.output.find("submitted by") == std::string::npos);  // nothing of whose it is
+        const test::process_result missing =
+            nobody_optimizer({"status", "--spool", spool.string(), "job-999999"});
+        CHECK(missing.output.find("not your job, or no such job") != std::string::npos);
         const test::process_result c =
             nobody_optimizer({"cancel", "--spool", spool.string(), root_job});
         INFO(c.output);
         CHECK(c.exit_code == 11);
         CHECK(std::count(c.output.begin(), c.output.end(), '\n') == 1);
-        CHECK(c.output.find("not your job") != std::string::npos);
+        CHECK(c.output.find("not your job, or no such job") != std::string::npos);
         CHECK_FALSE(cuopt::spool(spool, false).cancel_requested(root_job));
         CHECK(nobody_optimizer({"cancel", "--spool", spool.string(), id}).exit_code == 0);
     }
@@ -546,4 +550,12 @@ TEST_CASE(
                           "--timeout", "86400"});
     INFO(day.output);
     CHECK(day.exit_code == 0);
+    // A refusal names the submitter's own file, never where the daemon stages uploads.
+    job_files planted(true, R"("harness": "/bin/sh")");
+    const test::process_result refused = nobody_optimizer(
+        {"submit", "--spool", spool.string(), "--config", planted.config.string()});
+    INFO(refused.output);
+    CHECK(refused.exit_code == 11);
+    CHECK_THAT(refused.output, Catch::Contains("config.json: field harness") &&
+                                   !Catch::Contains("staging") && !Catch::Contains("stage-"));
 }

@@ -150,6 +150,20 @@ struct folder_guard {
     }
 };
 
+// `text` with the daemon's staging folders taken out of every path it names: a submitter reads
+// the file as it named it ("config.json: field ..."), never where the daemon keeps uploads.
+std::string without_staging(const spool& s, const std::string& text) {
+    std::string out = text;
+    const std::string prefix = s.staging_dir().string() + "/stage-";
+    for (std::size_t at = out.find(prefix); at != std::string::npos; at = out.find(prefix, at)) {
+        std::size_t end = out.find('/', at + prefix.size());  // after stage-XXXXXXXX
+        if (end == std::string::npos) end = out.size() - 1;
+        if (out.compare(end, 7, "/files/") == 0) end += 6;  // and its files/
+        out.erase(at, end + 1 - at);
+    }
+    return out;
+}
+
 // The files into a fresh box in staging/, then what `submit` does with a config on disk,
 // confined to the box. Runs on a worker thread: check takes seconds.
 std::string submit_uploaded(const spool& s, const submit_settings& settings, const peer& p,
@@ -180,7 +194,8 @@ std::string submit_uploaded(const spool& s, const submit_settings& settings, con
         json_object(d).add("ok", true).add("job", id);
         return to_compact_json(d) + "\n";
     } catch (const intake_error& e) {
-        throw refusal(e.what(), exit_code::invalid_request, e.check_table);
+        throw refusal(without_staging(s, e.what()), exit_code::invalid_request,
+                      without_staging(s, e.check_table));
     }
 }
 
@@ -192,18 +207,19 @@ std::string result_reply(const std::string& result) {
     return to_compact_json(d) + "\n";
 }
 
-// The job `id`, when `p` may see it: its own, or any for an operator.
+// The job `id`, when `p` may see it: its own, or any for an operator. Another user's job is
+// refused as a missing one is: the refusal says nothing of whose it is, nor that it exists.
 job_spec visible_job(const spool& s, const peer& p, const std::string& id) {
+    const refusal none(quote_value(id) +
+                       ": not your job, or no such job (only its submitter or an operator may "
+                       "see or cancel a job)");
     job_spec spec;
     try {
         spec = s.read_spec(id);
     } catch (const std::exception&) {
-        throw refusal(quote_value(id) + ": no such job");
+        throw none;
     }
-    if (!p.privileged && spec.submitter_uid != static_cast<int>(p.uid))
-        throw refusal(quote_value(id) + ": not your job (submitted by " +
-                      (spec.submitter.empty() ? std::string("another user") : spec.submitter) +
-                      "); only its submitter or an operator may see or cancel it");
+    if (!p.privileged && spec.submitter_uid != static_cast<int>(p.uid)) throw none;
     return spec;
 }
 
