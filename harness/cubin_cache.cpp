@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <regex>
 #include <sstream>
 
 #include "common/file_io.hpp"
@@ -76,19 +75,18 @@ std::string private_folder_problem(const fs::path& folder) {
     return "";
 }
 
-bool identifier_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
-}
-
-// The source without line splices (a backslash, blanks, a newline), as translation phase 2
-// joins them.
-std::string spliced(std::string_view src) {
+// The text with line splices joined: a backslash right before a newline (LF or CRLF), NVRTC's
+// reading; with `blanks_too`, also a backslash, blanks, then a newline (GCC's).
+std::string joined(std::string_view src, bool blanks_too) {
     std::string out;
     out.reserve(src.size());
     for (std::size_t i = 0; i < src.size(); ++i) {
         if (src[i] == '\\') {
             std::size_t j = i + 1;
-            while (j < src.size() && (src[j] == ' ' || src[j] == '\t' || src[j] == '\r')) ++j;
+            while (blanks_too && j < src.size() &&
+                   (src[j] == ' ' || src[j] == '\t' || src[j] == '\f' || src[j] == '\v'))
+                ++j;
+            if (j < src.size() && src[j] == '\r') ++j;
             if (j < src.size() && src[j] == '\n') {
                 i = j;
                 continue;
@@ -99,76 +97,63 @@ std::string spliced(std::string_view src) {
     return out;
 }
 
-// The end of the literal opening at `at` (a quote): a raw string R"d(...)d" when the token
-// before the quote is R, u8R, uR, UR or LR; else up to the closing quote (an escape skipped)
-// or the line's end.
-std::size_t literal_end(const std::string& s, std::size_t at, std::size_t token_start) {
-    const std::string prefix = s.substr(token_start, at - token_start);
-    if (s[at] == '"' &&
-        (prefix == "R" || prefix == "u8R" || prefix == "uR" || prefix == "UR" || prefix == "LR")) {
-        const std::size_t open = s.find('(', at + 1);
-        if (open != std::string::npos && open - at - 1 <= 16) {
-            const std::string close = ")" + s.substr(at + 1, open - at - 1) + "\"";
-            const std::size_t end = s.find(close, open + 1);
-            return end == std::string::npos ? s.size() : end + close.size();
-        }
-    }
-    std::size_t i = at + 1;
-    while (i < s.size() && s[i] != s[at] && s[i] != '\n') i += s[i] == '\\' ? 2 : 1;
-    return std::min(i + 1, s.size());
+bool blank(char c) {
+    return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
 }
 
-// The source as the preprocessor tokenizes it: splices joined, each comment one space, each
-// string, character and raw-string literal and each number (digit separators and all) one
-// placeholder, so that none of their text reads as a directive.
-std::string tokens_only(std::string_view source) {
-    const std::string s = spliced(source);
-    std::string out;
-    std::size_t token_start = 0;  // where the identifier before a quote began
-    for (std::size_t i = 0; i < s.size();) {
-        const char c = s[i];
-        if (c == '/' && i + 1 < s.size() && (s[i + 1] == '/' || s[i + 1] == '*')) {
-            const bool line = s[i + 1] == '/';
-            const std::size_t end = s.find(line ? "\n" : "*/", i + 2);
-            out += ' ';
-            i = end == std::string::npos ? s.size() : line ? end : end + 2;
-        } else if (c == '"' || c == '\'') {
-            const std::size_t from = !out.empty() && identifier_char(s[i - 1]) ? token_start : i;
-            i = literal_end(s, i, from);
-            out += "\"\"";
-        } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-                   (c == '.' && i + 1 < s.size() &&
-                    std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
-            // A pp-number: digits, letters, '.', digit separators, and a sign after e/E/p/P.
-            ++i;
-            while (i < s.size() &&
-                   (identifier_char(s[i]) || s[i] == '.' || s[i] == '\'' ||
-                    ((s[i] == '+' || s[i] == '-') && std::strchr("eEpP", s[i - 1]))))
-                ++i;
-            out += '0';
-        } else if (identifier_char(c)) {
-            token_start = i;
-            while (i < s.size() && identifier_char(s[i])) out += s[i++];
-        } else {
-            out += c;
-            ++i;
+// True when `line` is exactly a toolkit include: `#include <NAME>`, blanks around, at most a
+// `//` comment after; NAME of letters, digits and _ . + - /, neither absolute nor climbing.
+bool toolkit_include_line(std::string_view line) {
+    std::size_t i = 0;
+    auto skip_blanks = [&] {
+        while (i < line.size() && blank(line[i])) ++i;
+    };
+    skip_blanks();
+    if (i >= line.size() || line[i] != '#') return false;
+    ++i;
+    skip_blanks();
+    if (line.compare(i, 7, "include") != 0) return false;
+    i += 7;
+    skip_blanks();
+    if (i >= line.size() || line[i] != '<') return false;
+    const std::size_t name = ++i;
+    while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) ||
+                               std::strchr("_.+-/", line[i]) != nullptr))
+        ++i;
+    if (i == name || i >= line.size() || line[i] != '>') return false;
+    const std::string_view header = line.substr(name, i - name);
+    if (header.front() == '/' || header.find("..") != std::string_view::npos) return false;
+    ++i;
+    skip_blanks();
+    return i == line.size() || line.compare(i, 2, "//") == 0;
+}
+
+// True when some line of `text` holding "include", "import" or "embed" is anything but a
+// toolkit include line.
+bool reads_beyond_toolkit(const std::string& text) {
+    for (const char* word : {"include", "import", "embed"})
+        for (std::size_t at = text.find(word); at != std::string::npos;) {
+            const std::size_t start =
+                text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+            const std::size_t end = std::min(text.find('\n', at), text.size());
+            if (std::string_view(word) != "include" ||
+                !toolkit_include_line(std::string_view(text).substr(start, end - start)))
+                return true;
+            at = end >= text.size() ? std::string::npos : text.find(word, end);
         }
-    }
-    return out;
+    return false;
 }
 
 }  // namespace
 
 bool names_outside_files(std::string_view source) {
-    const std::string t = tokens_only(source);
-    // Anywhere, not only where a line starts: a false alarm costs a compile, a miss a stale
-    // cubin. '#', its digraph %: and its trigraph ??= alike; form feeds and vertical tabs are
-    // blanks.
-    static const std::regex include(
-        R"((#|%:|\?\?=)[ \t\f\v\r\n]*(include|include_next|import|embed)\b[ \t\f\v\r\n]*([^< \t\f\v\r\n]|$))");
-    static const std::regex has_include(
-        R"(__has_(include|include_next|embed)\b[ \t\f\v\r\n]*\([ \t\f\v\r\n]*([^< \t\f\v\r\n]|$))");
-    return std::regex_search(t, include) || std::regex_search(t, has_include);
+    // No tokenizer that could drift from NVRTC's: every line that names "include", "import" or
+    // "embed" (directives, __has_include, __has_embed, comments and strings alike) must be a
+    // plain toolkit include, under either reading of line splices; and no trigraph (NVRTC reads
+    // them below C++17: ??/ is a backslash, ??= a #).
+    if (source.find("??") != std::string_view::npos) return true;
+    return reads_beyond_toolkit(joined(source, false)) ||
+           reads_beyond_toolkit(joined(source, true));
 }
 
 namespace {
@@ -216,11 +201,15 @@ std::string cubin_cache::key_for(const kernel_spec& kernel, const std::string& a
 bool cubin_cache::cacheable(const kernel_spec& kernel) {
     for (const auto& o : kernel.compile_options)
         if (o.rfind("-I", 0) == 0 || o.rfind("--include-path", 0) == 0 ||
-            o.rfind("--pre-include", 0) == 0 || o.rfind("-include", 0) == 0)
+            o.rfind("--pre-include", 0) == 0 || o.rfind("-include", 0) == 0 ||
+            o.find("pch") != std::string::npos)  // --use-pch, --pch-dir: files on disk
             return false;
     // `#include "x.h"` (or a macro) reads a file beside the kernel whose content the key lacks:
     // two requests with one source and different headers would share a cubin. Only <...>
-    // (the toolkit's headers, fixed for an NVRTC version) keeps a source cacheable.
+    // (the toolkit's headers, fixed for an NVRTC version) keeps a source cacheable; the -D
+    // values are source too (a value may be __has_include("x.h")).
+    for (const auto& [name, value] : kernel.defines)
+        if (names_outside_files(name) || names_outside_files(value)) return false;
     return !names_outside_files(kernel.source);
 }
 

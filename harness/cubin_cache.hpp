@@ -28,8 +28,9 @@ class cubin_cache {
     static std::filesystem::path folder_for(const std::string& given);
     static std::string key_for(const kernel_spec& kernel, const std::string& arch,
                                bool confined = false);
-    /// False when the source depends on files outside it: options (-I, --pre-include) or an
-    /// `#include` other than <...> (a header beside the kernel, whose content the key lacks).
+    /// False when the source may depend on files outside it: options (-I, --pre-include,
+    /// precompiled headers), or a source or -D value that names_outside_files flags (a header
+    /// beside the kernel, whose content the key lacks).
     static bool cacheable(const kernel_spec& kernel);
 
     std::optional<compile_result> find(const std::string& key) const;
@@ -41,11 +42,11 @@ class cubin_cache {
     std::filesystem::path m_folder;
 };
 
-/// True when the source may read a file besides the toolkit's headers: an include directive
-/// (`#include`, `#include_next`, `#import`, `#embed`) or `__has_include` naming anything but
-/// <...> (a quoted name, a macro), found after the preprocessor's own first phases (line
-/// splices joined; comments, string, character and raw-string literals and numbers skipped;
-/// %: and ??= read as #), anywhere in the text.
+/// True unless the source can read nothing but the toolkit's headers: every line that holds
+/// "include", "import" or "embed" (a directive, __has_include, a comment, a string alike) is a
+/// plain `#include <NAME>` (NAME neither absolute nor climbing), under NVRTC's and GCC's
+/// readings of line splices, and no trigraph appears. Fail-safe by design: no tokenizer that
+/// could drift from the preprocessor's; a false alarm only costs a compile.
 bool names_outside_files(std::string_view source);
 
 /// Compiles through the cache when one is given and the kernel is cacheable; with
