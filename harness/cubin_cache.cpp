@@ -26,28 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// $TMPDIR/cuda-harness-cache-<uid> when it is ours alone: made now (0700), or already a real
-// folder (not a link) that we own and nobody else may write. Else "": a folder another user made
-// there first could hold a forged cubin that would be loaded and timed as the candidate's.
-fs::path private_temporary_cache() {
-    std::error_code ec;
-    fs::path tmp = fs::temp_directory_path(ec);
-    if (ec) tmp = "/tmp";
-    const fs::path folder = tmp / ("cuda-harness-cache-" + std::to_string(::geteuid()));
-    if (::mkdir(folder.c_str(), 0700) == 0) return folder;
-    struct stat st {};
-    if (errno == EEXIST && ::lstat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
-        st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0)
-        return folder;  // ours: in a sticky $TMPDIR nobody else can move or replace it
-    static bool said = false;
-    if (!said)
-        std::cerr
-            << "cuda-harness: no cache: no $CUDA_HARNESS_CACHE_DIR, $XDG_CACHE_HOME or $HOME, "
-            << "and " << folder.string() << " is not a private folder of ours\n";
-    said = true;
-    return {};
-}
-
 // "" when `folder` is ours alone (made now, 0700, where missing): a real folder, not a link,
 // owned by us, that no one else may write, and no folder above it that another user could
 // rename it out of (each owned by us or root, not writable by others unless sticky). Else why.
@@ -73,6 +51,25 @@ std::string private_folder_problem(const fs::path& folder) {
         if (up == up.root_path()) break;
     }
     return "";
+}
+
+// $TMPDIR/cuda-harness-cache-<uid> when it is ours alone (private_folder_problem). Else "": a
+// folder another user made there first could hold a forged cubin that would be loaded and timed
+// as the candidate's.
+fs::path private_temporary_cache() {
+    std::error_code ec;
+    fs::path tmp = fs::temp_directory_path(ec);
+    if (ec) tmp = "/tmp";
+    const fs::path folder = tmp / ("cuda-harness-cache-" + std::to_string(::geteuid()));
+    const std::string why = private_folder_problem(folder);
+    if (why.empty()) return folder;
+    static bool said = false;
+    if (!said)
+        std::cerr
+            << "cuda-harness: no cache: no $CUDA_HARNESS_CACHE_DIR, $XDG_CACHE_HOME or $HOME, "
+            << "and " << folder.string() << " is " << why << "\n";
+    said = true;
+    return {};
 }
 
 // The text with line splices joined: a backslash right before a newline (LF or CRLF), NVRTC's
@@ -133,8 +130,8 @@ bool toolkit_include_line(std::string_view line) {
 bool reads_beyond_toolkit(const std::string& text) {
     for (const char* word : {"include", "import", "embed"})
         for (std::size_t at = text.find(word); at != std::string::npos;) {
-            const std::size_t start =
-                text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+            const std::size_t newline = text.rfind('\n', at);
+            const std::size_t start = newline == std::string::npos ? 0 : newline + 1;
             const std::size_t end = std::min(text.find('\n', at), text.size());
             if (std::string_view(word) != "include" ||
                 !toolkit_include_line(std::string_view(text).substr(start, end - start)))

@@ -562,18 +562,34 @@ void secure_spool_modes(const spool& s) {
     }
 }
 
+namespace {
+
+// Removes `path` and everything in it, making its read-only folders writable on the way (a
+// locked manifest's are 0500); a link is removed, never followed. Throws when it cannot.
+void remove_tree(const fs::path& path) {
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(path, ec);
+    if (!fs::exists(st)) return;
+    if (fs::is_directory(st)) {
+        for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+            if (it->is_directory(ec) && !it->is_symlink(ec))
+                fs::permissions(it->path(), fs::perms::owner_all, ec);
+        fs::permissions(path, fs::perms::owner_all, ec);
+    }
+    fs::remove_all(path, ec);
+    if (ec) throw fs::filesystem_error("cannot remove", path, ec);
+}
+
+}  // namespace
+
 std::size_t empty_staging(const spool& s) {
     std::size_t removed = 0;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(s.staging_dir(), ec)) {
-        // A staged job's files are read-only: give the owner write back so they can go.
-        std::error_code ignored;
-        for (fs::recursive_directory_iterator it(e.path(), ignored), end; !ignored && it != end;
-             it.increment(ignored))
-            if (it->is_directory(ignored) && !it->is_symlink(ignored))
-                ::chmod(it->path().c_str(), 0700);
-        ::chmod(e.path().c_str(), 0700);
-        fs::remove_all(e.path(), ignored);
+        try {
+            remove_tree(e.path());  // a staged job's files are read-only
+        } catch (const fs::filesystem_error&) {
+        }
         ++removed;
     }
     return removed;
@@ -610,23 +626,6 @@ std::uintmax_t spool_bytes_of(const spool& s, int uid) {
     }
     return n;
 }
-
-namespace {
-
-// Removes `folder` and everything in it, making its read-only folders writable on the way (the
-// locked manifest's are 0500); links are removed, never followed.
-void remove_tree(const fs::path& folder) {
-    std::error_code ec;
-    if (!fs::is_directory(fs::symlink_status(folder, ec))) return;
-    for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_directory(ec) && !it->is_symlink(ec))
-            fs::permissions(it->path(), fs::perms::owner_all, ec);
-    fs::permissions(folder, fs::perms::owner_all, ec);
-    fs::remove_all(folder, ec);
-    if (ec) throw fs::filesystem_error("cannot remove", folder, ec);
-}
-
-}  // namespace
 
 std::uintmax_t free_job_bytes(const spool& s, const std::string& id) {
     std::uintmax_t freed = 0;
