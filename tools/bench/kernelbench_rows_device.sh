@@ -5,11 +5,13 @@
 #     float4 one as the files proposer's candidate: eager stays the baseline, the plain kernel is
 #     a row ("yours"), the verdict is over eager, torch.compile in the closing table.
 #  export: (after own) its winner exported as a PyTorch package with `export --verify`: built,
-#     tested against the module itself, replace(model) checked, timed beside the run's medians.
+#     tested against the module itself, timed beside the run's medians.
+#  replace: (after export) the built package's replace(model) on the KernelBench module itself:
+#     its forward swapped for the op, its output against the unmodified module's, both timed.
 #  2. The same problem and #12 as a deck given to `suite --submit`: a real daemon (serve, the
 #     real harness) runs them as jobs; suite.json collects them.
 # Run from the repository root on the device, binaries in build/ (tools/device-bundle.sh).
-#   tools/bench/kernelbench_rows_device.sh KERNELBENCH_LEVEL1_DIR OUT [own|export|submit]...
+#   tools/bench/kernelbench_rows_device.sh KERNELBENCH_LEVEL1_DIR OUT [own|export|replace|submit]...
 set -u
 kb=$1 out=$2
 shift 2
@@ -61,6 +63,38 @@ for s in "${steps[@]}"; do
         for log in build test bench; do
             [ -f "$out/own/run-001/export-verify/$log.log" ] && tail -25 "$out/own/run-001/export-verify/$log.log" | sed "s/^/    $log: /"
         done
+        ;;
+    replace)
+        verify=$out/own/run-001/export-verify
+        python3 - "$verify" "$kb/88_MinGPTNewGelu.py" <<'PY' 2>&1 | sed 's/^/    /'
+import glob, importlib, importlib.util, os, sys, torch
+verify, source = sys.argv[1], sys.argv[2]
+sys.path.insert(0, verify)
+pkg = importlib.import_module(os.path.basename(glob.glob(os.path.join(verify, "cuopt_*"))[0]))
+spec = importlib.util.spec_from_file_location("kb_module", source)
+kb = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(kb)
+torch.manual_seed(0)
+model = kb.Model(*kb.get_init_inputs()).cuda()
+inputs = [t.cuda() if isinstance(t, torch.Tensor) else t for t in kb.get_inputs()]
+def median_ms(f):
+    times = []
+    for _ in range(30):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); f(); b.record(); b.synchronize()
+        times.append(a.elapsed_time(b))
+    return sorted(times)[len(times) // 2]
+with torch.no_grad():
+    want = model(*inputs)
+    eager = median_ms(lambda: model(*inputs))
+    swapped = pkg.replace(model)
+    got = swapped(*inputs)
+    ours = median_ms(lambda: swapped(*inputs))
+torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+print(f"replace(model): output matches the module's ({tuple(got.shape)}, max abs diff "
+      f"{(got - want).abs().max().item():.2e}); module {eager:.4f} ms, replaced {ours:.4f} ms "
+      f"({eager / ours:.2f}x, median of 30, events around one call)")
+PY
         ;;
     submit)
         [ -d "$out/deck/88_MinGPTNewGelu" ] || problem 88_MinGPTNewGelu
