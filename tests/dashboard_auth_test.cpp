@@ -1,69 +1,111 @@
-// The dashboard's credentials: where a request may carry the token or a session, the sessions'
-// CSRF tokens, the same-origin rule, the constant-time comparison and the URL handling.
+// The dashboard's credentials: the token as a Bearer header, sessions as a Session header
+// (opened, used, idle, too old, ended, evicted), one-time tickets for a document's address,
+// the same-origin rule, the constant-time comparison and the URL handling.
 #include "orchestrator/service/dashboard_auth.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace cuopt;
+using namespace std::chrono_literals;
 
 namespace {
 const std::string k_token = "0123456789abcdef0123456789abcdef";
-}
+const auto t0 = dashboard_keys::clock::time_point() + 1000h;
 
-TEST_CASE("the token is found in a Bearer header, a session in the port's cookie, ?token= on a GET",
-          "[http]") {
-    const dashboard_keys keys(k_token);
-    const std::string session = keys.new_session();
-    CHECK(find_credentials("Bearer " + k_token, "", "/", "POST", keys, 80).source ==
-          token_source::header);
-    CHECK(find_credentials("bearer  " + k_token + " ", "", "/", "GET", keys, 80).source ==
-          token_source::header);
-    const request_credentials c =
-        find_credentials("", "a=1; cuopt_session_80=" + session + "; b=2", "/", "POST", keys, 80);
-    CHECK(c.source == token_source::cookie);
+token_source source_of(dashboard_keys& keys, const std::string& authorization,
+                       const std::string& target, const std::string& method = "GET",
+                       dashboard_keys::clock::time_point now = t0) {
+    return find_credentials(authorization, target, method, keys, now).source;
+}
+}  // namespace
+
+TEST_CASE("the token is found in a Bearer header, a session in a Session header", "[http]") {
+    dashboard_keys keys(k_token);
+    const std::string session = keys.open_session(t0);
+    CHECK(source_of(keys, "Bearer " + k_token, "/", "POST") == token_source::header);
+    CHECK(source_of(keys, "bearer  " + k_token + " ", "/") == token_source::header);
+    const request_credentials c = find_credentials("Session " + session, "/", "POST", keys, t0);
+    CHECK(c.source == token_source::session);
     CHECK(c.session == session);
-    CHECK(find_credentials("", "", "/jobs/x?a=1&token=" + k_token, "GET", keys, 80).source ==
-          token_source::query);
-    CHECK(find_credentials("", "cuopt_session_80=" + session, "/?token=" + k_token, "GET", keys, 80)
-              .source == token_source::query);  // signed in already: the link still goes
+    CHECK(source_of(keys, "SESSION " + session, "/") == token_source::session);
 }
 
 TEST_CASE("a wrong, partial, empty or misplaced token or session is nothing", "[http]") {
-    const dashboard_keys keys(k_token), other(k_token);
-    const std::string session = keys.new_session();
-    const auto none = [&](const std::string& authorization, const std::string& cookie,
-                          const std::string& target, const std::string& method = "GET") {
-        return find_credentials(authorization, cookie, target, method, keys, 80).source ==
-               token_source::none;
+    dashboard_keys keys(k_token), other(k_token);
+    const std::string session = keys.open_session(t0);
+    const auto none = [&](const std::string& authorization, const std::string& target,
+                          const std::string& method = "GET") {
+        return source_of(keys, authorization, target, method) == token_source::none;
     };
-    CHECK(none("", "", "/"));
-    CHECK(none("Bearer " + k_token.substr(1), "", "/"));
-    CHECK(none("Bearer " + k_token + "0", "", "/"));
-    CHECK(none("Basic " + k_token, "", "/"));
-    CHECK(none("Bearer ", "cuopt_session_80=", "/?token="));
-    CHECK(none("", "cuopt_token=" + k_token, "/"));                   // the token is not a session
-    CHECK(none("", "cuopt_session_81=" + session, "/"));              // another port's cookie
-    CHECK(none("", "cuopt_session_80=" + other.new_session(), "/"));  // another daemon's
-    CHECK(none("", "cuopt_session_80=" + session.substr(0, 97) + "0", "/"));
-    CHECK(none("", "", "/?xtoken=" + k_token));
-    CHECK(none("", "", "/" + k_token));
-    CHECK(none("", "", "/?token=" + k_token, "POST"));  // a login link is a GET only
-    const dashboard_keys unset("");
-    CHECK(find_credentials("Bearer ", "", "/", "GET", unset, 80).source == token_source::none);
+    CHECK(none("", "/"));
+    CHECK(none("Bearer " + k_token.substr(1), "/"));
+    CHECK(none("Bearer " + k_token + "0", "/"));
+    CHECK(none("Basic " + k_token, "/"));
+    CHECK(none("Bearer", "/"));
+    CHECK(none("Bearer" + k_token, "/"));
+    CHECK(none("Session " + k_token, "/"));                 // the token is not a session
+    CHECK(none("Bearer " + session, "/"));                  // nor a session the token
+    CHECK(none("Session " + other.open_session(t0), "/"));  // another daemon's
+    CHECK(none("Session " + session.substr(0, 96) + "0", "/"));
+    CHECK(none("Session " + session + "0", "/"));
+    CHECK(none("", "/?token=" + k_token));  // the query is no place for the token
+    CHECK(none("", "/" + k_token));
+    CHECK(none("", "/?session=" + session));
+    dashboard_keys unset("");
+    CHECK(source_of(unset, "Bearer ", "/") == token_source::none);
 }
 
-TEST_CASE("a CSRF token belongs to its session and its daemon only", "[http]") {
-    const dashboard_keys keys(k_token), other(k_token);
-    const std::string a = keys.new_session(), b = keys.new_session();
-    CHECK(a != b);
-    CHECK(keys.csrf_token(a).size() == 64);
-    CHECK(keys.valid_csrf(a, keys.csrf_token(a)));
-    CHECK_FALSE(keys.valid_csrf(a, keys.csrf_token(b)));
-    CHECK_FALSE(keys.valid_csrf(a, other.csrf_token(a)));
-    CHECK_FALSE(keys.valid_csrf(a, ""));
-    CHECK_FALSE(keys.valid_csrf(a, a.substr(33)));  // the session's own MAC is not its token
-    CHECK(session_cookie(8470, a) ==
-          "cuopt_session_8470=" + a + "; HttpOnly; SameSite=Strict; Path=/");
+TEST_CASE("a session ends when idle too long, too old, signed out, or pushed out", "[http]") {
+    dashboard_keys keys(k_token, session_limits{60, 600});
+    const std::string s = keys.open_session(t0);
+    CHECK(s.size() == 97);
+    CHECK(keys.use_session(s, t0 + 59s));
+    CHECK(keys.use_session(s, t0 + 118s));  // each use restarts the idle clock
+    CHECK_FALSE(keys.use_session(s, t0 + 179s));
+    CHECK_FALSE(keys.use_session(s, t0 + 180s));  // and once ended, it stays ended
+    const std::string busy = keys.open_session(t0);
+    for (auto t = t0; t < t0 + 590s; t += 50s) CHECK(keys.use_session(busy, t));
+    CHECK_FALSE(keys.use_session(busy, t0 + 600s));  // 10 minutes after sign-in, however busy
+    const std::string out = keys.open_session(t0);
+    keys.end_session(out);
+    CHECK_FALSE(keys.use_session(out, t0 + 1s));
+    const std::string first = keys.open_session(t0);
+    for (std::size_t i = 0; i < dashboard_keys::k_max_sessions; ++i) keys.open_session(t0 + 1s);
+    CHECK(keys.live_sessions() == dashboard_keys::k_max_sessions);
+    CHECK_FALSE(keys.use_session(first, t0 + 2s));  // the least recently used made room
+}
+
+TEST_CASE("a ticket opens its one path once, within 30 s, while its session lives", "[http]") {
+    dashboard_keys keys(k_token), other(k_token);
+    const std::string s = keys.open_session(t0);
+    const std::string path = "/jobs/j-1/report";
+    const std::string t = keys.new_ticket(s, path, t0);
+    CHECK(t.size() == 97);
+    CHECK(source_of(keys, "", path + "?ticket=" + t, "POST") == token_source::none);  // GET only
+    CHECK(source_of(keys, "", path + "?ticket=" + t) == token_source::ticket);
+    CHECK(source_of(keys, "", path + "?ticket=" + t) == token_source::none);  // spent
+    const std::string u = keys.new_ticket(s, path, t0);
+    CHECK(source_of(keys, "", "/jobs/j-1/files/x?ticket=" + u) == token_source::none);
+    CHECK(source_of(keys, "", path + "?ticket=" + u) == token_source::none);  // spent
+    const std::string v = keys.new_ticket(s, path, t0);
+    CHECK(source_of(keys, "", path + "?a=1&ticket=" + v, "GET", t0 + 29s) == token_source::ticket);
+    CHECK(source_of(keys, "", path + "?ticket=" + v, "GET", t0 + 29s) == token_source::none);
+    const std::string late = keys.new_ticket(s, path, t0);
+    CHECK_FALSE(keys.take_ticket(late, path, t0 + 30s));
+    CHECK_FALSE(keys.take_ticket(s, path, t0));  // a session id is no ticket
+    CHECK_FALSE(keys.take_ticket(other.new_ticket(other.open_session(t0), path, t0), path, t0));
+    const std::string orphan = keys.new_ticket(s, path, t0);
+    keys.end_session(s);
+    CHECK_FALSE(keys.take_ticket(orphan, path, t0 + 1s));
+}
+
+TEST_CASE("the token in a query is found under any spelling of its name", "[http]") {
+    CHECK(token_in_query("/?token=x"));
+    CHECK(token_in_query("/a?b=1&token"));
+    CHECK(token_in_query("/?%74oken=x"));
+    CHECK(token_in_query("/?to%6Ben="));
+    CHECK_FALSE(token_in_query("/token=x"));
+    CHECK_FALSE(token_in_query("/?tokens=x&xtoken=y"));
 }
 
 TEST_CASE("only the dashboard's own origin may change state", "[http]") {
@@ -79,16 +121,6 @@ TEST_CASE("only the dashboard's own origin may change state", "[http]") {
     CHECK_FALSE(cross_origin_problem("", "", "127.0.0.1:8470").empty());
 }
 
-TEST_CASE("the CSRF field is read from urlencoded and multipart form bodies", "[http]") {
-    CHECK(csrf_field("application/x-www-form-urlencoded", "a=1&csrf_token=ab%43") == "abC");
-    const std::string multipart =
-        "--B\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n\r\n"
-        "t0k\r\n--B--\r\n";
-    CHECK(csrf_field("multipart/form-data; boundary=B", multipart) == "t0k");
-    CHECK(csrf_field("multipart/form-data; boundary=B", "garbage").empty());
-    CHECK(csrf_field("text/plain", "csrf_token=x").empty());
-}
-
 TEST_CASE("tokens compare equal only when every byte and the length agree", "[http]") {
     CHECK(tokens_equal("abc", "abc"));
     CHECK_FALSE(tokens_equal("abd", "abc"));
@@ -96,13 +128,6 @@ TEST_CASE("tokens compare equal only when every byte and the length agree", "[ht
     CHECK_FALSE(tokens_equal("abcd", "abc"));
     CHECK_FALSE(tokens_equal(std::string("ab\0", 3), "ab"));
     CHECK_FALSE(tokens_equal("", ""));
-}
-
-TEST_CASE("the address without its token keeps every other parameter", "[http]") {
-    CHECK(target_without_token("/?token=abc") == "/");
-    CHECK(target_without_token("/jobs/j-1?token=abc&x=1") == "/jobs/j-1?x=1");
-    CHECK(target_without_token("/a?x=1&token=abc&y=2&token=z") == "/a?x=1&y=2");
-    CHECK(target_without_token("/a") == "/a");
 }
 
 TEST_CASE("percent-decoding turns escapes into bytes and leaves bad ones alone", "[http]") {

@@ -1,7 +1,8 @@
-// The dashboard in headless chromium, used as a person would: open it with ?token=, upload the
-// matmul example through the intake form, read check's table, queue it, watch the job run to
-// done under the real `cuda-optimizer serve` with the fake harness, and open its report; and
-// as an attacker would: a page on another loopback port posting to the dashboard.
+// The dashboard in headless chromium, used as a person would: sign in with the token after '#'
+// (or in the sign-in form), upload the matmul example through the intake form, read check's
+// table, queue it, watch the job run to done under the real `cuda-optimizer serve` with the
+// fake harness, open its report, sign out; and as an attacker would: a page on another
+// loopback port receives everything the browser sends it and replays it to the dashboard.
 // Screenshots go to build/screenshots/ ($CUOPT_SCREENSHOTS overrides).
 #include <fcntl.h>
 #include <signal.h>
@@ -122,13 +123,27 @@ std::string text_of(devtools_browser& b, const std::string& selector) {
                             ") || {textContent: ''}).textContent");
 }
 
+// Opens a dashboard address and waits until its script has shown the page.
+void open_page(devtools_browser& b, const std::string& url) {
+    b.navigate(url);
+    REQUIRE(
+        b.wait_for("document.documentElement.getAttribute('data-dashboard-ready') === 'yes'", 15s));
+}
+
+// Clicks a form's button; the script sends the form and shows the answer in place.
+void click_and_show(devtools_browser& b, const std::string& selector, const std::string& shown,
+                    std::chrono::seconds limit) {
+    b.evaluate("document.querySelector(" + json_quoted(selector) + ").click()");
+    REQUIRE(b.wait_for(shown, limit));
+}
+
 // The intake as a person does it: the form, the files, a flag; then check's page.
 void submit_matmul(devtools_browser& b, const std::string& base) {
-    b.navigate(base + "/submit");
+    open_page(b, base + "/submit");
     b.set_input_files("#files", matmul_files());
     b.evaluate("document.getElementById('args').value = '--max-iterations 2'");
-    b.evaluate("document.getElementById('priority').value = '2'");
-    b.click_and_wait("#upload", 120s);
+    b.evaluate("document.getElementById('priority').value = '-2'");
+    click_and_show(b, "#upload", "document.getElementById('check-table') !== null", 120s);
     INFO(string_of(b, "document.body.innerText"));
     REQUIRE(b.wait_for("document.getElementById('check-table') !== null", 10s));
     CHECK_THAT(text_of(b, "#check-table"), Catch::Contains("initial compiles"));
@@ -146,9 +161,9 @@ void reject_broken_signature(devtools_browser& b, const std::string& base, const
         write_file_atomic(dir / f.filename(), text);
         files.push_back(dir / f.filename());
     }
-    b.navigate(base + "/submit");
+    open_page(b, base + "/submit");
     b.set_input_files("#files", files);
-    b.click_and_wait("#upload", 120s);
+    click_and_show(b, "#upload", "document.getElementById('check-table') !== null", 120s);
     CHECK(text_of(b, "h1") == "Rejected");
     CHECK_THAT(text_of(b, "#check-table"), Catch::Contains("FAIL  signature"));
     CHECK(b.evaluate("document.getElementById('queue') === null") == "true");
@@ -173,7 +188,7 @@ void submit_and_cancel_second(devtools_browser& b, const serve_child& serve,
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     const std::string id = r.output.substr(0, r.output.find('\n'));
-    b.navigate(serve.base() + "/jobs/" + id);
+    open_page(b, serve.base() + "/jobs/" + id);
     b.click_and_wait("#cancel-form button", 10s);
     CHECK(b.wait_for("document.querySelector('#job-state .state-cancelled') !== null", 60s));
 }
@@ -188,10 +203,10 @@ TEST_CASE(
     dashboard_under_test d;
     const std::string base = "http://127.0.0.1:" + std::to_string(d.port());
     devtools_browser b(d.root() / "chromium");
-    b.navigate(base + "/?token=" + k_dashboard_token);
+    b.navigate(base + "/#token=" + k_dashboard_token);
     CHECK(b.evaluate("location.href") == json_quoted(base + "/"));  // the token left the URL
     CHECK(b.wait_for("document.documentElement.getAttribute('data-refreshes') >= 1", 10s));
-    b.navigate(base + "/submit");
+    open_page(b, base + "/submit");
     b.screenshot(screenshots() / "dashboard-submit.png");
     submit_matmul(b, base);
     b.click_and_wait("#queue", 30s);
@@ -200,12 +215,26 @@ TEST_CASE(
     CHECK(b.evaluate("location.pathname") == json_quoted("/jobs/" + id));
     CHECK(b.wait_for("document.documentElement.getAttribute('data-refreshes') >= 1", 10s));
     CHECK_THAT(text_of(b, "#job-state"), Catch::Contains("queued"));
-    CHECK(d.jobs().read_spec(id).priority == 2);
+    CHECK(d.jobs().read_spec(id).priority == -2);
     b.click_and_wait("#cancel-form button", 10s);
     CHECK(d.jobs().cancel_requested(id));
     check_console_clean(b);  // before the rejection, whose page comes with status 422
     reject_broken_signature(b, base, d.root() / "broken");
     CHECK(d.jobs().job_ids().size() == 1);
+    // Signing out ends the session on the server, not only in the page.
+    const std::string session = string_of(b, "localStorage.getItem('cuopt-dashboard-session')");
+    REQUIRE(session.size() == 97);
+    CHECK(d.get("/api/jobs", session_header(session)).status == 200);
+    b.evaluate("document.getElementById('sign-out').click()");
+    REQUIRE(b.wait_for("document.body.getAttribute('data-page') === 'sign-in'", 10s));
+    CHECK(b.evaluate("localStorage.getItem('cuopt-dashboard-session')") == "null");
+    CHECK(d.get("/api/jobs", session_header(session)).status == 401);
+    b.screenshot(screenshots() / "dashboard-sign-in.png");
+    // The sign-in form opens a new one.
+    b.evaluate("document.getElementById('token').value = " + json_quoted(k_dashboard_token));
+    click_and_show(b, "#sign-in-button", "document.body.getAttribute('data-page') === 'submit'",
+                   10s);
+    CHECK(string_of(b, "localStorage.getItem('cuopt-dashboard-session')") != session);
 }
 
 TEST_CASE(
@@ -217,7 +246,7 @@ TEST_CASE(
     serve_child serve(dir.path());
     devtools_browser b(dir / "chromium");
     const fs::path shots = screenshots();
-    b.navigate(serve.base() + "/?token=" + serve.token());
+    b.navigate(serve.base() + "/#token=" + serve.token());
     REQUIRE(b.wait_for("document.documentElement.getAttribute('data-refreshes') >= 1", 10s));
     submit_matmul(b, serve.base());
     b.screenshot(shots / "dashboard-intake.png");
@@ -226,12 +255,12 @@ TEST_CASE(
     CHECK(first == "/jobs/job-000001");
     INFO(serve.log());
     submit_and_cancel_second(b, serve, dir / "spool");
-    b.navigate(serve.base() + first);
+    open_page(b, serve.base() + first);
     REQUIRE(b.wait_for("document.querySelector('#job-state .state-done') !== null", 300s));
     REQUIRE(b.wait_for("!document.getElementById('job-report').hidden", 15s));
     CHECK_THAT(text_of(b, "#job-best"), Catch::Matches("[0-9.]+x"));
     b.screenshot(shots / "dashboard-job-done.png");
-    b.navigate(serve.base() + "/");
+    open_page(b, serve.base() + "/");
     REQUIRE(b.wait_for("document.querySelectorAll('#jobs tr').length === 2", 10s));
     CHECK_THAT(text_of(b, "#jobs"), Catch::Contains("done") && Catch::Contains("cancelled"));
     b.screenshot(shots / "dashboard-queue.png");
@@ -241,44 +270,69 @@ TEST_CASE(
     CHECK(string_of(b, "location.pathname") == first + "/report");
     b.screenshot(shots / "dashboard-report.png");
     check_console_clean(b);
+    CHECK_THAT(serve.log(), !Catch::Contains(serve.token()));
 }
 
 TEST_CASE(
-    "in chromium, a page on another loopback port cannot cancel a job with the "
-    "dashboard's cookie, by form or by fetch",
+    "in chromium, a page on another loopback port gets nothing that opens the dashboard: what "
+    "the browser sends it, replayed, is refused",
     "[http][chromium]") {
     REQUIRE_CHROMIUM_OR_SKIP();
     dashboard_under_test d;
     const std::string by_form = place_job(d.jobs(), job_state::running);
     const std::string by_fetch = place_job(d.jobs(), job_state::queued);
     const std::string base = origin_of(d.port());
-    // The page any other local service could serve (an SSH-forwarded tool, a notebook): the
-    // browser sends the dashboard's cookie with both requests, since every port of 127.0.0.1
-    // is the same site.
+    // The page any other local service could serve (an SSH-forwarded tool, a notebook): it
+    // loads an image and a script from its own port (so the browser sends it whatever it would
+    // send there), tries the dashboard's API with credentials, then posts a form to it.
     scripted_reply page;
     page.headers["Content-Type"] = "text/html; charset=utf-8";
-    page.body = "<!DOCTYPE html><html><body><form id=\"f\" method=\"post\" action=\"" + base +
-                "/jobs/" + by_form +
-                "/cancel\"><input name=\"x\" value=\"1\"></form><script>\n"
-                "fetch('" +
-                base + "/jobs/" + by_fetch +
-                "/cancel', {method: 'POST', mode: 'no-cors', credentials: 'include', "
-                "headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: 'x=1'})"
-                ".catch(function () {}).then(function () { document.getElementById('f')"
-                ".submit(); });\n</script></body></html>";
+    page.body =
+        "<!DOCTYPE html><html><body><img src=\"/pixel\"><form id=\"f\" method=\"post\" "
+        "action=\"" +
+        base + "/jobs/" + by_form +
+        "/cancel\"><input name=\"x\" value=\"1\"></form><script>\n"
+        "fetch('/echo', {credentials: 'include'}).catch(function () {})"
+        ".then(function () { return fetch('" +
+        base +
+        "/api/jobs', {credentials: 'include'}); })"
+        ".catch(function () {}).then(function () { return fetch('" +
+        base + "/jobs/" + by_fetch +
+        "/cancel', {method: 'POST', mode: 'no-cors', credentials: 'include', "
+        "headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: 'x=1'}); })"
+        ".catch(function () {}).then(function () { document.getElementById('f')"
+        ".submit(); });\n</script></body></html>";
     loopback_http_server attacker({page});
     devtools_browser b(d.root() / "chromium");
-    b.navigate(base + "/?token=" + k_dashboard_token);  // the operator signed in
+    b.navigate(base + "/#token=" + k_dashboard_token);  // the operator signed in
     REQUIRE(b.evaluate("location.href") == json_quoted(base + "/"));
+    REQUIRE(b.wait_for("document.documentElement.getAttribute('data-refreshes') >= 1", 10s));
+    const std::string session = string_of(b, "localStorage.getItem('cuopt-dashboard-session')");
+    REQUIRE(session.size() == 97);
+    CHECK(b.evaluate("document.cookie") == "\"\"");  // the dashboard set none
     b.navigate(attacker.url("/"));
     REQUIRE(b.wait_for("location.href.indexOf(" + json_quoted(base) + ") === 0", 15s));
     REQUIRE(b.wait_for("document.readyState === 'complete'", 10s));
-    // The cookie went with it (else 401), and the Origin check refused it.
-    CHECK_THAT(string_of(b, "document.body.innerText"),
-               Catch::Contains("403: a request from " +
-                               attacker.url("/").substr(0, attacker.url("/").size() - 1)));
+    CHECK_THAT(string_of(b, "document.body.innerText"), Catch::Contains("401"));
     CHECK_FALSE(d.jobs().cancel_requested(by_form));
     CHECK_FALSE(d.jobs().cancel_requested(by_fetch));
+    // Everything the browser sent the other port names neither the session nor the token; and
+    // sent to the dashboard, the same headers open nothing.
+    const std::vector<recorded_request> seen = attacker.requests();
+    REQUIRE(seen.size() >= 2);
+    for (const recorded_request& r : seen) {
+        header_list replay;
+        for (const auto& [name, value] : r.headers) {
+            CHECK_THAT(value, !Catch::Contains(session) && !Catch::Contains(k_dashboard_token));
+            if (name != "host" && name != "content-length" && name != "connection")
+                replay.emplace_back(name, value);
+        }
+        CHECK_THAT(r.target, !Catch::Contains(session) && !Catch::Contains(k_dashboard_token));
+        INFO(r.target);
+        CHECK(d.get("/api/jobs", replay).status == 401);
+        CHECK(d.post("/jobs/" + by_form + "/cancel", replay, "x=1").status == 401);
+    }
+    CHECK_FALSE(d.jobs().cancel_requested(by_form));
     CHECK(d.jobs().read_status(by_form).state == job_state::running);
     CHECK(d.jobs().read_status(by_fetch).state == job_state::queued);
 }

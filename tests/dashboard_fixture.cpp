@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/file_io.hpp"
+#include "common/json_document.hpp"
 
 namespace cuopt::test {
 
@@ -52,22 +53,19 @@ header_list bearer() {
 }
 
 std::string sign_in(unsigned short port) {
-    const http_reply r = http_exchange(port, "GET", "/?token=" + k_dashboard_token);
-    REQUIRE(r.status == 302);
-    const std::string cookie = r.header("set-cookie");
-    return cookie.substr(0, cookie.find(';'));
+    const http_reply r = http_exchange(port, "POST", "/api/session", bearer());
+    REQUIRE(r.status == 200);
+    const rapidjson::Document j = parse_json(r.body, "/api/session");
+    return j["session"].GetString();
 }
 
-std::string csrf_of(const std::string& page) {
-    const std::string meta = "<meta name=\"csrf-token\" content=\"";
-    const std::size_t at = page.find(meta);
-    if (at == std::string::npos) return "";
-    const std::size_t start = at + meta.size();
-    return page.substr(start, page.find('"', start) - start);
+header_list session_header(const std::string& session) {
+    return {{"Authorization", "Session " + session}};
 }
 
-header_list browser_post(const std::string& cookie, const std::string& origin) {
-    header_list h = {{"Cookie", cookie}, {"Content-Type", "application/x-www-form-urlencoded"}};
+header_list browser_post(const std::string& session, const std::string& origin) {
+    header_list h = {{"Authorization", "Session " + session},
+                     {"Content-Type", "application/x-www-form-urlencoded"}};
     if (!origin.empty()) h.emplace_back("Origin", origin);
     return h;
 }
@@ -111,11 +109,16 @@ form_body matmul_upload() {
 }
 
 dashboard_under_test::dashboard_under_test(std::size_t max_upload_bytes, std::size_t max_file_bytes)
+    : dashboard_under_test([&] {
+          dashboard_settings s;
+          s.max_upload_bytes = max_upload_bytes;
+          s.max_file_bytes = max_file_bytes;
+          return s;
+      }()) {}
+
+dashboard_under_test::dashboard_under_test(dashboard_settings settings)
     : m_spool(m_dir.path() / "spool") {
-    dashboard_settings settings;
     settings.token = k_dashboard_token;
-    settings.max_upload_bytes = max_upload_bytes;
-    settings.max_file_bytes = max_file_bytes;
     m_dashboard = std::make_unique<http_dashboard>(m_io, m_spool, settings, CUOPT_OPTIMIZER_BINARY,
                                                    CUOPT_FAKE_HARNESS_BINARY);
     m_loop = std::thread([this] { m_io.run(); });

@@ -40,16 +40,16 @@ http_reply http_exchange(unsigned short port, const std::string& method, const s
 /// The Authorization header with the test token.
 header_list bearer();
 
-/// A browser's sign-in: GET /?token=... on the dashboard at `port`; the "NAME=VALUE" of the
-/// session cookie it sets.
+/// A browser's sign-in, as the dashboard's script does it: POST /api/session with the token;
+/// the session id it answers.
 std::string sign_in(unsigned short port);
 
-/// The CSRF token in a page's <meta name="csrf-token"> ("" when none).
-std::string csrf_of(const std::string& page);
+/// `Authorization: Session ID`, as the dashboard's script sends it.
+header_list session_header(const std::string& session);
 
-/// What a browser sends with a form post: the session cookie and the page's Origin (none when
-/// ""), plus the form body's type.
-header_list browser_post(const std::string& cookie, const std::string& origin);
+/// What the dashboard's script sends with a form: its session and the page's Origin (none
+/// when ""), plus the form body's type.
+header_list browser_post(const std::string& session, const std::string& origin);
 
 /// "http://127.0.0.1:PORT", the dashboard's own origin.
 std::string origin_of(unsigned short port);
@@ -72,6 +72,8 @@ class dashboard_under_test {
   public:
     explicit dashboard_under_test(std::size_t max_upload_bytes = 1u << 20,
                                   std::size_t max_file_bytes = 256u << 10);
+    /// Any settings (the token is the test's).
+    explicit dashboard_under_test(dashboard_settings settings);
     ~dashboard_under_test();
     unsigned short port() const { return m_dashboard->port(); }
     const spool& jobs() const { return m_spool; }

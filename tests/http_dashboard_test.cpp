@@ -27,14 +27,15 @@ std::string staged_name(const std::string& page) {
 }  // namespace
 
 TEST_CASE("requests without the token, or with a wrong one, get 401 saying where it is", "[http]") {
-    dashboard_under_test d;
+    dashboard_under_test d, other;
     const std::string wrong = k_dashboard_token.substr(0, 63) + "0";
+    const std::string elsewhere = sign_in(other.port());  // a session of another daemon
     for (const auto& [target, headers] : std::vector<std::pair<std::string, header_list>>{
-             {"/", {}},
+             {"/api/jobs", {}},
              {"/api/jobs", {{"Authorization", "Bearer " + wrong}}},
-             {"/submit", {{"Cookie", session_cookie_name(d.port()) + "=" + wrong}}},
-             {"/submit", {{"Cookie", "cuopt_token=" + k_dashboard_token}}},  // the old cookie
-             {"/?token=" + wrong, {}},
+             {"/submit", {{"Authorization", "Session " + wrong}}},
+             {"/submit", session_header(elsewhere)},
+             {"/submit", {{"Authorization", "Session"}}},
              {"/static/dashboard.js", {{"Authorization", "Basic " + k_dashboard_token}}}}) {
         INFO(target);
         const http_reply r = d.get(target, headers);
@@ -49,24 +50,48 @@ TEST_CASE("requests without the token, or with a wrong one, get 401 saying where
     CHECK(staged_files(d.jobs()).empty());
 }
 
-TEST_CASE("the token passes as a Bearer header, or as ?token= which opens a session cookie",
-          "[http]") {
+TEST_CASE("without a credential a page's address gets the shell, which holds no data", "[http]") {
     dashboard_under_test d;
-    CHECK(d.get("/").status == 200);
-    const http_reply redirect = d.get("/submit?a=1&token=" + k_dashboard_token, {});
-    CHECK(redirect.status == 302);
-    CHECK(redirect.header("location") == "/submit?a=1");
-    const std::string cookie = redirect.header("set-cookie");
-    const std::string name = "cuopt_session_" + std::to_string(d.port()) + "=";
-    CHECK(cookie.rfind(name, 0) == 0);
-    CHECK_THAT(cookie, Catch::EndsWith("; HttpOnly; SameSite=Strict; Path=/"));
-    CHECK_THAT(cookie, !Catch::Contains(k_dashboard_token));  // a session id, not the token
-    const http_reply page =
-        d.get("/submit?a=1", {{"Cookie", "x=1; " + cookie.substr(0, cookie.find(';'))}});
-    CHECK(page.status == 200);
-    CHECK_THAT(page.body, Catch::Contains("type=\"file\""));
-    CHECK(csrf_of(page.body).size() == 64);
-    CHECK(d.post("/?token=" + k_dashboard_token, {}).status == 401);  // a login link is a GET
+    const std::string id = place_job(d.jobs(), job_state::running, "secret reason");
+    const std::string session = sign_in(d.port());
+    for (const auto& [target, headers] : std::vector<std::pair<std::string, header_list>>{
+             {"/", {}},
+             {"/jobs/" + id, {}},
+             {"/jobs/" + id + "/report", {}},
+             {"/jobs/" + id + "/files/best.cu", {}},
+             // A cookie is no credential, whatever it holds.
+             {"/jobs/" + id,
+              {{"Cookie", "cuopt_session_" + std::to_string(d.port()) + "=" + session}}},
+             {"/jobs/" + id, {{"Cookie", "cuopt_token=" + k_dashboard_token}}}}) {
+        INFO(target);
+        const http_reply r = d.get(target, headers);
+        CHECK(r.status == 200);
+        CHECK_THAT(r.body, Catch::Contains("data-page=\"shell\"") &&
+                               Catch::Contains("/static/dashboard.js"));
+        CHECK_THAT(r.body, !Catch::Contains("secret reason") && !Catch::Contains("__global__"));
+        CHECK(r.header("set-cookie").empty());
+        CHECK(r.header("connection") == "close");
+    }
+    const http_reply script = d.get("/static/dashboard.js", {});
+    CHECK(script.status == 200);
+    CHECK_THAT(script.body, Catch::Contains("Authorization"));
+    // With the session, the page itself.
+    CHECK_THAT(d.get("/jobs/" + id, session_header(session)).body,
+               Catch::Contains("secret reason"));
+}
+
+TEST_CASE("the token in an address's query is refused, never checked nor used", "[http]") {
+    dashboard_under_test d;
+    for (const std::string& target :
+         std::vector<std::string>{"/?token=" + k_dashboard_token, "/submit?a=1&token=x",
+                                  "/api/jobs?token=" + k_dashboard_token, "/?%74oken=x"}) {
+        INFO(target);
+        const http_reply r = d.get(target, {});
+        CHECK(r.status == 400);
+        CHECK_THAT(r.body, Catch::Contains("does not go in the address's query"));
+        CHECK(r.header("set-cookie").empty());
+    }
+    CHECK(d.get("/?token=" + k_dashboard_token).status == 400);  // even with the Bearer header
 }
 
 TEST_CASE("every reply carries the security headers; the API is never cached", "[http]") {
@@ -208,7 +233,7 @@ TEST_CASE("an upload is checked, its table shown, and Queue this job queues it a
           "[http]") {
     dashboard_under_test d;
     form_body f = matmul_upload();
-    f.field("priority", "3").field("args", "--max-iterations 2\r\n");
+    f.field("priority", "-3").field("args", "--max-iterations 2\r\n");
     const http_reply checked = d.post("/submit", f.headers(), f.close());
     INFO(checked.body);
     REQUIRE(checked.status == 200);
@@ -226,7 +251,7 @@ TEST_CASE("an upload is checked, its table shown, and Queue this job queues it a
     const job_spec spec = d.jobs().read_spec(id);
     CHECK(spec.submitted_by == "web");
     CHECK(spec.config == "config.json");
-    CHECK(spec.priority == 3);
+    CHECK(spec.priority == -3);
     CHECK(spec.args == std::vector<std::string>{"--max-iterations", "2"});
     CHECK(spec.files.size() == 5);
     CHECK(d.jobs().read_status(id).state == job_state::queued);

@@ -18,11 +18,15 @@ namespace cuopt {
 struct dashboard_settings {
     std::string address = "127.0.0.1";         // loopback unless told otherwise
     unsigned short port = 0;                   // 0: any free port (printed)
-    std::string token;                         // every request needs it (header, cookie or ?token=)
+    std::string token;                         // every request needs it, or a session it opened
     std::size_t max_upload_bytes = 64u << 20;  // one intake request's body
     std::size_t max_file_bytes = 16u << 20;    // one uploaded file
     double job_time_limit_s = 86400;  // serve's --job-time-limit: a longer --timeout is refused
     std::uintmax_t max_spool_bytes_per_user = std::uintmax_t{4096} << 20;  // the web's jobs, all
+    int max_jobs = 16;     // the web's queued + running jobs (serve --max-jobs-per-user)
+    int max_priority = 0;  // the highest priority a web job may ask for (--web-max-priority)
+    double session_idle_s = 3600;        // a browser session ends this long after its last request
+    double session_max_s = 12 * 3600.0;  // ... and this long after sign-in
 };
 
 struct daemon_settings {

@@ -6,10 +6,9 @@
 #include <openssl/rand.h>
 
 #include <cctype>
+#include <iterator>
 #include <stdexcept>
 #include <vector>
-
-#include "orchestrator/service/multipart.hpp"
 
 namespace cuopt {
 
@@ -36,24 +35,20 @@ std::string_view query_of(std::string_view target) {
     return q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
 }
 
-bool header_has_token(std::string_view authorization, const std::string& token) {
+// The credential after `scheme` ("Bearer", "Session"; any case) in an Authorization header,
+// or "" when the header names another scheme.
+std::string_view credential_of(std::string_view authorization, std::string_view scheme) {
     authorization = trim(authorization);
-    if (authorization.size() < 7) return false;
-    std::string scheme(authorization.substr(0, 7));
-    for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return scheme == "bearer " && tokens_equal(trim(authorization.substr(7)), token);
+    if (authorization.size() <= scheme.size() || authorization[scheme.size()] != ' ') return {};
+    for (std::size_t i = 0; i < scheme.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(authorization[i])) !=
+            std::tolower(static_cast<unsigned char>(scheme[i])))
+            return {};
+    return trim(authorization.substr(scheme.size() + 1));
 }
 
-// The value of cookie `name` ("" when absent; the last one when repeated).
-std::string_view cookie_value(std::string_view cookie, std::string_view name) {
-    std::string_view found;
-    for (std::string_view pair : split(cookie, ';')) {
-        pair = trim(pair);
-        if (pair.size() > name.size() && pair.substr(0, name.size()) == name &&
-            pair[name.size()] == '=')
-            found = pair.substr(name.size() + 1);
-    }
-    return found;
+double seconds_between(dashboard_keys::clock::time_point a, dashboard_keys::clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
 }
 
 std::string hex(const unsigned char* bytes, std::size_t n) {
@@ -93,13 +88,14 @@ bool tokens_equal(std::string_view a, std::string_view b) {
     return diff == 0 && !b.empty();
 }
 
-dashboard_keys::dashboard_keys(std::string token) : m_token(std::move(token)) {
+dashboard_keys::dashboard_keys(std::string token, session_limits limits)
+    : m_token(std::move(token)), m_limits(limits) {
     if (RAND_bytes(m_key.data(), static_cast<int>(m_key.size())) != 1)
         throw std::runtime_error("the dashboard found no random bytes for its session key");
 }
 
 std::string dashboard_keys::mac(std::string_view purpose, std::string_view data) const {
-    // The purpose is part of the message, so a session's MAC never serves as its CSRF token.
+    // The purpose is part of the message, so a session id never serves as a ticket.
     const std::string message = std::string(purpose) + ":" + std::string(data);
     unsigned char out[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
@@ -108,60 +104,117 @@ std::string dashboard_keys::mac(std::string_view purpose, std::string_view data)
     return hex(out, n);
 }
 
-std::string dashboard_keys::new_session() const {
+std::string dashboard_keys::signed_nonce(std::string_view purpose) const {
     unsigned char nonce[16];
     if (RAND_bytes(nonce, sizeof nonce) != 1)
         throw std::runtime_error("the dashboard found no random bytes for a session");
     const std::string id = hex(nonce, sizeof nonce);
-    return id + "." + mac("session", id);
+    return id + "." + mac(purpose, id);
 }
 
-bool dashboard_keys::valid_session(std::string_view session) const {
-    const std::size_t dot = session.find('.');
-    if (dot != 32 || session.size() != 32 + 1 + 64) return false;
-    return macs_equal(session.substr(dot + 1), mac("session", session.substr(0, dot)));
+std::string dashboard_keys::verified_nonce(std::string_view purpose, std::string_view value) const {
+    const std::size_t dot = value.find('.');
+    if (dot != 32 || value.size() != 32 + 1 + 64) return "";
+    if (!macs_equal(value.substr(dot + 1), mac(purpose, value.substr(0, dot)))) return "";
+    return std::string(value.substr(0, dot));
 }
 
-std::string dashboard_keys::csrf_token(std::string_view session) const {
-    return mac("csrf", session);
+bool dashboard_keys::live(const session_entry& s, clock::time_point now) const {
+    return seconds_between(s.used, now) < m_limits.idle_s &&
+           seconds_between(s.opened, now) < m_limits.max_s;
 }
 
-bool dashboard_keys::valid_csrf(std::string_view session, std::string_view csrf) const {
-    return valid_session(session) && macs_equal(csrf, csrf_token(session));
+std::string dashboard_keys::open_session(clock::time_point now) {
+    for (auto it = m_sessions.begin(); it != m_sessions.end();)
+        it = live(it->second, now) ? std::next(it) : m_sessions.erase(it);
+    if (m_sessions.size() >= k_max_sessions) {
+        auto oldest = m_sessions.begin();
+        for (auto it = m_sessions.begin(); it != m_sessions.end(); ++it)
+            if (it->second.used < oldest->second.used) oldest = it;
+        m_sessions.erase(oldest);
+    }
+    const std::string id = signed_nonce("session");
+    m_sessions[id.substr(0, 32)] = {now, now};
+    return id;
 }
 
-request_credentials find_credentials(std::string_view authorization, std::string_view cookie,
-                                     std::string_view target, std::string_view method,
-                                     const dashboard_keys& keys, unsigned short port) {
+bool dashboard_keys::use_session(std::string_view session, clock::time_point now) {
+    const std::string nonce = verified_nonce("session", session);
+    const auto it = nonce.empty() ? m_sessions.end() : m_sessions.find(nonce);
+    if (it == m_sessions.end()) return false;
+    if (!live(it->second, now)) {
+        end_session(session);
+        return false;
+    }
+    it->second.used = now;
+    return true;
+}
+
+void dashboard_keys::end_session(std::string_view session) {
+    const std::string nonce = verified_nonce("session", session);
+    if (nonce.empty()) return;
+    m_sessions.erase(nonce);
+    for (auto it = m_tickets.begin(); it != m_tickets.end();)
+        it = it->second.session == nonce ? m_tickets.erase(it) : std::next(it);
+}
+
+std::string dashboard_keys::new_ticket(std::string_view session, const std::string& path,
+                                       clock::time_point now) {
+    for (auto it = m_tickets.begin(); it != m_tickets.end();)
+        it = now - it->second.made >= k_ticket_life ? m_tickets.erase(it) : std::next(it);
+    if (m_tickets.size() >= k_max_tickets) {
+        auto oldest = m_tickets.begin();
+        for (auto it = m_tickets.begin(); it != m_tickets.end(); ++it)
+            if (it->second.made < oldest->second.made) oldest = it;
+        m_tickets.erase(oldest);
+    }
+    const std::string ticket = signed_nonce("ticket");
+    m_tickets[ticket.substr(0, 32)] = {verified_nonce("session", session), path, now};
+    return ticket;
+}
+
+bool dashboard_keys::take_ticket(std::string_view ticket, const std::string& path,
+                                 clock::time_point now) {
+    const std::string nonce = verified_nonce("ticket", ticket);
+    const auto it = nonce.empty() ? m_tickets.end() : m_tickets.find(nonce);
+    if (it == m_tickets.end()) return false;
+    const ticket_entry t = it->second;
+    m_tickets.erase(it);  // spent, whatever follows
+    const auto s = m_sessions.find(t.session);
+    return t.path == path && now - t.made < k_ticket_life && s != m_sessions.end() &&
+           live(s->second, now);
+}
+
+request_credentials find_credentials(std::string_view authorization, std::string_view target,
+                                     std::string_view method, dashboard_keys& keys,
+                                     dashboard_keys::clock::time_point now) {
     request_credentials c;
     if (keys.token().empty()) return c;
-    if (header_has_token(authorization, keys.token())) {
-        c.source = token_source::header;
+    if (const std::string_view t = credential_of(authorization, "Bearer"); !t.empty()) {
+        if (tokens_equal(t, keys.token())) c.source = token_source::header;
         return c;
     }
-    // A login link is a GET only: a POST carrying ?token= would need no session, so no CSRF
-    // token, and is what a cross-site form could send if the token ever leaked into a page.
-    // Before the cookie, so that a signed-in browser given the link still loses it at once.
-    for (std::string_view pair : split(query_of(target), '&'))
-        if (method == "GET" && pair.substr(0, 6) == "token=" &&
-            tokens_equal(url_decode(pair.substr(6), true), keys.token())) {
-            c.source = token_source::query;
-            return c;
+    if (const std::string_view s = credential_of(authorization, "Session"); !s.empty()) {
+        if (keys.use_session(s, now)) {
+            c.source = token_source::session;
+            c.session = std::string(s);
         }
-    const std::string_view session = cookie_value(cookie, session_cookie_name(port));
-    if (keys.valid_session(session)) {
-        c.source = token_source::cookie;
-        c.session = std::string(session);
+        return c;
     }
+    // A ticket opens one document by its address; a request that changes state never has one.
+    const std::string ticket = query_value(target, "ticket");
+    if (method == "GET" && !ticket.empty() && keys.take_ticket(ticket, target_path(target), now))
+        c.source = token_source::ticket;
     return c;
 }
 
-std::string session_cookie_name(unsigned short port) {
-    return "cuopt_session_" + std::to_string(port);
-}
-
-std::string session_cookie(unsigned short port, const std::string& session) {
-    return session_cookie_name(port) + "=" + session + "; HttpOnly; SameSite=Strict; Path=/";
+bool token_in_query(std::string_view target) {
+    for (std::string_view pair : split(query_of(target), '&')) {
+        const std::string name =
+            url_decode(pair.substr(0, std::min(pair.find('='), pair.size())), true);
+        if (name == "token") return true;
+    }
+    return false;
 }
 
 std::string cross_origin_problem(std::string_view origin, std::string_view fetch_site,
@@ -177,32 +230,6 @@ std::string cross_origin_problem(std::string_view origin, std::string_view fetch
         return "a browser request that names neither its Origin nor Sec-Fetch-Site may not "
                "change anything here";
     return "a " + std::string(fetch_site) + " request may not change anything here";
-}
-
-std::string csrf_field(std::string_view content_type, std::string_view body) {
-    std::string type(trim(content_type.substr(0, content_type.find(';'))));
-    for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (type == "application/x-www-form-urlencoded")
-        return query_value("?" + std::string(body), "csrf_token");
-    if (type != "multipart/form-data") return "";
-    try {
-        for (const multipart_part& p : parse_multipart(body, multipart_boundary(content_type)))
-            if (p.name == "csrf_token" && !p.filename) return p.data;
-    } catch (const multipart_error&) {
-    }
-    return "";
-}
-
-std::string target_without_token(std::string_view target) {
-    const std::size_t q = target.find('?');
-    std::string out(target.substr(0, q));
-    if (q == std::string_view::npos) return out;
-    std::string kept;
-    for (std::string_view pair : split(target.substr(q + 1), '&')) {
-        if (pair.empty() || pair == "token" || pair.substr(0, 6) == "token=") continue;
-        kept += (kept.empty() ? "" : "&") + std::string(pair);
-    }
-    return kept.empty() ? out : out + "?" + kept;
 }
 
 std::string url_decode(std::string_view s, bool plus_is_space) {

@@ -176,14 +176,29 @@ void write_uploads(const fs::path& folder, const std::vector<uploaded_file>& fil
     for (const uploaded_file& f : files) write_one(root, f);
 }
 
+std::string web_jobs_problem(const spool& s, const dashboard_settings& settings) {
+    const int active = active_jobs_of(s, -1);  // the web's jobs name no uid of their own
+    if (active < settings.max_jobs) return "";
+    return "the dashboard's jobs: " + std::to_string(active) + " queued or running; the limit is " +
+           std::to_string(settings.max_jobs) +
+           " (serve --max-jobs-per-user): wait for one to end, or cancel one";
+}
+
 intake_result run_intake(const spool& s, const std::string& content_type, const std::string& body,
                          const dashboard_settings& settings, const fs::path& optimizer,
                          const fs::path& harness) {
     intake_result r;
     try {
         const std::string boundary = multipart_boundary(content_type);
+        if (const std::string why = web_jobs_problem(s, settings); !why.empty())
+            throw intake_refusal(429, why);
         const intake_form form =
             read_intake_form(parse_multipart(body, boundary), settings.max_file_bytes);
+        if (form.priority > settings.max_priority)
+            throw intake_refusal(403, "priority " + std::to_string(form.priority) +
+                                          ": the dashboard's jobs may ask for " +
+                                          std::to_string(settings.max_priority) +
+                                          " at most (serve --web-max-priority)");
         folder_guard upload{s.new_staging()};
         write_uploads(upload.path, form.files);
         stage_and_check(s, form, upload.path, optimizer, harness, settings, r);

@@ -58,9 +58,15 @@ struct intake_result {
     std::vector<std::string> files;  // the staged job's files (relative)
 };
 
+/// "" when the dashboard may queue one more job: its jobs (one submitter, "web") queued or
+/// running stay under settings.max_jobs. Else one line saying so.
+std::string web_jobs_problem(const spool& s, const dashboard_settings& settings);
+
 /// The whole intake of one request: parse, write into a staging folder, stage the job as
 /// `submit` would (stage_submission), run check_staged, and keep the staged job unless check
-/// rejects it. Blocks for as long as check runs: call it off the event loop.
+/// rejects it. Refused first (429) when web_jobs_problem says so, or (403) when the form asks
+/// for a priority above settings.max_priority. Blocks for as long as check runs: call it off the
+/// event loop.
 intake_result run_intake(const spool& s, const std::string& content_type, const std::string& body,
                          const dashboard_settings& settings, const std::filesystem::path& optimizer,
                          const std::filesystem::path& harness);

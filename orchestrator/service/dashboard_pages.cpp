@@ -31,17 +31,9 @@ std::string url_path(const std::string& s) {
     return out;
 }
 
-// The session's CSRF token as a form's first field (first, so a multipart body shows it early).
-std::string csrf_input(const std::string& csrf) {
-    return csrf.empty() ? ""
-                        : "<input type=\"hidden\" name=\"csrf_token\" value=\"" + esc(csrf) + "\">";
-}
-
 std::string page(const std::string& kind, const std::string& title, const std::string& body,
-                 const std::string& data = "", const std::string& csrf = "") {
-    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" +
-           (csrf.empty() ? std::string()
-                         : "<meta name=\"csrf-token\" content=\"" + esc(csrf) + "\">\n") +
+                 const std::string& data = "") {
+    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
            esc(title) +
            " - cuda-optimizer</title>\n<link rel=\"icon\" href=\"data:,\">\n<link "
@@ -49,7 +41,8 @@ std::string page(const std::string& kind, const std::string& title, const std::s
            "<script src=\"/static/dashboard.js\" defer></script>\n</head>\n<body data-page=\"" +
            kind + "\"" + data +
            ">\n<header><span class=\"brand\">cuda-optimizer</span><nav><a href=\"/\">Queue</a>"
-           "<a href=\"/submit\">Submit a job</a></nav></header>\n<main>\n" +
+           "<a href=\"/submit\">Submit a job</a><button type=\"button\" id=\"sign-out\" "
+           "class=\"link\">Sign out</button></nav></header>\n<main>\n" +
            body + "</main>\n</body>\n</html>\n";
 }
 
@@ -128,14 +121,14 @@ std::string job_facts(const job_view& j) {
     return o.str();
 }
 
-std::string job_links(const job_view& j, const std::string& csrf) {
+std::string job_links(const job_view& j) {
     const std::string base = "/jobs/" + esc(j.spec.id);
     std::ostringstream o;
     o << "<p id=\"job-report\"" << (j.has_report ? "" : " hidden") << "><a class=\"button\" href=\""
       << base << "/report\">Open the report</a></p>\n";
     o << "<form id=\"cancel-form\" method=\"post\" action=\"" << base << "/cancel\""
-      << (is_final(j.status.state) ? " hidden" : "") << ">" << csrf_input(csrf)
-      << "<button type=\"submit\" class=\"danger\">Cancel this job</button></form>\n";
+      << (is_final(j.status.state) ? " hidden" : "")
+      << "><button type=\"submit\" class=\"danger\">Cancel this job</button></form>\n";
     if (!j.run_files.empty()) {
         o << "<h2>Run folder</h2><ul class=\"files\">";
         for (const std::string& f : j.run_files)
@@ -162,7 +155,7 @@ std::string speedup_text(const job_status& s) {
     return buf;
 }
 
-std::string queue_page(const std::vector<job_view>& jobs, const std::string& csrf) {
+std::string queue_page(const std::vector<job_view>& jobs) {
     std::ostringstream o;
     o << "<h1>Queue</h1>\n<p class=\"muted\" id=\"queue-count\">" << jobs.size()
       << (jobs.size() == 1 ? " job" : " jobs") << "</p>\n<table class=\"jobs\"><thead><tr>"
@@ -173,34 +166,34 @@ std::string queue_page(const std::vector<job_view>& jobs, const std::string& csr
     o << "</tbody></table>\n";
     if (jobs.empty())
         o << "<p id=\"no-jobs\">No jobs yet: <a href=\"/submit\">submit one</a>.</p>\n";
-    return page("queue", "Queue", o.str(), "", csrf);
+    return page("queue", "Queue", o.str());
 }
 
-std::string job_page(const job_view& j, const std::string& csrf) {
+std::string job_page(const job_view& j) {
     std::ostringstream o;
     o << "<h1>" << esc(j.spec.id) << "</h1>\n"
-      << job_facts(j) << job_links(j, csrf)
+      << job_facts(j) << job_links(j)
       << "<h2>Log <span class=\"muted\">(the end of job.log)</span></h2>\n<pre id=\"job-log\" "
          "class=\"log\">"
       << esc(j.log_tail) << "</pre>\n";
-    return page("job", j.spec.id, o.str(), " data-job=\"" + esc(j.spec.id) + "\"", csrf);
+    return page("job", j.spec.id, o.str(), " data-job=\"" + esc(j.spec.id) + "\"");
 }
 
-std::string submit_page(const dashboard_settings& settings, const std::string& csrf) {
+std::string submit_page(const dashboard_settings& settings) {
     std::ostringstream o;
     o << "<h1>Submit a job</h1>\n<p>Upload the job's files: the config and everything it names "
          "(kernels, input_cases.json, holdout, input and expected files). <code>check</code> runs "
          "on them before anything is queued.</p>\n"
       << "<form id=\"intake\" method=\"post\" action=\"/submit\" "
          "enctype=\"multipart/form-data\">\n"
-      << csrf_input(csrf)
-      << "\n<label>Files <input type=\"file\" id=\"files\" name=\"files\" multiple></label>\n"
+      << "<label>Files <input type=\"file\" id=\"files\" name=\"files\" multiple></label>\n"
       << "<label>or a whole folder <input type=\"file\" id=\"folder\" name=\"folder\" "
          "webkitdirectory multiple></label>\n"
       << "<label>Config file (relative name) <input type=\"text\" id=\"config\" name=\"config\" "
          "value=\"config.json\" required></label>\n"
       << "<label>Priority (higher runs first) <input type=\"number\" id=\"priority\" "
-         "name=\"priority\" value=\"0\" min=\"-1000\" max=\"1000\"></label>\n"
+         "name=\"priority\" value=\"0\" min=\"-1000\" max=\""
+      << settings.max_priority << "\"></label>\n"
       << "<label>Extra optimize flags: one a line, its value after a space <textarea id=\"args\" "
          "name=\"args\" rows=\"3\" "
          "placeholder=\"--max-iterations 3\"></textarea></label>\n"
@@ -208,10 +201,10 @@ std::string submit_page(const dashboard_settings& settings, const std::string& c
       << "<p class=\"muted\">Limits: " << size_text(settings.max_upload_bytes) << " per upload, "
       << size_text(settings.max_file_bytes) << " per file. Names must be relative, without "
       << "<code>..</code> or backslashes.</p>\n";
-    return page("submit", "Submit a job", o.str(), "", csrf);
+    return page("submit", "Submit a job", o.str());
 }
 
-std::string check_page(const intake_result& r, const std::string& csrf) {
+std::string check_page(const intake_result& r) {
     std::ostringstream o;
     const bool queueable = !r.stage.empty();
     o << "<h1>" << (queueable ? "Checked: ready to queue" : "Rejected") << "</h1>\n";
@@ -233,28 +226,34 @@ std::string check_page(const intake_result& r, const std::string& csrf) {
           << ", flags <code>"
           << esc(r.spec.args.empty() ? std::string("(none)") : joined(r.spec.args))
           << "</code>.</p>\n<form id=\"queue-form\" method=\"post\" action=\"/submit/"
-          << esc(r.stage) << "/queue\">" << csrf_input(csrf)
-          << "<button type=\"submit\" id=\"queue\">Queue this job</button></form>\n"
+          << esc(r.stage)
+          << "/queue\"><button type=\"submit\" id=\"queue\">Queue this job</button></form>\n"
           << "<form id=\"discard-form\" method=\"post\" action=\"/submit/" << esc(r.stage)
-          << "/discard\">" << csrf_input(csrf)
-          << "<button type=\"submit\" class=\"secondary\">Discard</button></form>\n";
+          << "/discard\"><button type=\"submit\" class=\"secondary\">Discard</button></form>\n";
     else
         o << "<p><a href=\"/submit\">Back to the form</a></p>\n";
-    return page("check", queueable ? "Checked" : "Rejected", o.str(), "", csrf);
+    return page("check", queueable ? "Checked" : "Rejected", o.str());
 }
 
 std::string message_page(const std::string& title, const std::string& text) {
     return page("message", title, "<h1>" + esc(title) + "</h1>\n<p>" + esc(text) + "</p>\n");
 }
 
+std::string shell_page() {
+    return page("shell", "Dashboard",
+                "<p id=\"shell-status\" class=\"muted\">Loading...</p>\n<noscript><p>The "
+                "dashboard needs JavaScript: it keeps its session in this page, never in a "
+                "cookie.</p></noscript>\n");
+}
+
 std::string unauthorized_page() {
     return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>401 - "
            "cuda-optimizer</title></head>\n<body><h1>401: the dashboard needs its token</h1>\n"
            "<p>The token is in the file <code>cuda-optimizer serve</code> named when it started "
-           "(<code>--token-file</code>, or <code>SPOOL/dashboard.token</code>). Sign in once by "
-           "opening this address with <code>?token=TOKEN</code> added: the dashboard sets a "
-           "session cookie and takes the token out of the address. Scripts send it as "
-           "<code>Authorization: Bearer TOKEN</code>.</p></body></html>\n";
+           "(<code>--token-file</code>, or <code>SPOOL/dashboard.token</code>). A browser signs "
+           "in on the dashboard's own page: its session lasts until it is idle too long, grows "
+           "too old, or signs out. Scripts send the token as <code>Authorization: Bearer "
+           "TOKEN</code>.</p></body></html>\n";
 }
 
 }  // namespace cuopt

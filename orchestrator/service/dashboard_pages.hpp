@@ -24,15 +24,16 @@ struct job_view {
     std::string log_tail;                // the end of JOB/job.log
 };
 
-/// `csrf`: the session's CSRF token, put in a <meta name="csrf-token"> (for the script) and in
-/// each form as the hidden field csrf_token ("" for none).
-std::string queue_page(const std::vector<job_view>& jobs, const std::string& csrf = "");
-std::string job_page(const job_view& job, const std::string& csrf = "");
-std::string submit_page(const dashboard_settings& settings, const std::string& csrf = "");
+std::string queue_page(const std::vector<job_view>& jobs);
+std::string job_page(const job_view& job);
+std::string submit_page(const dashboard_settings& settings);
 /// After an upload: check's table and either "rejected" or the Queue button.
-std::string check_page(const intake_result& r, const std::string& csrf = "");
+std::string check_page(const intake_result& r);
 /// A page with a title and one paragraph (errors, "not found", ...).
 std::string message_page(const std::string& title, const std::string& text);
+/// What a browser gets for a page's address without a credential: no data, only the header and
+/// the script, which signs in (or uses the session it keeps) and fetches the page itself.
+std::string shell_page();
 /// The 401 page: where the token comes from.
 std::string unauthorized_page();
 

@@ -61,20 +61,19 @@ void drop_stale_staged(dashboard_context& c) {
 }
 
 routed intake_route(const std::shared_ptr<dashboard_context>& c, const std::string& content_type,
-                    std::string body, const std::string& csrf) {
+                    std::string body) {
     routed r;
-    r.later = [c, content_type, body = std::move(body),
-               csrf]() -> std::function<dashboard_reply()> {
+    r.later = [c, content_type, body = std::move(body)]() -> std::function<dashboard_reply()> {
         auto result = std::make_shared<intake_result>(
             run_intake(c->jobs, content_type, body, c->settings, c->optimizer, c->harness));
-        return [c, result, csrf]() {
+        return [c, result]() {
             drop_stale_staged(*c);
             if (!result->stage.empty())
                 c->staged[result->stage] = {result->spec, std::chrono::steady_clock::now()};
             const int status = result->http_status != 200 ? result->http_status
                                : result->stage.empty()    ? 422
                                                           : 200;
-            return page_reply(status, check_page(*result, csrf));
+            return page_reply(status, check_page(*result));
         };
     };
     return r;
@@ -93,10 +92,13 @@ routed staged_route(const std::shared_ptr<dashboard_context>& c, const std::stri
     const job_spec spec = it->second.spec;
     c->staged.erase(it);  // taken now: a second click cannot queue it twice
     const fs::path folder = c->jobs.staging_dir() / stage;
-    if (action == "discard") {
+    // Counted again: checked uploads may wait in numbers while others' jobs were queued.
+    const std::string over = action == "queue" ? web_jobs_problem(c->jobs, c->settings) : "";
+    if (action == "discard" || !over.empty()) {
         std::error_code ec;
         fs::remove_all(folder, ec);
-        r.now = redirect_reply("/submit");
+        r.now = over.empty() ? redirect_reply("/submit")
+                             : message_reply(429, "Not queued", over + "; nothing was kept.");
         return r;
     }
     r.later = [c, folder, spec]() -> std::function<dashboard_reply()> {
@@ -130,12 +132,12 @@ dashboard_reply static_reply(const std::string& name) {
 
 std::optional<dashboard_reply> get_job_route(const dashboard_context& c,
                                              const std::vector<std::string>& parts,
-                                             const std::string& path, const std::string& csrf) {
+                                             const std::string& path) {
     const std::string& id = parts[1];
     if (!valid_folder_name(id) || !job_exists(c.jobs, id))
         return message_reply(404, "No such job",
                              "There is no job " + quote_value(id) + " in this spool.");
-    if (parts.size() == 2) return page_reply(200, job_page(read_job_view(c.jobs, id, true), csrf));
+    if (parts.size() == 2) return page_reply(200, job_page(read_job_view(c.jobs, id, true)));
     if (parts.size() == 3 && parts[2] == "report") return report_reply(c.jobs, id);
     if (parts.size() >= 4 && parts[2] == "files") {
         const std::string prefix = "/jobs/" + id + "/files/";
@@ -159,25 +161,23 @@ std::optional<dashboard_reply> api_route(const dashboard_context& c,
     return std::nullopt;
 }
 
-std::optional<dashboard_reply> get_route(const dashboard_context& c, const std::string& path,
-                                         const std::string& csrf) {
+std::optional<dashboard_reply> get_route(const dashboard_context& c, const std::string& path) {
     const std::vector<std::string> parts = split_path(path);
-    if (path == "/") return page_reply(200, queue_page(read_job_views(c.jobs), csrf));
-    if (path == "/submit") return page_reply(200, submit_page(c.settings, csrf));
+    if (path == "/") return page_reply(200, queue_page(read_job_views(c.jobs)));
+    if (path == "/submit") return page_reply(200, submit_page(c.settings));
     if (parts.size() == 2 && parts[0] == "static") return static_reply(parts[1]);
     if (parts[0] == "api") return api_route(c, parts);
-    if (parts[0] == "jobs" && parts.size() >= 2) return get_job_route(c, parts, path, csrf);
+    if (parts[0] == "jobs" && parts.size() >= 2) return get_job_route(c, parts, path);
     return std::nullopt;
 }
 
 std::optional<routed> post_route(const std::shared_ptr<dashboard_context>& c,
                                  const std::string& path, const std::string& content_type,
-                                 std::string& body, const std::string& csrf) {
+                                 std::string& body) {
     const std::vector<std::string> parts = split_path(path);
     if (path == "/submit") {
         drop_stale_staged(*c);
-        if (c->staged.size() < k_max_staged)
-            return intake_route(c, content_type, std::move(body), csrf);
+        if (c->staged.size() < k_max_staged) return intake_route(c, content_type, std::move(body));
         routed r;
         r.now = message_reply(429, "Too many checked jobs waiting",
                               std::to_string(c->staged.size()) +
@@ -215,8 +215,7 @@ dashboard_reply redirect_reply(const std::string& location) {
 }
 
 routed route_request(const std::shared_ptr<dashboard_context>& c, const std::string& method,
-                     const std::string& target, const std::string& content_type, std::string body,
-                     const std::string& csrf) {
+                     const std::string& target, const std::string& content_type, std::string body) {
     routed r;
     const std::string path = target_path(target);
     if (path.empty() || path[0] != '/' || has_control_character(path)) {
@@ -224,9 +223,9 @@ routed route_request(const std::shared_ptr<dashboard_context>& c, const std::str
         return r;
     }
     if (method == "GET") {
-        if (auto reply = get_route(*c, path, csrf)) r.now = std::move(*reply);
+        if (auto reply = get_route(*c, path)) r.now = std::move(*reply);
     } else if (method == "POST") {
-        if (auto posted = post_route(c, path, content_type, body, csrf)) return std::move(*posted);
+        if (auto posted = post_route(c, path, content_type, body)) return std::move(*posted);
     } else {
         r.now = message_reply(405, "Method not allowed", "Only GET and POST are served.");
         r.now->headers.emplace_back("Allow", "GET, POST");

@@ -58,11 +58,8 @@ struct routed {
     std::function<std::function<dashboard_reply()>()> later;
 };
 
-/// `csrf` is the session's CSRF token, which the pages carry for their forms and script ("" for
-/// a Bearer client, which needs none).
 routed route_request(const std::shared_ptr<dashboard_context>& c, const std::string& method,
-                     const std::string& target, const std::string& content_type, std::string body,
-                     const std::string& csrf = "");
+                     const std::string& target, const std::string& content_type, std::string body);
 
 /// A reply with a message page.
 dashboard_reply message_reply(int status, const std::string& title, const std::string& text);

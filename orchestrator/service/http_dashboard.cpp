@@ -63,6 +63,73 @@ std::string_view sv(beast::string_view s) {
 
 class session;
 
+dashboard_reply json_reply(int status, std::string body) {
+    dashboard_reply r;
+    r.status = status;
+    r.content_type = "application/json";
+    r.kind = reply_kind::api;
+    r.body = std::move(body) + "\n";
+    return r;
+}
+
+// A path a ticket may open: a job's report, or a file of its run folder.
+bool ticket_path(const std::string& path) {
+    const std::string prefix = "/jobs/";
+    if (path.rfind(prefix, 0) != 0) return false;
+    const std::size_t slash = path.find('/', prefix.size());
+    if (slash == std::string::npos || slash == prefix.size()) return false;
+    const std::string rest = path.substr(slash);
+    return rest == "/report" || (rest.rfind("/files/", 0) == 0 && rest.size() > 7);
+}
+
+// The session API: POST /api/session (Bearer: a new session), /api/logout (ends this one),
+// /api/ticket?path=P (a ticket for one GET of P). Empty for every other request.
+std::optional<dashboard_reply> session_api(dashboard_keys& keys, const std::string& method,
+                                           const std::string& target,
+                                           const request_credentials& auth) {
+    const std::string path = target_path(target);
+    if (path != "/api/session" && path != "/api/logout" && path != "/api/ticket")
+        return std::nullopt;
+    if (method != "POST") {
+        dashboard_reply r = json_reply(405, "{\"error\": \"POST only\"}");
+        r.headers.emplace_back("Allow", "POST");
+        return r;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (path == "/api/session") {
+        if (auth.source != token_source::header)
+            return json_reply(400,
+                              "{\"error\": \"a session is opened with the token itself "
+                              "(Authorization: Bearer TOKEN)\"}");
+        return json_reply(
+            200, "{\"session\": \"" + keys.open_session(now) +
+                     "\", \"idle_s\": " + std::to_string(static_cast<long>(keys.limits().idle_s)) +
+                     ", \"max_s\": " + std::to_string(static_cast<long>(keys.limits().max_s)) +
+                     "}");
+    }
+    if (auth.source != token_source::session)
+        return json_reply(400,
+                          "{\"error\": \"only a browser session (Authorization: Session) "
+                          "has this\"}");
+    if (path == "/api/logout") {
+        keys.end_session(auth.session);
+        return json_reply(200, "{\"signed_out\": true}");
+    }
+    const std::string document = target_path(query_value(target, "path"));
+    if (!ticket_path(document))
+        return json_reply(400,
+                          "{\"error\": \"a ticket opens /jobs/ID/report or "
+                          "/jobs/ID/files/NAME only\"}");
+    return json_reply(200,
+                      "{\"ticket\": \"" + keys.new_ticket(auth.session, document, now) + "\"}");
+}
+
+dashboard_reply shell_reply() {
+    dashboard_reply r;
+    r.body = shell_page();
+    return r;
+}
+
 // Every open connection, oldest first, and whether it has authenticated. Over a cap, the
 // oldest unauthenticated connection (of that address, or of all) is closed to make room;
 // authenticated ones are never pushed out.
@@ -129,7 +196,7 @@ class session : public std::enable_shared_from_this<session> {
     void read_header();
     void on_header(beast::error_code ec);
     bool refuse_before_body(const http::request<http::string_body>& req);
-    bool refuse_unauthenticated(const http::request<http::string_body>& req, bool has_body);
+    bool refuse_unauthenticated(const http::request<http::string_body>& req);
     bool refuse_cross_site(const http::request<http::string_body>& req);
     void refuse(int status, const std::string& line);
     void read_body();
@@ -145,12 +212,10 @@ class session : public std::enable_shared_from_this<session> {
     beast::flat_buffer m_buffer;
     std::shared_ptr<server_state> m_state;
     std::optional<http::request_parser<http::string_body>> m_parser;
-    std::uint64_t m_id = 0;       // in m_state->connections
-    bool m_trusted = false;       // a request on this connection showed a valid credential
-    request_credentials m_auth;   // the current request's
-    bool m_csrf_in_body = false;  // the current request's CSRF token is a form field
-    std::string m_set_cookie;     // the session cookie, for the reply to a ?token= request
-    bool m_drain = false;         // after the reply, read and drop the rest of the request
+    std::uint64_t m_id = 0;      // in m_state->connections
+    bool m_trusted = false;      // a request on this connection showed a valid credential
+    request_credentials m_auth;  // the current request's
+    bool m_drain = false;        // after the reply, read and drop the rest of the request
     std::size_t m_drained = 0;
     std::array<char, 64 * 1024> m_sink;
 };
@@ -186,8 +251,7 @@ void session::on_header(beast::error_code ec) {
 // judged on the headers alone.
 bool session::refuse_before_body(const http::request<http::string_body>& req) {
     const dashboard_settings& settings = m_state->context->settings;
-    const bool has_body = m_parser->content_length().value_or(0) > 0 || m_parser->chunked();
-    if (refuse_unauthenticated(req, has_body) || refuse_cross_site(req)) return true;
+    if (refuse_unauthenticated(req) || refuse_cross_site(req)) return true;
     if (m_parser->content_length().value_or(0) > settings.max_upload_bytes) {
         refuse_upload_size();
         return true;
@@ -195,56 +259,56 @@ bool session::refuse_before_body(const http::request<http::string_body>& req) {
     return false;
 }
 
-bool session::refuse_unauthenticated(const http::request<http::string_body>& req, bool has_body) {
-    m_auth =
-        find_credentials(sv(req[http::field::authorization]), sv(req[http::field::cookie]),
-                         sv(req.target()), sv(req.method_string()), *m_state->keys, m_state->port);
-    if (m_auth.source == token_source::none) {
-        dashboard_reply r;
-        r.status = 401;
-        r.body = unauthorized_page();
-        r.headers.emplace_back("WWW-Authenticate", "Bearer");
-        // Closed, so that a client without the token cannot hold the connection open by
-        // sending request after request (each would restart the header timer).
-        send(std::move(r), true);
+bool session::refuse_unauthenticated(const http::request<http::string_body>& req) {
+    const std::string_view target = sv(req.target());
+    if (token_in_query(target)) {
+        // Not even checked: an address is kept in history and logs, so the token is spent.
+        refuse(400,
+               "the token does not go in the address's query: open the dashboard and sign in "
+               "with it, or put it after '#' (/#token=...), which the browser never sends; if "
+               "this token was shared, make a new one (delete the token file and restart serve)");
         return true;
     }
-    m_trusted = true;
-    m_state->connections.trust(m_id);
-    if (m_auth.source != token_source::query) return false;
-    // A login link: a new session, and the same address without the token in it.
-    m_auth.session = m_state->keys->new_session();
-    m_set_cookie = session_cookie(m_state->port, m_auth.session);
+    const std::string_view authorization = sv(req[http::field::authorization]);
+    m_auth = find_credentials(authorization, target, sv(req.method_string()), *m_state->keys,
+                              std::chrono::steady_clock::now());
+    if (m_auth.source != token_source::none) {
+        m_trusted = true;
+        m_state->connections.trust(m_id);
+        return false;
+    }
+    // Without any credential, a browser's GET gets what holds no data: the script and
+    // stylesheet, or the page shell, whose script signs in or fetches the page with its session.
+    // The connection closes after it, as after a 401.
+    const std::string path = target_path(target);
+    if (req.method() == http::verb::get && authorization.empty() && path.rfind("/api/", 0) != 0) {
+        send(path.rfind("/static/", 0) == 0
+                 ? route_request(m_state->context, "GET", std::string(target), "", "").now.value()
+                 : shell_reply(),
+             true);
+        return true;
+    }
     dashboard_reply r;
-    r.status = 302;
-    r.headers.emplace_back("Location", target_without_token(sv(req.target())));
-    send(std::move(r), has_body);
+    r.status = 401;
+    r.body = unauthorized_page();
+    r.headers.emplace_back("WWW-Authenticate", "Bearer");
+    // Closed, so that a client without the token cannot hold the connection open by sending
+    // request after request (each would restart the header timer).
+    send(std::move(r), true);
     return true;
 }
 
-// A browser attaches the session cookie to any request for this host, from any page, so a
-// state-changing request with the cookie must come from our own origin and carry the
-// session's CSRF token (the X-CSRF-Token header, or a form's csrf_token field, checked once the
-// body is read). A request with `Authorization: Bearer` is exempt: no browser adds that
-// header by itself, and a page of another origin cannot add it without a CORS preflight, which
-// the dashboard never grants.
+// Every request of a browser session carries `Authorization: Session`, which a page of
+// another origin cannot make the browser send (it is no CORS-safelisted header, and the
+// dashboard grants no preflight). A state-changing one must still come from the dashboard's
+// own origin, as a second lock.
 bool session::refuse_cross_site(const http::request<http::string_body>& req) {
-    m_csrf_in_body = false;
     const bool safe = req.method() == http::verb::get || req.method() == http::verb::head;
-    if (safe || m_auth.source != token_source::cookie) return false;
+    if (safe || m_auth.source != token_source::session) return false;
     const std::string problem = cross_origin_problem(
         sv(req[http::field::origin]), sv(req["Sec-Fetch-Site"]), sv(req[http::field::host]));
-    if (!problem.empty()) {
-        refuse(403, problem + ".");
-        return true;
-    }
-    const std::string_view header = sv(req["X-CSRF-Token"]);
-    if (header.empty()) {
-        m_csrf_in_body = true;
-        return false;
-    }
-    if (m_state->keys->valid_csrf(m_auth.session, header)) return false;
-    refuse(403, "the X-CSRF-Token header does not belong to this session; reload the page.");
+    if (problem.empty()) return false;
+    refuse(403, problem + ".");
     return true;
 }
 
@@ -279,18 +343,13 @@ void session::on_request(beast::error_code ec) {
     if (ec) return close();
     http::request<http::string_body> req = m_parser->release();
     const std::string content_type(req[http::field::content_type]);
-    if (m_csrf_in_body &&
-        !m_state->keys->valid_csrf(m_auth.session, csrf_field(content_type, req.body())))
-        return refuse(403,
-                      "the form's CSRF token is missing or not this session's; reload the "
-                      "page and try again.");
-    // Pages for a browser session carry its CSRF token (a <meta> and each form's field).
-    const std::string csrf =
-        m_auth.session.empty() ? "" : m_state->keys->csrf_token(m_auth.session);
+    if (auto reply = session_api(*m_state->keys, std::string(req.method_string()),
+                                 std::string(req.target()), m_auth))
+        return send(std::move(*reply), !req.keep_alive());
     routed r;
     try {  // nothing a request does may end the daemon (and with it every running job)
         r = route_request(m_state->context, std::string(req.method_string()),
-                          std::string(req.target()), content_type, std::move(req.body()), csrf);
+                          std::string(req.target()), content_type, std::move(req.body()));
     } catch (const std::invalid_argument& e) {
         r.now = message_reply(404, "Not found", e.what());
     } catch (const std::exception& e) {
@@ -318,8 +377,6 @@ void session::run_later(std::function<std::function<dashboard_reply()>()> later,
 }
 
 void session::send(dashboard_reply r, bool close) {
-    if (!m_set_cookie.empty()) r.headers.emplace_back("Set-Cookie", m_set_cookie);
-    m_set_cookie.clear();
     if (!r.file.empty()) {
         auto res = std::make_shared<http::response<http::file_body>>(
             static_cast<http::status>(r.status), 11);
@@ -466,7 +523,8 @@ http_dashboard::http_dashboard(asio::io_context& io, const spool& s,
     m_impl->state = std::make_shared<server_state>();
     m_impl->state->context = std::make_shared<dashboard_context>(
         dashboard_context{s, settings, std::move(optimizer), std::move(harness), {}});
-    m_impl->state->keys = std::make_unique<dashboard_keys>(settings.token);
+    m_impl->state->keys = std::make_unique<dashboard_keys>(
+        settings.token, session_limits{settings.session_idle_s, settings.session_max_s});
     m_impl->accepting = std::make_shared<listener>(io, settings, m_impl->state);
     m_impl->port = m_impl->state->port = m_impl->accepting->port();
     m_impl->accepting->accept();

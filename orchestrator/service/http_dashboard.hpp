@@ -1,10 +1,11 @@
 #pragma once
 /// The daemon's web dashboard (--http): the queue, a job page with live progress and its
 /// report.html, and an intake form (upload a job's files, see `check`'s table, then queue it).
-/// Served by Boost.Beast on the daemon's io_context. Every request needs the token or a session
-/// (dashboard_auth.hpp); a browser's state-changing request also needs the dashboard's own
-/// Origin and the session's CSRF token. Uploads are size-limited and their names checked
-/// (job_intake.hpp upload_name_problem).
+/// Served by Boost.Beast on the daemon's io_context. Every request needs the token, a browser
+/// session sent as a header, or a one-time ticket (dashboard_auth.hpp); without any, a page's
+/// address gets only the shell (no data), whose script signs in. A session's state-changing
+/// request must also come from the dashboard's own Origin. Uploads are size-limited and their
+/// names checked (job_intake.hpp upload_name_problem).
 
 #include <boost/asio/io_context.hpp>
 #include <filesystem>

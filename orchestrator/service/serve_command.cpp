@@ -68,6 +68,28 @@ void add_spool_option(CLI::App* c, daemon_cli& d, bool required = true) {
     if (required) o->required();
 }
 
+// The dashboard's: where it listens, its token, its sessions and what its jobs may ask for.
+void add_dashboard_options(CLI::App* s, daemon_cli& d) {
+    s->add_option("--http", d.http, "Serve the dashboard on ADDR:PORT (port 0: any free one)")
+        ->type_name("ADDR:PORT");
+    s->add_option("--token-file", d.token_file,
+                  "The dashboard's token (default SPOOL/dashboard.token): read, or made there 0600")
+        ->type_name("FILE");
+    s->add_option("--web-max-priority", d.web_max_priority,
+                  "The highest priority a job queued from the dashboard may ask for (socket "
+                  "submitters: 0, operators any)")
+        ->capture_default_str()
+        ->check(CLI::Range(-1000, 1000));
+    s->add_option("--session-idle-minutes", d.session_idle_minutes,
+                  "A dashboard session ends after this long without a request")
+        ->capture_default_str()
+        ->check(CLI::Range(1.0, 10080.0));
+    s->add_option("--session-hours", d.session_hours,
+                  "A dashboard session ends this long after sign-in, however busy")
+        ->capture_default_str()
+        ->check(CLI::Range(0.1, 720.0));
+}
+
 void add_serve(CLI::App& app, daemon_cli& d) {
     CLI::App* s = d.serve = app.add_subcommand(
         "serve", "The daemon: runs the spool's jobs, one per GPU (or on Slurm), with a dashboard");
@@ -81,11 +103,7 @@ void add_serve(CLI::App& app, daemon_cli& d) {
     s->add_option("--executor", d.settings.executor, "local | slurm")
         ->capture_default_str()
         ->check(CLI::IsMember({"local", "slurm"}));
-    s->add_option("--http", d.http, "Serve the dashboard on ADDR:PORT (port 0: any free one)")
-        ->type_name("ADDR:PORT");
-    s->add_option("--token-file", d.token_file,
-                  "The dashboard's token (default SPOOL/dashboard.token): read, or made there 0600")
-        ->type_name("FILE");
+    add_dashboard_options(s, d);
     s->add_option("--max-upload-mb", d.max_upload_mb,
                   "Largest intake upload or socket submission, MiB")
         ->capture_default_str()
@@ -97,7 +115,8 @@ void add_serve(CLI::App& app, daemon_cli& d) {
                   "A group whose members may see and cancel every user's jobs")
         ->type_name("GROUP");
     s->add_option("--max-jobs-per-user", d.max_jobs_per_user,
-                  "Queued and running jobs one user may have (socket submissions)")
+                  "Queued and running jobs one user may have; the dashboard's jobs count as one "
+                  "user")
         ->capture_default_str()
         ->check(whole_number_from(1, 100000));
     s->add_option("--max-spool-mb-per-user", d.max_spool_mb_per_user,
@@ -335,6 +354,10 @@ int run_serve(daemon_cli& d) {
     s.optimizer = self_path();
     s.harness = fs::absolute(d.harness.empty() ? harness_beside_self() : fs::path(d.harness));
     if (!d.sanitizer.empty()) s.sanitizer = fs::absolute(d.sanitizer);
+    if (const std::string bad = submit_settings_of(d, s); !bad.empty()) {
+        std::cerr << "cuda-optimizer serve: " << bad << "\n";
+        return to_int(exit_code::usage);
+    }
     if (!d.http.empty()) {
         const std::size_t colon = d.http.rfind(':');
         dashboard_settings h;
@@ -360,15 +383,15 @@ int run_serve(daemon_cli& d) {
         h.max_file_bytes = static_cast<std::size_t>(d.max_file_mb * (1 << 20));
         h.job_time_limit_s = s.job_time_limit_s;
         h.max_spool_bytes_per_user = s.submit.max_spool_bytes_per_user;
+        h.max_jobs = d.max_jobs_per_user;
+        h.max_priority = d.web_max_priority;
+        h.session_idle_s = d.session_idle_minutes * 60;
+        h.session_max_s = d.session_hours * 3600;
         s.http = h;
         // Where the token is, never the token: printed lines end up in journals and scrollback.
         if (!s.quiet)
             std::cout << "cuda-optimizer serve: the dashboard's token is in " << token_file.string()
-                      << " (sign in once with ?token=TOKEN; the address bar drops it)" << std::endl;
-    }
-    if (const std::string bad = submit_settings_of(d, s); !bad.empty()) {
-        std::cerr << "cuda-optimizer serve: " << bad << "\n";
-        return to_int(exit_code::usage);
+                      << " (sign in on the dashboard's page with it)" << std::endl;
     }
     return run_daemon(s, d.stop_when_idle_s);
 }

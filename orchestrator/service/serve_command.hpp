@@ -26,6 +26,9 @@ struct daemon_cli {
     int max_jobs_per_user = 16;           // queued + running jobs per submitting uid (the socket)
     double max_spool_mb_per_user = 4096;  // what one user's jobs may hold in the spool, MiB
     double keep_jobs_days = 30;           // ended jobs are removed after this (0: kept)
+    int web_max_priority = 0;             // the highest priority a dashboard job may ask for
+    double session_idle_minutes = 60;     // a dashboard session ends after this idle time
+    double session_hours = 12;            // ... or this long after sign-in
     // submit
     submission sub;
     bool gate = false;
