@@ -221,9 +221,14 @@ TEST_CASE(
     check_console_clean(b);  // before the rejection, whose page comes with status 422
     reject_broken_signature(b, base, d.root() / "broken");
     CHECK(d.jobs().job_ids().size() == 1);
-    // Signing out ends the session on the server, not only in the page.
+    // A sign-in link with a wrong token, which any page can open, leaves the session alone.
     const std::string session = string_of(b, "localStorage.getItem('cuopt-dashboard-session')");
     REQUIRE(session.size() == 97);
+    b.navigate(base + "/#token=00");
+    REQUIRE(b.wait_for("document.body.getAttribute('data-page') === 'queue'", 10s));
+    CHECK(string_of(b, "localStorage.getItem('cuopt-dashboard-session')") == session);
+    CHECK(b.evaluate("location.hash") == "\"\"");
+    // Signing out ends the session on the server, not only in the page.
     CHECK(d.get("/api/jobs", session_header(session)).status == 200);
     b.evaluate("document.getElementById('sign-out').click()");
     REQUIRE(b.wait_for("document.body.getAttribute('data-page') === 'sign-in'", 10s));
@@ -232,7 +237,7 @@ TEST_CASE(
     b.screenshot(screenshots() / "dashboard-sign-in.png");
     // The sign-in form opens a new one.
     b.evaluate("document.getElementById('token').value = " + json_quoted(k_dashboard_token));
-    click_and_show(b, "#sign-in-button", "document.body.getAttribute('data-page') === 'submit'",
+    click_and_show(b, "#sign-in-button", "document.body.getAttribute('data-page') === 'queue'",
                    10s);
     CHECK(string_of(b, "localStorage.getItem('cuopt-dashboard-session')") != session);
 }

@@ -124,7 +124,8 @@ TEST_CASE("a ticket opens one document, once, soon, in a live session, and nothi
     CHECK(is_shell(d.get(report + "?ticket=" + x, {})));
 }
 
-TEST_CASE("the dashboard's jobs keep to --web-max-priority and --max-jobs-per-user", "[http]") {
+TEST_CASE("the dashboard's jobs keep to the web priority limit and the jobs-per-user limit",
+          "[http]") {
     SECTION("a priority above the limit is refused before anything runs") {
         dashboard_under_test d;
         form_body f = matmul_upload();

@@ -72,6 +72,8 @@ TEST_CASE("without a credential a page's address gets the shell, which holds no 
         CHECK(r.header("set-cookie").empty());
         CHECK(r.header("connection") == "close");
     }
+    // Not for a path the page's script would read as another origin's URL.
+    CHECK(d.get("//127.0.0.1:1/x", {}).status == 401);
     const http_reply script = d.get("/static/dashboard.js", {});
     CHECK(script.status == 200);
     CHECK_THAT(script.body, Catch::Contains("Authorization"));

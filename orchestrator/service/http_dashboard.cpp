@@ -281,7 +281,9 @@ bool session::refuse_unauthenticated(const http::request<http::string_body>& req
     // stylesheet, or the page shell, whose script signs in or fetches the page with its session.
     // The connection closes after it, as after a 401.
     const std::string path = target_path(target);
-    if (req.method() == http::verb::get && authorization.empty() && path.rfind("/api/", 0) != 0) {
+    // Not for //host/...: the page's script would read that path as another origin's URL.
+    if (req.method() == http::verb::get && authorization.empty() && path.rfind("/api/", 0) != 0 &&
+        path.rfind("//", 0) != 0) {
         send(path.rfind("/static/", 0) == 0
                  ? route_request(m_state->context, "GET", std::string(target), "", "").now.value()
                  : shell_reply(),

@@ -162,7 +162,7 @@
       a.textContent = 'Open it again';
       return;
     }
-    call('/api/ticket?path=' + encodeURIComponent(path), { method: 'POST' })
+    call(location.origin + '/api/ticket?path=' + encodeURIComponent(path), { method: 'POST' })
       .then(function (r) {
         if (!r.ok) throw new Error('no ticket for ' + path + ': HTTP ' + r.status);
         return r.json();
@@ -173,7 +173,8 @@
   function load() {
     stop();
     if (documentPath.test(location.pathname)) return openDocument();
-    call(location.pathname + location.search).then(showPage).catch(showError);
+    // The origin named: a path such as //host/x would otherwise be another origin's URL.
+    call(location.origin + location.pathname + location.search).then(showPage).catch(showError);
   }
   function el2(tag, attrs, text) {
     var e = el(tag, text);
@@ -247,9 +248,16 @@
   // A sign-in link carries the token after '#', which the browser never sends; it leaves the
   // address (and the history) before anything else happens.
   if (location.hash.indexOf('#token=') === 0) {
-    var token = decodeURIComponent(location.hash.slice(7));
+    var token = location.hash.slice(7);
     history.replaceState(null, '', location.pathname + location.search);
-    signIn(token).then(load, function (err) { signOut(err.message); });
+    // A link with a wrong token (any page can open one) never ends the session this tab has.
+    var had = session();
+    try { token = decodeURIComponent(token); } catch (e) { token = ''; }
+    signIn(token).then(load, function (err) {
+      if (!had) return signOut(err.message);
+      load();
+      showError(new Error('the sign-in link was refused (' + err.message + '); still signed in'));
+    });
   } else if (!session()) {
     signOut('');
   } else {
