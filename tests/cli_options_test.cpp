@@ -50,6 +50,10 @@ TEST_CASE("a positive number out of range is said in a few words, with its unit,
     CHECK(parse_error({"--request-timeout", "-1"}) ==
           "--request-timeout: expected a number above 0 and at most 86400 s (24 h), got -1");
     CHECK(parse_error({"--min-gain", "2"}) == "--min-gain: expected a number from 0 to 1, got 2");
+    // A temperature nan or inf would cut the JSON body at it; a negative one was "not set".
+    for (const std::string t : {"nan", "inf", "-0.5", "2.5"})
+        CHECK(parse_error({"--temperature", t}) ==
+              "--temperature: expected a number from 0 to 2, got " + t);
     CHECK(parse_error({"--target-rse", "0"}) ==
           "--target-rse: expected a number above 0 and at most 1, got 0");
     CHECK(parse_error({"--device", "-1"}) ==

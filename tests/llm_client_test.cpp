@@ -140,6 +140,35 @@ TEST_CASE("a model the API does not know is one line naming --model, never a ret
     CHECK(api_message(r.body) == "model: claude-x");
 }
 
+TEST_CASE("a retired model is one line naming --model; another 400 is one line, never raw JSON") {
+    client_fixture f;
+    test::loopback_http_server server(
+        {{400,
+          {},
+          R"({"type": "error", "error": {"type": "invalid_request_error", "message": "model: claude-3-opus-20240229 has been retired. Please migrate to a newer model."}})"}});
+    llm_client client = f.make(server);
+    CHECK_THROWS_WITH(client.send("sys", f.turns(), {}), Catch::Contains("is not available from") &&
+                                                             Catch::Contains("has been retired") &&
+                                                             Catch::Contains("--model"));
+    test::loopback_http_server other(
+        {{400,
+          {},
+          "{\"error\": {\"message\": \"Unsupported value: 'reasoning_effort'\\nsee docs\", "
+          "\"type\": \"invalid_request_error\"}}"}});
+    llm_client second = f.make(other);
+    try {
+        second.send("sys", f.turns(), {});
+        FAIL("no error");
+    } catch (const llm_api_error& e) {
+        const std::string what = e.what();
+        CHECK(e.status() == 400);
+        CHECK_THAT(what, Catch::Contains("HTTP 400 from openai") &&
+                             Catch::Contains("Unsupported value: 'reasoning_effort'") &&
+                             !Catch::Contains("invalid_request_error") && !Catch::Contains(k_key));
+        CHECK(what.find('\n') == std::string::npos);
+    }
+}
+
 TEST_CASE("a 404 that is not about the model names --base-url, not --model") {
     client_fixture f;
     test::loopback_http_server server({{404, {}, R"({"detail": "Not Found"})"}});

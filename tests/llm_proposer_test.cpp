@@ -400,6 +400,32 @@ TEST_CASE("a reply cut at the output limit is sent again once with --max-output-
                Catch::Contains("cut at 3000 output tokens was sent again with 9000"));
 }
 
+TEST_CASE("a reply incomplete for another reason than the output limit is not sent again") {
+    llm_fixture f;
+    // openai 7.60's newer reasons: more output tokens would not mend them.
+    const std::string stopped =
+        R"({"status": "incomplete", "incomplete_details": {"reason": "max_messages"},
+            "output": [{"type": "message", "content": [{"type": "output_text", "text": "Tiling"}]}]})";
+    test::loopback_http_server server(
+        {{200, {}, stopped},
+         {200,
+          {},
+          responses_call("submit_candidate",
+                         "{\"source\": " + json_string(kernel("FAKE_MS=1")) +
+                             ", \"rationale\": \"fewer cycles\"}",
+                         2)}});
+    const auto r = f.run(server, {"--max-iterations", "1", "--proposer", "llm", "--api",
+                                  "responses", "--no-evidence", "--max-output-tokens", "3000",
+                                  "--max-output-tokens-retry", "9000"});
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 2);
+    const auto again = parse_json(requests[1].body, "second request");
+    CHECK(again["max_output_tokens"].GetInt() == 3000);  // not the retry's 9000
+    CHECK_THAT(requests[1].body, Catch::Contains("That was not a tool call"));
+}
+
 TEST_CASE("with --nvidia-research the model reads allow-listed documentation, nothing else") {
     llm_fixture f;
     test::scratch_folder cache;

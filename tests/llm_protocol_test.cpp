@@ -412,3 +412,13 @@ TEST_CASE(
         build_model_request(s, "k", "sys", {chat_turn::from_user("go"), tool}, {}).body, "r");
     CHECK(kept["messages"][1]["content"].Size() == 2);
 }
+
+TEST_CASE("a Responses reply's cache writes are counted; only max_output_tokens is a cut") {
+    const model_reply r = parse_responses_reply(R"({"status": "incomplete",
+        "incomplete_details": {"reason": "max_messages"}, "output": [],
+        "usage": {"input_tokens": 1000, "output_tokens": 10,
+                  "input_tokens_details": {"cached_tokens": 300, "cache_write_tokens": 600}}})");
+    CHECK(r.usage.cached == 300);
+    CHECK(r.usage.cache_written == 600);
+    CHECK(r.stop_reason == "incomplete: max_messages");
+}

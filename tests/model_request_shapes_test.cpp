@@ -181,10 +181,29 @@ TEST_CASE("a Chat Completions request has the documented URL, headers, top-level
     CHECK(local.headers ==
           std::map<std::string, std::string>{{"Content-Type", "application/json"}});
     const auto l = parse_json(local.body, "request");
-    CHECK(keys_of(l) ==
-          std::set<std::string>{"model", "messages", "temperature", "max_completion_tokens"});
+    // Both limits: Ollama and older servers read only max_tokens (OpenAI's host refuses it).
+    CHECK(keys_of(l) == std::set<std::string>{"model", "messages", "temperature",
+                                              "max_completion_tokens", "max_tokens"});
     REQUIRE(l["temperature"].IsNumber());
     CHECK(l["temperature"].GetDouble() == 0.25);
+    REQUIRE(l["max_tokens"].IsInt());
+    CHECK(l["max_tokens"].GetInt() == l["max_completion_tokens"].GetInt());
+}
+
+TEST_CASE("a tool call's malformed arguments go back to the model as {}", "[request_shapes]") {
+    std::vector<chat_turn> turns = {user("Make the kernel faster.")};
+    turns.push_back({chat_turn::role::assistant,
+                     "",
+                     {{"call_x", "compile", "{\"source\": "}},
+                     "",
+                     "",
+                     "",
+                     false});
+    for (const openai_api api : {openai_api::chat, openai_api::responses}) {
+        const std::string body = build(openai_settings(api), turns).body;
+        CHECK_THAT(body, !Catch::Contains("{\\\"source\\\": \""));
+        CHECK_THAT(body, Catch::Contains("\"arguments\":\"{}\""));
+    }
 }
 
 // https://platform.openai.com/docs/api-reference/chat/create (messages: system, user,

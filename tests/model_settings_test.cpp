@@ -319,3 +319,60 @@ TEST_CASE("the API's URL in the start line and the model block never carries a c
     CHECK(api_url(settings_for(anthropic_options()).settings) ==
           "https://api.anthropic.com/v1/messages");
 }
+
+TEST_CASE("the GPT-5.6 models take Chat tools only without reasoning, like GPT-6 Sol") {
+    optimizer_options o;
+    o.api = "chat";
+    for (const std::string model : {"gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-luna"}) {
+        INFO(model);
+        o.model = model;
+        o.reasoning_effort = "";
+        CHECK_THROWS_WITH(settings_for(o), Catch::Contains("only with --reasoning-effort none"));
+        o.reasoning_effort = "none";
+        CHECK(settings_for(o).settings.api == openai_api::chat);
+    }
+}
+
+TEST_CASE("a Chat-tools note about a gateway never prints a key in its base URL") {
+    optimizer_options o;
+    o.api = "chat";
+    o.model = "gpt-6.1-terra";
+    o.base_url = "https://user:sk-secret-key@gateway.example/v1";
+    const model_config c = settings_for(o);
+    REQUIRE(c.notes.size() == 1);
+    CHECK_THAT(c.notes[0], !Catch::Contains("sk-secret-key") && Catch::Contains("[REDACTED]"));
+}
+
+TEST_CASE("OpenAI's own host without /v1 gets it; other servers keep their path") {
+    optimizer_options o;
+    for (const std::string base :
+         {"https://api.openai.com", "https://api.openai.com/", "https://API.OpenAI.com:443",
+          "https://eu.api.openai.com/", "https://api.openai.com/v1"}) {
+        INFO(base);
+        o.base_url = base;
+        o.api = "responses";
+        CHECK_THAT(api_url(settings_for(o).settings), Catch::EndsWith("/v1/responses"));
+        CHECK(api_url(settings_for(o).settings).find("/v1/v1") == std::string::npos);
+    }
+    o.base_url = "http://127.0.0.1:11434";  // a local server's own layout
+    o.api = "chat";
+    CHECK(api_url(settings_for(o).settings) == "http://127.0.0.1:11434/chat/completions");
+}
+
+TEST_CASE("Fable 5, 5.1 and 5.2 and Mythos 5, 5.1 and 5.2 think adaptively and refuse sampling") {
+    for (const std::string model :
+         {"claude-fable-5", "claude-mythos-5", "claude-fable-5-1", "claude-mythos-5-1",
+          "claude-fable-5-2", "claude-mythos-5-2", "claude-fable-5-2-20261201"}) {
+        INFO(model);
+        const auto f = find_model_family(llm_provider::anthropic, model);
+        REQUIRE(f);
+        CHECK(f->thinking == thinking_form::adaptive);
+        CHECK(f->thinking_on_by_default);
+        CHECK(f->temperature == sampling::refused);
+        CHECK(f->anthropic_version == "2026-10-21");
+        optimizer_options o = anthropic_options(model);
+        o.temperature = 0.5;
+        CHECK_THROWS_WITH(settings_for(o), Catch::Contains("refuses sampling parameters"));
+    }
+    CHECK_FALSE(find_model_family(llm_provider::anthropic, "claude-fable-5-3"));
+}

@@ -113,3 +113,16 @@ TEST_CASE("a request's turns give the system prompt, the user's words and tool r
     CHECK(r[1].text == "Go.");
     CHECK(r[2].text == "fine");
 }
+
+TEST_CASE("a message item without a role is read once, never passed back and forth") {
+    const rapidjson::Document reply = parse_json(
+        R"({"output": [{"type": "message", "content": [{"type": "output_text", "text": "Tiling"}]}]})",
+        "reply");
+    const auto turns = reply_turns(reply);
+    REQUIRE(turns.size() == 1);
+    CHECK(turns[0].text == "Tiling");
+    const rapidjson::Document request = parse_json(
+        R"({"input": [{"type": "message", "content": [{"type": "input_text", "text": "hi"}]}]})",
+        "request");
+    REQUIRE(request_turns(request).size() == 1);
+}

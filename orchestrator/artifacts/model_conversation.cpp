@@ -82,7 +82,10 @@ void add_block(const Value& b, const std::string& role, std::vector<conversation
 
 // A message with a role: its content (a string or blocks) and its tool calls (Chat API).
 void add_item(const Value& item, const std::string& role, std::vector<conversation_turn>& out) {
-    if (!member(item, "role") && member(item, "type")) return add_block(item, role, out);
+    // A typed block goes to add_block; a message item without a role is read here (add_block
+    // sends messages here: passing it back would recurse until the stack ran out).
+    if (!member(item, "role") && member(item, "type") && text_of(item, "type") != "message")
+        return add_block(item, role, out);
     const std::string r = text_of(item, "role").empty() ? role : text_of(item, "role");
     if (const Value* content = member(item, "content")) {
         if (content->IsString())

@@ -70,7 +70,8 @@ static void define_model_options(CLI::App* app, optimizer_options& o) {
     app->add_option("--base-url", o.base_url,
                     "API base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (also $OPENAI_BASE_URL)");
     app->add_option("--temperature", o.temperature,
-                    "Sampling temperature, for models that accept one");
+                    "Sampling temperature, for models that accept one")
+        ->check(number_from(0.0, 2.0));  // nan and inf too
     app->add_option("--max-model-calls", o.max_model_calls,
                     "Model calls per run before budget_exhausted")
         ->capture_default_str()

@@ -149,7 +149,7 @@ void check_chat_tools(model_config& c, const std::optional<model_family>& family
                                              : "only with --reasoning-effort none") +
         "; every request carries the tools";
     if (!other_server) refuse("--api chat: " + why + ": use --api responses (or auto)");
-    c.notes.push_back("Chat Completions at " + s.base_url + ": " + why +
+    c.notes.push_back("Chat Completions at " + redact_url_credentials(s.base_url) + ": " + why +
                       "; give --api responses if the server speaks it");
 }
 

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/cli_value_checks.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/html_text.hpp"
@@ -556,7 +557,7 @@ CLI::App* add_suite_command(CLI::App& app, suite_options& o) {
                   "Slurm) and collect each as it ends, instead of running them here")
         ->type_name("SPOOL");
     s->add_option("--poll", o.poll_s, "With --submit: seconds between looks at the jobs")
-        ->check(CLI::Range(0.05, 3600.0))
+        ->check(number_from(0.05, 3600.0, "s"))
         ->default_val(5);
     s->footer(
         "\nExample:\n  cuda-optimizer suite KernelBench/level1 -- --max-iterations 10\n"

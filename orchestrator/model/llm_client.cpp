@@ -10,6 +10,7 @@
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 
 namespace cuopt {
 
@@ -52,6 +53,10 @@ std::string api_message(const std::string& body) {
 
 bool model_missing(const http_response& r) {
     if (r.status == 404 && r.body.find("model") != std::string::npos) return true;
+    // A retired model: Anthropic answers 400 or 404 naming it, with "retired" in the message.
+    if (r.status >= 400 && r.status < 500 && r.body.find("model") != std::string::npos &&
+        api_message(r.body).find("retired") != std::string::npos)
+        return true;
     return r.status >= 400 && r.status < 500 &&
            (r.body.find("model_not_found") != std::string::npos ||
             (r.body.find("not_found_error") != std::string::npos &&
@@ -101,6 +106,14 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
                                          redact(api_message(result.response.body), {m_key}) +
                                          "); check --base-url (an OpenAI-compatible server's "
                                          "usually ends in /v1)");
+        if (result.response.status >= 400 && !result.retryable_failure)  // one line, not raw
+            throw llm_api_error(
+                result.response.status,
+                "HTTP " + std::to_string(result.response.status) +
+                    (quota_exhausted(result.response) ? " (quota or spend limit exhausted)" : "") +
+                    " from " + k_llm_providers.name(m_settings.provider) + " at " +
+                    redact(request.url, {m_key}) + ": " +
+                    quote_value(redact(api_message(result.response.body), {m_key}), 300));
         throw llm_api_error(result.response.status, redact(result.error, {m_key}));
     }
     model_reply reply;

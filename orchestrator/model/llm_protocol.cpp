@@ -8,6 +8,7 @@
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "orchestrator/model/model_families.hpp"
 
 namespace cuopt {
 
@@ -65,6 +66,14 @@ http_request json_post(const llm_settings& s, const rapidjson::Document& d) {
     return r;
 }
 
+// A tool call's arguments as they go back to the model: what it sent when that is a JSON
+// object, else "{}" (the tool's answer says what was wrong). Servers that parse the echoed
+// arguments (Ollama) refuse the whole request over one malformed call.
+std::string echoed_arguments(const std::string& arguments) {
+    rapidjson::Document d;
+    return try_parse_json(d, arguments).empty() && d.IsObject() ? arguments : "{}";
+}
+
 Value openai_message(const chat_turn& t, json_allocator& a) {
     json_object m(a);
     if (t.who == chat_turn::role::tool_result) {
@@ -76,7 +85,7 @@ Value openai_message(const chat_turn& t, json_allocator& a) {
     json_array calls(a);
     for (const tool_call& c : t.calls) {
         json_object fn(a), call(a);
-        fn.add("name", c.name).add("arguments", c.arguments_json);
+        fn.add("name", c.name).add("arguments", echoed_arguments(c.arguments_json));
         call.add("id", c.id).add("type", "function").add("function", fn);
         calls.push(call);
     }
@@ -110,6 +119,9 @@ http_request openai_request(const llm_settings& s, const std::string& key,
         .add_if(!s.reasoning_effort.empty(), "reasoning_effort", s.reasoning_effort);
     if (s.temperature) o.add("temperature", *s.temperature);
     o.add("max_completion_tokens", s.max_output_tokens);
+    // Other servers (Ollama, older vLLM) read only the older name; OpenAI's refuses it.
+    if (!s.base_url.empty() && !is_provider_host(llm_provider::openai, s.base_url))
+        o.add("max_tokens", s.max_output_tokens);
     http_request r = json_post(s, d);
     if (!key.empty())
         r.headers["Authorization"] = "Bearer " + key;  // local servers often need none
@@ -149,7 +161,7 @@ void add_response_items(const chat_turn& t, Value& input, json_allocator& a) {
         call.add("type", "function_call")
             .add("call_id", c.id)
             .add("name", c.name)
-            .add("arguments", c.arguments_json);
+            .add("arguments", echoed_arguments(c.arguments_json));
         input.PushBack(call.take(), a);
     }
 }
@@ -316,6 +328,7 @@ token_usage openai_usage(const Value& reply, const std::string& input, const std
     t.completion = number_at(u, (output + "_tokens").c_str());
     t.reasoning = number_at(details(output), "reasoning_tokens");
     t.cached = number_at(details(input), "cached_tokens");
+    t.cache_written = number_at(details(input), "cache_write_tokens");  // GPT-5.6 and later
     return t;
 }
 
@@ -348,8 +361,13 @@ std::string anthropic_messages_url(const std::string& base_url) {
 
 std::string model_endpoint_url(const llm_settings& s) {
     if (s.provider == llm_provider::anthropic) return anthropic_messages_url(s.base_url);
-    return trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url) +
-           (s.api == openai_api::responses ? "/responses" : "/chat/completions");
+    std::string base = trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url);
+    // OpenAI's own hosts serve /v1/...: a bare host (any case, :443, a trailing slash) gets it.
+    if (is_provider_host(llm_provider::openai, base)) {
+        const std::size_t host_start = base.find("://") + 3;
+        base = base.substr(0, base.find('/', host_start)) + "/v1";
+    }
+    return base + (s.api == openai_api::responses ? "/responses" : "/chat/completions");
 }
 
 http_request build_model_request(const llm_settings& s, const std::string& key,

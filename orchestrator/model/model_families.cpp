@@ -11,7 +11,7 @@ namespace {
 constexpr auto anthropic = llm_provider::anthropic;
 constexpr auto openai = llm_provider::openai;
 
-// Checked 2026-12-02 against the providers' documentation (docs/MODELS.md quotes it):
+// Checked 2026-12-07 against the providers' documentation (docs/MODELS.md quotes it):
 //  Anthropic: platform.claude.com/docs/about-claude/models (thinking, default effort),
 //    .../build-with-claude/thinking-troubleshooting (which thinking form each model refuses),
 //    .../build-with-claude/effort (output_config.effort; xhigh not on the 4.6 models),
@@ -42,7 +42,12 @@ const std::vector<model_family>& table() {
     static const std::vector<model_family> families = {
         // id, provider, Chat tools, thinking, on by default, efforts, default effort,
         // temperature, anthropic-version, shuts down, replacement
+        {"claude-fable-5",    A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-mythos-5",   A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
         {"claude-fable-5-1",  A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-mythos-5-1", A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-fable-5-2",  A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
+        {"claude-mythos-5-2", A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
         {"claude-opus-5-5",   A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
         {"claude-sonnet-5-5", A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
         {"claude-haiku-5-5",  A, C, T::adaptive, true,  low_to_max, "", S::refused,  v2026, "", ""},
@@ -60,13 +65,13 @@ const std::vector<model_family>& table() {
         {"gpt-6-astra",   O, R, T::none, false, low_to_max,      "medium", S::refused,           "", "", ""},
         {"gpt-6-sol",     O, N, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
         {"gpt-6-luna",    O, N, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
-        {"gpt-5.6-sol",   O, C, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
-        {"gpt-5.6-terra", O, C, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
-        {"gpt-5.6-luna",  O, C, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
-        {"gpt-5.1",       O, C, T::none, false, none_to_high,    "",       S::without_reasoning, "", "", ""},
+        {"gpt-5.6-sol",   O, N, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
+        {"gpt-5.6-terra", O, N, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
+        {"gpt-5.6-luna",  O, N, T::none, false, none_to_max,     "medium", S::without_reasoning, "", "", ""},
+        {"gpt-5.1",       O, C, T::none, false, none_to_high,    "",       S::without_reasoning, "", "2027-04-01", ""},
         {"gpt-5",         O, C, T::none, false, minimal_to_high, "medium", S::refused, "", "2026-12-11", "gpt-6.1-sol"},
         {"gpt-5-mini",    O, C, T::none, false, minimal_to_high, "medium", S::refused, "", "2026-12-11", "gpt-6.1-terra"},
-        {"gpt-5-nano",    O, C, T::none, false, minimal_to_high, "medium", S::refused, "", "2026-12-11", ""},
+        {"gpt-5-nano",    O, C, T::none, false, minimal_to_high, "medium", S::refused, "", "2026-12-11", "gpt-6-luna"},
     };
     // clang-format on
     return families;

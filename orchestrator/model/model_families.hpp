@@ -50,7 +50,7 @@ struct model_family {
 };
 
 /// The day the table was last checked against the providers' documentation.
-inline constexpr const char* k_model_table_checked = "2026-12-02";
+inline constexpr const char* k_model_table_checked = "2026-12-07";
 
 /// The table's family for a model id: the family's id itself, or followed by a snapshot date
 /// (-YYYYMMDD, -YYYY-MM-DD) or -latest; anything else (a newer model, a variant) is unknown.

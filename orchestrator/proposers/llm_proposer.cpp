@@ -21,10 +21,11 @@ namespace {
 constexpr std::size_t k_max_echoed_bytes = std::size_t{256} << 10;
 
 // A reply stopped by the output limit: Chat Completions' "length", Anthropic's "max_tokens",
-// the Responses API's "incomplete: max_output_tokens".
+// the Responses API's "incomplete: max_output_tokens". Any other reason a reply is incomplete
+// (max_messages, steered, ...) is no cut that more output tokens would mend.
 bool truncated(const model_reply& r) {
     return r.stop_reason == "length" || r.stop_reason == "max_tokens" ||
-           r.stop_reason.rfind("incomplete", 0) == 0;
+           r.stop_reason == "incomplete: max_output_tokens";
 }
 
 const char* k_system =

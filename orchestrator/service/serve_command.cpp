@@ -83,11 +83,11 @@ void add_dashboard_options(CLI::App* s, daemon_cli& d) {
     s->add_option("--session-idle-minutes", d.session_idle_minutes,
                   "A dashboard session ends after this long without a request")
         ->capture_default_str()
-        ->check(CLI::Range(1.0, 10080.0));
+        ->check(number_from(1.0, 10080.0, "minutes"));
     s->add_option("--session-hours", d.session_hours,
                   "A dashboard session ends this long after sign-in, however busy")
         ->capture_default_str()
-        ->check(CLI::Range(0.1, 720.0));
+        ->check(number_from(0.1, 720.0, "hours"));
 }
 
 void add_serve(CLI::App& app, daemon_cli& d) {
@@ -123,12 +123,12 @@ void add_serve(CLI::App& app, daemon_cli& d) {
                   "What one user's jobs (queued, running and kept) may hold in the spool, MiB; "
                   "the dashboard's jobs count as one user (0: no limit)")
         ->capture_default_str()
-        ->check(CLI::Range(0.0, 1e9));
+        ->check(number_from(0.0, 1e9, "MiB"));
     s->add_option("--keep-jobs", d.keep_jobs_days,
                   "Days an ended job (its files, run folder and log) is kept before it is "
                   "removed (0: kept until removed by hand)")
         ->capture_default_str()
-        ->check(CLI::Range(0.0, 36500.0));
+        ->check(number_from(0.0, 36500.0, "days"));
     s->add_option("--harness", d.harness, "cuda-harness every job uses (default: beside this)")
         ->type_name("FILE");
     s->add_option("--sanitizer", d.sanitizer,
