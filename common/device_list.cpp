@@ -21,7 +21,7 @@ std::vector<std::string> comma_items(const std::string& text) {
 }
 
 std::string device_list_problem(const std::string& text) {
-    std::vector<std::string> seen;
+    std::vector<int> seen;  // by value: "0" and "00" are one GPU
     for (const std::string& item : comma_items(text)) {
         const bool digits =
             !item.empty() && item.size() <= 4 && std::all_of(item.begin(), item.end(), [](char ch) {
@@ -29,9 +29,13 @@ std::string device_list_problem(const std::string& text) {
             });
         if (!digits)
             return "expected GPU indices separated by commas (0,1), got " + quote_value(text);
-        if (std::find(seen.begin(), seen.end(), item) != seen.end())
-            return "GPU " + item + " is named twice in " + quote_value(text);
-        seen.push_back(item);
+        const int index = std::stoi(item);
+        if (index > k_max_device_index)  // as --device
+            return "GPU " + item + ": expected an index from 0 to " +
+                   std::to_string(k_max_device_index);
+        if (std::find(seen.begin(), seen.end(), index) != seen.end())
+            return "GPU " + std::to_string(index) + " is named twice in " + quote_value(text);
+        seen.push_back(index);
     }
     return "";
 }

@@ -13,6 +13,9 @@ std::vector<std::string> comma_items(const std::string& text);
 /// "" when the text is a list of GPU indices, else what is wrong with it.
 std::string device_list_problem(const std::string& text);
 
+/// The highest GPU index a list (or --device) may name.
+inline constexpr int k_max_device_index = 1023;
+
 /// The indices of a valid list, in order.
 std::vector<int> parse_device_list(const std::string& text);
 

@@ -219,6 +219,10 @@ TEST_CASE("the --devices list holds distinct GPU indices, and compile threads fo
     CHECK(device_list_problem(" 2 , 0 ").empty());
     CHECK(parse_device_list(" 2 , 0 ") == std::vector<int>{2, 0});
     CHECK_THAT(device_list_problem("0,0"), Catch::Contains("GPU 0 is named twice"));
+    CHECK_THAT(device_list_problem("0,00"), Catch::Contains("GPU 0 is named twice"));  // by value
+    CHECK_THAT(device_list_problem("1,0001"), Catch::Contains("GPU 1 is named twice"));
+    CHECK(device_list_problem("9999") == "GPU 9999: expected an index from 0 to 1023");
+    CHECK(device_list_problem("1023").empty());
     CHECK_THAT(device_list_problem("0,x"), Catch::Contains("expected GPU indices"));
     CHECK_THAT(device_list_problem(""), Catch::Contains("expected GPU indices"));
     CHECK_THAT(device_list_problem("0,,1"), Catch::Contains("expected GPU indices"));

@@ -8,6 +8,7 @@
 
 #include "common/cli_config.hpp"
 #include "common/cli_value_checks.hpp"
+#include "common/device_list.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/message_text.hpp"
@@ -238,7 +239,7 @@ void define_check_options(CLI::App* app, optimizer_options& o) {
         ->capture_default_str();
     app->add_option("--device", o.device, "GPU index")
         ->capture_default_str()
-        ->check(whole_number_from(0, 1023));
+        ->check(whole_number_from(0, k_max_device_index));
     app->add_option("--devices", o.devices,
                     "GPUs that measure a batch at once, one measurement per GPU at a time (0,1); "
                     "the first becomes --device")
