@@ -40,15 +40,17 @@ Example:
   cuda-optimizer optimize --config examples/matmul/config.json
   cuda-optimizer optimize --resume results/run-003    (a run that was interrupted or killed)
 
-Exit codes: 0 done (a winner that passed the evidence gates); 11 a manifest, config or
-input file is wrong (the message names the file and field); 20 preflight failed (no
-harness, toolkit, driver or GPU); 21 the initial kernel fails a case or does not compile;
-22 the reference fails; 23 interrupted; 25 the model API refused; 26 the run folder cannot
-be written; 27 no candidate passes the evidence gates; 28 --resume refused (not a run
-folder, a finished run, or its inputs, harness or settings changed: the message names
-which); 29 the harness cannot confine itself (no Landlock) and the model's, --candidates' or
-a daemon job's kernels would run in it (--allow-unconfined runs them anyway); 64 bad command
-line; 70 internal error (a bug: please report it).
+Exit codes: 0 the run ended with a verdict: go, no_go or no_winner (summary.json says which;
+--fail-on-no-go turns no_go into 30 and no_winner into 27); 11 a manifest, config or input
+file is wrong (the message names the file and field); 20 preflight failed (no harness,
+toolkit, driver or GPU); 21 the initial kernel fails a case or does not compile; 22 the
+reference fails; 23 interrupted; 25 the model API refused; 26 the run folder cannot be
+written; 27 no candidate passes the evidence gates; 28 --resume refused (not a run folder, a
+finished run, or its inputs, harness or settings changed: the message names which); 29 the
+harness cannot confine itself (no Landlock) and the model's, --candidates' or a daemon job's
+kernels would run in it (--allow-unconfined runs them anyway); 30 no_go with
+--fail-on-no-go; 31 a file that scores the run changed during it; 64 bad command line; 70
+internal error (a bug: please report it).
 )";
 
 const char* k_check_footer = R"(

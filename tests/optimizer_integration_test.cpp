@@ -352,6 +352,28 @@ TEST_CASE("unknown flags are rejected by name and every subcommand has help") {
     CHECK(test::run_optimizer({"replay", "--help"}).exit_code == 0);
 }
 
+TEST_CASE("every command's help has an example and its exit codes, and its example's flags parse") {
+    for (const std::string command : {"optimize", "check", "replay", "report", "gate", "serve",
+                                      "submit", "status", "cancel", "suite", "import", "export"}) {
+        INFO(command);
+        const auto r = test::run_optimizer({command, "--help"});
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.output, Catch::Contains("Example:") && Catch::Contains("Exit codes:") &&
+                                 !Catch::Contains("README's"));
+    }
+    // optimize's 0 is any verdict; no_go is 0 unless --fail-on-no-go makes it 30.
+    const auto optimize = test::run_optimizer({"optimize", "--help"});
+    CHECK_THAT(optimize.output, Catch::Contains("go, no_go or no_winner") &&
+                                    Catch::Contains("30 no_go with") &&
+                                    !Catch::Contains("0 done (a winner that passed"));
+    // report's own example: its flags are in range (the run folder is what is missing here).
+    const auto report = test::run_optimizer({"report", "no-such-run", "--invocations-per-month",
+                                             "2e9", "--gpu-hour-cost", "3.5", "--engineer-hours",
+                                             "6", "--engineer-rate", "120"});
+    CHECK(report.exit_code == 11);
+    CHECK_THAT(report.output, !Catch::Contains("--invocations-per-month"));
+}
+
 TEST_CASE("a config file works from any working folder and flags win over it") {
     optimizer_fixture f;
     f.dir.write("cfg/config.json",

@@ -27,7 +27,7 @@ const char* k_gate_footer = R"(
 The kernel is timed --runs times on the accepted run's replay requests (with --kernel, the
 accepted kernel too, interleaved); it fails when an output differs from the run's oracle, a run
 fails, or for any performance case or the geomean the 95% interval of (now / accepted) lies
-wholly above 1 + --threshold. The README's "Regression gate" has the whole rule.
+wholly above 1 + --threshold. docs/gate.md has the whole rule.
 
 Example:
   cuda-optimizer gate --accepted results/run-007 --kernel matmul_v2.cu

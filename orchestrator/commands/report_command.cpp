@@ -24,18 +24,19 @@ line.
 )";
 
 void add_money_option(CLI::App* app, const std::string& flag, std::optional<double>& target,
-                      const std::string& unit, const std::string& help) {
+                      const std::string& unit, const std::string& help, double high = 1e9) {
     app->add_option_function<double>(
            flag, [&target](const double& x) { target = x; }, help)
         ->type_name(unit)
-        ->check(non_negative_number(1e9));
+        ->check(non_negative_number(high));
 }
 
 }  // namespace
 
 void define_cost_options(CLI::App* app, report_economics& e) {
+    // A kernel in production runs billions of times a month (the help's example: 2e9).
     add_money_option(app, "--invocations-per-month", e.invocations_per_month, "N",
-                     "Cost sheet: launches of the kernel per month in production");
+                     "Cost sheet: launches of the kernel per month in production", 1e15);
     add_money_option(app, "--gpu-hour-cost", e.gpu_hour_cost_usd, "USD",
                      "Cost sheet: what one GPU hour costs");
     add_money_option(app, "--engineer-hours", e.engineer_hours, "H",

@@ -184,9 +184,12 @@ void add_submit(CLI::App& app, daemon_cli& d) {
     s->add_flag("--json", d.json, "Print {\"job\": ID} on stdout");
     s->allow_extras();
     s->footer(
-        "\nExit codes: 0 queued (the job id on stdout); 11 the job was refused (the message "
-        "names the file and field; check's table when check refused it); 26 the spool cannot "
-        "be used; 64 bad command line.");
+        "\nExample:\n  cuda-optimizer submit --spool /srv/cuopt --config "
+        "examples/matmul/config.json --max-iterations 3\n  cuda-optimizer submit --spool "
+        "/srv/cuopt --gate --accepted results/run-001\n\nExit codes: 0 queued (the job id on "
+        "stdout); 11 the job was refused (the message names the file and field; check's table "
+        "when check refused it); 26 the spool cannot be used (or the daemon's socket cannot be "
+        "reached); 64 bad command line.");
 }
 
 void add_status_and_cancel(CLI::App& app, daemon_cli& d) {
@@ -194,9 +197,19 @@ void add_status_and_cancel(CLI::App& app, daemon_cli& d) {
     add_spool_option(d.status, d);
     d.status->add_option("job", d.job, "One job's id (job-NNNNNN)");
     d.status->add_flag("--json", d.json, "JSON (what the dashboard's /api/jobs serves)");
+    d.status->footer(
+        "\nExample:\n  cuda-optimizer status --spool /srv/cuopt\n  cuda-optimizer status "
+        "--spool /srv/cuopt job-000012 --json\n\nExit codes: 0 listed; 11 no such job (or "
+        "not yours), or the spool is not one; 26 the daemon's socket cannot be reached; 64 bad "
+        "command line.");
     d.cancel = app.add_subcommand("cancel", "Ask the daemon to end a queued or running job");
     add_spool_option(d.cancel, d);
     d.cancel->add_option("job", d.job, "The job's id")->required();
+    d.cancel->footer(
+        "\nExample:\n  cuda-optimizer cancel --spool /srv/cuopt job-000012\n\nExit codes: 0 "
+        "cancel requested (the daemon ends the job at its next poll); 11 no such job (or not "
+        "yours), or it has already ended; 26 the daemon's socket cannot be reached; 64 bad "
+        "command line.");
 }
 
 // The dashboard's token file, held to the rules OpenSSH holds a private key to: a regular file
