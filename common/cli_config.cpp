@@ -28,10 +28,29 @@ std::string exact_number_text(double x) {
     return text;
 }
 
+// Whether a flag takes a number: its type as the help shows it (INT, UINT, FLOAT, or a unit
+// with a NONNEGATIVE or POSITIVE check: "N:NONNEGATIVE", "USD:NONNEGATIVE").
+bool takes_number(const CLI::Option* opt) {
+    const std::string type = opt->get_type_name();
+    for (const char* word : {"INT", "FLOAT", "NONNEGATIVE", "POSITIVE"})
+        if (type.find(word) != std::string::npos) return true;
+    return false;
+}
+
 std::string option_text(const json_field& f, const fs::path& base,
-                        const std::set<std::string>& paths) {
+                        const std::set<std::string>& paths, bool number) {
     if (f.is_null() || f.is_object() || f.is_array()) f.fail("a string, a number or a boolean");
     const rapidjson::Value& v = f.value();  // json_field has no is_boolean() to ask instead
+    // "5" where 5 is meant: a hand-written config's slip, said rather than read as 5 (other
+    // text goes to the flag's own check, which names what it expects).
+    const auto numeric = [](const std::string& t) {
+        char* end = nullptr;
+        std::strtod(t.c_str(), &end);
+        return !t.empty() && end == t.c_str() + t.size();
+    };
+    if (number && v.IsString() && numeric(v.GetString()))
+        f.fail("a number (without quotes)",
+               "the string " + quote_value(std::string_view(v.GetString(), v.GetStringLength())));
     std::string value = v.IsBool()     ? (v.GetBool() ? "true" : "false")
                         : v.IsDouble() ? exact_number_text(v.GetDouble())
                                        : json_scalar_text(v);
@@ -110,6 +129,8 @@ void apply_json_options(CLI::App* app, const std::string& text, const fs::path& 
         for (char& c : flag)
             if (c == '_') c = '-';
         CLI::Option* opt = app->get_option_no_throw(flag);
+        if (opt && (opt == app->get_help_ptr() || opt == app->get_help_all_ptr()))
+            opt = nullptr;  // {"help": true} is no option of a run
         if (!opt && rules.elsewhere && rules.elsewhere->get_option_no_throw(flag))
             continue;  // optimize's option in a config that check reads: not check's business
         if (!opt)
@@ -118,7 +139,7 @@ void apply_json_options(CLI::App* app, const std::string& text, const fs::path& 
         if (opt->count() > 0 || key == "config") continue;  // the command line wins
         try {
             opt->add_result(option_text(json_field(value.value(), source, key), file.parent_path(),
-                                        rules.paths));
+                                        rules.paths, takes_number(opt)));
             opt->run_callback();
         } catch (const CLI::Error& e) {
             throw json_error(source + ": field " + key + ": " +

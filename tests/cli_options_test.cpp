@@ -169,6 +169,16 @@ TEST_CASE("check reads a config's optimize-only keys as optimize would, with opt
     CHECK(optimize_config_problem(o, nullptr, code) ==
           o.config + ": field max_iterations: expected a whole number from 0 to 10000, got three");
     CHECK(code == exit_code::invalid_request);
+    // A number written as a string, and a help key, are a hand-written config's slips.
+    dir.write("config.json", R"({"max_iterations": "5"})");
+    CHECK(optimize_config_problem(o, nullptr, code) ==
+          o.config +
+              ": field max_iterations: expected a number (without quotes), found the string '5'");
+    dir.write("config.json", R"({"min_gain": "0.01"})");
+    CHECK_THAT(optimize_config_problem(o, nullptr, code), Catch::Contains("found the string"));
+    dir.write("config.json", R"({"help": true})");
+    CHECK_THAT(optimize_config_problem(o, nullptr, code),
+               Catch::Contains("field help: unknown option"));
     dir.write("config.json", R"({"timing_mode": "adaptive", "iterations": 10, "min_samples": 20})");
     CHECK_THAT(optimize_config_problem(o, nullptr, code),
                Catch::StartsWith("--min-samples 20 is more than --iterations 10"));

@@ -272,7 +272,8 @@ CLI::App* add_export_command(CLI::App& app, export_options& o) {
     e->add_flag("--force", o.force, "Export a run whose verdict is not go (the files say so)");
     e->footer(
         "\nExample:\n  cuda-optimizer export results/run-001 --header out/include --torch "
-        "out/pkg --verify\n\nExit codes: 0 written (and verified); 11 the run cannot be exported (one line says "
+        "out/pkg --verify\n\nExit codes: 0 written (and verified); 11 the run cannot be exported "
+        "(one line says "
         "why); 32 --verify failed (the package did not build, its test failed, or the op's "
         "time is off the run's); 26 DIR cannot be written; 64 bad command line.\n");
     return e;
