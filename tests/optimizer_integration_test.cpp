@@ -844,6 +844,22 @@ TEST_CASE("run-example.sh --json prints summary.json on stdout and nothing else"
     CHECK_THAT(p.stderr_text, Catch::Contains("proposer autotune\n") && Catch::Contains("best: "));
 }
 
+TEST_CASE("run-example.sh without a driver says so at once, before installing or building") {
+    const auto driver =
+        test::run_program("/bin/sh", {"-c", "ldconfig -p | grep -q 'libcuda\\.so\\.1 '"});
+    if (driver.exit_code == 0 || fs::exists("/dev/nvidiactl")) {
+        WARN("skipped: this machine has an NVIDIA driver (run-example.sh would run the job)");
+        return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const auto p = test::run_program(
+        "/bin/bash", {std::string(CUOPT_SOURCE_DIR) + "/tools/run-example.sh", "--json"});
+    CHECK(p.exit_code == 20);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+    CHECK_THAT(p.output, Catch::Contains("no NVIDIA driver") &&
+                             Catch::Contains("Try it without a GPU") && !Catch::Contains("setup:"));
+}
+
 TEST_CASE(
     "an autotune winner stands alone: best.cu carries its defines, best.json and summary.json "
     "its options and every case's launch") {

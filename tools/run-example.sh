@@ -5,5 +5,14 @@
 # stdout is summary.json and nothing else (the build's output goes to stderr).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The driver first (seconds), before any package or build: without one nothing here can run
+# (unless another harness was named, e.g. the tests' fake one).
+other_harness=no
+for a in "$@"; do [[ $a == --harness || $a == --harness=* ]] && other_harness=yes; done
+if [[ $other_harness == no ]] && ! { ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; } &&
+  [[ ! -e /dev/nvidiactl ]]; then
+  echo "cuda-optimizer: preflight failed: no NVIDIA driver (no libcuda.so.1, no /dev/nvidiactl): nothing can run on a GPU here; try it without one: README.md, \"Try it without a GPU\" (tools/setup.sh cuda-optimizer fake-harness, then --harness build/tests/fake-harness)" >&2
+  exit 20
+fi
 tools/setup.sh cuda-optimizer cuda-harness >&2  # only what runs; stdout stays the tool's (--json)
 exec build/cuda-optimizer optimize --config examples/matmul/config.json --max-iterations 7 --device 0 "$@"

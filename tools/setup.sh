@@ -6,7 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # libtorch-dev: the headers the exported PyTorch op (export --torch) is compiled against in CI; libdtl-dev: report.html's line diff (header-only); chromium: the test that renders report.html headless; slurm-wlm, munge: the [slurm] tests' one-node cluster (tools/slurm-cluster.sh)
-packages=(cmake ninja-build g++ pkg-config rapidjson-dev libssl-dev catch2 libcli11-dev libboost-dev libboost-filesystem-dev libcairo2-dev libcurl4-openssl-dev libgumbo-dev libdtl-dev clang-format universal-ctags clang libclang-rt-14-dev chromium slurm-wlm munge python3 python3-torch libtorch-dev)
+# Named targets need only the build's packages; a whole build (the tests) needs them all.
+packages=(cmake ninja-build g++ pkg-config rapidjson-dev libssl-dev catch2 libcli11-dev libboost-dev libboost-filesystem-dev libcairo2-dev libcurl4-openssl-dev libgumbo-dev libdtl-dev)
+if (($# == 0)); then
+  packages+=(clang-format universal-ctags clang libclang-rt-14-dev chromium slurm-wlm munge python3 python3-torch libtorch-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -25,7 +29,7 @@ fi
 # model_requests_match_sdk_types_and_openapi): the lock file's exact packages, from the npm
 # registry, installed again only when the lock file is newer than the installed tree. Without
 # node and npm, or when the install fails, that test reports itself skipped.
-if command -v node >/dev/null && command -v npm >/dev/null &&
+if (($# == 0)) && command -v node >/dev/null && command -v npm >/dev/null &&
   [[ ! tools/api-check/package-lock.json -ot tools/api-check/node_modules/.package-lock.json ]]; then
   (cd tools/api-check && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
     echo "setup: npm ci in tools/api-check failed; the request-body SDK check will be skipped" >&2
