@@ -123,3 +123,22 @@ TEST_CASE(
     CHECK(check.exit_code == 20);
     CHECK_THAT(check.output, Catch::Contains("FAIL  harness runs it") && Catch::Contains(said));
 }
+
+TEST_CASE("check refuses a reference whose kernel is not the signature's, as the run would (22)") {
+    optimizer_fixture f;
+    std::string reference = test::read_text(f.dir / "reference.cu");
+    const std::string name = "matmul_f32";
+    for (std::size_t at = reference.find(name); at != std::string::npos;
+         at = reference.find(name, at))
+        reference.replace(at, name.size(), "matmul_reference");
+    f.dir.write("reference.cu", reference);
+    const auto r = test::run_optimizer(as_check(f.args(
+        {"--signature",
+         "void matmul_f32(const float* a, const float* b, float* c, int m, int n, int k)"})));
+    INFO(r.output);
+    CHECK(r.exit_code == 22);
+    CHECK_THAT(r.output, Catch::Contains("FAIL  reference entry") &&
+                             Catch::Contains("defines no __global__ function of that name (it "
+                                             "has: matmul_reference)") &&
+                             Catch::Contains("not ready"));
+}

@@ -54,7 +54,9 @@ TEST_CASE(
     const auto r = f.gate();
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
-    CHECK_THAT(r.output, Catch::Contains("verdict: PASS: every output matches the oracle"));
+    CHECK_THAT(r.output,
+               Catch::Contains(
+                   "verdict (FAKE RUN: simulated numbers): PASS: every output matches the oracle"));
     const auto g = f.gate_json();
     CHECK(text(g["verdict"]) == "pass");
     CHECK(g["exit_code"].GetInt() == 0);
@@ -84,7 +86,8 @@ TEST_CASE(
     INFO(r.output);
     REQUIRE(r.exit_code == 1);
     CHECK_THAT(r.output,
-               Catch::Contains("verdict: FAIL: case 'perf-256' is 1.300x [1.300, 1.300] slower "
+               Catch::Contains("verdict (FAKE RUN: simulated numbers): FAIL: case 'perf-256' is "
+                               "1.300x [1.300, 1.300] slower "
                                "than the accepted figures and 1.300x [1.300, 1.300] slower than "
                                "the accepted kernel timed beside it (limit 1.050x)"));
     CHECK_THAT(r.output, Catch::Contains("case 'perf-384x256x320' is 1.300x"));
@@ -151,9 +154,12 @@ TEST_CASE("another GPU model cannot be judged: exit 2, both models named") {
     const auto r = f.gate();
     INFO(r.output);
     REQUIRE(r.exit_code == 2);
-    CHECK_THAT(r.output, Catch::Contains("verdict: CANNOT JUDGE: another GPU model: the accepted "
-                                         "figures come from fake CPU device, this is NVIDIA "
-                                         "A100-SXM4-80GB"));
+    CHECK_THAT(
+        r.output,
+        Catch::Contains(
+            "verdict (FAKE RUN: simulated numbers): CANNOT JUDGE: another GPU model: the accepted "
+            "figures come from fake CPU device, this is NVIDIA "
+            "A100-SXM4-80GB"));
     const auto g = f.gate_json();
     CHECK(text(g["verdict"]) == "cannot_judge");
     CHECK_FALSE(g["environment"]["same_model"].GetBool());
@@ -197,7 +203,7 @@ TEST_CASE(
     auto r = f.gate({"--kernel", slow, "--accept"});
     INFO(r.output);
     REQUIRE(r.exit_code == 0);  // slower than before, but accepted on purpose
-    CHECK_THAT(r.output, Catch::Contains("verdict: FAIL") &&
+    CHECK_THAT(r.output, Catch::Contains("verdict (FAKE RUN: simulated numbers): FAIL") &&
                              Catch::Contains("baseline: recorded; later gates hold kernels"));
     const auto baseline = test::read_checked_json(f.run() / "gate-baseline.json", "gate-baseline");
     CHECK(baseline["cases"].Size() == 2);
@@ -271,7 +277,7 @@ TEST_CASE(
     r = test::run_optimizer(gate);
     INFO(r.output);
     CHECK(r.exit_code == 0);
-    CHECK_THAT(r.output, Catch::Contains("verdict: PASS"));
+    CHECK_THAT(r.output, Catch::Contains("verdict (FAKE RUN: simulated numbers): PASS"));
     std::string slow = test::read_text(f.run() / "best.cu");
     const auto body = slow.find("const int col = ");  // the kernel body's first statement
     REQUIRE(body != std::string::npos);

@@ -318,6 +318,9 @@ TEST_CASE("a no_go names why on the closing lines and in summary.json; --fail-on
     const auto reasons = reasons_of(summary);
     REQUIRE(reasons.size() == 1);
     CHECK_THAT(reasons[0], Catch::StartsWith("not run: sanitizer clean"));
+    // The reason is the flag, not a missing tool.
+    CHECK_THAT(reasons[0], Catch::Contains("--no-sanitizer") &&
+                               !Catch::Contains("compute-sanitizer not found"));
     CHECK_THAT(run.result.output, Catch::Contains("\nno_go (FAKE RUN: simulated numbers): best: "
                                                   "a_fast.cu") &&
                                       Catch::Contains("\n  why: " + reasons[0] + "\n") &&

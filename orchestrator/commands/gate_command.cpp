@@ -92,7 +92,10 @@ void print_record(const gate_record& r) {
     if (r.comparison)
         for (const std::string& line : environment_lines(*r.comparison))
             std::cout << "environment: " << line << "\n";
-    std::cout << "verdict: " << r.verdict.line << "\n";
+    // A stand-in harness's figures are no measurement: the line says so, as optimize's does.
+    const bool simulated = r.now.device.simulated || r.recorded.device.simulated;
+    std::cout << "verdict" << (simulated ? " (FAKE RUN: simulated numbers)" : "") << ": "
+              << r.verdict.line << "\n";
     if (r.options.accept) std::cout << "baseline: " << r.baseline_note << "\n";
     std::cout << "files: " << (r.folder / "gate.json").string() << ", gate.html\n";
 }

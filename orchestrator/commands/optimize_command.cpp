@@ -591,6 +591,7 @@ evidence_settings evidence_settings_of(const optimizer_options& o) {
     s.max_candidates = o.evidence_candidates;
     s.rerank = o.rerank;
     if (!o.no_sanitizer) s.sanitizer = find_compute_sanitizer(o.sanitizer);
+    if (o.no_sanitizer) s.sanitizer_skipped = "--no-sanitizer";
     s.allow_sanitizer_findings = o.allow_sanitizer_findings;
     s.sanitizer_timeout_s = o.sanitizer_timeout_s;
     s.disassembler = find_disassembler(o.cuobjdump);

@@ -206,6 +206,23 @@ std::string check_entry(const optimizer_options& o, const std::optional<kernel_s
     return sig->entry;
 }
 
+// With --signature the run launches the reference by the signature's name too (as optimize
+// does): a reference that defines no kernel of that name would fail only on a GPU (exit 22).
+void check_reference_entry(const optimizer_options& o, const kernel_signature& sig,
+                           const add_check& add) {
+    if (o.reference.empty() || !fs::is_regular_file(o.reference)) return;
+    const auto names = kernel_names(read_text_file(o.reference));
+    if (std::find(names.begin(), names.end(), sig.entry) != names.end()) return;
+    std::string found;
+    for (const std::string& n : names) found += (found.empty() ? "" : ", ") + n;
+    add("reference entry", false,
+        "--signature names '" + sig.entry + "' but " + o.reference +
+            " defines no __global__ function of that name (it has: " +
+            (found.empty() ? std::string("none") : found) + ")",
+        "name the reference's kernel as the signature does: the run launches it by that name",
+        exit_code::reference_failed);
+}
+
 // --signature: it parses and the manifest's args agree with it.
 std::optional<kernel_signature> check_signature_flag(const optimizer_options& o,
                                                      const std::optional<manifest>& m,
@@ -453,6 +470,7 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
         manifest_ok ? check_contract(o, add) : std::optional<manifest>();
     const auto sig = check_signature_flag(o, m, add);
     const std::string entry = kernel_ok ? check_entry(with_kernel, sig, add) : "";
+    if (sig && o.torch_reference.empty()) check_reference_entry(o, *sig, add);
     check_results_folder(o, add);
     if (!o.sanitizer.empty() && !o.no_sanitizer)
         add("sanitizer", find_compute_sanitizer(o.sanitizer) == fs::path(o.sanitizer), o.sanitizer,

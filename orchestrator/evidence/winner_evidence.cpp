@@ -362,8 +362,10 @@ manifest gate_runner::sanitized_cases() const {
 
 bool gate_runner::sanitizer(const attempt_result& r, const fs::path& dir, candidate_check& c) {
     if (m_s.sanitizer.empty()) {
-        c.gates.push_back({"sanitizer", true, false, "compute-sanitizer not found"});
-        c.warnings.push_back("sanitizer: not run: compute-sanitizer not found (--sanitizer PATH)");
+        c.gates.push_back({"sanitizer", true, false, m_s.sanitizer_skipped});
+        c.warnings.push_back(
+            "sanitizer: not run: " + m_s.sanitizer_skipped +
+            (m_s.sanitizer_skipped == "--no-sanitizer" ? "" : " (--sanitizer PATH)"));
         return true;
     }
     const manifest checked = sanitized_cases();

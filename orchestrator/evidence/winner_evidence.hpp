@@ -54,7 +54,8 @@ struct evidence_settings {
     int max_candidates = 5;  // valid candidates checked before the initial kernel
     int rerank = 3;          // the best this many are re-measured and gated in that order (<2: off)
     int rerank_runs = 3;     // interleaved rounds of that re-measure
-    std::filesystem::path sanitizer;        // empty: compute-sanitizer not found
+    std::filesystem::path sanitizer;  // empty: not run (see sanitizer_skipped)
+    std::string sanitizer_skipped = "compute-sanitizer not found";  // why, when not run
     bool allow_sanitizer_findings = false;  // findings (and unfinished tools) become warnings
     double sanitizer_timeout_s = 600;       // per tool run
     /// A performance case joins the sanitizer runs when its buffers hold at most this many bytes.
