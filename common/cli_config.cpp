@@ -32,8 +32,14 @@ std::string exact_number_text(double x) {
 // with a NONNEGATIVE or POSITIVE check: "N:NONNEGATIVE", "USD:NONNEGATIVE").
 bool takes_number(const CLI::Option* opt) {
     const std::string type = opt->get_type_name();
-    for (const char* word : {"INT", "FLOAT", "NONNEGATIVE", "POSITIVE"})
-        if (type.find(word) != std::string::npos) return true;
+    const std::string first = type.substr(0, type.find(':'));
+    if (first == "INT" || first == "UINT" || first == "FLOAT") return true;
+    for (std::size_t start = 0; start <= type.size();) {
+        const std::size_t end = std::min(type.find(':', start), type.size());
+        const std::string token = type.substr(start, end - start);
+        if (token == "NONNEGATIVE" || token == "POSITIVE") return true;
+        start = end + 1;
+    }
     return false;
 }
 
@@ -128,9 +134,10 @@ void apply_json_options(CLI::App* app, const std::string& text, const fs::path& 
         std::string flag = "--" + key;
         for (char& c : flag)
             if (c == '_') c = '-';
+        if (key == "help" || key == "help_all")  // no option of a run, in either app
+            throw json_error(source + ": field " + key + ": " +
+                             unknown_key(key, app, rules.elsewhere));
         CLI::Option* opt = app->get_option_no_throw(flag);
-        if (opt && (opt == app->get_help_ptr() || opt == app->get_help_all_ptr()))
-            opt = nullptr;  // {"help": true} is no option of a run
         if (!opt && rules.elsewhere && rules.elsewhere->get_option_no_throw(flag))
             continue;  // optimize's option in a config that check reads: not check's business
         if (!opt)

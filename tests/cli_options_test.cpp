@@ -191,6 +191,13 @@ TEST_CASE("check reads a config's optimize-only keys as optimize would, with opt
     bool quiet = false;
     optimize.add_flag("--quiet", quiet);
     CHECK(optimize_config_problem(o, &optimize, code).empty());
+    // check reads help as optimize does: no option, though both apps have --help.
+    dir.write("config.json", R"({"help": true})");
+    CLI::App run;
+    optimizer_options r;
+    define_run_options(&run, r);
+    CHECK_THAT(optimize_config_problem(o, &run, code),
+               Catch::Contains("field help: unknown option"));
 }
 
 TEST_CASE("replay's help gives the exit codes replay exits with") {

@@ -145,11 +145,23 @@ TEST_CASE("a retired model is one line naming --model; another 400 is one line, 
     test::loopback_http_server server(
         {{400,
           {},
-          R"({"type": "error", "error": {"type": "invalid_request_error", "message": "model: claude-3-opus-20240229 has been retired. Please migrate to a newer model."}})"}});
+          std::string(
+              R"({"type": "error", "error": {"type": "invalid_request_error", "message": "model: )") +
+              default_model(llm_provider::openai) +
+              R"( has been retired. Please migrate to a newer model."}})"}});
     llm_client client = f.make(server);
     CHECK_THROWS_WITH(client.send("sys", f.turns(), {}), Catch::Contains("is not available from") &&
                                                              Catch::Contains("has been retired") &&
                                                              Catch::Contains("--model"));
+    // A parameter retired for the model is no missing model: the fix is not --model.
+    http_response parameter;
+    parameter.status = 400;
+    parameter.body =
+        R"({"error": {"message": "thinking.type enabled is retired for this model; use adaptive"}})";
+    CHECK_FALSE(model_missing(parameter, "claude-opus-4-8"));
+    http_response retired = parameter;
+    retired.body = R"({"error": {"message": "Model CLAUDE-3-OPUS-20240229 has been Retired."}})";
+    CHECK(model_missing(retired, "claude-3-opus-20240229"));
     test::loopback_http_server other(
         {{400,
           {},

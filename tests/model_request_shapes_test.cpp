@@ -188,6 +188,12 @@ TEST_CASE("a Chat Completions request has the documented URL, headers, top-level
     CHECK(l["temperature"].GetDouble() == 0.25);
     REQUIRE(l["max_tokens"].IsInt());
     CHECK(l["max_tokens"].GetInt() == l["max_completion_tokens"].GetInt());
+    // OpenAI's own models refuse max_tokens wherever they are served (Azure, a gateway).
+    s.base_url = "https://example.openai.azure.com/openai/v1";
+    s.model = "gpt-5";
+    const auto azure = parse_json(build(s, {user("hi")}, {}, "").body, "request");
+    CHECK_FALSE(azure.HasMember("max_tokens"));
+    CHECK(azure.HasMember("max_completion_tokens"));
 }
 
 TEST_CASE("a tool call's malformed arguments go back to the model as {}", "[request_shapes]") {

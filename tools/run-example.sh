@@ -9,9 +9,14 @@ cd "$(dirname "$0")/.."
 # (unless another harness was named, e.g. the tests' fake one).
 other_harness=no
 for a in "$@"; do [[ $a == --harness || $a == --harness=* ]] && other_harness=yes; done
-if [[ $other_harness == no ]] && ! { ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; } &&
-  [[ ! -e /dev/nvidiactl ]]; then
-  echo "cuda-optimizer: preflight failed: no NVIDIA driver (no libcuda.so.1, no /dev/nvidiactl): nothing can run on a GPU here; try it without one: README.md, \"Try it without a GPU\" (tools/setup.sh cuda-optimizer fake-harness, then --harness build/tests/fake-harness)" >&2
+# ldconfig is in /sbin for most users; read whole (grep -q would end the pipe early: SIGPIPE).
+libs=$({ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null || true)
+driver=no
+grep -q 'libcuda\.so\.1 ' <<<"$libs" && driver=yes
+# Device nodes (made at the first CUDA call on some hosts), the kernel module, WSL2's GPU.
+for f in /dev/nvidiactl /proc/driver/nvidia/version /dev/dxg; do [[ -e $f ]] && driver=yes; done
+if [[ $other_harness == no && $driver == no ]]; then
+  echo "cuda-optimizer: preflight failed: no NVIDIA driver (no libcuda.so.1, no /dev/nvidiactl, /proc/driver/nvidia or /dev/dxg): nothing can run on a GPU here; try it without one: README.md, \"Try it without a GPU\" (tools/setup.sh cuda-optimizer fake-harness, then --harness build/tests/fake-harness)" >&2
   exit 20
 fi
 tools/setup.sh cuda-optimizer cuda-harness >&2  # only what runs; stdout stays the tool's (--json)

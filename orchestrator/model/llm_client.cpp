@@ -2,6 +2,8 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdio>
 #include <regex>
@@ -51,11 +53,18 @@ std::string api_message(const std::string& body) {
     return body.substr(0, 300);
 }
 
-bool model_missing(const http_response& r) {
+bool model_missing(const http_response& r, const std::string& model) {
     if (r.status == 404 && r.body.find("model") != std::string::npos) return true;
-    // A retired model: Anthropic answers 400 or 404 naming it, with "retired" in the message.
-    if (r.status >= 400 && r.status < 500 && r.body.find("model") != std::string::npos &&
-        api_message(r.body).find("retired") != std::string::npos)
+    // A retired model: a 4xx whose message names this model and says "retired" (not a
+    // parameter that was retired for it: "thinking.type enabled is retired for this model").
+    const auto lower = [](std::string s) {
+        std::transform(s.begin(), s.end(), s.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return s;
+    };
+    const std::string said = lower(api_message(r.body));
+    if (r.status >= 400 && r.status < 500 && !model.empty() &&
+        said.find("retired") != std::string::npos && said.find(lower(model)) != std::string::npos)
         return true;
     return r.status >= 400 && r.status < 500 &&
            (r.body.find("model_not_found") != std::string::npos ||
@@ -94,7 +103,7 @@ model_reply llm_client::send(const std::string& system, const std::vector<chat_t
                                        std::to_string(k_max_reply_bytes >> 20) + " MiB a reply, " +
                                        std::to_string(k_max_run_reply_bytes >> 20) +
                                        " MiB a run): not a model's answer");
-        if (model_missing(result.response))
+        if (model_missing(result.response, m_settings.model))
             throw llm_api_error(result.response.status,
                                 "the model '" + m_settings.model + "' is not available from " +
                                     k_llm_providers.name(m_settings.provider) + " (HTTP " +

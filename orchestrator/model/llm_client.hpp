@@ -43,8 +43,9 @@ class llm_budget_exhausted : public std::runtime_error {
 std::string api_message(const std::string& body);
 
 /// A 4xx that says the model does not exist (a 404 that mentions the model, model_not_found,
-/// not_found_error about a model); a bare 404 is a wrong endpoint instead.
-bool model_missing(const http_response& r);
+/// not_found_error about a model) or that `model` was retired; a bare 404 is a wrong endpoint
+/// instead.
+bool model_missing(const http_response& r, const std::string& model = "");
 
 class llm_api_error : public std::runtime_error {
   public:

@@ -119,8 +119,10 @@ http_request openai_request(const llm_settings& s, const std::string& key,
         .add_if(!s.reasoning_effort.empty(), "reasoning_effort", s.reasoning_effort);
     if (s.temperature) o.add("temperature", *s.temperature);
     o.add("max_completion_tokens", s.max_output_tokens);
-    // Other servers (Ollama, older vLLM) read only the older name; OpenAI's refuses it.
-    if (!s.base_url.empty() && !is_provider_host(llm_provider::openai, s.base_url))
+    // Other servers' own models (Ollama, older vLLM) read only the older name; OpenAI's
+    // models refuse it, wherever they are served (Azure, a gateway).
+    if (!s.base_url.empty() && !is_provider_host(llm_provider::openai, s.base_url) &&
+        !find_model_family(llm_provider::openai, s.model))
         o.add("max_tokens", s.max_output_tokens);
     http_request r = json_post(s, d);
     if (!key.empty())
