@@ -73,6 +73,20 @@ int hex_value(char c) {
     return -1;
 }
 
+// The sessions' and the tickets' table before an entry is added: the stale ones dropped, and
+// over `cap` the one whose `stamp` is earliest (the least recently used session, the oldest
+// ticket).
+template <class Table, class Stale, class Stamp>
+void make_room(Table& table, std::size_t cap, Stale stale, Stamp stamp) {
+    for (auto it = table.begin(); it != table.end();)
+        it = stale(it->second) ? table.erase(it) : std::next(it);
+    if (table.size() < cap) return;
+    auto oldest = table.begin();
+    for (auto it = table.begin(); it != table.end(); ++it)
+        if (stamp(it->second) < stamp(oldest->second)) oldest = it;
+    table.erase(oldest);
+}
+
 }  // namespace
 
 bool tokens_equal(std::string_view a, std::string_view b) {
@@ -125,14 +139,9 @@ bool dashboard_keys::live(const session_entry& s, clock::time_point now) const {
 }
 
 std::string dashboard_keys::open_session(clock::time_point now) {
-    for (auto it = m_sessions.begin(); it != m_sessions.end();)
-        it = live(it->second, now) ? std::next(it) : m_sessions.erase(it);
-    if (m_sessions.size() >= k_max_sessions) {
-        auto oldest = m_sessions.begin();
-        for (auto it = m_sessions.begin(); it != m_sessions.end(); ++it)
-            if (it->second.used < oldest->second.used) oldest = it;
-        m_sessions.erase(oldest);
-    }
+    make_room(
+        m_sessions, k_max_sessions, [&](const session_entry& e) { return !live(e, now); },
+        [](const session_entry& e) { return e.used; });
     const std::string id = signed_nonce("session");
     m_sessions[id.substr(0, 32)] = {now, now};
     return id;
@@ -160,14 +169,10 @@ void dashboard_keys::end_session(std::string_view session) {
 
 std::string dashboard_keys::new_ticket(std::string_view session, const std::string& path,
                                        clock::time_point now) {
-    for (auto it = m_tickets.begin(); it != m_tickets.end();)
-        it = now - it->second.made >= k_ticket_life ? m_tickets.erase(it) : std::next(it);
-    if (m_tickets.size() >= k_max_tickets) {
-        auto oldest = m_tickets.begin();
-        for (auto it = m_tickets.begin(); it != m_tickets.end(); ++it)
-            if (it->second.made < oldest->second.made) oldest = it;
-        m_tickets.erase(oldest);
-    }
+    make_room(
+        m_tickets, k_max_tickets,
+        [&](const ticket_entry& e) { return now - e.made >= k_ticket_life; },
+        [](const ticket_entry& e) { return e.made; });
     const std::string ticket = signed_nonce("ticket");
     m_tickets[ticket.substr(0, 32)] = {verified_nonce("session", session), path, now};
     return ticket;
