@@ -77,6 +77,8 @@ struct harness_report {
     // Why a worker must not serve another request in this context once this one is answered
     // (its kernel was loaded and can malloc, or its module had writable globals); "" if none.
     std::string retire_reason;
+    // The response path is one of the request's own files: the report is not written there.
+    bool response_withheld = false;
     double wall_ms = 0;
     std::vector<std::pair<std::string, double>> phases_ms;  // where the wall time went, in order
 

@@ -163,8 +163,11 @@ const confinement& process_confinement() {
 
 std::string outside_root_problem(const fs::path& path, const char* what) {
     if (the_root().empty() || lies_within(path, the_root())) return "";
-    return std::string(what) + " " + path.string() + " is outside " + the_root().string() +
-           ", the folder this harness is confined to (--root)";
+    const fs::path target = resolved_path(path);
+    const bool linked = target != fs::absolute(path).lexically_normal();
+    return std::string(what) + " " + path.string() +
+           (linked ? " leads to " + target.string() + ", which" : std::string()) + " is outside " +
+           the_root().string() + ", the folder this harness is confined to (--root)";
 }
 
 }  // namespace cuopt

@@ -111,22 +111,12 @@ int print_device_info(const harness_options& o) {
     }
 }
 
-// A directory where the request or the response file belongs is a usage error, found before
-// anything is compiled or written.
+// --cubin-out without --compile-only, or request and response paths that cannot be served
+// (cuopt::path_arguments_problem): usage errors, found before anything is compiled or written.
 std::string check_file_arguments(const harness_options& o) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
     if (!o.cubin_out.empty() && !o.compile_only)
         return "--cubin-out writes the cubin of a --compile-only run: add --compile-only";
-    if (fs::is_directory(o.request, ec))
-        return o.request + ": is a directory; expected REQUEST.json, a request file such as " +
-               (fs::path(o.request) / "request.json").string();
-    const fs::path response = cuopt::response_path(o);
-    if (fs::is_directory(response, ec))
-        return (o.response.empty() ? "the response path " : "--response ") + response.string() +
-               ": is a directory; expected a file path such as " +
-               (response / "response.json").string();
-    return "";
+    return cuopt::path_arguments_problem(o, "--response");
 }
 
 // The one-shot harness's exception boundary: serve_request records every failure (a full disk

@@ -240,12 +240,19 @@ void check_outputs_spare_inputs(const request& req, const std::vector<fs::path>&
     };
     add(req.file, "the request itself");
     if (!req.kernel.source_path.empty()) add(req.kernel.source_path, "the kernel source");
-    for (const fs::path& p : also_read) add(p, "the response");
     for (const run_case& c : req.cases)
         for (const kernel_arg& a : c.args) {
             if (a.input_file) add(*a.input_file, "an input file");
             if (a.check) add(a.check->expected_file, "an expected file");
         }
+    // The response is written whatever the request holds: over one of these, a user's file is
+    // lost. Said before anything is written, and no response is written for it.
+    for (const fs::path& p : also_read)
+        if (const auto it = read.find(fs::weakly_canonical(p)); it != read.end())
+            throw response_overlap_error("the response " + p.string() + " is " + it->second +
+                                         " of " + req.file.filename().string() +
+                                         "; expected a response path of its own (--response)");
+    for (const fs::path& p : also_read) add(p, "the response");
     for (std::size_t c = 0; c < req.cases.size(); ++c)
         for (std::size_t i = 0; i < req.cases[c].args.size(); ++i) {
             const kernel_arg& a = req.cases[c].args[i];

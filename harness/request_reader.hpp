@@ -6,11 +6,18 @@
 /// is a json_error whose text names the file, the field and what was expected.
 
 #include <filesystem>
+#include <stdexcept>
 #include <vector>
 
 #include "common/request.hpp"
 
 namespace cuopt {
+
+/// The response would be written over a file the request reads (the request itself, its kernel
+/// source, an input or expected file): a usage error, and no response may be written for it.
+struct response_overlap_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 /// `also_read`: files the run reads or writes besides the request's own (the response),
 /// which no output may name. `root`: the folder tree the harness may read (its --root), where

@@ -1,6 +1,7 @@
 #include "harness/request_runner.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -55,6 +56,9 @@ std::optional<request> read_phase(const harness_options& o, harness_report& repo
         return req;
     } catch (const json_error& e) {
         report.fail(exit_code::invalid_request, e.what());
+    } catch (const response_overlap_error& e) {
+        report.fail(exit_code::usage, e.what());
+        report.response_withheld = true;
     } catch (const fs::filesystem_error& e) {
         report.fail(exit_code::invalid_request, e.what());
     }
@@ -423,6 +427,53 @@ harness_report run_request(const harness_options& o) {
     return finish();
 }
 
+namespace {
+
+// Whether an existing file at `response` may be replaced: it is an earlier response, empty, or
+// a link (the atomic write replaces the link, never its target). "" when it may.
+std::string replaced_file_problem(const fs::path& response, const char* response_flag) {
+    const untrusted_read r = read_untrusted_file(response, 64u << 20);
+    using refusal = untrusted_read::refusal;
+    if (r.refused == refusal::link || (r.refused == refusal::cannot_open && r.error == ENOENT))
+        return "";
+    if (r.refused == refusal::none && r.text.empty()) return "";
+    if (r.refused == refusal::none) {
+        rapidjson::Document doc;
+        if (try_parse_json(doc, r.text).empty() && doc.IsObject() && doc.HasMember("tool") &&
+            doc["tool"].IsObject() && doc["tool"].HasMember("name") &&
+            doc["tool"]["name"] == "cuda-harness" && doc.HasMember("status"))
+            return "";
+    }
+    if (r.refused == refusal::cannot_open) return "";  // the write says why, if it fails
+    return std::string(response_flag) + " " + response.string() +
+           " exists and is not an earlier cuda-harness response; the harness replaces only its "
+           "own responses, expected a new path or an earlier response";
+}
+
+}  // namespace
+
+std::string path_arguments_problem(const harness_options& o, const char* response_flag) {
+    std::error_code ec;
+    if (fs::is_directory(o.request, ec))
+        return o.request + ": is a directory; expected REQUEST.json, a request file such as " +
+               (fs::path(o.request) / "request.json").string();
+    const fs::path response = response_path(o);
+    if (fs::is_directory(response, ec))
+        return (o.response.empty() ? std::string("the response path")
+                                   : std::string(response_flag)) +
+               " " + response.string() + ": is a directory; expected a file path such as " +
+               (response / "response.json").string();
+    const fs::path root = harness_root(o), request = resolved_path(o.request);
+    if (!o.unconfined && !lies_within(request, root))
+        return o.request + ": leads to " + request.string() + ", outside " + root.string() +
+               ", the folder the harness reads (--root); expected the request's own path, or "
+               "--root naming a folder that holds it";
+    if (resolved_path(response) == request)
+        return std::string(response_flag) + " " + response.string() +
+               " is the request itself; expected a response path of its own";
+    return replaced_file_problem(response, response_flag);
+}
+
 served_request serve_request(const harness_options& o) {
     const auto start = std::chrono::steady_clock::now();
     served_request s;
@@ -431,7 +482,10 @@ served_request serve_request(const harness_options& o) {
     s.code = report.code;
     s.status = k_response_statuses.name(report.status);
     s.retire_reason = report.retire_reason;
-    if (const std::string failed = write_response(response, report); !failed.empty()) {
+    if (report.response_withheld) {
+        s.status = "usage";
+        s.messages = "cuda-harness: usage: " + report.error + "; no response written\n";
+    } else if (const std::string failed = write_response(response, report); !failed.empty()) {
         // The caller has no response to read: this line is all it gets, so it is the only one.
         s.code = exit_code::internal_error;
         s.status = k_response_statuses.name(status_for(s.code));

@@ -31,7 +31,11 @@ served_request serve_request(const harness_options& o);
 /// The phases alone: everything the run learned, nothing written.
 harness_report run_request(const harness_options& options);
 
-/// Runs o.request and writes its response (o.response or beside the request).
-served_request serve_request(const harness_options& o);
+/// Why the request and response paths cannot be served (one line; "" when they can): either is
+/// a directory, the request resolves (through a link) outside the folder the harness reads, or
+/// the response would replace a file that is not an earlier cuda-harness response (the request
+/// itself, its kernel source, a user's data: the harness writes over only its own responses).
+/// `response_flag` names the response in the line ("--response" or a worker line's "response").
+std::string path_arguments_problem(const harness_options& o, const char* response_flag);
 
 }  // namespace cuopt

@@ -3,9 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <ext/stdio_filebuf.h>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <istream>
 #include <ostream>
@@ -14,6 +15,7 @@
 #include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
+#include "common/message_text.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/harness_sandbox.hpp"
 #include "harness/request_runner.hpp"
@@ -22,13 +24,20 @@ namespace cuopt {
 
 namespace {
 
+// The longest path a line may name (Linux's PATH_MAX), and the longest line: two such paths in
+// a JSON object, every byte escaped.
+constexpr std::size_t k_max_path = 4096, k_max_line = 6 * 2 * k_max_path + 64;
+
 // A request line: a bare path, or {"request": PATH, "response": PATH}. "" or what is wrong.
 std::string parse_line(const std::string& line, harness_options& o) {
     if (line.front() != '{') {
         o.request = line;
-        return o.request.find('\0') == std::string::npos
-                   ? ""
-                   : "a path holds a NUL byte; expected a path without one";
+        if (o.request.find('\0') != std::string::npos)
+            return "a path holds a NUL byte; expected a path without one";
+        return o.request.size() > k_max_path
+                   ? "a path of " + std::to_string(o.request.size()) + " bytes; expected at most " +
+                         std::to_string(k_max_path)
+                   : "";
     }
     rapidjson::Document doc;
     if (std::string bad = try_parse_json(doc, line); !bad.empty()) return "not JSON: " + bad;
@@ -43,6 +52,9 @@ std::string parse_line(const std::string& line, harness_options& o) {
     // The file opened would be the path cut at the NUL, not the one checked against the root.
     if (o.request.find('\0') != std::string::npos || o.response.find('\0') != std::string::npos)
         return "a path holds a NUL byte; expected a path without one";
+    if (o.request.size() > k_max_path || o.response.size() > k_max_path)
+        return "a path of " + std::to_string(std::max(o.request.size(), o.response.size())) +
+               " bytes; expected at most " + std::to_string(k_max_path);
     return "";
 }
 
@@ -98,10 +110,19 @@ int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
         harness_options one = o;
         one.request.clear();
         one.response.clear();
-        std::string bad = parse_line(line, one);
+        std::string bad = line.size() > k_max_line
+                              ? std::to_string(line.size()) +
+                                    " bytes; expected a request path "
+                                    "or {\"request\": PATH, \"response\": PATH} of at most " +
+                                    std::to_string(k_max_line) + " bytes"
+                              : parse_line(line, one);
         if (bad.empty()) bad = outside_root_problem(one.request, "request");
         if (bad.empty()) bad = outside_root_problem(response_path(one), "response");
+        if (bad.empty()) bad = path_arguments_problem(one, "response");
         if (!bad.empty()) {
+            // Echoed in part only: the reply names the line, it does not hand it back.
+            one.request = shortened(line.size() > k_max_line ? line : one.request, k_max_path);
+            one.response = shortened(one.response, k_max_path);
             served_request refused;
             refused.code = exit_code::usage;
             refused.status = "usage";
@@ -131,13 +152,10 @@ int serve_worker_on_stdio(const harness_options& o,
         std::perror("cuda-harness --worker: cannot set up its reply channel");
         return to_int(exit_code::internal_error);
     }
-    // Our own pipe reopened by its /proc/self/fd name: no file is created or followed there.
-    std::ofstream replies("/proc/self/fd/" + std::to_string(replies_fd));
-    ::close(replies_fd);
-    if (!replies) {
-        std::perror("cuda-harness --worker: cannot open its reply channel");
-        return to_int(exit_code::internal_error);
-    }
+    // The descriptor itself, never reopened by name: a reopen starts a new file description,
+    // which truncated a `>> log` (and cannot open a socket). The buffer closes it.
+    __gnu_cxx::stdio_filebuf<char> channel(replies_fd, std::ios::out);
+    std::ostream replies(&channel);
     // Confined before the first request is read (and after the channel, opened through /proc).
     if (!confine_harness_or_say(o)) return to_int(exit_code::internal_error);
     return serve_worker(o, std::cin, replies, serve);

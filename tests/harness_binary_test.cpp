@@ -290,6 +290,57 @@ TEST_CASE(
     CHECK(fs::is_empty(f.dir / "response.json"));
 }
 
+TEST_CASE(
+    "the response never replaces the request, its source, an input or a user's file, and a "
+    "request linked in from outside its folder is a usage error: nothing is written") {
+    harness_fixture f;
+    f.dir.write("req.json", request_json());
+    f.dir.write("notes.txt", "mine\n");
+    const std::string source = test::read_text(f.dir / "k.cu");
+    const auto inputs = test::read_text(f.dir / "x.bin");
+    const std::vector<std::pair<std::string, std::string>> targets = {
+        {"req.json", "is the request itself"},
+        {"k.cu", "exists and is not an earlier cuda-harness response"},
+        {"x.bin", "exists and is not an earlier cuda-harness response"},
+        {"notes.txt", "exists and is not an earlier cuda-harness response"}};
+    for (const auto& [name, message] : targets) {
+        const std::string target = (f.dir / ".." / f.dir.path().filename() / name).string();
+        const auto r =
+            test::run_harness({(f.dir / "req.json").string(), "--compile-only", "--response",
+                               target, "--cache-dir", test::test_cache_dir()});
+        INFO(name << ": " << r.output);
+        CHECK(r.exit_code == 64);
+        CHECK_THAT(r.output, Catch::Contains("cuda-harness: --response " + target + " " + message));
+    }
+    CHECK_THAT(test::read_text(f.dir / "req.json"), Catch::Contains("\"kernel\""));
+    CHECK(test::read_text(f.dir / "k.cu") == source);
+    CHECK(test::read_text(f.dir / "x.bin") == inputs);
+    CHECK(test::read_text(f.dir / "notes.txt") == "mine\n");
+
+    // An earlier response, and an empty file, are replaced as before.
+    auto again = [&] {
+        return test::run_harness({(f.dir / "req.json").string(), "--compile-only", "--response",
+                                  (f.dir / "r.json").string(), "--cache-dir",
+                                  test::test_cache_dir()});
+    };
+    f.dir.write("r.json", "");
+    CHECK(again().exit_code == 0);
+    CHECK(again().exit_code == 0);
+
+    test::scratch_folder elsewhere;
+    elsewhere.write("k.cu", test::k_twice_kernel);
+    elsewhere.write_values("x.bin", std::vector<float>(64, 3.0f));
+    elsewhere.write("req.json", request_json());
+    fs::create_symlink(elsewhere / "req.json", f.dir / "linked.json");
+    const auto r = test::run_harness({(f.dir / "linked.json").string(), "--compile-only",
+                                      "--cache-dir", test::test_cache_dir()});
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("linked.json: leads to " +
+                                         (elsewhere / "req.json").string() + ", outside ") &&
+                             Catch::Contains("expected the request's own path, or --root"));
+    CHECK(!fs::exists(f.dir / "response.json"));
+}
+
 TEST_CASE("a directory where a request names its source, an input or an output says so by field") {
     harness_fixture f;
     fs::create_directories(f.dir / "sub");

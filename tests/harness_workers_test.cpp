@@ -479,3 +479,51 @@ TEST_CASE(
     CHECK(!fs::exists(escape));
     CHECK(!fs::exists(root / "r.json"));
 }
+
+TEST_CASE(
+    "a worker refuses, line by line, a response that is a folder or one of the request's own "
+    "files and a request linked in from elsewhere, echoes a long line only in part, and appends "
+    "its replies to a >> log",
+    "[worker]") {
+    test::scratch_folder root, elsewhere;
+    fs::copy(fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul", root / "matmul");
+    fs::copy(fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul", elsewhere / "matmul");
+    const fs::path request = root / "matmul/request.json";
+    const std::string source_before = test::read_text(root / "matmul/matmul_f32.cu");
+    fs::create_directories(root / "taken.json");
+    fs::create_symlink(elsewhere / "matmul/request.json", root / "linked.json");
+    auto line = [&](const fs::path& response) {
+        return "{\"request\": \"" + request.string() + "\", \"response\": \"" + response.string() +
+               "\"}\n";
+    };
+    root.write("lines.txt",
+               line(root / "taken.json") + line(request) + line(root / "matmul/matmul_f32.cu") +
+                   (root / "linked.json").string() + "\n" + std::string(1 << 20, 'x') + "\n");
+    root.write("log.txt", "kept\n");
+    const auto r = test::run_program(
+        "/bin/sh", {"-c", std::string(CUOPT_HARNESS_BINARY) + " --worker --quiet --root " +
+                              root.path().string() + " < " + (root / "lines.txt").string() +
+                              " >> " + (root / "log.txt").string() + "; echo exit=$?"});
+    INFO(r.output);
+    CHECK_THAT(r.output, Catch::Contains("exit=0"));
+    const std::string log = test::read_text(root / "log.txt");
+    REQUIRE(log.rfind("kept\n", 0) == 0);  // appended, not truncated
+    CHECK(log.size() < 64 * 1024);         // the 1 MiB line is not handed back
+    std::istringstream out(log.substr(5));
+    const std::vector<std::string> expected = {
+        "taken.json: is a directory; expected a file path", "is the request itself",
+        "exists and is not an earlier cuda-harness response", "linked.json leads to",
+        "1048576 bytes; expected a request path"};
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        std::string reply;
+        REQUIRE(std::getline(out, reply));
+        const auto doc = parse_json(reply, "reply");
+        CHECK(doc["exit_code"].GetInt() == 64);
+        CHECK_THAT(
+            doc["messages"].GetString(),
+            Catch::Contains("stdin line " + std::to_string(i + 1)) && Catch::Contains(expected[i]));
+    }
+    CHECK(test::read_text(root / "matmul/matmul_f32.cu") == source_before);
+    CHECK(fs::is_directory(root / "taken.json"));
+    CHECK_THAT(test::read_text(request), Catch::Contains("\"kernel\""));
+}
