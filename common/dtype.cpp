@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -287,6 +288,51 @@ std::vector<unsigned char> encode_scalar(dtype t, double value) {
         std::snprintf(text, sizeof text, "%.17g", value);
         return std::string(text);
     });
+}
+
+double largest_finite(dtype t) {
+    switch (t) {
+        case dtype::f16:
+            return 65504.0;
+        case dtype::bf16:
+            return static_cast<double>(bf16_bits_to_float(0x7F7F));
+        case dtype::f32:
+            return std::numeric_limits<float>::max();
+        case dtype::f64:
+            return std::numeric_limits<double>::max();
+        case dtype::f8e4m3:
+            return 448.0;
+        case dtype::f8e5m2:
+            return 57344.0;
+        default:
+            return static_cast<double>(std::ldexp(1.0L, static_cast<int>(8 * dtype_size(t)) -
+                                                            (is_signed_integer(t) ? 1 : 0)) -
+                                       1);
+    }
+}
+
+std::string value_fit_problem(dtype t, double value) {
+    if (!is_float(t)) {
+        try {
+            encode_scalar(t, value);
+            return "";
+        } catch (const std::invalid_argument& e) {
+            return e.what();
+        }
+    }
+    if (std::isfinite(value) && std::fabs(value) <= largest_finite(t)) return "";
+    // The value as written: the fewest digits that read back as it (1e39, not 9.99...e+38).
+    char shown[32] = "";
+    for (int digits = 6; digits <= 17; ++digits) {
+        std::snprintf(shown, sizeof shown, "%.*g", digits, value);
+        if (std::strtod(shown, nullptr) == value) break;
+    }
+    char text[160];
+    std::snprintf(text, sizeof text, "value %s does not fit %s: expected a magnitude of at most %g",
+                  shown, std::string(dtype_name(t)).c_str(), largest_finite(t));
+    return std::string(text) + (t == dtype::f8e4m3 || t == dtype::f8e5m2
+                                    ? " (beyond it the conversion saturates)"
+                                    : " (beyond it the conversion gives infinity)");
 }
 
 std::vector<unsigned char> encode_integer_scalar(dtype t, std::int64_t value) {

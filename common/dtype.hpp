@@ -37,6 +37,13 @@ std::size_t count_poisoned(dtype t, const void* data, std::size_t count);
 /// Encodes a scalar kernel argument as the bytes the kernel expects.
 /// Throws std::invalid_argument when the value does not fit the type.
 std::vector<unsigned char> encode_scalar(dtype t, double value);
+/// The largest finite value of a floating-point dtype (f16 65504, bf16 ~3.39e38, f8e4m3 448,
+/// f8e5m2 57344); for an integer dtype its largest value.
+double largest_finite(dtype t);
+/// Why `value` cannot be given as a `t` and mean what it says ("" when it can): an integer dtype
+/// takes an integer in its range; a float dtype a finite value of magnitude at most its largest
+/// (beyond it the conversion gives infinity, f16 and bf16, or saturates, fp8).
+std::string value_fit_problem(dtype t, double value);
 /// The same for an integer literal, exact for every 64-bit value (2^64 - 1 included).
 std::vector<unsigned char> encode_integer_scalar(dtype t, std::int64_t value);
 std::vector<unsigned char> encode_integer_scalar(dtype t, std::uint64_t value);

@@ -44,13 +44,17 @@ struct generator_spec {
 /// are numbers); missing fields keep their defaults.
 generator_spec read_generator(const json_field& v);
 
-/// What is wrong with filling a `type` buffer from `g`: `field` is "kind" when the kind
-/// itself is the problem, "" when its values are. nullopt when it can fill the buffer.
+/// What is wrong with filling a `type` buffer of `count` elements (0: not known here) from `g`:
+/// `field` is "kind" when the kind itself is the problem, "" when its values are, else the
+/// value's own field. Every value a generator can write must fit the dtype (value_fit_problem):
+/// a constant, a sequence's first and (with a count) last element, int_range's and uniform's
+/// bounds. nullopt when it can fill the buffer.
 struct generator_problem {
     std::string field;
     std::string message;
 };
-std::optional<generator_problem> check_generator(const generator_spec& g, dtype type);
+std::optional<generator_problem> check_generator(const generator_spec& g, dtype type,
+                                                 std::uint64_t count = 0);
 
 /// The generator object with its own kind's fields only (uniform and int_range: low, high,
 /// seed; normal: mean, stddev, seed; sequence: start, step; constant: value), as

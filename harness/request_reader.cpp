@@ -43,9 +43,9 @@ fs::path resolve_file(const request& req, const json_field& f) {
     return path;
 }
 
-generator_spec read_checked_generator(const json_field& g, dtype type) {
+generator_spec read_checked_generator(const json_field& g, dtype type, std::uint64_t count) {
     const generator_spec spec = read_generator(g);
-    if (const auto problem = check_generator(spec, type))
+    if (const auto problem = check_generator(spec, type, count))
         fail(problem->field.empty() ? g : member_at(g, problem->field), problem->message);
     return spec;
 }
@@ -71,13 +71,17 @@ void read_scalar_value(kernel_arg& arg, const json_field& f) {
     } catch (const std::invalid_argument& e) {
         fail(f, e.what());
     }
+    const double as_double = std::visit([](auto n) { return static_cast<double>(n); }, arg.scalar);
+    if (is_float(arg.type))
+        if (std::string why = value_fit_problem(arg.type, as_double); !why.empty()) fail(f, why);
 }
 
 void read_input_file(const request& req, kernel_arg& arg, const json_field& f) {
     arg.input_file = resolve_file(req, f);
     std::error_code ec;
     const auto size = fs::file_size(*arg.input_file, ec);
-    if (ec) fail(f, "cannot read " + arg.input_file->string() + " (" + ec.message() + ")");
+    if (ec)
+        fail(f, "cannot read " + quote_value(arg.input_file->string()) + " (" + ec.message() + ")");
     if (size != arg.bytes())
         fail(f, arg.input_file->filename().string() + " holds " + std::to_string(size) +
                     " bytes but count " + std::to_string(arg.count) + " x " +
@@ -108,7 +112,7 @@ fs::path read_expected_file(const request& req, const kernel_arg& arg, const jso
     const fs::path file = resolve_in_root(req, f);
     std::error_code ec;
     const auto size = fs::file_size(file, ec);
-    if (ec) fail(f, "cannot read " + file.string() + " (" + ec.message() + ")");
+    if (ec) fail(f, "cannot read " + quote_value(file.string()) + " (" + ec.message() + ")");
     if (size != arg.bytes())
         fail(f, file.filename().string() + " holds " + std::to_string(size) + " bytes but the " +
                     std::to_string(arg.count) + " " + std::string(dtype_name(arg.type)) +
@@ -128,6 +132,10 @@ output_check_spec read_output_check(const request& req, const kernel_arg& arg,
                               std::pair{&spec.rms_atol, "rms_atol"}}) {
         *field = c.optional_number(key).value_or(0);
         if (*field < 0) fail(c[key], "is negative; expected a tolerance >= 0");
+        // The check compares integers bit for bit: a tolerance would be ignored, not applied.
+        if (*field != 0 && !is_float(arg.type))
+            fail(c[key], std::string(dtype_name(arg.type)) +
+                             " outputs are compared exactly (equal bits); expected 0 or no " + key);
     }
     return spec;
 }
@@ -139,7 +147,8 @@ void read_buffer(const request& req, kernel_arg& arg, const json_field& a) {
     if (a.has("input_file") && a.has("generator"))
         fail(a, "has both 'input_file' and 'generator'; expected at most one input source");
     if (a.has("input_file")) read_input_file(req, arg, a["input_file"]);
-    if (a.has("generator")) arg.generator = read_checked_generator(a["generator"], arg.type);
+    if (a.has("generator"))
+        arg.generator = read_checked_generator(a["generator"], arg.type, arg.count);
     if (a.has("output_file")) arg.output_file = resolve_file(req, a["output_file"]);
     if (const auto check = a.find("check")) arg.check = read_output_check(req, arg, *check);
     if (const auto dump = a.find("input_dump_file")) {

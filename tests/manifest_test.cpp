@@ -375,3 +375,48 @@ TEST_CASE("tunable and param names are C identifiers of at most 128 characters")
                Catch::Contains("a param's name: expected a C identifier"));
     CHECK(error_with(R"("m": 31)", "\"" + std::string(128, 'p') + "\": 1, \"m\": 31").empty());
 }
+
+TEST_CASE(
+    "a count beyond 2^53, a reduction longer than any input, and generated values that do not "
+    "fit their dtype are refused at check, by case and field") {
+    // 2^61 f32 elements: 2^63 bytes, beyond what a request may hold (a count of 2^61 f64 wrapped
+    // count x size to 0, and an empty file "matched").
+    CHECK_THAT(error_with(R"("count": "m*k")", R"("count": "2305843009213693952")"),
+               Catch::Contains("field cases[0] ('correctness-31x37x29'): count of 'a'") &&
+                   Catch::Contains("expected at most 2^53 (9007199254740992) elements"));
+    // rtol grows with the square root of the length: 1e18 made it ~477.
+    CHECK_THAT(
+        error_with(R"("tolerance": { "atol": 1e-4, "rtol": 1e-4 })",
+                   R"("tolerance": { "reduction_length": "1000000000000000000" })"),
+        Catch::Contains("field cases[0] ('correctness-31x37x29').tolerance.reduction_length "
+                        "('c'): '1000000000000000000' is 1000000000000000000, more terms than "
+                        "the case's largest input holds (1073)"));
+    CHECK(error_with(R"("tolerance": { "atol": 1e-4, "rtol": 1e-4 })",
+                     R"("tolerance": { "reduction_length": "m*k" })") == "");
+    const std::string a_init = R"("name": "a", "dtype": "f32", "kind": "input", "count": "m*k",
+      "init": { "kind": "uniform", "low": -1.5, "high": 2.5, "seed": 11 })";
+    auto a_as = [&](const std::string& dtype, const std::string& init) {
+        return error_with(a_init, R"("name": "a", "dtype": ")" + dtype +
+                                      R"(", "kind": "input", "count": "m*k", "init": )" + init);
+    };
+    CHECK_THAT(a_as("u8", R"({ "kind": "constant", "value": 300 })"),
+               Catch::Contains("field args[0].init.value: value 300 is not a u8 integer"));
+    CHECK_THAT(a_as("f16", R"({ "kind": "constant", "value": 3.4e38 })"),
+               Catch::Contains("init.value: value 3.4e+38 does not fit f16: "
+                               "expected a magnitude of at most 65504"));
+    CHECK_THAT(a_as("f8e4m3", R"({ "kind": "constant", "value": 1e30 })"),
+               Catch::Contains("does not fit f8e4m3: expected a magnitude of at most 448 "
+                               "(beyond it the conversion saturates)"));
+    CHECK_THAT(a_as("u8", R"({ "kind": "sequence", "start": -1, "step": 1 })"),
+               Catch::Contains("init.start: value -1 is not a u8 integer"));
+    CHECK_THAT(a_as("i32", R"({ "kind": "sequence", "start": 0, "step": 0.5 })"),
+               Catch::Contains("needs integer start and step"));
+    // 31 x 29 = 899 elements: the last, 3e38 + 898e36, is beyond f32 (a's dtype, for sgemm).
+    CHECK_THAT(a_as("f32", R"({ "kind": "sequence", "start": 3e38, "step": 1e36 })"),
+               Catch::Contains("field cases[0] ('correctness-31x37x29'): argument 'a''s "
+                               "generator step: the last of 899 elements, start + step x 898: "
+                               "value 1.1980000000000001e+39 does not fit f32"));
+    CHECK_THAT(a_as("f16", R"({ "kind": "uniform", "low": 0, "high": 1e6 })"),
+               Catch::Contains("init.high: value 1e+06 does not fit f16"));
+    CHECK(a_as("f32", R"({ "kind": "sequence", "start": -30000, "step": 1 })") == "");
+}

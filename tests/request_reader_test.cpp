@@ -336,3 +336,48 @@ TEST_CASE("a define's name is a C identifier and its value at most 4096 bytes") 
                Catch::EndsWith("field kernel.defines.TILE: a define's value of 5000 bytes; "
                                "expected at most 4096"));
 }
+
+TEST_CASE(
+    "generated and scalar values that do not fit their dtype, and a tolerance on an integer "
+    "output, are refused by field") {
+    fixture f;
+    const std::string y_gen =
+        R"("dtype": "f32", "count": 8, "generator": {"kind": "uniform", "low": -1, "high": 1, "seed": 9})";
+    auto y_as = [&](const std::string& dtype, const std::string& gen) {
+        return f.error_with(y_gen,
+                            R"("dtype": ")" + dtype + R"(", "count": 8, "generator": )" + gen);
+    };
+    CHECK_THAT(y_as("u8", R"({"kind": "constant", "value": 300})"),
+               Catch::Contains("field cases[0].args[1].generator.value: value 300 is not a u8 "
+                               "integer"));
+    CHECK_THAT(y_as("u8", R"({"kind": "sequence", "start": 250, "step": 1})"),
+               Catch::Contains("generator.step: the last of 8 elements, start + step x 7: value "
+                               "257 is not a u8 integer"));
+    CHECK(y_as("u8", R"({"kind": "sequence", "start": 248, "step": 1})").empty());
+    CHECK_THAT(y_as("f8e5m2", R"({"kind": "constant", "value": 1e30})"),
+               Catch::Contains("does not fit f8e5m2: expected a magnitude of at most 57344"));
+    CHECK_THAT(f.error_with(R"({ "name": "s", "dtype": "f32", "value": 0.5 })",
+                            R"({ "name": "s", "dtype": "f16", "value": 3.4e38 })"),
+               Catch::Contains("field cases[0].args[2].value: value 3.4e+38 does not fit f16"));
+    CHECK_THAT(f.error_with(R"({ "name": "s", "dtype": "f32", "value": 0.5 })",
+                            R"({ "name": "s", "dtype": "f16", "value": 70000 })"),
+               Catch::Contains("value 70000 does not fit f16"));
+    CHECK(f.error_with(R"({ "name": "s", "dtype": "f32", "value": 0.5 })",
+                       R"({ "name": "s", "dtype": "f16", "value": 65504 })")
+              .empty());
+
+    // An integer output's check: a tolerance would be ignored, so it is refused.
+    f.dir.write_values("want.bin", std::vector<std::int32_t>(8, 1));
+    const std::string out =
+        R"("dtype": "f32", "count": 8, "generator": {"kind": "uniform", "low": -1, "high": 1, "seed": 9},
+        "output_file": "out/y.bin" })";
+    auto checked = [&](const std::string& tol) {
+        return f.error_with(out, R"("dtype": "i32", "count": 8, "output_file": "out/y.bin",
+            "check": { "expected_file": "want.bin", "expected_sha256": ")" +
+                                     std::string(64, 'a') + "\"" + tol + "} }");
+    };
+    CHECK_THAT(checked(R"(, "atol": 0.5)"),
+               Catch::Contains("field cases[0].args[1].check.atol: i32 outputs are compared "
+                               "exactly (equal bits); expected 0 or no atol"));
+    CHECK(checked(R"(, "atol": 0, "rtol": 0)").empty());
+}

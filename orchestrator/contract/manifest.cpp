@@ -123,6 +123,35 @@ manifest_arg read_arg(const json_field& a, std::size_t index, const fs::path& fo
     return arg;
 }
 
+// A reduction sums at most as many terms as the case's largest input holds (its largest buffer
+// where none has an input): a larger length would loosen rtol (it grows with its square root)
+// until a wrong element passes.
+void check_reduction_lengths(const manifest& m, const manifest_case& mc, const std::string& field,
+                             const context& ctx) {
+    std::int64_t largest_input = 0, largest = 0;
+    try {
+        for (const manifest_arg& a : m.args)
+            if (a.is_buffer()) {
+                const std::int64_t count = evaluate_integer_expression(a.count, mc.params);
+                largest = std::max(largest, count);
+                if (a.has_input()) largest_input = std::max(largest_input, count);
+            }
+        const std::int64_t bound = largest_input > 0 ? largest_input : largest;
+        for (const manifest_arg& a : m.args) {
+            if (a.reduction_length.empty()) continue;
+            const std::int64_t length = evaluate_integer_expression(a.reduction_length, mc.params);
+            if (length > bound)
+                ctx.fail(field + ".tolerance.reduction_length (" + quote_value(a.name) + ")",
+                         quote_value(a.reduction_length) + " is " + std::to_string(length) +
+                             ", more terms than the case's largest input holds (" +
+                             std::to_string(bound) +
+                             "); expected the number of terms summed into one element");
+        }
+    } catch (const expression_error&) {
+        // Said by the caller's evaluation of the same expressions, with its field.
+    }
+}
+
 // A case's flops, vendor m, n, k and reduction lengths: over its params only, each at least 1.
 void check_case_expressions(const manifest& m, const manifest_case& mc, const std::string& field,
                             const context& ctx) {
@@ -144,6 +173,7 @@ void check_case_expressions(const manifest& m, const manifest_case& mc, const st
             ctx.fail(field + "." + key, ex.what());
         }
     }
+    check_reduction_lengths(m, mc, field, ctx);
 }
 
 // A case's vendor call against its sizes (m, n, k and every count evaluated already): each
@@ -187,9 +217,16 @@ void check_scalar_fits(const manifest_arg& a, const expression_variables& vars) 
                 encode_scalar(a.type, x);
             else
                 encode_integer_scalar(a.type, x);
+            if (is_float(a.type))
+                if (std::string why = value_fit_problem(a.type, static_cast<double>(x));
+                    !why.empty())
+                    throw std::invalid_argument(why);
         },
         value);
 }
+
+// The request schema's largest buffer count (2^53 elements).
+constexpr std::int64_t k_max_buffer_count = std::int64_t{1} << 53;
 
 // Every expression must evaluate for every case (under the default tunables) to a sane value;
 // `vendor_runs` (the main manifest, not a holdout): the vendor call of every performance case,
@@ -205,9 +242,25 @@ void check_expressions(const manifest& m, const context& ctx, bool vendor_runs) 
                 if (a.is_buffer()) {
                     expression_variables params_only =
                         mc.params;  // sizes may not depend on tunables
-                    if (evaluate_integer_expression(a.count, params_only) < 1)
+                    const std::int64_t count = evaluate_integer_expression(a.count, params_only);
+                    if (count < 1)
                         ctx.fail(field, "count of " + quote_value(a.name) + " (" + a.count +
                                             ") is below 1");
+                    // A request holds at most 2^53 elements a buffer, and count x dtype bytes
+                    // must not wrap where a file's size is checked against it.
+                    if (count > k_max_buffer_count)
+                        ctx.fail(field, "count of " + quote_value(a.name) + " (" + a.count +
+                                            ") is " + std::to_string(count) +
+                                            "; expected at most 2^53 (" +
+                                            std::to_string(k_max_buffer_count) + ") elements");
+                    const input_init& init = m.init_for(mc, a);
+                    if (a.has_input() && !init.file)
+                        if (const auto problem = check_generator(init.generator, a.type,
+                                                                 static_cast<std::uint64_t>(count)))
+                            ctx.fail(field,
+                                     "argument " + quote_value(a.name) + "'s generator" +
+                                         (problem->field.empty() ? "" : " " + problem->field) +
+                                         ": " + problem->message);
                 } else {
                     check_scalar_fits(a, vars);
                 }
@@ -475,7 +528,7 @@ void check_file_sizes(const manifest& m, const context& ctx) {
             auto check_size = [&](const fs::path& p, const std::string& field) {
                 std::error_code ec;
                 const auto size = fs::file_size(p, ec);
-                if (ec) ctx.fail(field, "cannot read " + p.string());
+                if (ec) ctx.fail(field, "cannot read " + quote_value(p.string()));
                 if (size != bytes)
                     ctx.fail(field, p.filename().string() + " holds " + std::to_string(size) +
                                         " bytes but " + quote_value(a.name) + " needs " +
