@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -348,6 +349,63 @@ TEST_CASE(
                Catch::Contains("1 time (the last ") &&
                    Catch::Contains("; 1 attempt(s) in flight evaluated again)"));
     CHECK(record["settings"]["compile_threads"].GetInt() == 1);
+}
+
+TEST_CASE(
+    "a resume is refused with exit 28, writing nothing, for a run folder holding a link, an "
+    "attempt recorded twice or a wall time no run takes",
+    "[resume]") {
+    stopped_run s;
+    REQUIRE(fs::exists(s.run / "history.json"));
+    struct tamper {
+        std::function<void()> apply, undo;
+        std::string expected;
+    };
+    const std::string history = test::read_text(s.run / "history.json");
+    const std::string record = test::read_text(s.run / "run.json");
+    test::scratch_folder elsewhere;
+    const std::vector<tamper> tampers = {
+        {[&] {
+             fs::rename(s.run / "candidates", elsewhere / "candidates");
+             fs::create_directory_symlink(elsewhere / "candidates", s.run / "candidates");
+         },
+         [&] {
+             fs::remove(s.run / "candidates");
+             fs::rename(elsewhere / "candidates", s.run / "candidates");
+         },
+         "candidates is a link (to '" + (elsewhere / "candidates").string() +
+             "'); a run folder holds no links"},
+        {[&] {
+             auto doc = parse_json(history, "history");
+             rapidjson::Value last(doc["attempts"][doc["attempts"].Size() - 1], doc.GetAllocator());
+             doc["attempts"].PushBack(last, doc.GetAllocator());
+             s.dir.write("results/run-001/history.json", to_pretty_json(doc));
+         },
+         [&] { s.dir.write("results/run-001/history.json", history); },
+         "history.json holds attempt "},
+        {[&] {
+             auto doc = parse_json(record, "run");
+             doc["wall_s"].SetDouble(1e10);
+             s.dir.write("results/run-001/run.json", to_pretty_json(doc));
+         },
+         [&] { s.dir.write("results/run-001/run.json", record); },
+         "its run.json's wall_s is 1e+10; expected a run's wall time"}};
+    for (const tamper& t : tampers) {
+        t.apply();
+        const std::string before = s.snapshot();
+        const auto r = s.resume();
+        INFO(r.output);
+        CHECK(r.exit_code == 28);
+        CHECK_THAT(r.output, Catch::Contains("cannot resume " + s.run.string() + ": " +
+                                             t.expected.substr(0, 20)) &&
+                                 Catch::Contains(t.expected));
+        CHECK(s.snapshot() == before);
+        t.undo();
+    }
+    CHECK(fs::is_empty(elsewhere.path()));
+    const auto r = s.resume();
+    INFO(r.output);
+    CHECK(r.exit_code == 0);  // untampered, it goes on
 }
 
 TEST_CASE(

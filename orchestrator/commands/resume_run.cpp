@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
+#include <set>
 
 #include "common/child_process.hpp"
 #include "common/file_io.hpp"
@@ -64,9 +66,32 @@ std::vector<resume_entry> resumes_from(const Value& d) {
     return out;
 }
 
+// The longest wall time a run.json may record.
+constexpr double k_max_wall_s = 1e9;
+
+std::string format_seconds(double s) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%g", s);
+    return text;
+}
+
+// A run folder holds no links (optimize makes none): resuming writes attempts, candidates and
+// records inside it, and a planted link (candidates/ -> elsewhere) would lead those writes out.
+void refuse_links(const fs::path& run) {
+    std::error_code ec;
+    if (fs::is_symlink(run, ec)) return;  // the folder itself is what the user named
+    for (auto it = fs::recursive_directory_iterator(run, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_symlink(ec))
+            refuse(run, it->path().lexically_relative(run).string() + " is a link (to " +
+                            quote_value(fs::read_symlink(it->path(), ec).string()) +
+                            "); a run folder holds no links, and resuming writes only inside it");
+}
+
 }  // namespace
 
 recorded_run read_recorded_run(const fs::path& run) {
+    refuse_links(run);
     const rapidjson::Document d = read_run_json(run);
     if (member(d, "finished") && text_of(d, "stop_reason") != "interrupted")
         refuse(run, "the run finished (" + text_of(d, "finished") + ", stop reason " +
@@ -84,6 +109,11 @@ recorded_run read_recorded_run(const fs::path& run) {
         refuse(run, "its run.json's command_line is not an optimize command");
     r.started_utc = text_of(d, "started");
     r.wall_s = number_of(d, "wall_s").value_or(0);
+    // The run's clock goes on from here: a figure no run can have taken (above ~31 years) would
+    // overflow it.
+    if (!(r.wall_s >= 0 && r.wall_s <= k_max_wall_s))
+        refuse(run, "its run.json's wall_s is " + format_seconds(r.wall_s) +
+                        "; expected a run's wall time, 0 to 1e9 seconds");
     r.proposer = text_of(d, "proposer");
     const Value& hashes = object_or_empty(d, "sha256");
     for (const auto& h : hashes.GetObject()) r.sha256[name_of(h)] = text_of(h.value);
@@ -362,10 +392,14 @@ search_record read_search_record(const fs::path& run, const manifest& m, const c
     } catch (const std::exception& e) {  // history_read_error, candidates_file_error
         refuse(run, e.what());
     }
+    std::set<std::pair<int, int>> seen;
     for (recorded_attempt& ra : recorded) {
         attempt_result& r = ra.result;
         if (!out.history.empty() && r.iteration < out.history.back().iteration)
             refuse(run, "history.json's attempts are not in iteration order");
+        if (!seen.emplace(r.iteration, r.attempt).second)
+            refuse(run, "history.json holds attempt " + r.id() +
+                            " twice; expected each attempt once (was it edited?)");
         const candidate* c = candidate_of(out, r, initial);
         if (!c)
             refuse(run, "history.json has attempt " + r.id() + ", and " +
