@@ -68,15 +68,16 @@ rendered_page render_headless(const fs::path& page, const fs::path& scratch,
     const std::string url = "file://" + fs::absolute(page).string();
     const fs::path dom = scratch / "chromium-dom.html", log = scratch / "chromium-console.txt";
     rendered_page r;
-    r.exit_code = run_shell(chromium_command(scratch) + " --dump-dom " + quoted(url) + " >" +
+    const std::string size =
+        " --window-size=" + std::to_string(width) + "," + std::to_string(height);
+    r.exit_code = run_shell(chromium_command(scratch) + size + " --dump-dom " + quoted(url) + " >" +
                             quoted(dom.string()) + " 2>" + quoted(log.string()));
     r.dom = read_or_empty(dom);
     r.console = read_or_empty(log);
     if (!screenshot.empty() && r.exit_code == 0) {
         r.exit_code =
             run_shell(chromium_command(scratch) + " --screenshot=" + quoted(screenshot.string()) +
-                      " --window-size=" + std::to_string(width) + "," + std::to_string(height) +
-                      " " + quoted(url) + " >>" + quoted(log.string()) + " 2>&1");
+                      size + " " + quoted(url) + " >>" + quoted(log.string()) + " 2>&1");
         r.console = read_or_empty(log);
     }
     return r;

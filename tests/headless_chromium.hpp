@@ -17,8 +17,8 @@ struct rendered_page {
     std::string console;  // chromium's stderr with --enable-logging=stderr: console messages
 };
 
-/// Loads a local file headless (no sandbox, no GPU, a fresh profile under `scratch`) and dumps
-/// the DOM; with `screenshot`, saves a PNG of `width` x `height` pixels there too.
+/// Loads a local file headless (no sandbox, no GPU, a fresh profile under `scratch`) in a
+/// `width` x `height` window and dumps the DOM; with `screenshot`, saves a PNG of it there too.
 rendered_page render_headless(const std::filesystem::path& page,
                               const std::filesystem::path& scratch,
                               const std::filesystem::path& screenshot = {}, int width = 1400,

@@ -242,6 +242,29 @@ f.value = 'wrong'; f.dispatchEvent(new Event('input'));
     CHECK(p.dom.find("<div id=\"script-error\"") == std::string::npos);
 }
 
+TEST_CASE("the report never scrolls sideways at 1400 px: the wide latency table scrolls in its box",
+          "[chromium]") {
+    REQUIRE_CHROMIUM_OR_SKIP();
+    recorded_run run;
+    REQUIRE(run.result.exit_code == 0);
+    std::string page = run.page();
+    REQUIRE_THAT(page, Catch::Contains("<div class=\"scroll-x\"><table class=\"data\">"));
+    // A table wider than any window here (the 11 columns with long figures reach ~1430 px).
+    page.insert(page.rfind("</body>"), R"(<script>
+document.querySelector('#latency table.data').style.minWidth = '2000px';
+var d = document.documentElement, box = document.querySelector('#latency .scroll-x');
+document.body.setAttribute('data-widths', (d.scrollWidth > d.clientWidth ? 'page-overflows' : 'page-fits') +
+    ' ' + (box.scrollWidth > box.clientWidth ? 'box-scrolls' : 'box-fits'));
+</script>)");
+    const fs::path measured = run.f.dir.write("measured.html", page);
+    for (const int width : {1400, 1024}) {
+        const test::rendered_page p = test::render_headless(measured, run.f.dir.path(), {}, width);
+        INFO(width << " px: " << p.console);
+        REQUIRE(p.exit_code == 0);
+        CHECK_THAT(p.dom, Catch::Contains("data-widths=\"page-fits box-scrolls\""));
+    }
+}
+
 TEST_CASE("a script error on the page is caught and shown, so the test above would see one",
           "[chromium]") {
     REQUIRE_CHROMIUM_OR_SKIP();

@@ -403,9 +403,16 @@ TEST_CASE(
         t.undo();
     }
     CHECK(fs::is_empty(elsewhere.path()));
+    // What a SIGKILL between a temporary's write and its rename leaves: removed by the resume.
+    s.dir.write("results/run-001/history.json.tmp-0123456789abcdef", "{\"partial");
+    s.dir.write("results/run-001/candidates/iter-01/candidates.json.tmp-fedcba9876543210", "[");
     const auto r = s.resume();
     INFO(r.output);
     CHECK(r.exit_code == 0);  // untampered, it goes on
+    // Two, or more where the SIGKILL itself caught a write between its temporary and rename.
+    CHECK_THAT(r.output, Catch::Contains("partial file(s) the stopped run was writing"));
+    for (const auto& e : fs::recursive_directory_iterator(s.run))
+        CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
 }
 
 TEST_CASE(

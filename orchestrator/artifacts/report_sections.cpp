@@ -330,14 +330,15 @@ std::string latency_section(const report_context& c) {
          "baseline, timed once before the search; vendor / winner above 1 means the winner beats "
          "it. Clock: "
       << html_escape(text_of(timer, "name").empty() ? "not recorded" : text_of(timer, "name"))
-      << ".</p>\n<table class=\"data\"><thead><tr><th>case</th><th>kind</th><th>initial</th>"
+      << ".</p>\n<div class=\"scroll-x\"><table class=\"data\"><thead><tr><th>case</th>"
+         "<th>kind</th><th>initial</th>"
          "<th>winner</th><th>speedup</th><th>initial (re-measured)</th><th>winner "
          "(re-measured)</th><th>speedup [95% interval]</th><th>A/A &plusmn; "
          "margin</th><th>vendor</th><th>vendor / "
          "winner</th></tr></thead><tbody>\n";
     for (const Value& k : array_or_empty(c.folder.summary, "cases").GetArray())
         o << latency_row(k, at(sig, text_of(k, "name")), at(vendor, text_of(k, "name")));
-    o << "</tbody></table>\n"
+    o << "</tbody></table></div>\n"
       << pytorch_rows(c.folder.summary) << export_rows(c.folder.summary)
       << "<h3>Speed of light</h3>\n";
     const std::string sol = sol_rows(ev);

@@ -303,6 +303,9 @@ void reopen_run(run_context& c) {
     c.recorded = read_recorded_run(c.run);
     c.lock = run_lock(c.run);  // before anything in the folder changes
     check_same_device(*c.recorded, fingerprint_of(c.device_json));
+    if (const int partial = remove_partial_writes(c.run); partial > 0 && !c.o.quiet)
+        std::cerr << "cuda-optimizer: removed " << partial
+                  << " partial file(s) the stopped run was writing (*.tmp-*)\n";
     run_info now = c.info;
     now.sha256 = hashes_before_oracle(c.o, *c.contract, c.initial);
     add_problem_hashes(c, now.sha256);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <regex>
 #include <set>
 
 #include "common/child_process.hpp"
@@ -124,6 +125,18 @@ recorded_run read_recorded_run(const fs::path& run) {
         r.device = fingerprint_of(to_compact_json(*device));
     r.inputs_key_id = text_of(object_or_empty(d, "inputs_key"), "id");
     return r;
+}
+
+int remove_partial_writes(const fs::path& run) {
+    static const std::regex partial(".*\\.tmp-[0-9a-f]{16}");
+    std::vector<fs::path> found;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(run, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && std::regex_match(it->path().filename().string(), partial))
+            found.push_back(it->path());
+    for (const fs::path& p : found) fs::remove(p, ec);
+    return static_cast<int>(found.size());
 }
 
 namespace {

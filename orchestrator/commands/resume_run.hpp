@@ -46,6 +46,10 @@ struct recorded_run {
 /// interrupted, or stopped before it could say why, goes on).
 recorded_run read_recorded_run(const std::filesystem::path& run);
 
+/// Removes the partial files a killed run left in RUN (a write_file_atomic temporary,
+/// NAME.tmp-<16 hex digits>, not yet renamed over NAME); how many. Called with the lock held.
+int remove_partial_writes(const std::filesystem::path& run);
+
 /// An flock on RUN/.lock held for the run's lifetime (a fresh run and a resume both), its pid
 /// written in the file, and handed down to every child the run starts (its harnesses): the run
 /// is still going while any of them lives. Taking a lock that a running process's pid holds
