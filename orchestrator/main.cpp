@@ -154,6 +154,9 @@ int main(int argc, char** argv) {
     CLI::App* check = app.add_subcommand(
         "check", "Preflight as a table: what optimize would reject, with a fix for each");
     cuopt::define_check_options(check, options);
+    check->add_flag("--all-configurations", options.all_configurations,
+                    "Compile the initial kernel in every configuration of the tunables (at most "
+                    "10000), not only the first");
     check->footer(k_check_footer);
     std::string replay_request;
     CLI::App* replay = add_replay_command(app, options, replay_request);

@@ -2,6 +2,7 @@
 // stand-in compiles nothing), with the initial kernel's tunables as optimize passes them; it
 // refuses a config value optimize refuses, with optimize's code; a stand-in harness asked for a
 // kernel it does not simulate says so, in check and optimize alike. Through the real binaries.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -141,4 +142,92 @@ TEST_CASE("check refuses a reference whose kernel is not the signature's, as the
                              Catch::Contains("defines no __global__ function of that name (it "
                                              "has: matmul_reference)") &&
                              Catch::Contains("not ready"));
+}
+
+TEST_CASE(
+    "check refuses a tunable whose first value is not the kernel's default, one the kernel never "
+    "reads, and 'const' on an output in the signature (11)") {
+    optimizer_fixture f;
+    const std::string manifest = test::read_text(f.dir / "input_cases.json");
+    const std::string kernel = test::read_text(f.dir / "initial.cu");
+    auto check_with = [&](const std::string& from, const std::string& to, const std::string& file,
+                          std::vector<std::string> extra = {}) {
+        std::string text = file == "initial.cu" ? kernel : manifest;
+        const auto at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        f.dir.write(file, text.replace(at, from.size(), to));
+        const auto r = test::run_optimizer(as_check(f.args(extra)));
+        f.dir.write("input_cases.json", manifest);
+        f.dir.write("initial.cu", kernel);
+        return r;
+    };
+    auto r = check_with("#define BLOCK_X 16", "#define BLOCK_X 32", "initial.cu");
+    INFO(r.output);
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("FAIL  tunables") &&
+                             Catch::Contains("'BLOCK_X': first value 16 but initial.cu line ") &&
+                             Catch::Contains("#defines BLOCK_X 32") &&
+                             Catch::Contains("fix: make the kernel's default the tunable's first"));
+    r = check_with(R"("tunables": {)", R"("tunables": { "UNROLL": [1, 4],)", "input_cases.json");
+    INFO(r.output);
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output,
+               Catch::Contains("FAIL  tunables") &&
+                   Catch::Contains("'UNROLL' is read by neither initial.cu nor the launch"));
+    r = check_with(R"("tunables": {)", R"("tunables": { "UNROLL": [1, 4],)", "input_cases.json");
+    r = test::run_optimizer(as_check(f.args(
+        {"--signature",
+         "void matmul_f32(const float* a, const float* b, const float* c, int m, int n, int k)"})));
+    INFO(r.output);
+    CHECK(r.exit_code == 11);
+    CHECK_THAT(r.output, Catch::Contains("FAIL  signature") &&
+                             Catch::Contains("'const float*' on an output buffer; the kernel "
+                                             "writes it, so drop the const"));
+    r = test::run_optimizer(as_check(f.args()));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("ok    tunables            4 read by the kernel or the "
+                                         "launch, first values its defaults"));
+}
+
+TEST_CASE(
+    "check --all-configurations compiles every tunable configuration: a kernel's static_assert "
+    "refusal is counted, any other error names its configuration") {
+    optimizer_fixture f;
+    const std::string kernel = test::read_text(f.dir / "initial.cu");
+    f.dir.write("initial.cu",
+                "static_assert(BLOCK_X != 128 || BLOCK_Y != 1, \"too thin\");\n" + kernel);
+    auto r = test::run_optimizer(as_check(f.args({"--all-configurations"})));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("ok    every configuration 288 of 300 compile; 12 refused "
+                                         "by the kernel's own static_assert (the first: "
+                                         "BLOCK_X=128 BLOCK_Y=1 ROWS_PER_THREAD=1 TILE_K=0)"));
+    f.dir.write("initial.cu",
+                "#if TILE_K == 32 && ROWS_PER_THREAD == 4\n__device__ int broken = "
+                "nowhere;\n"
+                "#endif\n" +
+                    kernel);
+    r = test::run_optimizer(as_check(f.args({"--all-configurations"})));
+    INFO(r.output);
+    CHECK(r.exit_code == 21);
+    CHECK_THAT(r.output, Catch::Contains("FAIL  every configuration BLOCK_X=16 BLOCK_Y=16 "
+                                         "ROWS_PER_THREAD=4 TILE_K=32: initial.cu(2): error") &&
+                             Catch::Contains("nowhere"));
+    r = test::run_optimizer(as_check(f.args()));  // without the flag: the first only, said so
+    CHECK_THAT(r.output, Catch::Contains("(the first of 300 configurations; --all-configurations "
+                                         "compiles every one)"));
+}
+
+TEST_CASE("a missing file a --config names gets a fix naming the config's key") {
+    optimizer_fixture f;
+    f.dir.write("c.json", R"({"reference": "nowhere.cu"})");
+    std::vector<std::string> args = as_check(f.args({"--config", (f.dir / "c.json").string()}));
+    const auto flag = std::find(args.begin(), args.end(), "--reference");
+    REQUIRE(flag != args.end());
+    args.erase(flag, flag + 2);  // the config's reference, not the fixture's flag
+    const auto r = test::run_optimizer(args);
+    INFO(r.output);
+    CHECK_THAT(r.output,
+               Catch::Contains("fix: no such file; check --reference (\"reference\" in "));
 }

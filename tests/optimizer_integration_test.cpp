@@ -205,6 +205,9 @@ TEST_CASE(
         "\"launch\"",
         R"~("launch": { "grid": ["ceil(n/16)", "ceil(m/16)", 1], "block": [16, 16, 1] },)~");
     f.dir.write("input_cases.json", manifest);
+    // The kernel reads its tunables (check refuses one it never reads).
+    f.dir.write("initial.cu", "static_assert(TILE > 0 && UNROLL > 0, \"tunables\");\n" +
+                                  test::read_text(f.dir / "initial.cu"));
     auto run_once = [&](const std::string& seed) {
         const auto r = test::run_optimizer(f.args(
             {"--proposer", "autotune", "--seed", seed, "--max-iterations", "7", "--batch", "4"}));

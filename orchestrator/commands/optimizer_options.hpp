@@ -34,9 +34,10 @@ struct optimizer_options {
     int device = 0;                       // GPU index
     /// "0,1": measure a batch on these GPUs at once (the first is --device); "" = --device alone
     std::string devices;
-    int compile_threads = 0;        // NVRTC compile-ahead threads; 0 = hardware threads - devices
-    bool no_compile_ahead = false;  // every run compiles its own kernel
-    std::string harness;            // cuda-harness binary (default: beside cuda-optimizer)
+    int compile_threads = 0;          // NVRTC compile-ahead threads; 0 = hardware threads - devices
+    bool no_compile_ahead = false;    // every run compiles its own kernel
+    bool all_configurations = false;  // check: compile every tunable configuration, not the first
+    std::string harness;              // cuda-harness binary (default: beside cuda-optimizer)
     /// Run kernels nobody reviewed (the model's, --candidates', a daemon job's) even where the
     /// harness cannot confine itself (no Landlock); the user's own run unconfined regardless.
     bool allow_unconfined = false;

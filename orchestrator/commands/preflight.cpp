@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <regex>
 #include <sstream>
 
 #include "common/cli_value_checks.hpp"
@@ -144,6 +146,145 @@ void add_not_compiled(const optimizer_options& o, const std::string& why, prefli
     }
 }
 
+// Whether `name` appears as a whole identifier in `text`.
+bool names(const std::string& text, const std::string& name) {
+    for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+        const auto word = [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        };
+        if ((at == 0 || !word(text[at - 1])) &&
+            (at + name.size() == text.size() || !word(text[at + name.size()])))
+            return true;
+    }
+    return false;
+}
+
+// Every launch expression of the manifest, one per line.
+std::string launch_text(const manifest& m) {
+    std::string out;
+    auto add = [&out](const launch_expressions& l) {
+        for (const auto& e : l.grid) out += e + "\n";
+        for (const auto& e : l.block) out += e + "\n";
+        out += l.dynamic_shared_bytes + "\n";
+    };
+    add(m.launch);
+    if (m.reference_launch) add(*m.reference_launch);
+    for (const manifest_case& c : m.cases)
+        if (c.launch) add(*c.launch);
+    return out;
+}
+
+// The manifest's tunables against the initial kernel's source: each is read by the kernel or the
+// launch, and where the kernel #defines a default for one, that default is its first value (the
+// first configuration is the initial kernel as written, what best.cu and the guide rely on).
+void check_tunables(const std::string& kernel, const manifest& m, const add_check& add) {
+    if (m.tunables.empty()) return;
+    std::vector<std::string> lines;
+    {
+        std::istringstream in(read_text_file(kernel));
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+    }
+    const std::string launches = launch_text(m);
+    const std::string file = fs::path(kernel).filename().string();
+    for (const auto& [name, values] : m.tunables) {
+        static const std::regex k_define(
+            R"(^\s*#\s*define\s+(\w+)\s+\(?\s*(-?\d+)\s*\)?\s*(//.*|/\*.*)?$)");
+        static const std::regex k_guard(R"(^\s*#\s*(ifndef|ifdef|endif|undef)\b.*)");
+        bool read = names(launches, name);
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            std::smatch d;
+            if (std::regex_match(lines[i], d, k_define) && d[1] == name) {
+                if (std::stoll(d[2]) != values.front())
+                    return void(
+                        add("tunables", false,
+                            "'" + name + "': first value " + std::to_string(values.front()) +
+                                " but " + file + " line " + std::to_string(i + 1) + " #defines " +
+                                name + " " + d[2].str(),
+                            "make the kernel's default the tunable's first value: the first "
+                            "configuration is the initial kernel as written",
+                            exit_code::invalid_request));
+                continue;
+            }
+            if (!std::regex_match(lines[i], k_guard) && names(lines[i], name)) read = true;
+        }
+        if (!read)
+            return void(add("tunables", false,
+                            "'" + name + "' is read by neither " + file + " nor the launch",
+                            "drop it from the manifest's tunables, or use it in the kernel",
+                            exit_code::invalid_request));
+    }
+    add("tunables", true,
+        std::to_string(m.tunables.size()) +
+            " read by the kernel or the launch, first values "
+            "its defaults",
+        "", exit_code::ok);
+}
+
+// How many configurations the tunables span (saturating at 2^63).
+std::uint64_t configuration_count(const manifest& m) {
+    std::uint64_t n = 1;
+    for (const auto& [name, values] : m.tunables)
+        n = n > (std::uint64_t{1} << 62) / std::max<std::size_t>(values.size(), 1)
+                ? std::uint64_t{1} << 63
+                : n * values.size();
+    return n;
+}
+
+constexpr std::uint64_t k_max_configurations = 10000;
+
+// check --all-configurations: the initial kernel compiled in every configuration but the first
+// (compiled already), in order; the first that fails is the row's detail.
+void check_every_configuration(const optimizer_options& o, process_runner& runner,
+                               const std::string& harness, const std::string& entry,
+                               const manifest& m, std::uint64_t count, const add_check& add) {
+    if (count > k_max_configurations) {
+        add("every configuration", false,
+            std::to_string(count) + " configurations, over the " +
+                std::to_string(k_max_configurations) + " --all-configurations compiles",
+            "narrow the manifest's tunables, or check without --all-configurations",
+            exit_code::usage);
+        return;
+    }
+    std::vector<std::size_t> at(m.tunables.size(), 0);
+    std::uint64_t refused = 0;
+    std::string first_refused;
+    for (std::uint64_t i = 1; i < count; ++i) {
+        std::size_t t = 0;  // the next configuration: the last tunable counts fastest
+        for (auto it = m.tunables.rbegin(); it != m.tunables.rend(); ++it, ++t) {
+            std::size_t& digit = at[at.size() - 1 - t];
+            if (++digit < it->second.size()) break;
+            digit = 0;
+        }
+        kernel_defines defines;
+        std::string shown;
+        std::size_t j = 0;
+        for (const auto& [name, values] : m.tunables) {
+            defines.emplace_back(name, std::to_string(values[at[j++]]));
+            shown += (shown.empty() ? "" : " ") + name + "=" + defines.back().second;
+        }
+        const compile_outcome k =
+            compile_only(o, runner, harness, o.initial_kernel, entry, defines);
+        // A kernel's own static_assert refusing a combination is its rule, as the search
+        // treats it (a compile error that costs no GPU time); any other error is a bug.
+        if (k.exit == to_int(exit_code::compile_error) &&
+            k.first_error.find("static assertion failed") != std::string::npos) {
+            if (refused++ == 0) first_refused = shown;
+        } else if (k.exit != 0) {
+            add("every configuration", false, shown + ": " + k.first_error,
+                "fix the kernel for that configuration, or drop the value from the tunables",
+                exit_code::initial_failed);
+            return;
+        }
+    }
+    add("every configuration", true,
+        std::to_string(count - refused) + " of " + std::to_string(count) + " compile" +
+            (refused ? "; " + std::to_string(refused) +
+                           " refused by the kernel's own static_assert (the first: " +
+                           first_refused + ")"
+                     : std::string()),
+        "", exit_code::ok);
+}
+
 // NVRTC and the toolkit headers, proven by compiling the initial kernel (with its tunables'
 // first values, as optimize does) through the compiling harness; then the reference. Where that
 // harness is not the run's own, the run's harness is asked first whether it takes the kernel.
@@ -170,8 +311,16 @@ void check_compiles(const optimizer_options& o, process_runner& runner, const st
         "install the CUDA toolkit 12.4 or newer (NVRTC), or set CUDAToolkit_ROOT when building",
         exit_code::preflight_failed);
     if (k.exit != 0 && !rejected) return;
-    add("initial compiles", k.exit == 0, k.exit == 0 ? o.initial_kernel : k.first_error,
+    const std::uint64_t configurations = m ? configuration_count(*m) : 1;
+    add("initial compiles", k.exit == 0,
+        k.exit != 0 ? k.first_error
+        : configurations > 1 && !o.all_configurations
+            ? o.initial_kernel + " (the first of " + std::to_string(configurations) +
+                  " configurations; --all-configurations compiles every one)"
+            : o.initial_kernel,
         "fix the initial kernel", exit_code::initial_failed);
+    if (k.exit == 0 && o.all_configurations && m)
+        check_every_configuration(o, runner, harness, entry, *m, configurations, add);
     if (o.reference.empty() || !fs::is_regular_file(o.reference)) return;
     const compile_outcome ref =
         compile_only(o, runner, harness, o.reference, reference_entry(o.reference, entry), defines);
@@ -408,14 +557,22 @@ namespace {
 
 // A file option: given (when required) and a regular file; a folder says so.
 bool check_file(const add_check& add, const std::string& name, const std::string& path,
-                const std::string& flag) {
+                const std::string& flag, const std::string& config) {
+    // Where a --config file gave the path, the fix names its key too ("reference" for
+    // --reference): that is where the user wrote it.
+    std::string where = flag;
+    if (!config.empty()) {
+        std::string key = flag.substr(2);
+        std::replace(key.begin(), key.end(), '-', '_');
+        where += " (\"" + key + "\" in " + config + ")";
+    }
     std::error_code ec;
     if (path.empty())
         return add(name, false, "not given", "pass " + flag + " FILE", exit_code::usage);
     if (fs::is_directory(path, ec))
-        return add(name, false, path + " is a directory", "pass a file to " + flag,
+        return add(name, false, path + " is a directory", "pass a file to " + where,
                    exit_code::invalid_request);
-    return add(name, fs::is_regular_file(path, ec), path, "no such file; check " + flag,
+    return add(name, fs::is_regular_file(path, ec), path, "no such file; check " + where,
                exit_code::invalid_request);
 }
 
@@ -461,16 +618,17 @@ preflight_report run_preflight(const optimizer_options& o, process_runner& runne
     }
     const bool kernel_ok =
         eager ? !with_kernel.initial_kernel.empty()
-              : check_file(add, "initial kernel", o.initial_kernel, "--initial-kernel");
-    const bool manifest_ok = check_file(add, "manifest", o.input_cases, "--input-cases");
-    if (!o.reference.empty()) check_file(add, "reference", o.reference, "--reference");
+              : check_file(add, "initial kernel", o.initial_kernel, "--initial-kernel", o.config);
+    const bool manifest_ok = check_file(add, "manifest", o.input_cases, "--input-cases", o.config);
+    if (!o.reference.empty()) check_file(add, "reference", o.reference, "--reference", o.config);
     if (!o.torch_reference.empty())
-        check_file(add, "PyTorch reference", o.torch_reference, "--torch-reference");
+        check_file(add, "PyTorch reference", o.torch_reference, "--torch-reference", o.config);
     const std::optional<manifest> m =
         manifest_ok ? check_contract(o, add) : std::optional<manifest>();
     const auto sig = check_signature_flag(o, m, add);
     const std::string entry = kernel_ok ? check_entry(with_kernel, sig, add) : "";
     if (sig && o.torch_reference.empty()) check_reference_entry(o, *sig, add);
+    if (m && kernel_ok && !eager) check_tunables(o.initial_kernel, *m, add);
     check_results_folder(o, add);
     if (!o.sanitizer.empty() && !o.no_sanitizer)
         add("sanitizer", find_compute_sanitizer(o.sanitizer) == fs::path(o.sanitizer), o.sanitizer,

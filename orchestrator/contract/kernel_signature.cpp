@@ -85,6 +85,9 @@ kernel_signature parse_kernel_signature(const std::string& text) {
     std::string part;
     while (std::getline(ss, part, ',')) {
         std::string p = trim(part);
+        const std::string before_star = p.substr(0, p.find('*'));
+        const bool const_before_star = p.find('*') != std::string::npos &&
+                                       std::regex_search(before_star, std::regex(R"(\bconst\b)"));
         for (const char* noise : {"__restrict__", "__restrict", "const", "volatile"}) {
             const std::regex word(std::string("\\b") + noise + "\\b");
             p = std::regex_replace(p, word, " ");
@@ -92,6 +95,7 @@ kernel_signature parse_kernel_signature(const std::string& text) {
         signature_param sp;
         const auto star = p.find('*');
         sp.is_pointer = star != std::string::npos;
+        sp.const_pointee = const_before_star;
         if (p.find('*', star == std::string::npos ? 0 : star + 1) != std::string::npos)
             throw std::invalid_argument("signature parameter '" + trim(part) +
                                         "': pointers to pointers are not kernel buffers");
@@ -134,6 +138,11 @@ std::string check_signature(const kernel_signature& sig, const manifest& m) {
         else if (*p.type != a.type)
             problem(where + ": '" + p.type_text + "' is " + std::string(dtype_name(*p.type)) +
                     " but the manifest says " + std::string(dtype_name(a.type)));
+        else if (p.is_pointer && p.const_pointee && a.has_output())
+            problem(where + ": 'const " + p.type_text + "*' on an " +
+                    (a.kind == arg_kind::inout ? "inout" : "output") +
+                    " buffer; the kernel writes it, so drop the const (a model is shown this "
+                    "signature)");
     }
     return problems;
 }

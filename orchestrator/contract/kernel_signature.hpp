@@ -18,7 +18,8 @@ struct signature_param {
     std::string name;
     std::string type_text;  // as written, qualifiers removed: "float", "unsigned int"
     bool is_pointer = false;
-    std::optional<dtype> type;  // nullopt for types outside the dtype table
+    bool const_pointee = false;  // const before the '*': the kernel may not write through it
+    std::optional<dtype> type;   // nullopt for types outside the dtype table
 };
 
 struct kernel_signature {
