@@ -143,7 +143,8 @@ int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
 }
 
 int serve_worker_on_stdio(const harness_options& o,
-                          const std::function<served_request(const harness_options&)>& serve) {
+                          const std::function<served_request(const harness_options&)>& serve,
+                          const std::function<bool()>& confine) {
     // Replies get stdout's pipe to themselves; fd 1 becomes stderr, so a kernel's printf or a
     // library's chatter can never be read as (or glued onto) a reply.
     std::cout.flush();
@@ -156,8 +157,9 @@ int serve_worker_on_stdio(const harness_options& o,
     // which truncated a `>> log` (and cannot open a socket). The buffer closes it.
     __gnu_cxx::stdio_filebuf<char> channel(replies_fd, std::ios::out);
     std::ostream replies(&channel);
-    // Confined before the first request is read (and after the channel, opened through /proc).
-    if (!confine_harness_or_say(o)) return to_int(exit_code::internal_error);
+    // Confined before the first request is read.
+    if (!(confine ? confine() : confine_harness_or_say(o)))
+        return to_int(exit_code::internal_error);
     return serve_worker(o, std::cin, replies, serve);
 }
 

@@ -27,10 +27,13 @@ int serve_worker(
     const std::function<served_request(const harness_options&)>& serve = serve_request);
 
 /// serve_worker on stdin, its replies on what was stdout, with fd 1 pointed at stderr first:
-/// a kernel's printf (flushed to fd 1) can never be taken for a reply.
+/// a kernel's printf (flushed to fd 1) can never be taken for a reply. `confine` runs once the
+/// reply channel is set up and before the first request is read (false: exit 70); by default
+/// the harness's own Landlock confinement.
 int serve_worker_on_stdio(
     const harness_options& o,
-    const std::function<served_request(const harness_options&)>& serve = serve_request);
+    const std::function<served_request(const harness_options&)>& serve = serve_request,
+    const std::function<bool()>& confine = {});
 
 /// Whether a worker must exit after answering a request that ended with `code`.
 bool worker_must_exit(exit_code code);

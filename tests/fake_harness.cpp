@@ -801,14 +801,7 @@ int serve_as_worker(const fake_options& fo) {
     g_worker = true;
     harness_options o;
     o.quiet = true;
-    std::cout.flush();
-    const int replies_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-    if (replies_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-        return to_int(exit_code::internal_error);
-    std::ofstream replies("/proc/self/fd/" + std::to_string(replies_fd));
-    ::close(replies_fd);
-    if (!replies || !confine_fake(fo)) return to_int(exit_code::internal_error);
-    return serve_worker(o, std::cin, replies, [](const harness_options& one) {
+    const auto serve = [](const harness_options& one) {
         served_request s;
         std::string bad = outside_root(one.request, "request");
         if (bad.empty()) bad = outside_root(response_path(one).string(), "response");
@@ -822,7 +815,8 @@ int serve_as_worker(const fake_options& fo) {
         s.status = "fake";
         s.retire_reason = std::exchange(g_retire_reason, "");
         return s;
-    });
+    };
+    return serve_worker_on_stdio(o, serve, [&fo] { return confine_fake(fo); });
 }
 
 int main(int argc, char** argv) {
@@ -848,7 +842,14 @@ int main(int argc, char** argv) {
     }
     if (o.request.empty()) return to_int(exit_code::usage);
     if (!confine_fake(o)) return to_int(exit_code::internal_error);
-    return serve_one(o.request, o.response, o.compile_only);
+    // As the real harness: a response it cannot write (a full disk) is one line and exit 70,
+    // never an uncaught exception's SIGABRT.
+    try {
+        return serve_one(o.request, o.response, o.compile_only);
+    } catch (const std::exception& e) {
+        std::cerr << "fake-harness: internal_error: " << e.what() << "\n";
+        return to_int(exit_code::internal_error);
+    }
 }
 
 // The response's gpu_busy: the invented timed samples summed, one kernel each, but never more

@@ -38,12 +38,12 @@ std::string harness_binary() {
 /// ignored, so a write past the limit fails with EFBIG instead of killing it) and `input` on
 /// its stdin.
 limited_run run_limited(const std::vector<std::string>& args, rlim_t max_file_bytes,
-                        const std::string& input = "") {
+                        const std::string& input = "", const std::string& program = "") {
     int in[2], out[2], err[2];
     REQUIRE(::pipe(in) == 0);
     REQUIRE(::pipe(out) == 0);
     REQUIRE(::pipe(err) == 0);
-    const std::string binary = harness_binary();
+    const std::string binary = program.empty() ? harness_binary() : program;
     std::vector<std::string> argv_text = {binary};
     argv_text.insert(argv_text.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -140,6 +140,20 @@ TEST_CASE(
     CHECK(r.err == "cuda-harness: internal_error: cannot write " +
                        (f.dir / "response.json").string() + ": File too large (errno 27)\n");
     CHECK_FALSE(fs::exists(f.dir / "response.json"));
+    CHECK(no_temporary_left(f.dir.path()));
+}
+
+TEST_CASE("the fake harness, too, says a response it cannot write in one line and exits 70") {
+    write_failure_fixture f;
+    f.dir.write("req.json", generated_request(16384));
+    const limited_run r = run_limited(f.args("req.json", {}), 512, "", CUOPT_FAKE_HARNESS_BINARY);
+    INFO(r.err);
+    CHECK(r.signal == 0);  // was SIGABRT: an uncaught file_write_error
+    CHECK(r.exit_code == 70);
+    CHECK(line_count(r.err) == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("fake-harness: internal_error: ") &&
+                          Catch::Contains((f.dir / "response.json").string()) &&
+                          Catch::Contains("File too large"));
     CHECK(no_temporary_left(f.dir.path()));
 }
 
