@@ -231,3 +231,17 @@ TEST_CASE("a missing file a --config names gets a fix naming the config's key") 
     CHECK_THAT(r.output,
                Catch::Contains("fix: no such file; check --reference (\"reference\" in "));
 }
+
+TEST_CASE(
+    "the bundled matmul-tiled example compiles in every configuration of its tunables, and holds "
+    "holdout cases that are no multiple of any tile") {
+    const std::string example = std::string(CUOPT_SOURCE_DIR) + "/examples/matmul-tiled/";
+    const test::scratch_folder results;
+    const auto r = test::run_optimizer({"check", "--config", example + "config.json",
+                                        "--all-configurations", "--harness", CUOPT_HARNESS_BINARY,
+                                        "--results-dir", results.path().string()});
+    INFO(r.output);
+    CHECK_THAT(r.output, Catch::Contains("ok    holdout valid       4 hidden case(s)") &&
+                             Catch::Contains("ok    every configuration 32 of 32 compile") &&
+                             Catch::Contains("ok    tunables            5 read by the kernel"));
+}

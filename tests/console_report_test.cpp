@@ -141,3 +141,25 @@ TEST_CASE(
                Catch::StartsWith("case                          initial        best           "
                                  "speedup\n"));
 }
+
+TEST_CASE("the closing table says the best's fraction of each case's speed-of-light floor") {
+    manifest m;
+    for (const char* name : {"check", "perf-a", "perf-b"}) {
+        m.cases.emplace_back();
+        m.cases.back().name = name;
+    }
+    search_outcome o;
+    o.history.resize(2);
+    o.history[0].cases = {case_at("perf-a", 2.0), case_at("perf-b", 4.0)};
+    o.history[1].cases = {case_at("perf-a", 0.125), case_at("perf-b", 1.0)};
+    o.initial = 0;
+    o.best = 1;
+    CHECK(closing_table(o, m).find("speed of light") == std::string::npos);  // no floor known
+    o.history[1].cases[0].floor_ms = 0.1;
+    o.history[1].cases[1].floor_ms = 0.83;
+    const std::string t = closing_table(o, m);
+    INFO(t);
+    CHECK_THAT(t, Catch::Contains("speed of light (the best against each case's floor: its bytes "
+                                  "over the measured DRAM bandwidth, or its flops over the peak, "
+                                  "whichever is longer): perf-a 80%, perf-b 83%\n"));
+}

@@ -1,10 +1,14 @@
-// Tunable tiled fp32 matmul, row-major C[m x n] = A[m x k] * B[k x n].
-// Each block computes a BM x BN tile of C with (BM/TM) * (BN/TN) threads; each thread
-// owns a TM x TN register tile. A and B tiles go through shared memory (A transposed),
-// loaded with 16-byte vector loads into registers one k-step ahead (double buffering),
-// so global latency overlaps the FMAs of the current step.
-// Preconditions (the manifest's cases honour them): m % BM == 0, n % BN == 0,
-// k % BK == 0, and TM, TN, BK multiples of 4.
+// Tunable tiled fp32 matmul, row-major C[m x n] = A[m x k] * B[k x n], any m, n, k >= 1.
+// Each block computes a BM x BN tile of C with (BM/TM) * (BN/TN) threads; each thread owns a
+// TM x TN register tile, split into 4 x 4 pieces spread across the block tile (a warp's
+// threads read neighbouring float4s of shared memory: no bank conflicts, and its stores of C
+// are whole 256-byte rows). A and B tiles go through shared memory (A transposed, its rows
+// padded by 4 floats so the transposing stores do not collide), fetched into registers one
+// k-step ahead (double buffering) so global latency overlaps the FMAs of the current step.
+// Tiles wholly inside the matrices, with k and n multiples of 4, take 16-byte vector loads and
+// stores; edge tiles (and the last, partial k-step) load element by element, zero-filled
+// outside the matrices, and store only what lies inside C.
+// Tunables: BM, BN in {64, 128}; BK in {8, 16}; TM, TN in {4, 8}.
 #ifndef BM
 #define BM 64
 #endif
@@ -20,36 +24,62 @@
 #ifndef TN
 #define TN 4
 #endif
-#define THREADS ((BM / TM) * (BN / TN))
-#define A_VECS ((BM * BK / 4 + THREADS - 1) / THREADS)  // float4 loads of A per thread
-#define B_VECS ((BK * BN / 4 + THREADS - 1) / THREADS)  // float4 loads of B per thread
+#define TX (BN / TN)                 // threads across a block's columns
+#define TY (BM / TM)                 // threads across its rows
+#define THREADS (TX * TY)
+#define APAD (BM + 4)                // a transposed A row: BM floats and 4 of padding
+#define A_VECS ((BM * BK / 4 + THREADS - 1) / THREADS)  // float4s of A each thread fetches
+#define B_VECS ((BK * BN / 4 + THREADS - 1) / THREADS)  // float4s of B
+
+static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "TM, TN and BK are multiples of 4");
+static_assert(BM % TM == 0 && BN % TN == 0 && THREADS <= 1024, "the tile splits into threads");
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 matmul_f32(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n, int k) {
-    __shared__ __align__(16) float as[2][BK][BM];  // A tile, transposed: as[kk][row]
+    __shared__ __align__(16) float as[2][BK][APAD];  // A tile, transposed: as[kk][row]
     __shared__ __align__(16) float bs[2][BK][BN];
     const int tid = threadIdx.x;
-    const int tx = tid % (BN / TN), ty = tid / (BN / TN);
-    a += static_cast<long long>(blockIdx.y) * BM * k;
-    b += static_cast<long long>(blockIdx.x) * BN;
-    c += static_cast<long long>(blockIdx.y) * BM * n + static_cast<long long>(blockIdx.x) * BN;
+    const int tx = tid % TX, ty = tid / TX;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    // Block-uniform: every element of this block's tiles lies inside A, B and C, and rows of
+    // A and B start on 16-byte boundaries.
+    const bool inside = row0 + BM <= m && col0 + BN <= n && (k % 4) == 0 && (n % 4) == 0;
 
     float4 ra[A_VECS], rb[B_VECS];
     auto fetch = [&](int k0) {
+        const bool fast = inside && k0 + BK <= k;
 #pragma unroll
         for (int v = 0; v < A_VECS; ++v) {
             const int i = tid + v * THREADS;
             if (i < BM * BK / 4) {
-                const int row = i / (BK / 4), col = (i % (BK / 4)) * 4;
-                ra[v] = *reinterpret_cast<const float4*>(a + static_cast<long long>(row) * k + k0 + col);
+                const int r = i / (BK / 4), kk = k0 + (i % (BK / 4)) * 4;
+                const float* p = a + static_cast<long long>(row0 + r) * k + kk;
+                if (fast) {
+                    ra[v] = *reinterpret_cast<const float4*>(p);
+                } else {
+                    const bool row_in = row0 + r < m;
+                    ra[v].x = row_in && kk + 0 < k ? p[0] : 0.0f;
+                    ra[v].y = row_in && kk + 1 < k ? p[1] : 0.0f;
+                    ra[v].z = row_in && kk + 2 < k ? p[2] : 0.0f;
+                    ra[v].w = row_in && kk + 3 < k ? p[3] : 0.0f;
+                }
             }
         }
 #pragma unroll
         for (int v = 0; v < B_VECS; ++v) {
             const int i = tid + v * THREADS;
             if (i < BK * BN / 4) {
-                const int row = i / (BN / 4), col = (i % (BN / 4)) * 4;
-                rb[v] = *reinterpret_cast<const float4*>(b + static_cast<long long>(k0 + row) * n + col);
+                const int kk = k0 + i / (BN / 4), col = col0 + (i % (BN / 4)) * 4;
+                const float* p = b + static_cast<long long>(kk) * n + col;
+                if (fast) {
+                    rb[v] = *reinterpret_cast<const float4*>(p);
+                } else {
+                    const bool k_in = kk < k;
+                    rb[v].x = k_in && col + 0 < n ? p[0] : 0.0f;
+                    rb[v].y = k_in && col + 1 < n ? p[1] : 0.0f;
+                    rb[v].z = k_in && col + 2 < n ? p[2] : 0.0f;
+                    rb[v].w = k_in && col + 3 < n ? p[3] : 0.0f;
+                }
             }
         }
     };
@@ -58,23 +88,25 @@ matmul_f32(const float* __restrict__ a, const float* __restrict__ b, float* __re
         for (int v = 0; v < A_VECS; ++v) {
             const int i = tid + v * THREADS;
             if (i < BM * BK / 4) {
-                const int row = i / (BK / 4), col = (i % (BK / 4)) * 4;
-                as[stage][col + 0][row] = ra[v].x;
-                as[stage][col + 1][row] = ra[v].y;
-                as[stage][col + 2][row] = ra[v].z;
-                as[stage][col + 3][row] = ra[v].w;
+                const int r = i / (BK / 4), kk = (i % (BK / 4)) * 4;
+                as[stage][kk + 0][r] = ra[v].x;
+                as[stage][kk + 1][r] = ra[v].y;
+                as[stage][kk + 2][r] = ra[v].z;
+                as[stage][kk + 3][r] = ra[v].w;
             }
         }
 #pragma unroll
         for (int v = 0; v < B_VECS; ++v) {
             const int i = tid + v * THREADS;
             if (i < BK * BN / 4) {
-                const int row = i / (BN / 4), col = (i % (BN / 4)) * 4;
-                *reinterpret_cast<float4*>(&bs[stage][row][col]) = rb[v];
+                const int kk = i / (BN / 4), col = (i % (BN / 4)) * 4;
+                *reinterpret_cast<float4*>(&bs[stage][kk][col]) = rb[v];
             }
         }
     };
 
+    // acc[i][j]: row (i / 4) * (4 * TY) + ty * 4 + i % 4, column (j / 4) * (4 * TX) + tx * 4
+    // + j % 4 of the block tile.
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
@@ -93,12 +125,12 @@ matmul_f32(const float* __restrict__ a, const float* __restrict__ b, float* __re
             float fa[TM], fb[TN];
 #pragma unroll
             for (int i = 0; i < TM; i += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(&as[stage][kk][ty * TM + i]);
+                const float4 v = *reinterpret_cast<const float4*>(&as[stage][kk][(i / 4) * 4 * TY + ty * 4]);
                 fa[i] = v.x, fa[i + 1] = v.y, fa[i + 2] = v.z, fa[i + 3] = v.w;
             }
 #pragma unroll
             for (int j = 0; j < TN; j += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(&bs[stage][kk][tx * TN + j]);
+                const float4 v = *reinterpret_cast<const float4*>(&bs[stage][kk][(j / 4) * 4 * TX + tx * 4]);
                 fb[j] = v.x, fb[j + 1] = v.y, fb[j + 2] = v.z, fb[j + 3] = v.w;
             }
 #pragma unroll
@@ -111,9 +143,19 @@ matmul_f32(const float* __restrict__ a, const float* __restrict__ b, float* __re
         stage ^= 1;
     }
 #pragma unroll
-    for (int i = 0; i < TM; ++i)
+    for (int i = 0; i < TM; ++i) {
+        const int row = row0 + (i / 4) * 4 * TY + ty * 4 + i % 4;
 #pragma unroll
-        for (int j = 0; j < TN; j += 4)
-            *reinterpret_cast<float4*>(c + static_cast<long long>(ty * TM + i) * n + tx * TN + j) =
-                make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+        for (int j = 0; j < TN; j += 4) {
+            const int col = col0 + (j / 4) * 4 * TX + tx * 4;
+            float* p = c + static_cast<long long>(row) * n + col;
+            if (inside) {
+                *reinterpret_cast<float4*>(p) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            } else if (row < m) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (col + e < n) p[e] = acc[i][j + e];
+            }
+        }
+    }
 }

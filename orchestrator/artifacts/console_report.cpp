@@ -293,6 +293,25 @@ struct pytorch_columns {
     }
 };
 
+// The best's fraction of each performance case's speed-of-light floor (floor / median: 100%
+// would be the floor itself), where the floor is known; "" where none is.
+std::string speed_of_light_line(const search_outcome& o, const manifest& m) {
+    if (!o.best) return "";
+    std::string cases;
+    for (const manifest_case& mc : m.cases)
+        for (const case_evaluation& ce : o.history[*o.best].cases)
+            if (ce.name == mc.name && ce.floor_ms && ce.median_ms && *ce.median_ms > 0) {
+                char text[160];
+                std::snprintf(text, sizeof text, "%s%s %.0f%%", cases.empty() ? "" : ", ",
+                              mc.name.c_str(), 100 * *ce.floor_ms / *ce.median_ms);
+                cases += text;
+            }
+    if (cases.empty()) return "";
+    return "speed of light (the best against each case's floor: its bytes over the measured DRAM "
+           "bandwidth, or its flops over the peak, whichever is longer): " +
+           cases + "\n";
+}
+
 }  // namespace
 
 std::string closing_table(const search_outcome& o, const manifest& m,
@@ -336,7 +355,7 @@ std::string closing_table(const search_outcome& o, const manifest& m,
                   ? ", the GPU that measured the best"
                   : "") +
              "\n";
-    return t + timing_condition_lines(o.history, simulated);
+    return t + speed_of_light_line(o, m) + timing_condition_lines(o.history, simulated);
 }
 
 namespace {
