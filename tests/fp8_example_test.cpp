@@ -159,16 +159,16 @@ TEST_CASE("a model sees the fp8 signature and the reduction rule, and its fp8 ke
 
 TEST_CASE(
     "the fake harness rounds generated fp8 inputs like the GPU, in its dumps, and stores "
-    "a bf16 output in bf16") {
+    "a bf16 output in bf16; a generator reaching past fp8's largest value is refused") {
     test::scratch_folder dir;
     dir.write("k.cu", test::read_text(k_example + "initial.cu"));
     dir.write("req.json", R"({ "schema_version": 1,
       "kernel": { "source_file": "k.cu", "entry": "gemm_e4m3" },
       "cases": [ { "name": "q", "measure": false, "launch": { "grid": [1, 1], "block": [16, 16] },
         "args": [ { "name": "a", "dtype": "f8e4m3", "count": 256, "input_dump_file": "a.bin",
-                    "generator": { "kind": "sequence", "start": -500, "step": 3.9 } },
+                    "generator": { "kind": "sequence", "start": -448, "step": 3.5 } },
                   { "name": "b", "dtype": "f8e5m2", "count": 256, "input_dump_file": "b.bin",
-                    "generator": { "kind": "sequence", "start": 70000, "step": -550.3 } },
+                    "generator": { "kind": "sequence", "start": 57344, "step": -449.7 } },
                   { "name": "c", "dtype": "bf16", "count": 256, "output_file": "c.bin" },
                   { "name": "scale_a", "dtype": "f32", "value": 0.5 },
                   { "name": "scale_b", "dtype": "f32", "value": 0.375 },
@@ -182,15 +182,10 @@ TEST_CASE(
     const auto b = test::read_values<std::uint8_t>(dir / "b.bin");
     REQUIRE(a.size() == 256);
     REQUIRE(b.size() == 256);
-    int saturated = 0;
-    for (std::size_t i = 0; i < 256; ++i) {
-        const double av = -500 + 3.9 * static_cast<double>(i);
-        const double bv = 70000 - 550.3 * static_cast<double>(i);
-        CHECK(a[i] == double_to_fp8_bits(av, fp8_format::e4m3));
-        CHECK(b[i] == double_to_fp8_bits(bv, fp8_format::e5m2));
-        saturated += std::fabs(av) > 448 || std::fabs(bv) > 57344;
+    for (std::size_t i = 0; i < 256; ++i) {  // both ends reach the largest finite values
+        CHECK(a[i] == double_to_fp8_bits(-448 + 3.5 * static_cast<double>(i), fp8_format::e4m3));
+        CHECK(b[i] == double_to_fp8_bits(57344 - 449.7 * static_cast<double>(i), fp8_format::e5m2));
     }
-    CHECK(saturated > 20);  // both ends reach past the largest finite values
     // c[0][0] = 0.5 * 0.375 * sum_p a[p] * b[p], rounded to bf16 (16 bits).
     const auto c = test::read_values<std::uint16_t>(dir / "c.bin");
     REQUIRE(c.size() == 256);
@@ -202,6 +197,15 @@ TEST_CASE(
     std::uint16_t want_bits = 0;
     std::memcpy(&want_bits, want.data(), 2);
     CHECK(c[0] == want_bits);
+    // Past them the GPU would saturate without a word: the request is refused instead.
+    std::string past = test::read_text(dir / "req.json");
+    const std::string from = "\"start\": -448";
+    past.replace(past.find(from), from.size(), "\"start\": -500");
+    dir.write("req.json", past);
+    const auto refused = test::run_program(k_fake, {(dir / "req.json").string()});
+    CHECK(refused.exit_code == 11);
+    CHECK_THAT(test::read_text(dir / "response.json"),
+               Catch::Contains("generator.start: value -500 does not fit f8e4m3"));
 }
 
 TEST_CASE("the fake harness refuses a gemm_e4m3 request it cannot compute, naming what is wrong") {

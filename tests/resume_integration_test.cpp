@@ -357,6 +357,11 @@ TEST_CASE(
     "[resume]") {
     stopped_run s;
     REQUIRE(fs::exists(s.run / "history.json"));
+    // The killed run's harness may still write for a moment (its PR_SET_PDEATHSIG comes after
+    // the optimizer's exit): every refusal below is held against a folder nobody writes.
+    for (int i = 0; i < 3000 && !processes_holding(s.run / ".lock").empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(processes_holding(s.run / ".lock").empty());
     struct tamper {
         std::function<void()> apply, undo;
         std::string expected;
