@@ -330,6 +330,12 @@ TEST_CASE("a go: summary.json's verdict, the closing line and the report agree")
                Catch::Contains("\ngo (FAKE RUN: simulated numbers): best: a_fast.cu (iteration 1, "
                                "attempt 0)"));
     CHECK_THAT(run.page(), Catch::Contains("<div class=\"verdict-word\">GO</div>"));
+    // The verdict is the last line printed: stop, report and confinement come before it.
+    const std::string& out = run.result.output;
+    const auto verdict_at = out.rfind("\ngo (FAKE RUN");
+    CHECK(out.find('\n', verdict_at + 1) == out.size() - 1);
+    for (const char* before : {"\nstop: ", "\nreport: ", "\nconfinement: "})
+        CHECK(out.rfind(before) < verdict_at);
 }
 
 TEST_CASE("a no_go names why on the closing lines and in summary.json; --fail-on-no-go exits 30") {

@@ -11,6 +11,7 @@
 #include "common/cli_value_checks.hpp"
 #include "common/file_io.hpp"
 #include "common/inputs_key.hpp"
+#include "common/json_builder.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
 #include "common/message_text.hpp"
@@ -833,17 +834,18 @@ bool write_run_report(const run_context& c) {
 
 // run.json's harness_processes: the isolation and what the workers did.
 std::string harness_processes_json(const run_context& c) {
-    std::string json =
-        std::string("{\"isolation\": \"") + k_harness_isolations.name(c.o.isolation) + "\"";
+    rapidjson::Document doc(rapidjson::kObjectType);
+    json_object record(doc);
+    record.add("isolation", k_harness_isolations.name(c.o.isolation));
     if (const auto* workers = dynamic_cast<const harness_workers*>(c.runner.get())) {
         const worker_stats s = workers->stats();
-        json += ", \"workers_started\": " + std::to_string(s.started) +
-                ", \"worker_requests\": " + std::to_string(s.requests) +
-                ", \"workers_replaced\": " + std::to_string(s.replaced) +
-                ", \"workers_retired\": " + std::to_string(s.retired) +
-                ", \"one_shot_runs\": " + std::to_string(s.one_shot);
+        record.add("workers_started", s.started)
+            .add("worker_requests", s.requests)
+            .add("workers_replaced", s.replaced)
+            .add("workers_retired", s.retired)
+            .add("one_shot_runs", s.one_shot);
     }
-    return json + "}";
+    return to_compact_json(doc);
 }
 
 // How the attempts were confined, for the closing lines (the warning even when quiet).
@@ -899,17 +901,19 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
                                        ? &*c.pytorch_compile
                                        : nullptr)
                   << gpu_busy_line(c.info.gpu_busy) << evidence_lines(outcome, ev, c.info.simulated)
-                  << verdict_line(outcome, ev, c.run.filename().string(), c.info.wall_s,
+                  << "stop: " << to_string(outcome.stop) << "; artifacts in " << c.run.string()
+                  << "\n"
+                  << (reported ? "report: " + (c.run / "report.html").string() + "\n" : "");
+    say_confinement(c, outcome);
+    // The verdict last: the word a user looks for is the last thing a run prints.
+    if (!c.o.quiet)
+        std::cerr << verdict_line(outcome, ev, c.run.filename().string(), c.info.wall_s,
                                   verdict.word,
                                   outcome.stop == stop_reason::error  // said on its own line
                                       ? std::vector<std::string>{}
                                       : verdict.reasons,
                                   c.info.simulated)
-                  << "\n"
-                  << "stop: " << to_string(outcome.stop) << "; artifacts in " << c.run.string()
-                  << "\n"
-                  << (reported ? "report: " + (c.run / "report.html").string() + "\n" : "");
-    say_confinement(c, outcome);
+                  << "\n";
     if (c.o.json) std::cout << read_text_file(c.run / "summary.json");
     if (outcome.stop == stop_reason::error) {
         const bool initial_failed =  // the baseline, or the user's kernel beside PyTorch eager
