@@ -144,13 +144,6 @@ std::array<int, 2> make_pipe() {
     return {fds[0], fds[1]};
 }
 
-std::string describe_wait_status(int status) {
-    if (WIFSIGNALED(status))
-        return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-               strsignal(WTERMSIG(status)) + ")";
-    return "exit " + std::to_string(WEXITSTATUS(status));
-}
-
 void read_pipes_to_end(int out_fd, std::string& out, int err_fd, std::string& err) {
     pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
     std::string* into[2] = {&out, &err};

@@ -66,7 +66,4 @@ std::array<int, 2> make_pipe();
 /// child's writes can block on a full pipe.
 void read_pipes_to_end(int out_fd, std::string& out, int err_fd, std::string& err);
 
-/// "exit 3", "killed by signal 9 (Killed)" for a wait status.
-std::string describe_wait_status(int status);
-
 }  // namespace cuopt

@@ -1,7 +1,7 @@
 #pragma once
-/// Every way cuda-harness (and, later, cuda-optimizer) can end, by name.
+/// Every way cuda-harness and cuda-optimizer can end, by name.
 /// The harness's exit code is the orchestrator's first signal, so the values are
-/// fixed, distinct and listed in the README; never reuse or renumber one.
+/// fixed, distinct and listed in docs/exit-codes.md; never reuse or renumber one.
 /// `cuda-optimizer gate` answers with its own three (0 pass, 1 fail, 2 cannot judge:
 /// gate_outcome, orchestrator/gate/gate_verdict.hpp), which is why none here is 1 or 2.
 

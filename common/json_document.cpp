@@ -465,4 +465,11 @@ std::string pointer_to_field(std::string_view pointer) {
     return out;
 }
 
+std::string one_member_json(std::string_view key, std::string_view value) {
+    rapidjson::Document d(rapidjson::kObjectType);
+    d.AddMember(json_text(key, d.GetAllocator()), json_text(value, d.GetAllocator()),
+                d.GetAllocator());
+    return to_compact_json(d);
+}
+
 }  // namespace cuopt

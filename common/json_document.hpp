@@ -50,6 +50,8 @@ std::string to_pretty_json(const rapidjson::Value& value);
 
 /// One line, no spaces: what goes over the wire and into messages.
 std::string to_compact_json(const rapidjson::Value& value);
+/// {"KEY":"VALUE"} as compact JSON, VALUE escaped: a one-member reply ({"job": ID}).
+std::string one_member_json(std::string_view key, std::string_view value);
 
 /// A JSON string holding a copy of `s`, made valid UTF-8 first and each U+0000 written as U+FFFD:
 /// every string the tools write goes through here, so strict readers can always load the result.

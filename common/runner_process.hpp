@@ -2,7 +2,8 @@
 /// Runs a child program (the harness) with a wall-clock limit, killing it when the
 /// limit passes, and hands back its exit status, the signal that ended it and its
 /// captured stdout and stderr. Behind an interface so the search loop can be tested
-/// with a fake; the real one (Boost.Process on Boost.Asio) is the only user of Boost.
+/// with a fake; the real one starts the child through child_process (Boost.Process) and
+/// reads its pipes with Boost.Asio.
 
 #include <chrono>
 #include <memory>

@@ -254,6 +254,7 @@ void cubin_cache::store(const compile_result& result) const noexcept {
                           result.cubin.size());
         write_file_atomic(m_folder / (result.cache_key + ".json"), to_pretty_json(meta));
     } catch (const std::exception&) {
+        // A cache that cannot be written is no error: the compile stands, the next one repeats it.
     }
 }
 

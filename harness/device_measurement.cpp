@@ -110,6 +110,7 @@ void write_cached_bandwidth(const fs::path& file, const device_fingerprint& devi
         d.add("repetitions", measured.repetitions);
         write_file_atomic(file, to_pretty_json(doc));
     } catch (...) {
+        // A cache: the measurement stands without it, and is taken again next time.
     }
 }
 

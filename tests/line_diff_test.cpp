@@ -8,6 +8,26 @@ using namespace cuopt;
 
 namespace {
 
+// The hunks as a unified diff's body ("@@ -1,3 +1,4 @@" headers, then " ", "-", "+" lines):
+// what the tests compare, the report draws them as HTML.
+std::string unified_text(const std::vector<diff_hunk>& hunks) {
+    std::string out;
+    for (const diff_hunk& h : hunks) {
+        out += "@@ -" + std::to_string(h.before_start) + "," + std::to_string(h.before_count) +
+               " +" + std::to_string(h.after_start) + "," + std::to_string(h.after_count) + " @@\n";
+        for (const diff_line& l : h.lines)
+            out += (l.kind == diff_kind::same      ? " "
+                    : l.kind == diff_kind::removed ? "-"
+                                                   : "+") +
+                   l.text + "\n";
+    }
+    return out;
+}
+
+}  // namespace
+
+namespace {
+
 std::string numbers(int from, int to, int replaced = 0, const char* with = "", int replaced2 = 0,
                     const char* with2 = "") {
     std::string out;

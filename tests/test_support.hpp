@@ -84,14 +84,14 @@ inline const std::string k_twice_kernel =
     "extern \"C\" __global__ void twice(const float* x, float* y, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n";
 
-/// A scratch copy of the pilot (reference, a "slow" initial kernel: 2 ms per 256^3 for the
-/// fake harness, the manifest) and the optimize flags that run it on fake-harness, with
-/// tests/fake-compute-sanitizer.sh as compute-sanitizer.
 /// The settings of a daemon job where the daemon, not the run, is under test: one iteration of
 /// two attempts without the evidence stage, which is most of a run's time and has the
 /// optimizer's own tests.
 inline const std::string k_quick_job = R"("max_iterations": 1, "batch": 2, "no_evidence": true)";
 
+/// A scratch copy of the pilot (reference, a "slow" initial kernel: 2 ms per 256^3 for the
+/// fake harness, the manifest) and the optimize flags that run it on fake-harness, with
+/// tests/fake-compute-sanitizer.sh as compute-sanitizer.
 struct optimizer_fixture {
     scratch_folder dir;
     optimizer_fixture();

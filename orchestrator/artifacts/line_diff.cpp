@@ -112,18 +112,4 @@ std::vector<diff_hunk> diff_hunks(const std::vector<diff_line>& lines, int conte
     return hunks;
 }
 
-std::string unified_text(const std::vector<diff_hunk>& hunks) {
-    std::string out;
-    for (const diff_hunk& h : hunks) {
-        out += "@@ -" + std::to_string(h.before_start) + "," + std::to_string(h.before_count) +
-               " +" + std::to_string(h.after_start) + "," + std::to_string(h.after_count) + " @@\n";
-        for (const diff_line& l : h.lines)
-            out += (l.kind == diff_kind::same      ? " "
-                    : l.kind == diff_kind::removed ? "-"
-                                                   : "+") +
-                   l.text + "\n";
-    }
-    return out;
-}
-
 }  // namespace cuopt

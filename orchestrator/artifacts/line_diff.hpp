@@ -34,7 +34,4 @@ std::vector<diff_line> diff_lines(const std::string& before, const std::string& 
 /// The changes with `context` kept lines around each; hunks whose context would touch merge.
 std::vector<diff_hunk> diff_hunks(const std::vector<diff_line>& lines, int context = 3);
 
-/// The hunks as a unified diff's body: "@@ -1,3 +1,4 @@" headers, then " ", "-", "+" lines.
-std::string unified_text(const std::vector<diff_hunk>& hunks);
-
 }  // namespace cuopt

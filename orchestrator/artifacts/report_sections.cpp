@@ -12,10 +12,6 @@ namespace cuopt::report {
 
 using rapidjson::Value;
 
-std::string attempt_id(const Value& attempt) {
-    return text_of(attempt, "iteration") + "." + text_of(attempt, "attempt");
-}
-
 std::string key_value_rows(const std::vector<std::pair<std::string, std::string>>& rows,
                            bool code) {
     std::string out;

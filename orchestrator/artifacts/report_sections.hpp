@@ -48,9 +48,6 @@ std::string_view report_js();
 /// assets/error_catcher.js).
 std::string_view error_catcher_js();
 
-/// "1.0" for an attempt of history.json.
-std::string attempt_id(const rapidjson::Value& attempt);
-
 /// <table> rows of key and value, the values escaped (and in <code> when `code`).
 std::string key_value_rows(const std::vector<std::pair<std::string, std::string>>& rows,
                            bool code = false);

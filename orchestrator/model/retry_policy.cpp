@@ -48,6 +48,7 @@ std::optional<std::chrono::milliseconds> asked_delay(const http_response& r) {
             const double ms = std::stod(it->second);
             if (ms >= 0) return std::chrono::milliseconds(static_cast<long long>(ms));
         } catch (const std::exception&) {
+            // A header that is no number asks for nothing: the policy's own backoff applies.
         }
     }
     if (const auto it = r.headers.find("retry-after"); it != r.headers.end())

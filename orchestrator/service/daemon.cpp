@@ -26,14 +26,19 @@ namespace {
 namespace fs = std::filesystem;
 namespace asio = boost::asio;
 
+// Another daemon holds the spool: a usage error (64), not a failure to run (26).
+struct spool_taken_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // Holds SPOOL/.daemon.lock for the daemon's life: one daemon per spool.
 pid_lock spool_lock(const fs::path& root) {
     const fs::path file = root / ".daemon.lock";
     std::string holder;
     std::optional<pid_lock> lock = pid_lock::try_take(file, 0600, holder);
     if (!lock)
-        throw std::runtime_error("another daemon serves " + root.string() + " (pid " +
-                                 holder_text(holder) + ")");
+        throw spool_taken_error("another daemon serves " + root.string() + " (pid " +
+                                holder_text(holder) + ")");
     if (!lock->pid_written()) std::cerr << "serve: " << file.string() << ": cannot write the pid\n";
     return std::move(*lock);
 }
@@ -61,7 +66,7 @@ class job_daemon {
           m_queue(m_spool, s.devices, s.quiet),
           m_finaliser(
               m_queue, s.job_time_limit_s, [this](const fs::path& run) { write_report(run); },
-              m_executor->name() != "slurm"),
+              m_executor->runs_jobs_here()),
           m_starter(m_settings, m_queue, *m_executor, m_finaliser),
           m_recovery(m_queue, *m_executor) {
         if (s.http)
@@ -95,8 +100,8 @@ class job_daemon {
     }
 
     void schedule_tick() {
-        m_tick.expires_after(std::chrono::milliseconds(static_cast<int>(
-            1000 * std::max(m_settings.poll_s, m_executor->name() == "slurm" ? 1.0 : 0.05))));
+        m_tick.expires_after(std::chrono::milliseconds(
+            static_cast<int>(1000 * std::max(m_settings.poll_s, m_executor->min_poll_s()))));
         m_tick.async_wait([this](const boost::system::error_code& ec) {
             if (ec) return;
             try {
@@ -115,13 +120,13 @@ class job_daemon {
         }
         poll_running();
         if (m_stopping) {
-            if (m_queue.active().empty() || m_executor->name() == "slurm") m_io.stop();
+            if (m_queue.active().empty() || !m_executor->runs_jobs_here()) m_io.stop();
             return;
         }
         enforce_time_limit();
         if (m_starter.may_start())
             m_queue.start_what_fits(
-                m_executor->slots(), m_executor->name() == "slurm",
+                m_executor->slots(), !m_executor->runs_jobs_here(),
                 [this](const std::string& id, int device) { return m_starter.start(id, device); });
         refresh_progress();
         remove_old_jobs();
@@ -151,7 +156,7 @@ class job_daemon {
         std::cerr << "serve: signal " << sig
                   << ": stopping; running jobs stop after their attempt and resume when serve "
                      "starts again\n";
-        if (m_executor->name() == "local")
+        if (m_executor->runs_jobs_here())  // they would die with the daemon: stopped cleanly
             for (auto& [id, a] : m_queue.active()) m_executor->cancel(a.handle);
         m_signals.async_wait([this](const boost::system::error_code& ec, int s) {
             if (!ec) on_signal(s);
@@ -214,7 +219,7 @@ class job_daemon {
     // A local job running past serve's --job-time-limit is cancelled as `cancel` would, and
     // failed with that reason once it ended (Slurm enforces the limit itself, as --time).
     void enforce_time_limit() {
-        if (m_executor->name() != "local") return;
+        if (!m_executor->runs_jobs_here()) return;
         const auto limit = std::chrono::duration<double>(m_settings.job_time_limit_s);
         for (auto& [id, a] : m_queue.active()) {
             if (a.cancel_sent || daemon_clock::now() - a.since < limit) continue;
@@ -240,6 +245,7 @@ class job_daemon {
                     st.max_iterations != before.max_iterations)
                     m_queue.save(st);
             } catch (const std::exception&) {
+                // Progress is a display only: the next poll reads it again.
             }
         }
     }
@@ -277,9 +283,12 @@ int run_daemon(const daemon_settings& settings, double stop_after_idle_s) {
     try {
         job_daemon d(settings, stop_after_idle_s);
         return d.run();
+    } catch (const spool_taken_error& e) {
+        std::cerr << "serve: " << e.what() << "\n";
+        return to_int(exit_code::usage);
     } catch (const std::exception& e) {
         std::cerr << "serve: " << e.what() << "\n";
-        return std::string(e.what()).rfind("another daemon", 0) == 0 ? 64 : 26;
+        return to_int(exit_code::io_error);
     }
 }
 

@@ -1,5 +1,6 @@
 #include "orchestrator/service/dashboard_routes.hpp"
 
+#include "common/json_document.hpp"
 #include "common/message_text.hpp"
 #include "orchestrator/service/dashboard_auth.hpp"
 #include "orchestrator/service/dashboard_jobs.hpp"
@@ -114,8 +115,8 @@ routed staged_route(const std::shared_ptr<dashboard_context>& c, const std::stri
 }
 
 dashboard_reply no_such_job_json() {
-    dashboard_reply r =
-        text_reply("{\"error\": \"no such job\"}\n", "application/json", reply_kind::api);
+    dashboard_reply r = text_reply(one_member_json("error", "no such job") + "\n",
+                                   "application/json", reply_kind::api);
     r.status = 404;
     return r;
 }

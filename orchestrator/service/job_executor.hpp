@@ -30,7 +30,15 @@ struct job_exit {
 class job_executor {
   public:
     virtual ~job_executor() = default;
-    virtual std::string name() const = 0;  // local | slurm
+    virtual std::string name() const = 0;  // local | slurm: recorded and logged, never branched on
+    /// Whether jobs run here, as this daemon's children on this host's GPUs (one per slot,
+    /// its index passed to the job): they die with the daemon, their pids mean something here
+    /// and the daemon enforces their time limit. False for a scheduler's jobs (Slurm), which
+    /// outlive the daemon, get their GPU from it and are re-attached by handle.
+    virtual bool runs_jobs_here() const = 0;
+    /// The shortest wait between two polls of a job's state (a scheduler's queue is asked
+    /// at most once a second).
+    virtual double min_poll_s() const = 0;
     /// How many jobs may run at once.
     virtual std::size_t slots() const = 0;
     /// Starts the command; returns the handle to record (pid, Slurm job id). Throws

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <set>
 
+#include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
@@ -82,7 +83,8 @@ std::vector<fs::path> listed_files(const fs::path& optimizer, const fs::path& co
     if (const std::size_t nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);
     const std::string prefix = "cuda-optimizer: ";
     if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
-    if (r.exit_code == 64) why = "submit: the job's flags: " + why;  // optimize's usage error
+    if (r.exit_code == to_int(exit_code::usage))  // optimize's usage error
+        why = "submit: the job's flags: " + why;
     if (r.failed_to_start || r.timed_out || r.signal || r.exit_code != 0)
         throw intake_error(
             why.empty() ? "submit: cannot list the job's files (" + r.describe() + ")" : why);
@@ -192,8 +194,11 @@ std::string config_key_problem(const fs::path& config) {
 }
 
 bool check_outcome::rejects() const {
-    return exit_code == 11 || exit_code == 21 || exit_code == 22 || exit_code == 64 ||
-           exit_code < 0;
+    using code = cuopt::exit_code;  // `exit_code` here is the member
+    for (const code refused :
+         {code::invalid_request, code::initial_failed, code::reference_failed, code::usage})
+        if (exit_code == to_int(refused)) return true;
+    return exit_code < 0;
 }
 
 fs::path stage_submission(const spool& s, const submission& sub, job_spec& spec) {

@@ -148,6 +148,7 @@ void job_queue::fail_alone(const std::string& id, const std::string& why) {
             std::cerr << "serve: " << id << ": " << why << " (the job failed)\n";
             return;
         } catch (const std::exception&) {
+            // Not even the failed record could be written: said on the line below.
         }
     }
     m_dropped.insert(id);

@@ -16,7 +16,7 @@ void job_recovery::recover() {
         if (state != job_state::running) continue;
         m_queue.for_job(id, [&, id = id] {
             const job_status st = m_queue.jobs().read_status(id);
-            if (st.executor == "slurm" && m_executor.name() != "slurm") {
+            if (st.executor == "slurm" && st.executor != m_executor.name()) {
                 // It may still run in Slurm: running it here too could run it twice.
                 std::cerr << "serve: " << id << " was started in Slurm (job " << st.handle
                           << "); left alone: serve this spool with --executor slurm\n";

@@ -141,11 +141,11 @@ void job_starter::start_job(job_status st, int device) {
     // Before refusal(), which hashes the job's files: a gate that waits is tried at each tick.
     if (spec.kind == "gate") {
         std::string queued;  // an sbatch that timed out may have queued it: adopted below, as is
-        if (m_executor.name() == "slurm") try {
-                queued = m_executor.find_by_name(launch_of(s, id, st));
-            } catch (const std::exception& e) {
-                return not_started(st, e.what());
-            }
+        try {                // a scheduler's own record; "" from an executor that keeps none
+            queued = m_executor.find_by_name(launch_of(s, id, st));
+        } catch (const std::exception& e) {
+            return not_started(st, e.what());
+        }
         if (queued.empty() && !clear_gate_folder(st)) return;  // it waits, or failed
     }
     if (std::string bad = refusal(st, spec); !bad.empty())
@@ -175,14 +175,15 @@ void job_starter::start_job(job_status st, int device) {
     m_queue.save(st);
     m_queue.log(id, std::string(resumed ? "resumed" : "started") + " (" + m_executor.name() + " " +
                         st.handle +
-                        (m_executor.name() == "local" ? ", GPU " + std::to_string(device) : "") +
+                        (m_executor.runs_jobs_here() ? ", GPU " + std::to_string(device) : "") +
                         ")");
 }
 
 std::vector<std::string> job_starter::command_of(const job_spec& spec, const job_status& st,
                                                  bool& resumed) {
     const fs::path job = m_queue.jobs().job_dir(st.id);
-    const std::string device = std::to_string(m_executor.name() == "slurm" ? 0 : st.device);
+    // A scheduler's job sees the one GPU it was given as device 0.
+    const std::string device = std::to_string(m_executor.runs_jobs_here() ? st.device : 0);
     std::vector<std::string> argv = {m_settings.optimizer.string()};
     resumed = false;
     if (spec.kind == "gate") {

@@ -30,6 +30,8 @@ class local_executor final : public job_executor {
   public:
     explicit local_executor(std::size_t slots) : m_slots(slots) {}
     std::string name() const override { return "local"; }
+    bool runs_jobs_here() const override { return true; }
+    double min_poll_s() const override { return 0.05; }
     std::size_t slots() const override { return m_slots; }
 
     std::string start(const job_launch& launch) override {

@@ -23,6 +23,7 @@
 #include "common/device_list.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
+#include "common/json_document.hpp"
 #include "orchestrator/service/job_limits.hpp"
 #include "orchestrator/service/spool.hpp"
 #include "orchestrator/service/submit_client.hpp"
@@ -424,7 +425,7 @@ int run_submit(daemon_cli& d) {
         const spool s(d.spool);
         const std::string id = submit_job(s, d.sub, self_path(), harness);
         if (d.json)
-            std::cout << "{\"job\": \"" << id << "\"}\n";
+            std::cout << one_member_json("job", id) << "\n";
         else
             std::cout << id << "\n";
         return 0;

@@ -119,6 +119,7 @@ std::optional<int> read_exit_file(const fs::path& job_dir, const std::string& sl
         const std::string text = first_line(read_text_file(job_dir / ("slurm-exit-" + slurm_id)));
         if (all_digits(text)) return std::stoi(text);
     } catch (const std::exception&) {
+        // No file (the script never got there) or no number in it: no exit code recorded.
     }
     return std::nullopt;
 }
@@ -162,6 +163,8 @@ class slurm_executor final : public job_executor {
     slurm_executor(slurm_settings settings, std::unique_ptr<process_runner> runner)
         : m_settings(std::move(settings)), m_runner(std::move(runner)) {}
     std::string name() const override { return "slurm"; }
+    bool runs_jobs_here() const override { return false; }
+    double min_poll_s() const override { return 1.0; }
     std::size_t slots() const override { return m_settings.max_jobs; }
 
     std::string start(const job_launch& launch) override {

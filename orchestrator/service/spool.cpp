@@ -589,6 +589,7 @@ std::size_t empty_staging(const spool& s) {
         try {
             remove_tree(e.path());  // a staged job's files are read-only
         } catch (const fs::filesystem_error&) {
+            // Left for the next start's sweep; the staging area is never read as a job.
         }
         ++removed;
     }

@@ -319,7 +319,7 @@ int submit_through_daemon(const fs::path& spool_root, const submission& sub,
         return code;
     const std::string id = text_of(reply, "job");
     if (json)
-        std::cout << "{\"job\": \"" << id << "\"}\n";
+        std::cout << one_member_json("job", id) << "\n";
     else
         std::cout << id << "\n";
     return 0;

@@ -236,7 +236,7 @@ std::string answer_status(const spool& s, const peer& p, const std::string& id) 
 std::string answer_cancel(const spool& s, const peer& p, const std::string& id) {
     visible_job(s, p, id);
     if (!s.request_cancel(id)) throw refusal(quote_value(id) + ": it has already ended");
-    return result_reply("{\"job\": \"" + id + "\"}");
+    return result_reply(one_member_json("job", id));
 }
 
 }  // namespace
