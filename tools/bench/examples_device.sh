@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine (carry .bundle): the [worker] tests, then the matmul-tiled, softmax and
 # reduction examples end to end (7 autotune iterations, evidence gates), logs under $OUT.
+# The tiled example always; EXTRA="softmax reduction" runs those after it.
 set -x
 mkdir -p /work && ln -sfn "$PWD" /work/main && mkdir -p build/tests && cp .bundle/{cuda-harness,cuda-optimizer,event-floor,cublas-sgemm} build/ && cp -r .bundle/lib build/ && cp .bundle/{cuopt_tests,cuopt_exploit_tests,fake-harness} build/tests/ && cd /work/main
 export LD_LIBRARY_PATH=$PWD/build/lib
