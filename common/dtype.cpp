@@ -332,7 +332,8 @@ std::string value_fit_problem(dtype t, double value) {
                   shown, std::string(dtype_name(t)).c_str(), largest_finite(t));
     return std::string(text) + (t == dtype::f8e4m3 || t == dtype::f8e5m2
                                     ? " (beyond it the conversion saturates)"
-                                    : " (beyond it the conversion gives infinity)");
+                                    : " (beyond it the value is not kept: it rounds to infinity, "
+                                      "or just past the largest value, down to it)");
 }
 
 std::vector<unsigned char> encode_integer_scalar(dtype t, std::int64_t value) {

@@ -1,10 +1,13 @@
 #include "harness/request_runner.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -429,25 +432,34 @@ harness_report run_request(const harness_options& o) {
 
 namespace {
 
-// Whether an existing file at `response` may be replaced: it is an earlier response, empty, or
-// a link (the atomic write replaces the link, never its target). "" when it may.
+// Whether what lies at `response` may be replaced: nothing, a link (the atomic rename
+// replaces the link, never its target), an empty file or an earlier response. "" when it may;
+// anything it cannot look at or read is refused, never replaced unseen.
 std::string replaced_file_problem(const fs::path& response, const char* response_flag) {
+    const std::string named = std::string(response_flag) + " " + response.string();
+    struct stat st {};
+    if (::lstat(response.c_str(), &st) != 0)
+        return errno == ENOENT ? ""
+                               : named + ": cannot look at it (" + std::strerror(errno) +
+                                     "); expected a new path or an earlier response";
+    if (S_ISLNK(st.st_mode)) return "";
+    if (!S_ISREG(st.st_mode))
+        return named + " exists and is no regular file; expected a new path or an earlier response";
+    if (st.st_size == 0) return "";
     const untrusted_read r = read_untrusted_file(response, 64u << 20);
-    using refusal = untrusted_read::refusal;
-    if (r.refused == refusal::link || (r.refused == refusal::cannot_open && r.error == ENOENT))
-        return "";
-    if (r.refused == refusal::none && r.text.empty()) return "";
-    if (r.refused == refusal::none) {
+    if (r.refused == untrusted_read::refusal::cannot_open)
+        return named + " exists and cannot be read (" + std::strerror(r.error) +
+               ") to see that it is an earlier response; expected a new path or an earlier one";
+    if (r.refused == untrusted_read::refusal::none) {
         rapidjson::Document doc;
         if (try_parse_json(doc, r.text).empty() && doc.IsObject() && doc.HasMember("tool") &&
             doc["tool"].IsObject() && doc["tool"].HasMember("name") &&
             doc["tool"]["name"] == "cuda-harness" && doc.HasMember("status"))
             return "";
     }
-    if (r.refused == refusal::cannot_open) return "";  // the write says why, if it fails
-    return std::string(response_flag) + " " + response.string() +
-           " exists and is not an earlier cuda-harness response; the harness replaces only its "
-           "own responses, expected a new path or an earlier response";
+    return named +
+           " exists and is not an earlier cuda-harness response; the harness replaces "
+           "only its own responses, expected a new path or an earlier response";
 }
 
 }  // namespace

@@ -129,6 +129,7 @@ int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
             refused.messages = "cuda-harness --worker: stdin line " + std::to_string(line_number) +
                                ": " + bad + "\n";
             out << reply_line(one, refused, served) << "\n" << std::flush;
+            if (!out) return to_int(exit_code::internal_error);  // nobody reads the replies
             continue;
         }
         served_request s = serve_guarded(serve, one);
@@ -136,6 +137,7 @@ int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
             s.messages += "cuda-harness --worker: retired after this request: " + s.retire_reason +
                           "; the next request gets a fresh process\n";
         out << reply_line(one, s, ++served) << "\n" << std::flush;
+        if (!out) return to_int(exit_code::internal_error);  // nobody reads the replies
         if (worker_must_exit(s.code)) return to_int(s.code);
         if (!s.retire_reason.empty()) return 0;
     }
@@ -156,6 +158,11 @@ int serve_worker_on_stdio(const harness_options& o,
     // The descriptor itself, never reopened by name: a reopen starts a new file description,
     // which truncated a `>> log` (and cannot open a socket). The buffer closes it.
     __gnu_cxx::stdio_filebuf<char> channel(replies_fd, std::ios::out);
+    if (!channel.is_open()) {
+        std::perror("cuda-harness --worker: cannot open its reply channel");
+        ::close(replies_fd);
+        return to_int(exit_code::internal_error);
+    }
     std::ostream replies(&channel);
     // Confined before the first request is read.
     if (!(confine ? confine() : confine_harness_or_say(o)))

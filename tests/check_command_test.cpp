@@ -191,6 +191,43 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "check reads a tunable's default only from its own #ifndef guard, outside comments, as C "
+    "reads the number, and counts a use inside another macro as a read") {
+    optimizer_fixture f;
+    const std::string kernel = test::read_text(f.dir / "initial.cu");
+    auto check_kernel = [&](const std::string& text) {
+        f.dir.write("initial.cu", text);
+        const auto r = test::run_optimizer(as_check(f.args()));
+        f.dir.write("initial.cu", kernel);
+        return r;
+    };
+    const std::string guard = "#ifndef BLOCK_X\n#define BLOCK_X 16\n#endif\n";
+    REQUIRE(kernel.find(guard) != std::string::npos);
+    auto with_guard = [&](const std::string& replacement) {
+        std::string text = kernel;
+        return text.replace(text.find(guard), guard.size(), replacement);
+    };
+    for (const std::string& fine :
+         {with_guard("/*\n#ifndef BLOCK_X\n#define BLOCK_X 128\n#endif\n*/\n" + guard),
+          with_guard("// #define BLOCK_X 128\n" + guard),
+          with_guard("#ifndef BLOCK_X\n#define BLOCK_X 0x10\n#endif\n"),
+          with_guard("#ifndef BLOCK_X\n#define BLOCK_X 020 // octal 16\n#endif\n"),
+          with_guard("#ifndef BLOCK_X\n#if __CUDA_ARCH__ >= 900\n#define BLOCK_X 16\n#else\n"
+                     "#define BLOCK_X 32\n#endif\n#endif\n"),
+          with_guard("#ifndef BLOCK_X\n#define BLOCK_X 99999999999999999999\n#endif\n"
+                     "#undef BLOCK_X\n#define BLOCK_X 16\n")}) {
+        const auto r = check_kernel(fine);
+        INFO(fine.substr(0, 200) << "\n" << r.output);
+        CHECK_THAT(r.output, Catch::Contains("ok    tunables"));
+        CHECK(r.exit_code != 70);
+    }
+    const auto r = check_kernel(with_guard("#ifndef BLOCK_X\n#define BLOCK_X 010\n#endif\n"));
+    INFO(r.output);
+    CHECK_THAT(r.output, Catch::Contains("'BLOCK_X': first value 16 but initial.cu line ") &&
+                             Catch::Contains(" #defines BLOCK_X 8"));  // 010 is octal 8
+}
+
+TEST_CASE(
     "check --all-configurations compiles every tunable configuration: a kernel's static_assert "
     "refusal is counted, any other error names its configuration") {
     optimizer_fixture f;

@@ -1,5 +1,7 @@
 // Black-box tests of the real cuda-harness binary that need no GPU: bad input of
 // every class, compile errors, compile-only mode, the cache, files a request must not touch.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -316,6 +318,16 @@ TEST_CASE(
     CHECK(test::read_text(f.dir / "k.cu") == source);
     CHECK(test::read_text(f.dir / "x.bin") == inputs);
     CHECK(test::read_text(f.dir / "notes.txt") == "mine\n");
+
+    // A FIFO (or any file that is not a regular one) is never opened or replaced.
+    const fs::path fifo = f.dir / "fifo.json";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const auto fifo_run =
+        test::run_harness({(f.dir / "req.json").string(), "--compile-only", "--response",
+                           fifo.string(), "--cache-dir", test::test_cache_dir()});
+    CHECK(fifo_run.exit_code == 64);
+    CHECK_THAT(fifo_run.output, Catch::Contains(fifo.string() + " exists and is no regular file"));
+    CHECK(fs::is_fifo(fifo));
 
     // An earlier response, and an empty file, are replaced as before.
     auto again = [&] {

@@ -393,6 +393,41 @@ TEST_CASE(
                         "the case's largest input holds (1073)"));
     CHECK(error_with(R"("tolerance": { "atol": 1e-4, "rtol": 1e-4 })",
                      R"("tolerance": { "reduction_length": "m*k" })") == "");
+    // Terms from scalars alone (no input buffer): nothing bounds them.
+    std::string series = test::read_text(k_pilot);
+    for (const char* kind :
+         {R"("kind": "input", "count": "m*k")", R"("kind": "input", "count": "k*n")"}) {
+        const auto at = series.find(kind);
+        REQUIRE(at != std::string::npos);
+        series.replace(at, std::string(kind).size(), R"("kind": "output", "count": "1")");
+    }
+    {
+        test::scratch_folder dir;
+        std::string text = series;
+        for (const char* init : {R"(,
+      "init": { "kind": "uniform", "low": -1.5, "high": 2.5, "seed": 11 })",
+                                 R"(,
+      "init": { "kind": "normal", "mean": 0.25, "stddev": 1.0, "seed": 12 })"}) {
+            const auto at = text.find(init);
+            REQUIRE(at != std::string::npos);
+            text.erase(at, std::string(init).size());
+        }
+        const auto tol = text.find(R"("tolerance": { "atol": 1e-4, "rtol": 1e-4 })");
+        REQUIRE(tol != std::string::npos);
+        text.replace(tol, std::string(R"("tolerance": { "atol": 1e-4, "rtol": 1e-4 })").size(),
+                     R"("tolerance": { "reduction_length": "1000000" })");
+        const auto vendor = text.find("\"vendor_baseline\"");
+        REQUIRE(vendor != std::string::npos);
+        text.erase(vendor, text.find('\n', vendor) - vendor + 1);
+        dir.write("input_cases.json", text);
+        std::string error;
+        try {
+            read_manifest(dir / "input_cases.json");
+        } catch (const json_error& e) {
+            error = e.what();
+        }
+        CHECK_THAT(error, !Catch::Contains("more terms than"));
+    }
     const std::string a_init = R"("name": "a", "dtype": "f32", "kind": "input", "count": "m*k",
       "init": { "kind": "uniform", "low": -1.5, "high": 2.5, "seed": 11 })";
     auto a_as = [&](const std::string& dtype, const std::string& init) {

@@ -395,9 +395,16 @@ TEST_CASE(
          },
          [&] { s.dir.write("results/run-001/run.json", record); },
          "its run.json's wall_s is 1e+10; expected a run's wall time"}};
+    // The run named through a link of its own: the folder is looked through all the same.
+    fs::create_directory_symlink(s.run, s.dir / "run-link");
     for (const tamper& t : tampers) {
         t.apply();
         const std::string before = s.snapshot();
+        const auto linked =
+            test::run_optimizer({"optimize", "--resume", (s.dir / "run-link").string()});
+        INFO(linked.output);
+        CHECK(linked.exit_code == 28);
+        CHECK_THAT(linked.output, Catch::Contains(t.expected));
         const auto r = s.resume();
         INFO(r.output);
         CHECK(r.exit_code == 28);

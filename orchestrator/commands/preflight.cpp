@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -174,39 +175,75 @@ std::string launch_text(const manifest& m) {
     return out;
 }
 
-// The manifest's tunables against the initial kernel's source: each is read by the kernel or the
-// launch, and where the kernel #defines a default for one, that default is its first value (the
-// first configuration is the initial kernel as written, what best.cu and the guide rely on).
+// `source` without its comments (/* */ and //), each comment's newlines kept so line numbers
+// stay; string literals are not told apart (a kernel's tunables do not live in them).
+std::vector<std::string> code_lines(const std::string& source) {
+    std::string code;
+    for (std::size_t i = 0; i < source.size(); ++i) {
+        if (source.compare(i, 2, "/*") == 0) {
+            const std::size_t end = source.find("*/", i + 2);
+            const std::size_t stop = end == std::string::npos ? source.size() : end + 2;
+            code.append(static_cast<std::size_t>(
+                            std::count(source.begin() + i, source.begin() + stop, '\n')),
+                        '\n');
+            i = stop - 1;
+        } else if (source.compare(i, 2, "//") == 0) {
+            i = std::min(source.find('\n', i), source.size()) - 1;
+        } else {
+            code += source[i];
+        }
+    }
+    std::vector<std::string> lines;
+    std::istringstream in(code);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// The kernel's own default for `name`: the integer of a `#define NAME VALUE` right after
+// `#ifndef NAME` (what -DNAME=... overrides), with its 1-based line; nullopt where there is
+// none or its value is no plain integer literal (an expression is left unchecked).
+std::optional<std::pair<long long, std::size_t>> guarded_default(
+    const std::vector<std::string>& lines, const std::string& name) {
+    static const std::regex k_ifndef(R"(^\s*#\s*ifndef\s+(\w+)\s*$)");
+    static const std::regex k_define(
+        R"(^\s*#\s*define\s+(\w+)\s+\(?\s*(-?(?:0[xX][0-9a-fA-F]+|[0-9]+))[uUlL]*\s*\)?\s*$)");
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+        std::smatch g, d;
+        if (!std::regex_match(lines[i], g, k_ifndef) || g[1] != name) continue;
+        if (!std::regex_match(lines[i + 1], d, k_define) || d[1] != name) continue;
+        const std::string text = d[2];
+        errno = 0;
+        char* end = nullptr;
+        const long long value = std::strtoll(text.c_str(), &end, 0);  // 0x10, 010 as C reads them
+        if (errno == 0 && end && *end == '\0') return std::pair{value, i + 2};
+    }
+    return std::nullopt;
+}
+
+// The manifest's tunables against the initial kernel's source (comments left out): each is read
+// by the kernel or the launch, and where the kernel gives one a default inside its own
+// `#ifndef` guard, that default is its first value (the first configuration is the initial
+// kernel as written, what best.cu and the guide rely on).
 void check_tunables(const std::string& kernel, const manifest& m, const add_check& add) {
     if (m.tunables.empty()) return;
-    std::vector<std::string> lines;
-    {
-        std::istringstream in(read_text_file(kernel));
-        for (std::string line; std::getline(in, line);) lines.push_back(line);
-    }
+    const std::vector<std::string> lines = code_lines(read_text_file(kernel));
     const std::string launches = launch_text(m);
     const std::string file = fs::path(kernel).filename().string();
     for (const auto& [name, values] : m.tunables) {
-        static const std::regex k_define(
-            R"(^\s*#\s*define\s+(\w+)\s+\(?\s*(-?\d+)\s*\)?\s*(//.*|/\*.*)?$)");
-        static const std::regex k_guard(R"(^\s*#\s*(ifndef|ifdef|endif|undef)\b.*)");
-        bool read = names(launches, name);
-        for (std::size_t i = 0; i < lines.size(); ++i) {
-            std::smatch d;
-            if (std::regex_match(lines[i], d, k_define) && d[1] == name) {
-                if (std::stoll(d[2]) != values.front())
-                    return void(
-                        add("tunables", false,
+        // Its own guard, default and #undef are no reads of it; any other line naming it is
+        // (code, #if, another macro's definition).
+        const std::regex own(R"(^\s*#\s*(ifndef|ifdef|undef|define)\s+)" + name + R"(\b.*)");
+        if (const auto d = guarded_default(lines, name); d && d->first != values.front())
+            return void(add("tunables", false,
                             "'" + name + "': first value " + std::to_string(values.front()) +
-                                " but " + file + " line " + std::to_string(i + 1) + " #defines " +
-                                name + " " + d[2].str(),
+                                " but " + file + " line " + std::to_string(d->second) +
+                                " #defines " + name + " " + std::to_string(d->first),
                             "make the kernel's default the tunable's first value: the first "
                             "configuration is the initial kernel as written",
                             exit_code::invalid_request));
-                continue;
-            }
-            if (!std::regex_match(lines[i], k_guard) && names(lines[i], name)) read = true;
-        }
+        bool read = names(launches, name);
+        for (const std::string& line : lines)
+            if (names(line, name) && !std::regex_match(line, own)) read = true;
         if (!read)
             return void(add("tunables", false,
                             "'" + name + "' is read by neither " + file + " nor the launch",

@@ -78,15 +78,20 @@ std::string format_seconds(double s) {
 
 // A run folder holds no links (optimize makes none): resuming writes attempts, candidates and
 // records inside it, and a planted link (candidates/ -> elsewhere) would lead those writes out.
+// The folder itself may be named through a link (it is what the user named); everything in it
+// is looked at, and what cannot be looked at refuses the resume.
 void refuse_links(const fs::path& run) {
     std::error_code ec;
-    if (fs::is_symlink(run, ec)) return;  // the folder itself is what the user named
-    for (auto it = fs::recursive_directory_iterator(run, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_symlink(ec))
-            refuse(run, it->path().lexically_relative(run).string() + " is a link (to " +
-                            quote_value(fs::read_symlink(it->path(), ec).string()) +
-                            "); a run folder holds no links, and resuming writes only inside it");
+    auto it = fs::recursive_directory_iterator(run, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_symlink(ec) || ec)
+            refuse(run, it->path().lexically_relative(run).string() +
+                            (ec ? ": cannot be looked at (" + ec.message() + ")"
+                                : " is a link (to " +
+                                      quote_value(fs::read_symlink(it->path(), ec).string()) +
+                                      "); a run folder holds no links, and resuming writes only "
+                                      "inside it"));
+    if (ec) refuse(run, "cannot look through the folder (" + ec.message() + ")");
 }
 
 }  // namespace
@@ -132,11 +137,15 @@ int remove_partial_writes(const fs::path& run) {
     std::vector<fs::path> found;
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(run, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_regular_file(ec) && std::regex_match(it->path().filename().string(), partial))
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        std::error_code kind;  // a dangling entry is no temporary, and ends nothing
+        if (it->symlink_status(kind).type() == fs::file_type::regular &&
+            std::regex_match(it->path().filename().string(), partial))
             found.push_back(it->path());
-    for (const fs::path& p : found) fs::remove(p, ec);
-    return static_cast<int>(found.size());
+    }
+    int removed = 0;
+    for (const fs::path& p : found) removed += fs::remove(p, ec) ? 1 : 0;
+    return removed;
 }
 
 namespace {

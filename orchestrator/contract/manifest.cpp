@@ -123,20 +123,18 @@ manifest_arg read_arg(const json_field& a, std::size_t index, const fs::path& fo
     return arg;
 }
 
-// A reduction sums at most as many terms as the case's largest input holds (its largest buffer
-// where none has an input): a larger length would loosen rtol (it grows with its square root)
-// until a wrong element passes.
+// A reduction over an input sums at most as many terms as the case's largest input holds: a
+// larger length would loosen rtol (it grows with its square root) until a wrong element
+// passes. Where no buffer has an input the terms come from scalars (a series, a Monte Carlo
+// sum): no buffer bounds them.
 void check_reduction_lengths(const manifest& m, const manifest_case& mc, const std::string& field,
                              const context& ctx) {
-    std::int64_t largest_input = 0, largest = 0;
+    std::int64_t bound = 0;
     try {
         for (const manifest_arg& a : m.args)
-            if (a.is_buffer()) {
-                const std::int64_t count = evaluate_integer_expression(a.count, mc.params);
-                largest = std::max(largest, count);
-                if (a.has_input()) largest_input = std::max(largest_input, count);
-            }
-        const std::int64_t bound = largest_input > 0 ? largest_input : largest;
+            if (a.is_buffer() && a.has_input())
+                bound = std::max(bound, evaluate_integer_expression(a.count, mc.params));
+        if (bound == 0) return;
         for (const manifest_arg& a : m.args) {
             if (a.reduction_length.empty()) continue;
             const std::int64_t length = evaluate_integer_expression(a.reduction_length, mc.params);
