@@ -304,14 +304,15 @@ void reopen_run(run_context& c) {
     c.recorded = read_recorded_run(c.run);
     c.lock = run_lock(c.run);  // before anything in the folder changes
     check_same_device(*c.recorded, fingerprint_of(c.device_json));
-    if (const int partial = remove_partial_writes(c.run); partial > 0 && !c.o.quiet)
-        std::cerr << "cuda-optimizer: removed " << partial
-                  << " partial file(s) the stopped run was writing (*.tmp-*)\n";
     run_info now = c.info;
     now.sha256 = hashes_before_oracle(c.o, *c.contract, c.initial);
     add_problem_hashes(c, now.sha256);
     check_unchanged(*c.recorded, now, c.o, hash_stage::before_oracle);
     c.record = read_search_record(c.run, *c.contract, c.initial);
+    // The last refusal is behind: from here the folder changes.
+    if (const int partial = remove_partial_writes(c.run); partial > 0 && !c.o.quiet)
+        std::cerr << "cuda-optimizer: removed " << partial
+                  << " partial file(s) the stopped run was writing (*.tmp-*)\n";
     resume_entry entry{
         utc_now(), c.info.command_line, static_cast<int>(c.record->history.size()), {}};
     for (const fs::path& f : in_flight_folders(c.run, *c.record)) {

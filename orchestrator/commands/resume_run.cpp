@@ -82,6 +82,7 @@ std::string format_seconds(double s) {
 // is looked at, and what cannot be looked at refuses the resume.
 void refuse_links(const fs::path& run) {
     std::error_code ec;
+    if (!fs::is_directory(run, ec)) return;  // read_run_json says "no such folder"
     auto it = fs::recursive_directory_iterator(run, ec);
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
         if (it->is_symlink(ec) || ec)
