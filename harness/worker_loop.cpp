@@ -28,16 +28,22 @@ namespace {
 // a JSON object, every byte escaped.
 constexpr std::size_t k_max_path = 4096, k_max_line = 6 * 2 * k_max_path + 64;
 
+// The line's paths as the worker takes them: no NUL (the file opened would be the path cut at
+// it, not the one checked against the root) and at most k_max_path bytes. "" or what is wrong.
+std::string path_problem(const harness_options& o) {
+    if (o.request.find('\0') != std::string::npos || o.response.find('\0') != std::string::npos)
+        return "a path holds a NUL byte; expected a path without one";
+    if (o.request.size() > k_max_path || o.response.size() > k_max_path)
+        return "a path of " + std::to_string(std::max(o.request.size(), o.response.size())) +
+               " bytes; expected at most " + std::to_string(k_max_path);
+    return "";
+}
+
 // A request line: a bare path, or {"request": PATH, "response": PATH}. "" or what is wrong.
 std::string parse_line(const std::string& line, harness_options& o) {
     if (line.front() != '{') {
         o.request = line;
-        if (o.request.find('\0') != std::string::npos)
-            return "a path holds a NUL byte; expected a path without one";
-        return o.request.size() > k_max_path
-                   ? "a path of " + std::to_string(o.request.size()) + " bytes; expected at most " +
-                         std::to_string(k_max_path)
-                   : "";
+        return path_problem(o);
     }
     rapidjson::Document doc;
     if (std::string bad = try_parse_json(doc, line); !bad.empty()) return "not JSON: " + bad;
@@ -49,13 +55,7 @@ std::string parse_line(const std::string& line, harness_options& o) {
         return std::string(e.what()) +
                "; expected {\"request\": PATH, \"response\": PATH} or a request path";
     }
-    // The file opened would be the path cut at the NUL, not the one checked against the root.
-    if (o.request.find('\0') != std::string::npos || o.response.find('\0') != std::string::npos)
-        return "a path holds a NUL byte; expected a path without one";
-    if (o.request.size() > k_max_path || o.response.size() > k_max_path)
-        return "a path of " + std::to_string(std::max(o.request.size(), o.response.size())) +
-               " bytes; expected at most " + std::to_string(k_max_path);
-    return "";
+    return path_problem(o);
 }
 
 std::string reply_line(const harness_options& o, const served_request& s, long long served) {
