@@ -1,7 +1,8 @@
 #pragma once
 /// JSON in and out for both programs: parsing with line/column errors, checking
 /// against the draft-04 schemas in schemas/ (embedded in the binary) with messages
-/// that name the field and what was expected, and pretty serialisation.
+/// that name the field and what was expected, and pretty serialisation. The schema checks are
+/// in json_schema.cpp.
 
 #include <rapidjson/document.h>
 

@@ -1,7 +1,6 @@
 #include "harness/request_reader.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 
@@ -9,26 +8,23 @@
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
 #include "common/message_text.hpp"
+#include "harness/request_fields.hpp"
 #include "harness/upstream_request.hpp"
 
 namespace cuopt {
 
 namespace fs = std::filesystem;
-using rapidjson::Value;
 
-namespace {
+namespace request_fields {
 
-// "<file>: field cases[0].args[1].count: <what>": the checks the schema cannot make.
 [[noreturn]] void fail(const json_field& f, const std::string& what) {
     throw json_error(f.source() + ": field " + f.path() + ": " + what);
 }
 
-// `f`'s member `key` for messages, present or not.
 json_field member_at(const json_field& f, const std::string& key) {
     return json_field(f.value(), f.source(), f.path().empty() ? key : f.path() + "." + key);
 }
 
-// A path the request reads or writes as a file: inside its folder, and not a directory.
 fs::path resolve_file(const request& req, const json_field& f) {
     const std::string relative = f.text();
     fs::path path;
@@ -43,55 +39,6 @@ fs::path resolve_file(const request& req, const json_field& f) {
     return path;
 }
 
-generator_spec read_checked_generator(const json_field& g, dtype type, std::uint64_t count) {
-    const generator_spec spec = read_generator(g);
-    if (const auto problem = check_generator(spec, type, count))
-        fail(problem->field.empty() ? g : member_at(g, problem->field), problem->message);
-    return spec;
-}
-
-// A scalar's value, exact: integer literals stay integers over the whole 64-bit range.
-void read_scalar_value(kernel_arg& arg, const json_field& f) {
-    const Value& v = f.value();
-    if (!is_float(arg.type) && !v.IsInt64() && !v.IsUint64() && !v.IsBool() &&
-        std::fabs(v.GetDouble()) > 9007199254740992.0)
-        fail(f, "a " + std::string(dtype_name(arg.type)) +
-                    " beyond 2^53 must be written as an integer literal to be exact");
-    try {
-        if (v.IsInt64()) {
-            arg.scalar = v.GetInt64();
-            arg.scalar_bytes = encode_integer_scalar(arg.type, v.GetInt64());
-        } else if (v.IsUint64()) {
-            arg.scalar = v.GetUint64();
-            arg.scalar_bytes = encode_integer_scalar(arg.type, v.GetUint64());
-        } else {
-            arg.scalar = v.IsBool() ? (v.GetBool() ? 1.0 : 0.0) : v.GetDouble();
-            arg.scalar_bytes = encode_scalar(arg.type, std::get<double>(arg.scalar));
-        }
-    } catch (const std::invalid_argument& e) {
-        fail(f, e.what());
-    }
-    const double as_double = std::visit([](auto n) { return static_cast<double>(n); }, arg.scalar);
-    if (is_float(arg.type))
-        if (std::string why = value_fit_problem(arg.type, as_double); !why.empty()) fail(f, why);
-}
-
-void read_input_file(const request& req, kernel_arg& arg, const json_field& f) {
-    arg.input_file = resolve_file(req, f);
-    std::error_code ec;
-    const auto size = fs::file_size(*arg.input_file, ec);
-    if (ec)
-        fail(f, "cannot read " + quote_value(arg.input_file->string()) + " (" + ec.message() + ")");
-    if (size != arg.bytes())
-        fail(f, arg.input_file->filename().string() + " holds " + std::to_string(size) +
-                    " bytes but count " + std::to_string(arg.count) + " x " +
-                    std::string(dtype_name(arg.type)) + " (" +
-                    std::to_string(dtype_size(arg.type)) + " bytes) needs " +
-                    std::to_string(arg.bytes()));
-}
-
-// A file relative to the request's folder, anywhere in the harness's root (what a candidate's
-// compile must not read stays out of its folder: the oracle, the inputs key).
 fs::path resolve_in_root(const request& req, const json_field& f) {
     const std::string relative = f.text();
     if (fs::path(relative).is_absolute())
@@ -107,82 +54,16 @@ fs::path resolve_in_root(const request& req, const json_field& f) {
     return file;
 }
 
-// The expected file of a check: in the harness's root, exactly count x dtype.
-fs::path read_expected_file(const request& req, const kernel_arg& arg, const json_field& f) {
-    const fs::path file = resolve_in_root(req, f);
-    std::error_code ec;
-    const auto size = fs::file_size(file, ec);
-    if (ec) fail(f, "cannot read " + quote_value(file.string()) + " (" + ec.message() + ")");
-    if (size != arg.bytes())
-        fail(f, file.filename().string() + " holds " + std::to_string(size) + " bytes but the " +
-                    std::to_string(arg.count) + " " + std::string(dtype_name(arg.type)) +
-                    " elements of " + quote_value(arg.name) + " need " +
-                    std::to_string(arg.bytes()));
-    return file;
-}
+}  // namespace request_fields
 
-output_check_spec read_output_check(const request& req, const kernel_arg& arg,
-                                    const json_field& c) {
-    if (!arg.output_file)
-        fail(c, "only an output (a buffer with 'output_file') can be checked; expected no check");
-    output_check_spec spec;
-    spec.expected_file = read_expected_file(req, arg, c["expected_file"]);
-    spec.expected_sha256 = c.text("expected_sha256");  // the schema's pattern: 64 hex digits
-    for (auto [field, key] : {std::pair{&spec.atol, "atol"}, std::pair{&spec.rtol, "rtol"},
-                              std::pair{&spec.rms_atol, "rms_atol"}}) {
-        *field = c.optional_number(key).value_or(0);
-        if (*field < 0) fail(c[key], "is negative; expected a tolerance >= 0");
-        // The check compares integers bit for bit: a tolerance would be ignored, not applied.
-        if (*field != 0 && !is_float(arg.type))
-            fail(c[key], std::string(dtype_name(arg.type)) +
-                             " outputs are compared exactly (equal bits); expected 0 or no " + key);
-    }
-    return spec;
-}
+using request_fields::fail;
+using request_fields::member_at;
+using request_fields::read_arg;
+using request_fields::read_vendor_call;
+using request_fields::resolve_file;
+using request_fields::resolve_in_root;
 
-void read_buffer(const request& req, kernel_arg& arg, const json_field& a) {
-    if (!a.has("count")) fail(a, "expected 'count' (a buffer) or 'value' (a scalar)");
-    arg.is_buffer = true;
-    arg.count = a.integer<std::uint64_t>("count");
-    if (a.has("input_file") && a.has("generator"))
-        fail(a, "has both 'input_file' and 'generator'; expected at most one input source");
-    if (a.has("input_file")) read_input_file(req, arg, a["input_file"]);
-    if (a.has("generator"))
-        arg.generator = read_checked_generator(a["generator"], arg.type, arg.count);
-    if (a.has("output_file")) arg.output_file = resolve_file(req, a["output_file"]);
-    if (const auto check = a.find("check")) arg.check = read_output_check(req, arg, *check);
-    if (const auto dump = a.find("input_dump_file")) {
-        if (!arg.generator) fail(*dump, "only a buffer with a 'generator' can dump its inputs");
-        arg.input_dump_file = resolve_file(req, *dump);
-    }
-    if (const auto mode = a.find("timing_inputs")) {
-        if (!arg.has_input())
-            fail(*mode,
-                 "only a buffer with an input ('input_file' or 'generator') can say what "
-                 "its timed launches see; expected no timing_inputs here");
-        arg.timing_inputs_mode = mode->word(k_timing_inputs);
-    }
-}
-
-kernel_arg read_arg(const request& req, const json_field& a) {
-    kernel_arg arg;
-    arg.name = a.text("name");
-    arg.type = *parse_dtype(a.text("dtype"));  // the schema's enum guarantees it
-    const bool buffer_fields = a.has("count") || a.has("input_file") || a.has("output_file") ||
-                               a.has("generator") || a.has("input_dump_file") ||
-                               a.has("timing_inputs") || a.has("check");
-    if (!a.has("value")) {
-        read_buffer(req, arg, a);
-        return arg;
-    }
-    if (buffer_fields)
-        fail(a,
-             "has 'value' (a scalar) and buffer fields "
-             "(count/input_file/output_file/generator/input_dump_file/timing_inputs/check); "
-             "expected one or the other");
-    read_scalar_value(arg, a["value"]);
-    return arg;
-}
+namespace {
 
 std::array<unsigned, 3> read_dim3(const json_field& v) {
     std::array<unsigned, 3> out{1, 1, 1};
@@ -275,90 +156,6 @@ void check_outputs_spare_inputs(const request& req, const std::vector<fs::path>&
                                                                "; outputs need paths of their own");
             }
         }
-}
-
-// The buffer arg a vendor_call field names, checked for its role, dtype and element count.
-void check_vendor_operand(const run_case& rc, const vendor_call& v, const char* key,
-                          const std::string& name, std::uint64_t count, const char* shape,
-                          const json_field& f) {
-    const std::string op = k_vendor_ops.name(v.op);
-    const bool is_c = std::string(key) == "c";
-    const auto it = std::find_if(rc.args.begin(), rc.args.end(),
-                                 [&](const kernel_arg& a) { return a.name == name; });
-    if (it == rc.args.end())
-        fail(f,
-             quote_value(name) + " names no argument of this case; expected a buffer arg's name");
-    if (!it->is_buffer) fail(f, quote_value(name) + " is a scalar; expected a buffer");
-    const bool dtype_ok =
-        is_c ? vendor_output_dtype_ok(v.op, it->type) : it->type == vendor_input_dtype(v.op);
-    if (!dtype_ok)
-        fail(f, quote_value(name) + " is " + std::string(dtype_name(it->type)) + " but " + op +
-                    " needs " +
-                    (is_c && v.op == vendor_op::e4m3_gemm
-                         ? "a C of dtype " + vendor_output_dtypes(v.op)
-                         : std::string(dtype_name(vendor_input_dtype(v.op))) + " buffers"));
-    if (it->count != count)
-        fail(f, quote_value(name) + " has count " + std::to_string(it->count) + " but " + op +
-                    " with m=" + std::to_string(v.m) + ", n=" + std::to_string(v.n) + ", k=" +
-                    std::to_string(v.k) + " needs " + shape + " = " + std::to_string(count));
-    if (!is_c && !it->has_input())
-        fail(f,
-             quote_value(name) + " has no input; expected a buffer with input_file or generator");
-    if (is_c && !it->output_file) fail(f, quote_value(name) + " has no output_file; C is written");
-}
-
-// What the library and the op ask of a call beyond its operands: the op is the request's
-// library's, and e4m3_gemm takes row_major_bt only with m, n and k multiples of 16.
-void check_vendor_op(const json_field& v, const vendor_call& call, vendor_library library) {
-    if (const auto problem = check_vendor_pairing(call.op, library, call.layout))
-        fail(v[problem->field], problem->message);
-    for (const auto& [key, value] : {std::pair{"m", call.m}, {"n", call.n}, {"k", call.k}})
-        if (const std::string problem = vendor_dimension_problem(call.op, value); !problem.empty())
-            fail(v[key], problem);
-}
-
-// A vendor_call's scale_a or scale_b: the name of an f32 scalar arg of the case; "" for none.
-std::string read_vendor_scale(const json_field& v, const char* key, const run_case& rc,
-                              vendor_op op) {
-    const auto f = v.find(key);
-    if (!f) return "";
-    const std::string name = f->text();
-    if (op != vendor_op::e4m3_gemm)
-        fail(*f, std::string(k_vendor_ops.name(op)) +
-                     " takes no scales; only e4m3_gemm scales its product");
-    const auto it = std::find_if(rc.args.begin(), rc.args.end(),
-                                 [&](const kernel_arg& a) { return a.name == name; });
-    if (it == rc.args.end())
-        fail(*f, quote_value(name) +
-                     " names no argument of this case; expected an f32 scalar arg's name");
-    if (it->is_buffer) fail(*f, quote_value(name) + " is a buffer; expected an f32 scalar arg");
-    if (it->type != dtype::f32)
-        fail(*f, quote_value(name) + " is " + std::string(dtype_name(it->type)) +
-                     "; expected an f32 scalar arg (cuBLASLt's scale type is CUDA_R_32F)");
-    return name;
-}
-
-vendor_call read_vendor_call(const json_field& v, const run_case& rc, vendor_library library) {
-    vendor_call call;
-    call.op = v.word("op", k_vendor_ops);
-    call.layout = v.word("layout", k_matrix_layouts);
-    call.m = v.integer<int>("m");
-    call.n = v.integer<int>("n");
-    call.k = v.integer<int>("k");
-    call.a = v.text("a");
-    call.b = v.text("b");
-    call.c = v.text("c");
-    check_vendor_op(v, call, library);
-    const std::uint64_t m = call.m, n = call.n, k = call.k;
-    const bool bt = call.layout == matrix_layout::row_major_bt;
-    check_vendor_operand(rc, call, "a", call.a, m * k, "m*k", v["a"]);
-    check_vendor_operand(rc, call, "b", call.b, k * n, bt ? "n*k" : "k*n", v["b"]);
-    check_vendor_operand(rc, call, "c", call.c, m * n, "m*n", v["c"]);
-    if (call.c == call.a || call.c == call.b)
-        fail(v["c"], quote_value(call.c) + " is also an input; C needs a buffer of its own");
-    call.scale_a = read_vendor_scale(v, "scale_a", rc, call.op);
-    call.scale_b = read_vendor_scale(v, "scale_b", rc, call.op);
-    return call;
 }
 
 run_case read_case(const request& req, const json_field& jc, std::set<fs::path>& written) {

@@ -3,7 +3,8 @@
 /// schema cannot say (exactly one source, buffer vs scalar, file sizes against
 /// dtype x count, paths inside the request folder, unique outputs that spare every file
 /// the request reads). Every problem
-/// is a json_error whose text names the file, the field and what was expected.
+/// is a json_error whose text names the file, the field and what was expected. An argument and
+/// a vendor_call are read apart (request_fields.hpp).
 
 #include <filesystem>
 #include <stdexcept>

@@ -3,7 +3,8 @@
 /// request, compile, load, check every case against the device and kernel, run and time each
 /// case), then the response written and the lines a one-shot harness prints. Each phase records
 /// its failure in the report and stops the rest; nothing here exits the process. A one-shot
-/// cuda-harness serves one request this way, a worker (worker_loop) one per stdin line.
+/// cuda-harness serves one request this way, a worker (worker_loop) one per stdin line. The
+/// phases that run the cases, once the context is current, are in run_phases.
 
 #include <string>
 

@@ -6,20 +6,13 @@
 #include <filesystem>
 #include <vector>
 
-#include "common/cli_config.hpp"
 #include "common/cli_value_checks.hpp"
 #include "common/device_list.hpp"
-#include "common/file_io.hpp"
-#include "common/json_document.hpp"
-#include "common/message_text.hpp"
 #include "orchestrator/commands/device_list.hpp"
-#include "orchestrator/commands/report_command.hpp"
 #include "orchestrator/model/docs_library.hpp"
 #include "orchestrator/model/llm_protocol.hpp"
 
 namespace cuopt {
-
-namespace fs = std::filesystem;
 
 // What is wrong with the first bad entry of a --docs-hosts list; "" when none is.
 static std::string docs_hosts_problem(const std::string& list) {
@@ -307,96 +300,6 @@ void define_run_options(CLI::App* app, optimizer_options& o) {
     app->add_flag("--no-compile-ahead", o.no_compile_ahead,
                   "Compile nothing ahead: each harness run compiles its own kernel");
     define_timing_options(app, o);
-}
-
-void apply_config_text(CLI::App* app, optimizer_options& o, const std::string& text,
-                       const fs::path& file, const CLI::App* elsewhere) {
-    const std::string source = file.string();
-    json_options_rules rules;
-    rules.paths = {"reference",   "initial_kernel", "input_cases",     "candidates",
-                   "results_dir", "harness",        "holdout_cases",   "sanitizer",
-                   "docs_cache",  "cuobjdump",      "torch_reference", "python"};
-    rules.elsewhere = elsewhere;
-    rules.special = [&](const std::string& key, const rapidjson::Value& v) {
-        if (key == "resume")
-            throw json_error(source + ": field resume: --resume is a command-line flag only");
-        if (key != "prices") return false;
-        if (!v.IsObject())
-            throw json_error(source +
-                             ": field prices: expected {\"model\": {\"input_per_mtok\": x, "
-                             "\"output_per_mtok\": y}}");
-        o.prices_json = to_pretty_json(v);
-        return true;
-    };
-    apply_json_options(app, text, file, rules);
-}
-
-std::string optimize_config_problem(const optimizer_options& o, const CLI::App* optimize,
-                                    exit_code& code) {
-    CLI::App app;  // optimize's options on a throwaway set, so that nothing of check's moves
-    optimizer_options throwaway;
-    define_run_options(&app, throwaway);
-    define_cost_options(&app, throwaway.economics);
-    throwaway.config = o.config;
-    try {
-        apply_config(&app, throwaway, optimize);
-    } catch (const std::exception& e) {
-        code = exit_code::invalid_request;
-        return e.what();
-    }
-    code = exit_code::usage;
-    return settle_timing_options(&app, throwaway);
-}
-
-void apply_config(CLI::App* app, optimizer_options& o, const CLI::App* elsewhere) {
-    if (o.config.empty()) return;
-    const fs::path file = fs::absolute(o.config);
-    std::string text;
-    try {
-        text = read_text_file(file);
-    } catch (const std::runtime_error& e) {
-        throw json_error(e.what());
-    }
-    apply_config_text(app, o, text, file, elsewhere);
-}
-
-}  // namespace cuopt
-
-namespace cuopt {
-
-std::string unknown_word(const CLI::App& app, const std::vector<std::string>& args) {
-    if (args.empty() || args[0].rfind('-', 0) == 0) return "";  // --help, --version: CLI11's
-    std::vector<std::string> names;
-    const CLI::App* command = nullptr;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-        names.push_back(sub->get_name());
-        if (sub->get_name() == args[0]) command = sub;
-    }
-    if (!command) {
-        std::string all;
-        for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
-        return "unknown command " + quote_value(args[0]) + did_you_mean(args[0], names) +
-               " (commands: " + all + ")";
-    }
-    if (command->get_allow_extras()) return "";  // submit: the flags after its own go to optimize
-    std::vector<std::string> flags;
-    for (const CLI::Option* opt : command->get_options())
-        if (!opt->get_lnames().empty()) flags.push_back("--" + opt->get_lnames().front());
-    bool value_next = false;  // the previous word was an option that takes a value
-    for (std::size_t i = 1; i < args.size(); ++i) {
-        const std::string& w = args[i];
-        if (value_next || w.rfind("--", 0) != 0) {
-            value_next = false;
-            continue;
-        }
-        const std::string name = w.substr(0, w.find('='));
-        const CLI::Option* opt = command->get_option_no_throw(name);
-        if (!opt)
-            return "unknown option " + shortened(name) + " for " + args[0] +
-                   did_you_mean(name, flags) + " (" + args[0] + " --help lists them)";
-        value_next = opt->get_type_size() != 0 && w.find('=') == std::string::npos;
-    }
-    return "";
 }
 
 }  // namespace cuopt

@@ -80,6 +80,8 @@ std::optional<recorded_device> fingerprint_of(const std::string& device_json);
 /// would be held against another GPU's times.
 void check_same_device(const recorded_run& then, const std::optional<recorded_device>& now);
 
+// resume_unchanged.cpp: what goes in now against what went in then.
+
 /// Settings that may differ on a resume: they change how the run is carried out, not what it
 /// finds (--isolation, --devices and the first of them, --compile-threads).
 extern const std::set<std::string> k_settings_free_on_resume;
@@ -100,6 +102,8 @@ void check_unchanged(const recorded_run& then, const run_info& now, const optimi
 std::map<std::string, std::string> hashes_before_oracle(const optimizer_options& o,
                                                         const manifest& m,
                                                         const candidate& initial);
+
+// resume_search_record.cpp: what the run left.
 
 /// The attempts and candidates the run left, each attempt with its whole candidate (source and
 /// launches from its candidates.json, the source checked against history.json's sha256), its

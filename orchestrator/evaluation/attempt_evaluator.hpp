@@ -3,6 +3,7 @@
 /// its own folder, runs cuda-harness as a child process (timeout, kill), reads the
 /// response and checks every output against the oracle. Every failure (compile,
 /// launch, crash, hang, wrong or unwritten output) becomes a verdict, never a throw.
+/// The request is built by request_builder and the response judged by response_judge.
 
 #include <chrono>
 #include <filesystem>
@@ -207,8 +208,6 @@ class attempt_evaluator {
                         const oracle_files& oracle) const;
 
   private:
-    run_case make_case(const candidate& c, const manifest_case& mc, const request_paths& paths,
-                       bool reference) const;
     /// Runs the harness on folder/request.json and fills r's harness fields; nullopt (with
     /// r's verdict and reason set) when there is no usable response. `trusted`: the reference
     /// or a vendor library, which a worker runner keeps apart from candidates.
@@ -219,15 +218,6 @@ class attempt_evaluator {
     void count_gpu_busy(const std::optional<harness_response>& response, attempt_result& r) const;
     /// Runs the harness on the request already in r.folder and judges its response.
     void run_and_check(const request& req, const oracle_files* oracle, attempt_result& r) const;
-    /// Every output of every case against the oracle; sets r's verdict. `req`: what was asked
-    /// (a harness's check of an output it did not ask to be checked is refused).
-    void check_outputs(attempt_result& r, const oracle_files& oracle, const request& req) const;
-    /// The harness's check of output `oc` accepted as its validation: "" when it passes, else
-    /// the case's reason (a check against another file or rule is the harness's fault: throws).
-    std::string accept_gpu_check(output_check& oc, const manifest_arg& arg, const tolerance& tol,
-                                 const std::filesystem::path& oracle_file) const;
-    /// A median below k_impossible_fraction of its case's floor: impossible_time.
-    void check_floors(attempt_result& r) const;
 
     const manifest& m_manifest;
     evaluator_settings m_settings;

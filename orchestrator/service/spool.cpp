@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
-#include <cmath>
 #include <random>
 #include <regex>
 #include <stdexcept>
@@ -20,6 +18,7 @@
 #include "common/message_text.hpp"
 #include "common/sha256.hpp"
 #include "common/utc_time.hpp"
+#include "orchestrator/service/job_status_json.hpp"
 
 namespace cuopt {
 
@@ -29,9 +28,6 @@ using rapidjson::Value;
 namespace {
 
 const char* const k_states[] = {"queued", "running", "done", "failed", "cancelled"};
-// What the daemon reads of files a job wrote: history.json grows with the attempts.
-constexpr std::size_t k_max_history_bytes = 64u << 20;
-constexpr std::size_t k_max_record_bytes = 4u << 20;  // run.json, summary.json, the config
 
 bool valid_job_id(const std::string& id) {
     static const std::regex k_id("job-[0-9]{6,}");
@@ -151,6 +147,8 @@ std::string spec_json(const job_spec& s) {
     return to_pretty_json(d);
 }
 
+}  // namespace
+
 json_object status_value(const job_status& s, json_allocator& a) {
     json_object o(a);
     o.add("id", s.id)
@@ -173,35 +171,6 @@ json_object status_value(const job_status& s, json_allocator& a) {
         .add("verdict", s.verdict);
     return o;
 }
-
-// Opens `relative` below `job` one component at a time, never through a link and never by
-// "..": the run folder is written by the job's own process. -1 when it cannot.
-int open_in_job(const fs::path& job, const std::string& relative) {
-    const fs::path rel(relative);
-    if (relative.empty() || rel.is_absolute()) return -1;
-    int dir = ::open(job.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    std::vector<std::string> parts;
-    for (const fs::path& part : rel)
-        if (part != "." && !part.empty()) parts.push_back(part.string());
-    for (std::size_t i = 0; dir >= 0 && i < parts.size(); ++i) {
-        if (parts[i] == "..") {
-            ::close(dir);
-            return -1;
-        }
-        const bool last = i + 1 == parts.size();
-        const int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY);
-        const int next = ::openat(dir, parts[i].c_str(), flags);
-        ::close(dir);
-        dir = next;
-    }
-    if (parts.empty() && dir >= 0) {  // the job folder itself is no file
-        ::close(dir);
-        return -1;
-    }
-    return dir;
-}
-
-}  // namespace
 
 std::string to_string(job_state s) {
     return k_states[static_cast<int>(s)];
@@ -390,289 +359,6 @@ std::string spool::verify_locked(const std::string& id) const {
     if (files_under(files).size() != spec.files.size())
         return "files/ holds a file that was not submitted";
     return "";
-}
-
-// A running job's files are read for progress only, leniently: a file that does not read is
-// passed over and a value of another kind reads as absent, never an error.
-void read_progress(const fs::path& job, job_status& st) {
-    if (st.run_dir.empty()) return;
-    rapidjson::Document d;
-    const auto history = read_job_file(job, st.run_dir + "/history.json", k_max_history_bytes);
-    const rapidjson::Value* attempts =
-        history && try_parse_json(d, *history).empty() ? member(d, "attempts") : nullptr;
-    if (attempts && attempts->IsArray()) {
-        long long iteration = -1;
-        double best = st.best_speedup;
-        for (const rapidjson::Value& a : attempts->GetArray()) {
-            iteration = std::max(iteration, integer_of(a, "iteration").value_or(-1));
-            if (bool_of(a, "became_best").value_or(false))
-                best = std::max(best, number_of(a, "speedup_vs_initial").value_or(0));
-        }
-        st.attempts = static_cast<int>(attempts->Size());
-        st.iteration = static_cast<int>(std::min<long long>(iteration, INT_MAX));
-        if (std::isfinite(best) && best < 1e9) st.best_speedup = best;
-    }
-    rapidjson::Document run;
-    const auto run_json = read_job_file(job, st.run_dir + "/run.json", k_max_record_bytes);
-    if (!run_json || !try_parse_json(run, *run_json).empty()) return;
-    const long long n = integer_of(object_or_empty(run, "settings"), "max_iterations").value_or(0);
-    if (n > 0 && n <= INT_MAX) st.max_iterations = static_cast<int>(n);
-}
-
-std::optional<std::string> read_job_file(const fs::path& job, const std::string& relative,
-                                         std::size_t max_bytes) {
-    const int fd = open_in_job(job, relative);
-    if (fd < 0) return std::nullopt;
-    struct stat st {};
-    std::optional<std::string> text;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-        static_cast<std::uintmax_t>(st.st_size) <= max_bytes) {
-        text.emplace();
-        char buf[65536];
-        ssize_t n = 0;
-        while (text->size() <= max_bytes && (n = ::read(fd, buf, sizeof buf)) > 0)
-            text->append(buf, static_cast<std::size_t>(n));
-        if (n < 0 || text->size() > max_bytes) text.reset();  // grew while read
-    }
-    ::close(fd);
-    return text;
-}
-
-bool job_file_exists(const fs::path& job, const std::string& relative) {
-    const int fd = open_in_job(job, relative);
-    if (fd < 0) return false;
-    struct stat st {};
-    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    ::close(fd);
-    return regular;
-}
-
-bool job_has_report(const fs::path& job, const job_status& st) {
-    if (st.run_dir.empty()) return false;
-    return job_file_exists(job, st.run_dir + "/report.html") ||
-           job_file_exists(job, st.run_dir + "/gate.html");
-}
-
-std::string one_line(const std::string& text, std::size_t max_chars) {
-    std::string out;
-    for (const char ch : text) {
-        const unsigned char c = static_cast<unsigned char>(ch);
-        const bool blank = c < 0x20 || c == 0x7f || c == ' ';
-        if (blank) {
-            if (!out.empty() && out.back() != ' ') out += ' ';
-        } else {
-            out += ch;
-        }
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    if (out.size() <= max_chars) return out;
-    std::size_t cut = max_chars >= 3 ? max_chars - 3 : 0;
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
-    return out.substr(0, cut) + "...";
-}
-
-std::string problem_of(const spool& s, const job_spec& spec, std::size_t max_chars) {
-    if (spec.kind == "gate") return one_line("gate against " + spec.accepted, max_chars);
-    if (spec.config.empty()) return "";
-    const fs::path job = s.job_dir(spec.id);
-    const auto text = read_job_file(job, "files/" + spec.config, k_max_record_bytes);
-    rapidjson::Document d;
-    if (!text || !try_parse_json(d, *text).empty()) return one_line(spec.config, max_chars);
-    // The user's file, read leniently: a member that does not read is passed over.
-    if (const std::string what = one_line(text_of(d, "description"), max_chars); !what.empty())
-        return what;
-    // "void matmul_f32(const float* a, ...)": the name before the parenthesis.
-    const std::string sig = text_of(d, "signature");
-    static const std::regex k_name("([A-Za-z_][A-Za-z0-9_]*)\\s*\\(");
-    std::smatch m;
-    if (std::regex_search(sig, m, k_name)) return one_line(m[1].str(), max_chars);
-    return one_line(spec.config, max_chars);
-}
-
-namespace {
-
-// What a job's listing adds to its status: the problem's one line and whether a report exists.
-void add_job_extras(const spool& s, const job_spec& spec, const job_status& st, json_object& o) {
-    o.add("problem", problem_of(s, spec)).add("has_report", job_has_report(s.job_dir(spec.id), st));
-}
-
-// state.json, with a running job's progress read from its run folder (as the dashboard's page
-// reads it): the daemon writes it to state.json only once a second.
-job_status status_now(const spool& s, const std::string& id) {
-    job_status st = s.read_status(id);
-    if (st.state == job_state::running) read_progress(s.job_dir(id), st);
-    return st;
-}
-
-}  // namespace
-
-std::string jobs_json(const spool& s) {
-    return jobs_json(s, [](const job_spec&) { return true; });
-}
-
-std::string jobs_json(const spool& s, const std::function<bool(const job_spec&)>& visible) {
-    rapidjson::Document d(rapidjson::kObjectType);
-    auto& a = d.GetAllocator();
-    json_array jobs(a);
-    for (const std::string& id : s.job_ids()) {
-        try {
-            const job_spec spec = s.read_spec(id);
-            if (!visible(spec)) continue;
-            const job_status st = status_now(s, id);
-            json_object o = status_value(st, a);
-            o.add("kind", spec.kind)
-                .add("priority", spec.priority)
-                .add("submitted", spec.submitted)
-                .add("submitter", spec.submitter)
-                .add("cancel_requested", s.cancel_requested(id));
-            add_job_extras(s, spec, st, o);
-            jobs.push(o);
-        } catch (const std::exception&) {
-            // a job being written or damaged: status shows the others
-        }
-    }
-    json_object(d).add("jobs", jobs);
-    return to_compact_json(d);
-}
-
-std::string spool_owner_problem(const fs::path& root) {
-    struct stat st {};
-    fs::path p = fs::absolute(root);
-    if (::lstat(p.c_str(), &st) != 0) {
-        if (errno != ENOENT) return p.string() + ": cannot be read";
-        return "";  // made by this process, 0711, when opened
-    }
-    if (!S_ISDIR(st.st_mode)) return p.string() + ": not a folder";
-    if (st.st_uid != ::geteuid())
-        return p.string() + " belongs to uid " + std::to_string(st.st_uid) +
-               ", not to this user (uid " + std::to_string(::geteuid()) +
-               "): serve a spool only as its owner";
-    return "";
-}
-
-void secure_spool_modes(const spool& s) {
-    ::chmod(s.root().c_str(), 0711);
-    std::error_code ec;
-    for (fs::recursive_directory_iterator it(s.root(), ec), end; !ec && it != end;
-         it.increment(ec)) {
-        struct stat st {};
-        if (::lstat(it->path().c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
-        // Owner bits kept (read-only job files stay read-only), group and others removed.
-        if ((st.st_mode & 077) != 0) ::chmod(it->path().c_str(), st.st_mode & 0700);
-    }
-}
-
-namespace {
-
-// Removes `path` and everything in it, making its read-only folders writable on the way (a
-// locked manifest's are 0500); a link is removed, never followed. Throws when it cannot.
-void remove_tree(const fs::path& path) {
-    std::error_code ec;
-    const fs::file_status st = fs::symlink_status(path, ec);
-    if (!fs::exists(st)) return;
-    if (fs::is_directory(st)) {
-        for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-            if (it->is_directory(ec) && !it->is_symlink(ec))
-                fs::permissions(it->path(), fs::perms::owner_all, ec);
-        fs::permissions(path, fs::perms::owner_all, ec);
-    }
-    fs::remove_all(path, ec);
-    if (ec) throw fs::filesystem_error("cannot remove", path, ec);
-}
-
-}  // namespace
-
-std::size_t empty_staging(const spool& s) {
-    std::size_t removed = 0;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(s.staging_dir(), ec)) {
-        try {
-            remove_tree(e.path());  // a staged job's files are read-only
-        } catch (const fs::filesystem_error&) {
-            // Left for the next start's sweep; the staging area is never read as a job.
-        }
-        ++removed;
-    }
-    return removed;
-}
-
-int active_jobs_of(const spool& s, int uid) {
-    int n = 0;
-    for (const std::string& id : s.job_ids()) {
-        try {
-            if (s.read_spec(id).submitter_uid == uid && !is_final(s.read_status(id).state)) ++n;
-        } catch (const std::exception&) {
-            // a damaged job counts for nobody
-        }
-    }
-    return n;
-}
-
-std::uintmax_t folder_bytes(const fs::path& folder) {
-    std::uintmax_t n = 0;
-    std::error_code ec;
-    for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_regular_file(ec) && !it->is_symlink(ec)) n += it->file_size(ec);
-    return n;
-}
-
-std::uintmax_t spool_bytes_of(const spool& s, int uid) {
-    std::uintmax_t n = 0;
-    for (const std::string& id : s.job_ids()) {
-        try {
-            if (s.read_spec(id).submitter_uid == uid) n += folder_bytes(s.job_dir(id));
-        } catch (const std::exception&) {
-            // a damaged job counts for nobody
-        }
-    }
-    return n;
-}
-
-std::uintmax_t free_job_bytes(const spool& s, const std::string& id) {
-    std::uintmax_t freed = 0;
-    for (const char* part : {"files", "results"}) {
-        const fs::path p = s.job_dir(id) / part;
-        freed += folder_bytes(p);
-        remove_tree(p);
-    }
-    return freed;
-}
-
-std::vector<std::string> remove_ended_jobs(const spool& s, std::chrono::seconds keep) {
-    std::vector<std::string> removed;
-    const auto now = fs::file_time_type::clock::now();
-    for (const std::string& id : s.job_ids()) {
-        try {
-            if (!is_final(s.read_status(id).state)) continue;
-            if (now - fs::last_write_time(s.job_dir(id) / "state.json") <= keep) continue;
-            const fs::path away = s.new_staging();
-            fs::rename(s.job_dir(id), away / id);  // out of jobs/ in one step
-            remove_tree(away);
-            removed.push_back(id);
-        } catch (const std::exception&) {
-            // unreadable or busy: left for the next pass
-        }
-    }
-    return removed;
-}
-
-std::string job_json(const spool& s, const std::string& id) {
-    rapidjson::Document d(rapidjson::kObjectType);
-    auto& a = d.GetAllocator();
-    rapidjson::Document spec = parse_json(read_text_file(s.job_dir(id) / "job.json"), "job.json");
-    const job_status st = status_now(s, id);
-    json_object o(d);
-    o.add("status", status_value(st, a)).add("cancel_requested", s.cancel_requested(id));
-    add_job_extras(s, s.read_spec(id), st, o);
-    o.add("spec", static_cast<const Value&>(spec));
-    // An ended run's summary.json (the job's own file: read without links, at most 1 MiB, and
-    // left out when it does not parse), for whoever collects the outcome (suite --submit).
-    rapidjson::Document summary;
-    if (is_final(st.state) && !st.run_dir.empty())
-        if (const auto text = read_job_file(s.job_dir(id), st.run_dir + "/summary.json", 1 << 20);
-            text && try_parse_json(summary, *text, true).empty() && summary.IsObject())
-            o.add("summary", static_cast<const Value&>(summary));
-    return to_compact_json(d);
 }
 
 }  // namespace cuopt
