@@ -1,7 +1,8 @@
 // A batch on several GPUs and compiled ahead (orchestrator/search/batch_evaluation), with
 // measurements that only sleep and note when they ran: no GPU never times two things at once,
 // records come in batch order, a stop or an error ends the batch cleanly; compile-ahead runs
-// fake-harness --compile-only on the candidates no GPU has taken yet.
+// fake-harness --compile-only on the candidates no GPU has taken yet (served in memory:
+// support/in_memory_harness).
 #include "orchestrator/search/batch_evaluation.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "in_memory_harness.hpp"
 #include "orchestrator/commands/device_list.hpp"
 #include "orchestrator/search/device_baselines.hpp"
 #include "test_support.hpp"
@@ -28,7 +30,8 @@ struct run_span {
 struct batch_fixture {
     test::scratch_folder dir;
     manifest m = read_manifest(std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/input_cases.json");
-    std::unique_ptr<process_runner> runner = make_child_process_runner();
+    std::unique_ptr<process_runner> runner =
+        std::make_unique<test::in_memory_harness>();  // no process
     std::vector<candidate> candidates;
     std::vector<batch_job> jobs;
     std::mutex mutex;

@@ -212,9 +212,9 @@ TEST_CASE("the speed-of-light floor: bytes over bandwidth, flops over the dtype'
     const manifest m = read_manifest(k_pilot);
     device_peaks d;
     CHECK(floors_for(m, d).empty());  // nothing measured: no floor, nothing rejected
-    d = read_device_peaks(
+    d = peaks_of(read_device_facts(
         R"({"name": "x", "measured": {"copy_bandwidth_gbps": 4000},
-            "peak_tflops": {"f32": 60, "tf32": 400, "f16": 800}})");
+            "peak_tflops": {"f32": 60, "tf32": 400, "f16": 800}})"));
     CHECK(d.copy_bandwidth_gbps == 4000);
     CHECK(d.peak_tflops.at("tf32") == 400);
     const auto floors = floors_for(m, d);
@@ -353,9 +353,9 @@ TEST_CASE("the manifest's evidence fields: timing_inputs, flops, vendor_baseline
 TEST_CASE("an fp8 GEMM's floor counts one byte an element and takes the fp8 peak") {
     const manifest m =
         read_manifest(std::string(CUOPT_SOURCE_DIR) + "/examples/gemm-fp8/input_cases.json");
-    const device_peaks d = read_device_peaks(
+    const device_peaks d = peaks_of(read_device_facts(
         R"({"name": "x", "l2_bytes": 1000, "measured": {"copy_bandwidth_gbps": 4000},
-            "peak_tflops": {"f32": 60, "tf32": 400, "bf16": 800, "fp8": 1600}})");
+            "peak_tflops": {"f32": 60, "tf32": 400, "bf16": 800, "fp8": 1600}})"));
     const auto floors = floors_for(m, d);
     REQUIRE(floors.count("perf-2048"));
     const sol_floor& f = floors.at("perf-2048");

@@ -414,11 +414,12 @@ TEST_CASE("a resume on another GPU, or another first --devices index, is refused
           "[resume]") {
     recorded_run then;
     then.run = "/tmp/run-009";
-    then.device = fingerprint_of(R"({"index": 0, "name": "NVIDIA H200", "uuid": "GPU-aaa"})");
+    then.device = fingerprint_of(
+        read_device_facts(R"({"index": 0, "name": "NVIDIA H200", "uuid": "GPU-aaa"})"));
     REQUIRE(then.device);
     auto refusal = [&](const char* now) {
         try {
-            check_same_device(then, fingerprint_of(now));
+            check_same_device(then, fingerprint_of(read_device_facts(now)));
         } catch (const run_failure& f) {
             CHECK(f.code() == exit_code::resume_refused);
             return std::string(f.what());

@@ -1,9 +1,11 @@
 // The search loop with a proposer that can repair: a compile error is handed back to the
-// proposer within the same iteration, the repair is recorded, and the bound holds.
+// proposer within the same iteration, the repair is recorded, and the bound holds; the fake
+// harness served in memory (support/in_memory_harness), no process started.
 #include "orchestrator/search/search_loop.hpp"
 
 #include <catch2/catch.hpp>
 
+#include "in_memory_harness.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -38,7 +40,8 @@ class repairing_proposer final : public proposer {
 struct loop_fixture {
     test::scratch_folder dir;
     manifest m = read_manifest(std::string(CUOPT_SOURCE_DIR) + "/examples/matmul/input_cases.json");
-    std::unique_ptr<process_runner> runner = make_child_process_runner();
+    std::unique_ptr<process_runner> runner =
+        std::make_unique<test::in_memory_harness>();  // no process
     candidate initial;
     oracle_files oracle;
     evaluator_settings settings() const {

@@ -54,7 +54,7 @@ void add_references(const device_reference& d, const search_outcome& o, json_obj
 
 }  // namespace
 
-rapidjson::Value devices_json(const search_outcome& o, const std::map<int, std::string>* infos,
+rapidjson::Value devices_json(const search_outcome& o, const std::map<int, device_facts>* infos,
                               json_allocator& a, const std::vector<device_reference>* references) {
     json_array out(a);
     if (!o.initial) return out.take();
@@ -66,7 +66,7 @@ rapidjson::Value devices_json(const search_outcome& o, const std::map<int, std::
         if (infos) {
             rapidjson::Document parsed;
             const auto info = infos->find(index);
-            if (info != infos->end()) try_parse_json(parsed, info->second);
+            if (info != infos->end()) try_parse_json(parsed, info->second.json);
             d.add("device", parsed.IsObject() ? Value(parsed, a) : Value());
             json_array measured(a);
             for (const attempt_result& r : o.history)

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "common/device_facts.hpp"
 #include "orchestrator/evidence/winner_evidence.hpp"
 #include "orchestrator/search/search_loop.hpp"
 
@@ -18,7 +19,7 @@ namespace cuopt {
 /// "device" and "attempts" (the attempts it measured, "ITERATION.ATTEMPT"); with `references`
 /// (summary.json) each it names also has "name", "vendor" (that GPU's vendor run) and "sol"
 /// (its floors from its own peaks, and the initial kernel's fraction of them there).
-rapidjson::Value devices_json(const search_outcome& o, const std::map<int, std::string>* infos,
+rapidjson::Value devices_json(const search_outcome& o, const std::map<int, device_facts>* infos,
                               rapidjson::Document::AllocatorType& a,
                               const std::vector<device_reference>* references = nullptr);
 

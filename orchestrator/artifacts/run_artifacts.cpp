@@ -331,8 +331,8 @@ std::string run_json(const run_info& info, const search_outcome& o) {
         key.add("file", k_inputs_key_file).add("id", info.inputs_key_id);
         top.add("inputs_key", key);
     }
-    top.add("device", parsed_or_null(info.device_json, a));
-    top.add("devices", devices_json(o, &info.devices_json, a));
+    top.add("device", parsed_or_null(info.device.json, a));
+    top.add("devices", devices_json(o, &info.devices, a));
     top.add("started", info.started_utc);
     top.add("finished", info.finished_utc.empty() ? Value() : json_text(info.finished_utc, a));
     top.add("wall_s", info.wall_s);

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/device_facts.hpp"
 #include "common/utc_time.hpp"
 #include "orchestrator/artifacts/confinement_record.hpp"
 #include "orchestrator/artifacts/evidence_json.hpp"
@@ -45,10 +46,9 @@ struct run_info {
     std::string working_directory;          // where it was given: --resume parses it there again
     proposer_kind proposer = proposer_kind::autotune;
     std::map<std::string, std::string>
-        sha256;  // what went in: reference, initial, manifest, inputs, harness
-    std::string device_json = "null";  // the harness's device block, as JSON
-    bool simulated = false;            // the harness says its device is simulated (fake-harness)
-    std::map<int, std::string> devices_json;  // the same for every measuring GPU, by index
+        sha256;           // what went in: reference, initial, manifest, inputs, harness
+    device_facts device;  // the first GPU's --device-info
+    std::map<int, device_facts> devices;  // the same for every measuring GPU, by index
     std::string started_utc, finished_utc;
     double wall_s = 0;
     std::map<std::string, setting_value>

@@ -14,7 +14,6 @@
 #include "orchestrator/artifacts/winner_files.hpp"
 #include "orchestrator/commands/commands.hpp"
 #include "orchestrator/commands/confinement_policy.hpp"
-#include "orchestrator/commands/device_info_fields.hpp"
 #include "orchestrator/commands/optimize_run.hpp"
 #include "orchestrator/commands/preflight.hpp"
 #include "orchestrator/commands/run_failure.hpp"
@@ -34,10 +33,11 @@ std::string entry_of(const std::string& source, const std::optional<kernel_signa
     return sig ? sig->entry : first_kernel_name(source);
 }
 
-std::string device_json_of(const run_context& c, int device) {
-    const auto info = c.info.devices_json.find(device);
-    if (info != c.info.devices_json.end()) return info->second;
-    return device == devices_of(c.o).front() ? c.device_json : "null";
+const device_facts& device_of(const run_context& c, int device) {
+    static const device_facts none;
+    const auto info = c.info.devices.find(device);
+    if (info != c.info.devices.end()) return info->second;
+    return device == devices_of(c.o).front() ? c.info.device : none;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -83,18 +83,18 @@ void check_inputs(run_context& c) {
                                              : f->name + ": " + f->detail +
                                                    (f->fix.empty() ? "" : "; fix: " + f->fix));
     }
-    c.info.simulated = device_simulated(pre.device_json);
-    if (c.info.simulated)  // before anything else, --quiet or not: no figure below is a GPU's
+    c.info.device = pre.device;
+    if (c.info.device
+            .simulated)  // before anything else, --quiet or not: no figure below is a GPU's
         std::cerr << "cuda-optimizer: FAKE RUN: " << c.o.harness << " simulates a GPU ("
-                  << device_name(pre.device_json)
+                  << pre.device.shown_name()
                   << "); no time, clock, power or speedup in this run was measured on one\n";
     c.info.confinement = confinement_record{pre.harness_confinement, c.o.allow_unconfined};
     if (const std::string w = unconfined_warning(pre.harness_confinement, c.o); !w.empty())
         std::cerr << "cuda-optimizer: warning: " << w << "\n";
-    c.device_json = c.info.device_json = pre.device_json;
     const std::vector<int> devices = devices_of(c.o);
-    for (std::size_t i = 0; i < devices.size() && i < pre.devices_json.size(); ++i)
-        c.info.devices_json[devices[i]] = pre.devices_json[i];
+    for (std::size_t i = 0; i < devices.size() && i < pre.devices.size(); ++i)
+        c.info.devices[devices[i]] = pre.devices[i];
     c.contract = read_manifest(c.o.input_cases);
     if (!c.o.signature.empty()) c.signature = parse_kernel_signature(c.o.signature);
     c.torch = torch_reference_of(c);
@@ -121,12 +121,11 @@ parallel_settings parallel_of(const run_context& c) {
     parallel_settings p;
     std::string names;
     for (const int d : devices_of(c.o)) {
-        const auto info = c.info.devices_json.find(d);
-        const std::string json = info == c.info.devices_json.end() ? "null" : info->second;
-        p.devices.emplace_back(d, device_arch(json));
+        const device_facts& device = device_of(c, d);
+        p.devices.emplace_back(d, device.arch);
         if (const auto f = c.device_floors.find(d); f != c.device_floors.end())
             for (const auto& [name, floor] : f->second) p.floors_ms[d][name] = floor.floor_ms;
-        names += (names.empty() ? "" : ", ") + std::to_string(d) + " (" + device_name(json) + ")";
+        names += (names.empty() ? "" : ", ") + std::to_string(d) + " (" + device.shown_name() + ")";
     }
     p.compile_threads = compile_threads_of(c.o);
     if (p.devices.size() > 1 && !c.o.quiet)
@@ -214,7 +213,7 @@ int finish(run_context& c, const search_outcome& outcome, const evidence_report&
     write_best(c.run, outcome, m, *c.evaluator);
     if (c.client) c.info.model_json = model_usage_json(*c.client, c.model.prices);
     const std::string summary =
-        summary_json(outcome, m, c.oracle, c.run, c.info.model_json, &ev, c.info.simulated,
+        summary_json(outcome, m, c.oracle, c.run, c.info.model_json, &ev, c.info.device.simulated,
                      c.pytorch_compile ? &*c.pytorch_compile : nullptr);
     write_file_durable(c.run / "summary.json", summary);
     try {

@@ -44,7 +44,6 @@ struct run_context {
     run_info info;
     model_config model;
     proposer_kind kind = proposer_kind::autotune;
-    std::string device_json = "null";
     std::optional<manifest> contract;
     std::optional<kernel_signature> signature;
     candidate initial;
@@ -76,8 +75,8 @@ struct run_context {
 /// The kernel's name: the signature's, else the first __global__ function in the source.
 std::string entry_of(const std::string& source, const std::optional<kernel_signature>& sig);
 
-/// A device's --device-info, by its index in --devices ("null" when none was read).
-std::string device_json_of(const run_context& c, int device);
+/// A device's --device-info facts, by its index in --devices (the defaults when none was read).
+const device_facts& device_of(const run_context& c, int device);
 
 double seconds_since(std::chrono::steady_clock::time_point start);
 

@@ -116,8 +116,8 @@ void check_device(const optimizer_options& o, int device, process_runner& runner
                 d.text("name") + " (" + d.text("arch") + ", " +
                     std::to_string(d.integer<int>("sm_count")) + " SMs)",
                 "", exit_code::ok);
-            if (first) r.device_json = p.stdout_text;
-            r.devices_json.push_back(p.stdout_text);
+            if (first) r.device = read_device_facts(p.stdout_text);
+            r.devices.push_back(read_device_facts(p.stdout_text));
         } catch (const std::exception& e) {
             add(gpu, false, e.what(), "run cuda-harness --device-info by hand to see why",
                 exit_code::preflight_failed);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/device_facts.hpp"
 #include "common/exit_codes.hpp"
 #include "common/landlock.hpp"
 #include "common/runner_process.hpp"
@@ -37,8 +38,8 @@ struct preflight_compiler {
 
 struct preflight_report {
     std::vector<preflight_check> checks;
-    std::string device_json = "null";       // from cuda-harness --device-info
-    std::vector<std::string> devices_json;  // the same for every device of --devices, in order
+    device_facts device;                // from cuda-harness --device-info
+    std::vector<device_facts> devices;  // the same for every device of --devices, in order
     /// How the harness confines itself, from its answer to a compile of an empty kernel of our
     /// own (sent before any of the user's or a job's kernels).
     confinement harness_confinement = not_probed();

@@ -124,7 +124,7 @@ recorded_run read_recorded_run(const fs::path& run) {
         r.settings[s.name.GetString()] = to_compact_json(s.value);
     r.resumes = resumes_from(d);
     if (const Value* device = member(d, "device"))
-        r.device = fingerprint_of(to_compact_json(*device));
+        r.device = fingerprint_of(read_device_facts(*device));
     r.inputs_key_id = text_of(object_or_empty(d, "inputs_key"), "id");
     return r;
 }
@@ -201,11 +201,9 @@ void run_lock::release() {
     m_lock = pid_lock();
 }
 
-std::optional<recorded_device> fingerprint_of(const std::string& device_json) {
-    rapidjson::Document d;
-    if (!try_parse_json(d, device_json).empty() || !d.IsObject()) return std::nullopt;
-    return recorded_device{integer_of(d, "index").value_or(-1), text_of(d, "name"),
-                           text_of(d, "uuid")};
+std::optional<recorded_device> fingerprint_of(const device_facts& device) {
+    if (device.json == "null") return std::nullopt;
+    return recorded_device{device.index, device.name, device.uuid};
 }
 
 void check_same_device(const recorded_run& then, const std::optional<recorded_device>& now) {

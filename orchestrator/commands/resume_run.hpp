@@ -73,7 +73,7 @@ class run_lock {
 };
 
 /// The fingerprint of a harness device block (--device-info's JSON); nothing when it is not one.
-std::optional<recorded_device> fingerprint_of(const std::string& device_json);
+std::optional<recorded_device> fingerprint_of(const device_facts& device);
 
 /// Refuses the resume (exit 28) when the first device now is not the one the run began on
 /// (another name or uuid, or another index first in --devices): the recorded initial figures

@@ -3,7 +3,6 @@
 #include <iostream>
 
 #include "orchestrator/artifacts/console_report.hpp"
-#include "orchestrator/commands/device_info_fields.hpp"
 #include "orchestrator/commands/optimize_run.hpp"
 #include "orchestrator/evaluation/torch_baseline.hpp"
 
@@ -34,8 +33,7 @@ void measure_vendor(run_context& c) {
     for (std::size_t i = 1; i < devices.size(); ++i) {
         evaluator_settings es = c.evaluator->settings();
         es.device = devices[i];
-        if (const std::string arch = device_arch(device_json_of(c, devices[i])); !arch.empty())
-            es.arch = arch;
+        if (const std::string& arch = device_of(c, devices[i]).arch; !arch.empty()) es.arch = arch;
         const fs::path folder = c.run / ("vendor-device-" + std::to_string(devices[i]));
         auto v = c.evaluator->with(es).evaluate_vendor(c.initial, folder, c.oracle);
         if (!v) continue;

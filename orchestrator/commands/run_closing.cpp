@@ -47,11 +47,12 @@ int close_run(const run_context& c, const search_outcome& outcome, const evidenc
     const manifest& m = *c.contract;
     const run_verdict verdict = verdict_of(summary);
     if (!c.o.quiet)
-        std::cerr << closing_table(outcome, m, ev.devices, c.info.simulated,
+        std::cerr << closing_table(outcome, m, ev.devices, c.info.device.simulated,
                                    c.pytorch_compile && c.pytorch_compile->verdict == verdict::valid
                                        ? &*c.pytorch_compile
                                        : nullptr)
-                  << gpu_busy_line(c.info.gpu_busy) << evidence_lines(outcome, ev, c.info.simulated)
+                  << gpu_busy_line(c.info.gpu_busy)
+                  << evidence_lines(outcome, ev, c.info.device.simulated)
                   << "stop: " << to_string(outcome.stop) << "; artifacts in " << c.run.string()
                   << "\n"
                   << (reported ? "report: " + (c.run / "report.html").string() + "\n" : "");
@@ -63,7 +64,7 @@ int close_run(const run_context& c, const search_outcome& outcome, const evidenc
                                   outcome.stop == stop_reason::error  // said on its own line
                                       ? std::vector<std::string>{}
                                       : verdict.reasons,
-                                  c.info.simulated)
+                                  c.info.device.simulated)
                   << "\n";
     if (c.o.json) std::cout << read_text_file(c.run / "summary.json");
     if (outcome.stop == stop_reason::error) {

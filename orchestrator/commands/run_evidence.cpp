@@ -2,7 +2,6 @@
 // oracle, the holdout's, each GPU's vendor run and floors, an oracle for other seeds).
 #include <iostream>
 
-#include "orchestrator/commands/device_info_fields.hpp"
 #include "orchestrator/commands/optimize_run.hpp"
 #include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/evidence/instruction_audit.hpp"
@@ -20,7 +19,7 @@ std::vector<device_reference> device_references(const run_context& c) {
     for (const int d : devices_of(c.o)) {
         device_reference r;
         r.index = d;
-        r.name = device_name(device_json_of(c, d));
+        r.name = device_of(c, d).shown_name();
         const auto v = c.device_vendors.find(d);
         r.vendor = vendor_outcome_of(out.empty() ? (c.vendor ? &*c.vendor : nullptr)
                                      : v == c.device_vendors.end() ? nullptr

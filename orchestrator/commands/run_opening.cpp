@@ -8,7 +8,6 @@
 #include "common/message_text.hpp"
 #include "common/sha256.hpp"
 #include "common/utc_time.hpp"
-#include "orchestrator/commands/device_info_fields.hpp"
 #include "orchestrator/commands/optimize_run.hpp"
 #include "orchestrator/commands/run_failure.hpp"
 #include "orchestrator/commands/run_settings_record.hpp"
@@ -40,7 +39,7 @@ void add_problem_hashes(const run_context& c, std::map<std::string, std::string>
 void reopen_run(run_context& c) {
     c.recorded = read_recorded_run(c.run);
     c.lock = run_lock(c.run);  // before anything in the folder changes
-    check_same_device(*c.recorded, fingerprint_of(c.device_json));
+    check_same_device(*c.recorded, fingerprint_of(c.info.device));
     run_info now = c.info;
     now.sha256 = hashes_before_oracle(c.o, *c.contract, c.initial);
     add_problem_hashes(c, now.sha256);
@@ -136,10 +135,10 @@ void open_run(run_context& c) {
     es.timing = o.timing;
     es.timing.fresh_inputs = true;
     es.initial_file_name = fs::path(o.initial_kernel).filename().string();
-    es.arch = device_arch(c.device_json);
+    es.arch = c.info.device.arch;
     es.gpu_checks = o.isolation == harness_isolation::worker;
     for (const int d : devices_of(o))
-        c.device_floors[d] = floors_for(*c.contract, read_device_peaks(device_json_of(c, d)));
+        c.device_floors[d] = floors_for(*c.contract, peaks_of(device_of(c, d)));
     c.floors = c.device_floors[es.device];
     for (const auto& [name, f] : c.floors) es.floors_ms[name] = f.floor_ms;
     es.gpu_busy = c.busy;

@@ -8,7 +8,6 @@
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
 #include "common/message_text.hpp"
-#include "orchestrator/commands/device_info_fields.hpp"
 #include "orchestrator/commands/optimize_run.hpp"
 #include "orchestrator/commands/run_failure.hpp"
 
@@ -25,13 +24,11 @@ std::vector<std::string> comma_list(const std::string& text) {
 }
 
 // --nvidia-research's settings; the guide pages follow the device's architecture.
-docs_settings docs_settings_of(const optimizer_options& o, const std::string& device_json) {
+docs_settings docs_settings_of(const optimizer_options& o, const device_facts& device) {
     docs_settings d;
     d.allowed_hosts = comma_list(o.docs_hosts);
-    rapidjson::Document dev;
-    try_parse_json(dev, device_json);
-    const std::string cc = text_of(dev, "compute_capability");
-    d.guide_pages = o.docs_pages.empty() ? default_guide_pages(cc) : comma_list(o.docs_pages);
+    d.guide_pages = o.docs_pages.empty() ? default_guide_pages(device.compute_capability)
+                                         : comma_list(o.docs_pages);
     d.cache_dir = o.docs_cache.empty() ? default_docs_cache() : fs::path(o.docs_cache);
     d.max_fetches = o.docs_max_fetches;
     d.max_result_chars = static_cast<std::size_t>(o.docs_max_chars);
@@ -67,7 +64,7 @@ void make_offline_proposer(run_context& c) {
     try {
         if (c.kind == proposer_kind::autotune)
             c.prop = make_autotune_proposer(*c.contract, c.o.seed, c.o.batch,
-                                            max_threads_per_block(c.device_json));
+                                            c.info.device.max_threads_per_block);
         else if (c.kind == proposer_kind::files)
             c.prop = make_files_proposer(c.o.candidates);
     } catch (const std::exception& e) {
@@ -110,11 +107,11 @@ void make_model_proposer(run_context& c) {
     llm_proposer_settings ls;
     ls.description = o.description;
     ls.signature = o.signature;
-    ls.device_json = c.device_json;
+    ls.device = c.info.device;
     ls.work_folder = c.run / "model-compile";
     if (o.nvidia_research) {
         c.docs = std::make_unique<docs_library>(
-            docs_settings_of(o, c.device_json), *c.transport, [&c](const docs_exchange& e) {
+            docs_settings_of(o, c.info.device), *c.transport, [&c](const docs_exchange& e) {
                 c.client->record_tool_exchange("nvidia_docs", e.request_json, e.response_json);
             });
         ls.docs = c.docs.get();

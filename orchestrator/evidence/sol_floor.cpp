@@ -36,17 +36,8 @@ std::optional<double> highest_peak(const manifest& m, const device_peaks& d) {
 
 }  // namespace
 
-device_peaks read_device_peaks(const std::string& device_json) {
-    device_peaks d;
-    rapidjson::Document doc;
-    if (!try_parse_json(doc, device_json).empty()) return d;
-    d.copy_bandwidth_gbps = number_of(object_or_empty(doc, "measured"), "copy_bandwidth_gbps")
-                                .value_or(d.copy_bandwidth_gbps);
-    d.l2_bytes = number_of(doc, "l2_bytes").value_or(d.l2_bytes);
-    const rapidjson::Value& peaks = object_or_empty(doc, "peak_tflops");
-    for (const auto& p : peaks.GetObject())
-        if (const auto tflops = number_of(p.value)) d.peak_tflops[name_of(p)] = *tflops;
-    return d;
+device_peaks peaks_of(const device_facts& device) {
+    return {device.copy_bandwidth_gbps, device.l2_bytes, device.peak_tflops};
 }
 
 std::optional<sol_floor> floor_for_case(const manifest& m, const manifest_case& c,

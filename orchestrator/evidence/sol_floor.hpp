@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "common/device_facts.hpp"
 #include "orchestrator/contract/manifest.hpp"
 
 namespace cuopt {
@@ -24,9 +25,8 @@ struct device_peaks {
     std::map<std::string, double> peak_tflops;  // by dtype name, plus "tf32"
 };
 
-/// Reads the measured block and the peaks from the harness's device JSON; absent
-/// fields stay zero/empty.
-device_peaks read_device_peaks(const std::string& device_json);
+/// The measured bandwidth, L2 size and peaks of a device's facts (absent: zero/empty).
+device_peaks peaks_of(const device_facts& device);
 
 struct sol_floor {
     double bytes = 0;  // that must cross DRAM

@@ -24,7 +24,7 @@ std::string describe_for_model(const search_state& s, const llm_proposer_setting
       << (settings.description.empty() ? m.description : settings.description) << "\n";
     if (!settings.signature.empty()) o << "Signature (fixed): " << settings.signature << "\n";
     o << "\n# Device\n"
-      << settings.device_json
+      << settings.device.json
       << "\n\n# Cases (outputs are checked on every case; performance cases are ranked "
       << "by the geometric mean of their median latencies)\n";
     for (const manifest_case& mc : m.cases) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "common/device_facts.hpp"
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/model/docs_library.hpp"
 #include "orchestrator/model/llm_client.hpp"
@@ -21,7 +22,7 @@ namespace cuopt {
 struct llm_proposer_settings {
     std::string description;
     std::string signature;
-    std::string device_json = "null";
+    device_facts device;      // its --device-info block goes into the prompt verbatim
     int max_tool_calls = 8;   // per iteration, all tools together
     int max_corrections = 2;  // correction turns per iteration
     std::size_t history_budget_chars = 6000;

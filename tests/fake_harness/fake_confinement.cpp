@@ -87,12 +87,15 @@ fake_options parse_fake_options(int argc, char** argv) {
 // Confines this process before any request is read, as the real harness does; --unconfined
 // and CUOPT_FAKE_UNCONFINED=<reason> (a kernel without Landlock) leave it unconfined, said in
 // one line. False when the kernel refused the confinement itself.
+std::filesystem::path fake_root(const fake_options& o) {
+    return resolved_path(!o.root.empty() ? std::filesystem::path(o.root)
+                         : o.worker      ? std::filesystem::current_path()
+                                         : std::filesystem::absolute(o.request).parent_path());
+}
+
 bool confine_fake(const fake_options& o) {
     const char* pretend = std::getenv("CUOPT_FAKE_UNCONFINED");
-    const std::filesystem::path root =
-        resolved_path(!o.root.empty() ? std::filesystem::path(o.root)
-                      : o.worker      ? std::filesystem::current_path()
-                                      : std::filesystem::absolute(o.request).parent_path());
+    const std::filesystem::path root = fake_root(o);
     g_read_root = root;  // where a check's expected file may lie, confined or not
     if (o.unconfined || (pretend && *pretend)) {
         g_confinement.reason = o.unconfined ? "--unconfined was given" : pretend;

@@ -39,10 +39,32 @@ struct fake_options {
 };
 
 fake_options parse_fake_options(int argc, char** argv);
+// The tree the fake reads in: --root, else the request's folder (else, --worker, the current one).
+std::filesystem::path fake_root(const fake_options& o);
 // Confines this process before any request is read; false when the kernel refused it.
 bool confine_fake(const fake_options& o);
 // --worker: the real harness's loop, each request served by serve_one.
 int serve_as_worker(const fake_options& fo);
+
+// --- how a marker ends the process (fake_machine.cpp) ---
+
+// What a crash, hang or early exit looks like from outside: the fake-harness binary really
+// raises the signal, sleeps for ever or exits; served in memory (g_in_memory: the tests'
+// in_memory_harness, a process_runner without a process) end_process throws it instead, and
+// what a kernel would print on stdout goes to g_stdout.
+struct process_ended {
+    int signal = 0;          // the signal that ends it; 0 for none
+    bool hangs = false;      // it never ends (the runner's timeout kills it)
+    int exit_code = 0;       // without a signal or a hang
+    std::string error_line;  // what it prints on stderr first
+};
+extern bool g_in_memory;
+extern std::string g_stdout;
+[[noreturn]] void end_process(const process_ended& how);
+// Text on stdout: the process's, or g_stdout in memory.
+void print_stdout(const std::string& text);
+// --device-info's answer (--measure: with the measured block), one line.
+std::string fake_device_info(const fake_options& o);
 
 // --- one request (serve_request.cpp) ---
 

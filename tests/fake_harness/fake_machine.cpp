@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
@@ -105,6 +107,36 @@ std::string fake_measured(int device) {
     return out;
 }
 
+bool g_in_memory = false;
+std::string g_stdout;
+
+void end_process(const process_ended& how) {
+    if (g_in_memory) throw how;
+    if (!how.error_line.empty()) std::fprintf(stderr, "%s\n", how.error_line.c_str());
+    if (how.signal) std::raise(how.signal);
+    while (how.hangs) std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::exit(how.exit_code);
+}
+
+void print_stdout(const std::string& text) {
+    if (g_in_memory) {
+        g_stdout += text;
+        return;
+    }
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+}
+
+std::string fake_device_info(const fake_options& o) {
+    const int driver = fake_driver_version();
+    return "{ \"index\": 0, \"name\": \"" + fake_device_name() + "\", \"simulated\": true" +
+           ", \"arch\": \"sm_90\", \"sm_count\": 1, \"max_threads_per_block\": 1024" +
+           (driver ? ", \"driver_version\": \"" + std::to_string(driver / 1000) + "." +
+                         std::to_string(driver % 1000 / 10) + "\""
+                   : std::string()) +
+           (o.measure ? fake_measured(o.device) : "") + " }\n";
+}
+
 // Milliseconds from an environment variable (0 when unset).
 double env_ms(const char* name) {
     const char* v = std::getenv(name);
@@ -117,9 +149,14 @@ double env_ms(const char* name) {
 void act_on_process_markers(const std::filesystem::path& request_folder, const std::string& src) {
     if (src.find("FAKE_PIDFILE") != std::string::npos)
         write_file_atomic(request_folder / "harness.pid", std::to_string(getpid()));
+    if (g_in_memory && (src.find("FAKE_CHILD_HANG") != std::string::npos ||
+                        src.find("FAKE_ORPHAN_PIPE") != std::string::npos))
+        throw std::logic_error(
+            "FAKE_CHILD_HANG and FAKE_ORPHAN_PIPE need a process with children: run the "
+            "fake-harness binary (make_child_process_runner), not in_memory_harness");
     if (src.find("FAKE_CHILD_HANG") != std::string::npos) {
         start_sleeping_child({});
-        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+        end_process({0, true, 0, ""});
     }
     if (src.find("FAKE_ORPHAN_PIPE") != std::string::npos)
         start_sleeping_child(request_folder / "orphan.pid");

@@ -125,15 +125,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (o.device_info) {
-        const bool measure = o.measure;
-        const int driver = fake_driver_version();
-        std::cout << "{ \"index\": 0, \"name\": \"" << fake_device_name()
-                  << "\", \"simulated\": true"
-                  << ", \"arch\": \"sm_90\", \"sm_count\": 1, \"max_threads_per_block\": 1024"
-                  << (driver ? ", \"driver_version\": \"" + std::to_string(driver / 1000) + "." +
-                                   std::to_string(driver % 1000 / 10) + "\""
-                             : std::string())
-                  << (measure ? fake_measured(o.device) : "") << " }\n";
+        std::cout << fake_device_info(o);
         return 0;
     }
     if (o.request.empty()) return to_int(exit_code::usage);

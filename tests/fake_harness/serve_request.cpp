@@ -39,21 +39,15 @@ bool refuses_kernel(harness_report& report, const request& req, bool compile_onl
 // The markers that strike once the kernel "loaded": a forged stdout line, a crash, a full disk,
 // a hang, a device heap that retires the worker.
 void act_on_run_markers(const std::string& src, const std::string& response_path) {
-    if (src.find("FAKE_STDOUT_NOISE") != std::string::npos) {  // a kernel's printf, forging
-        std::printf("{\"request\": \"forged\", \"exit_code\": 0}\n{\"request\"");
-        std::fflush(stdout);
-    }
-    if (src.find("FAKE_CRASH") != std::string::npos) std::raise(SIGSEGV);
-    if (src.find("FAKE_DISK_FULL") != std::string::npos && !g_worker) {
+    if (src.find("FAKE_STDOUT_NOISE") != std::string::npos)  // a kernel's printf, forging
+        print_stdout("{\"request\": \"forged\", \"exit_code\": 0}\n{\"request\"");
+    if (src.find("FAKE_CRASH") != std::string::npos) end_process({SIGSEGV, false, 0, ""});
+    if (src.find("FAKE_DISK_FULL") != std::string::npos && !g_worker)
         // As the real harness says it when its response.json cannot be written (one-shot).
-        std::fprintf(stderr,
-                     "cuda-harness: internal_error: cannot write %s: No space left on device "
-                     "(errno 28)\n",
-                     response_path.c_str());
-        std::exit(to_int(exit_code::internal_error));
-    }
-    if (src.find("FAKE_HANG") != std::string::npos)
-        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+        end_process({0, false, to_int(exit_code::internal_error),
+                     "cuda-harness: internal_error: cannot write " + response_path +
+                         ": No space left on device (errno 28)"});
+    if (src.find("FAKE_HANG") != std::string::npos) end_process({0, true, 0, ""});
     if (src.find("FAKE_DEVICE_HEAP") != std::string::npos)
         g_retire_reason = "fake: its kernel uses the device heap (malloc)";
 }
