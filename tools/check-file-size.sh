@@ -25,7 +25,6 @@ file_limit, class_limit, listed, sizes_file = 400, 250, int(sys.argv[1]), sys.ar
 known = {  # class: why it stays over the limit for now
     "cuopt::case_runner": "one launch sequence over shared stream, support kernels, timing and "
                           "input guard (its buffers are already case_buffers.cpp)",
-    "cuopt::search_loop": "iterations, batches, repairs and the resume replay share one history",
 }
 files = []
 for row in open(sizes_file):

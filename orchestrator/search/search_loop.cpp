@@ -1,12 +1,50 @@
+// The gated search: iteration 0, then batches, repairs and the stop rules.
 #include "orchestrator/search/search_loop.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
-#include "orchestrator/evaluation/ranker.hpp"
 #include "orchestrator/search/device_baselines.hpp"
 
 namespace cuopt {
+
+namespace {
+
+// A candidate's run on one device (or its refusal), not yet recorded; thread-safe.
+attempt_result measure(const candidate& c, int iteration, int attempt, const oracle_files& oracle,
+                       const attempt_evaluator& e, const search_settings& settings,
+                       const search_loop::folder_for& folders) {
+    attempt_result r;
+    const std::string refused = check_compile_options(c.compile_options, settings.run_folder);
+    if (!c.rejected.empty() || !refused.empty()) {
+        r.cand = c;
+        r.folder = folders(iteration, attempt);
+        r.device = e.settings().device;
+        r.verdict = c.rejected.empty() ? verdict::invalid_request : verdict::invalid_submission;
+        r.reason = c.rejected.empty() ? refused : c.rejected;
+    } else {
+        r = e.evaluate(c, folders(iteration, attempt), &oracle);
+    }
+    r.iteration = iteration;
+    r.attempt = attempt;
+    return r;
+}
+
+// Every performance case of the best within stop_at_sol of its floor.
+bool near_speed_of_light(const manifest& m, const search_settings& settings,
+                         const search_outcome& out) {
+    if (settings.stop_at_sol <= 0 || !out.best || settings.floors_ms.empty()) return false;
+    for (const manifest_case& mc : m.cases) {
+        if (mc.kind != case_kind::performance) continue;
+        const auto floor = settings.floors_ms.find(mc.name);
+        const std::optional<double> median = out.median_ms(out.best, mc.name);
+        if (floor == settings.floors_ms.end() || !median ||
+            floor->second / *median < settings.stop_at_sol)
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
 
 search_loop::search_loop(const manifest& m, const attempt_evaluator& evaluator, proposer& p,
                          search_settings settings, folder_for folders, attempt_hook on_attempt,
@@ -15,85 +53,36 @@ search_loop::search_loop(const manifest& m, const attempt_evaluator& evaluator, 
       m_proposer(p),
       m_settings(std::move(settings)),
       m_folders(std::move(folders)),
-      m_on_attempt(std::move(on_attempt)),
+      m_history(m_settings.min_gain, std::move(on_attempt)),
       m_interrupted(interrupted),
       m_devices(measuring_devices(evaluator, m_settings.parallel)) {}
-
-attempt_result search_loop::measure(const candidate& c, int iteration, int attempt,
-                                    const oracle_files& oracle, const attempt_evaluator& e) const {
-    attempt_result r;
-    const std::string refused = check_compile_options(c.compile_options, m_settings.run_folder);
-    if (!c.rejected.empty() || !refused.empty()) {
-        r.cand = c;
-        r.folder = m_folders(iteration, attempt);
-        r.device = e.settings().device;
-        r.verdict = c.rejected.empty() ? verdict::invalid_request : verdict::invalid_submission;
-        r.reason = c.rejected.empty() ? refused : c.rejected;
-    } else {
-        r = e.evaluate(c, m_folders(iteration, attempt), &oracle);
-    }
-    r.iteration = iteration;
-    r.attempt = attempt;
-    return r;
-}
-
-const attempt_result& search_loop::record(attempt_result r, search_outcome& out) {
-    if (m_resume && m_replayed < m_resume->history.size())  // they come first, in order
-        throw std::runtime_error(
-            "cannot resume: history.json holds attempts its candidates.json files do not lead "
-            "to (attempt " +
-            r.id() + " is new, and not every recorded one came before it)");
-    if (r.verdict == verdict::valid && r.geomean_ms) {
-        if (const std::optional<double> initial_ms = initial_geomean_ms(out, r.device))
-            r.speedup_vs_initial = *initial_ms / *r.geomean_ms;
-        else if (r.iteration == 0)
-            r.speedup_vs_initial = 1.0;
-        const std::optional<double> best_ms =
-            out.best ? normalised_geomean_ms(out, out.history[*out.best]) : std::nullopt;
-        r.became_best = rank_candidate(best_ms, *normalised_geomean_ms(out, r), m_settings.min_gain)
-                            .becomes_best;
-    }
-    out.history.push_back(std::move(r));
-    if (out.history.back().became_best) out.best = out.history.size() - 1;
-    if (out.history.back().iteration == 0) out.initial = out.history.size() - 1;
-    if (m_on_attempt) m_on_attempt(out.history.back(), out);
-    return out.history.back();
-}
-
-const attempt_result& search_loop::replay(const attempt_result& r, search_outcome& out) {
-    out.history.push_back(r);
-    ++m_replayed;
-    if (r.became_best) out.best = out.history.size() - 1;
-    if (r.iteration == 0) out.initial = out.history.size() - 1;
-    return out.history.back();
-}
-
-const attempt_result* search_loop::recorded(int iteration, int attempt) const {
-    return m_resume ? m_resume->attempt(iteration, attempt) : nullptr;
-}
 
 attempt_result search_loop::evaluate(const candidate& c, int iteration, int attempt,
                                      const oracle_files& oracle, search_outcome& out,
                                      int repair_of) {
-    if (const attempt_result* done = recorded(iteration, attempt)) return replay(*done, out);
-    attempt_result r = measure(c, iteration, attempt, oracle, m_devices.front().evaluator);
+    if (const attempt_result* done = m_history.recorded(iteration, attempt))
+        return m_history.replay(*done, out);
+    attempt_result r =
+        measure(c, iteration, attempt, oracle, m_devices.front().evaluator, m_settings, m_folders);
     r.repair_of = repair_of;
-    return record(std::move(r), out);
+    return m_history.record(std::move(r), out);
 }
 
 attempt_result search_loop::evaluate_initial(const candidate& initial, const oracle_files& oracle,
                                              search_outcome& out) {
     const std::filesystem::path iteration_folder = m_folders(0, 0).parent_path();
-    const attempt_result* zero = recorded(0, 0);  // resuming: only the baselines are measured
+    const attempt_result* zero =
+        m_history.recorded(0, 0);  // resuming: only the baselines are measured
     std::vector<attempt_result> runs = on_every_device(m_devices, [&](const measuring_device& d) {
         if (&d == &m_devices.front())
-            return zero ? *zero : measure(initial, 0, 0, oracle, d.evaluator);
+            return zero ? *zero
+                        : measure(initial, 0, 0, oracle, d.evaluator, m_settings, m_folders);
         return d.evaluator.evaluate(
             initial, iteration_folder / ("initial-device-" + std::to_string(d.index)), &oracle);
     });
     out.baselines.assign(std::make_move_iterator(runs.begin() + 1),
                          std::make_move_iterator(runs.end()));
-    return zero ? replay(*zero, out) : record(std::move(runs.front()), out);
+    return zero ? m_history.replay(*zero, out) : m_history.record(std::move(runs.front()), out);
 }
 
 std::vector<attempt_result> search_loop::measure_batch(const std::vector<candidate>& batch,
@@ -106,8 +95,8 @@ std::vector<attempt_result> search_loop::measure_batch(const std::vector<candida
                 return r.iteration == iteration && r.attempt == static_cast<int>(j);
             }))
             continue;  // start_from's kernel, measured before the batch was asked for
-        if (const attempt_result* done = recorded(iteration, static_cast<int>(j))) {
-            if (replay(*done, out).verdict == verdict::compile_error)
+        if (const attempt_result* done = m_history.recorded(iteration, static_cast<int>(j))) {
+            if (m_history.replay(*done, out).verdict == verdict::compile_error)
                 compile_errors.push_back(*done);
             continue;  // resuming: evaluated before the run stopped
         }
@@ -122,10 +111,11 @@ std::vector<attempt_result> search_loop::measure_batch(const std::vector<candida
     evaluate_batch(
         jobs, m_devices, ahead,
         [&](const batch_job& j, const measuring_device& d) {
-            return measure(*j.cand, iteration, j.attempt, oracle, d.evaluator);
+            return measure(*j.cand, iteration, j.attempt, oracle, d.evaluator, m_settings,
+                           m_folders);
         },
         [&](attempt_result r) {
-            if (record(std::move(r), out).verdict == verdict::compile_error)
+            if (m_history.record(std::move(r), out).verdict == verdict::compile_error)
                 compile_errors.push_back(out.history.back());
         },
         m_interrupted);
@@ -145,27 +135,14 @@ std::string baseline_failure(const search_outcome& out) {
 
 }  // namespace
 
-bool search_loop::near_speed_of_light(const search_outcome& out) const {
-    if (m_settings.stop_at_sol <= 0 || !out.best || m_settings.floors_ms.empty()) return false;
-    for (const manifest_case& mc : m_manifest.cases) {
-        if (mc.kind != case_kind::performance) continue;
-        const auto floor = m_settings.floors_ms.find(mc.name);
-        const std::optional<double> median = out.median_ms(out.best, mc.name);
-        if (floor == m_settings.floors_ms.end() || !median ||
-            floor->second / *median < m_settings.stop_at_sol)
-            return false;
-    }
-    return true;
-}
-
 std::optional<std::vector<candidate>> search_loop::next_batch(int iteration,
                                                               const candidate& initial,
                                                               search_outcome& out) {
-    const iteration_record* written = m_resume ? m_resume->iteration(iteration) : nullptr;
+    const iteration_record* written = m_history.recorded_iteration(iteration);
     // The user's own kernel leads iteration 1 (measured already): not the proposer's.
     const std::size_t own = iteration == 1 && m_own ? 1 : 0;
     const bool proposed = written && written->batch.size() > own;
-    if (!proposed && near_speed_of_light(out)) {
+    if (!proposed && near_speed_of_light(m_manifest, m_settings, out)) {
         out.stop = stop_reason::near_speed_of_light;
         return std::nullopt;
     }
@@ -206,7 +183,7 @@ std::optional<candidate> search_loop::fix(const attempt_result& failed, int atte
 }
 
 bool search_loop::measure_own(const oracle_files& oracle, search_outcome& out) {
-    if (!m_resume || !m_resume->iteration(1)) {  // written down before it is measured
+    if (!m_history.recorded_iteration(1)) {  // written down before it is measured
         m_current = {{*m_own}, {}};
         if (m_on_candidates) m_on_candidates(1, m_current);
     }
@@ -215,7 +192,7 @@ bool search_loop::measure_own(const oracle_files& oracle, search_outcome& out) {
     out.stop = stop_reason::error;
     out.error = "the initial kernel fails: " + std::string(to_string(r.verdict)) +
                 (r.reason.empty() ? "" : ": " + r.reason);
-    if (m_on_attempt) m_on_attempt(out.history.back(), out);
+    m_history.tell(out);
     return false;
 }
 
@@ -228,7 +205,7 @@ void search_loop::iterate(const candidate& baseline, const oracle_files& oracle,
                         ? "the initial kernel fails: " + std::string(to_string(first.verdict)) +
                               (first.reason.empty() ? "" : ": " + first.reason)
                         : baseline_failure(out);
-        if (m_on_attempt) m_on_attempt(out.history.back(), out);
+        m_history.tell(out);
         return;
     }
     if (m_settings.max_iterations < 1 || (m_interrupted && *m_interrupted)) {
@@ -269,14 +246,12 @@ void search_loop::iterate(const candidate& baseline, const oracle_files& oracle,
 
 search_outcome search_loop::run(const candidate& initial, const oracle_files& oracle,
                                 const search_record* resume) {
-    m_resume = resume;
-    m_replayed = 0;
+    m_history.resume_from(resume);
     search_outcome out;
     iterate(initial, oracle, out);
     // Stopped before every recorded attempt was gone over again (interrupted at once): the rest
     // still belong to the run, in their order.
-    for (std::size_t i = m_replayed; m_resume && i < m_resume->history.size(); ++i)
-        replay(m_resume->history[i], out);
+    m_history.replay_rest(out);
     return out;
 }
 

@@ -17,6 +17,7 @@
 #include "orchestrator/proposers/proposer.hpp"
 #include "orchestrator/proposers/stop_reason.hpp"
 #include "orchestrator/search/batch_evaluation.hpp"
+#include "orchestrator/search/search_history.hpp"
 #include "orchestrator/search/search_record.hpp"
 
 namespace cuopt {
@@ -80,7 +81,7 @@ struct search_outcome {
 
 class search_loop {
   public:
-    using attempt_hook = std::function<void(const attempt_result&, const search_outcome&)>;
+    using attempt_hook = search_history::attempt_hook;
     using folder_for = std::function<std::filesystem::path(int iteration, int attempt)>;
 
     search_loop(const manifest& m, const attempt_evaluator& evaluator, proposer& p,
@@ -106,15 +107,8 @@ class search_loop {
     void start_from(candidate own) { m_own = std::move(own); }
 
   private:
-    /// Every performance case of the best within stop_at_sol of its floor.
-    bool near_speed_of_light(const search_outcome& out) const;
     attempt_result evaluate(const candidate& c, int iteration, int attempt,
                             const oracle_files& oracle, search_outcome& out, int repair_of = -1);
-    /// A candidate's run on one device (or its refusal), not yet recorded; thread-safe.
-    attempt_result measure(const candidate& c, int iteration, int attempt,
-                           const oracle_files& oracle, const attempt_evaluator& e) const;
-    /// Speedup and the min-gain rule against the attempt's own device, then history and the hook.
-    const attempt_result& record(attempt_result r, search_outcome& out);
     /// Iteration 0 on the first device, and the initial kernel on every other device at once.
     attempt_result evaluate_initial(const candidate& initial, const oracle_files& oracle,
                                     search_outcome& out);
@@ -134,21 +128,15 @@ class search_loop {
     bool measure_own(const oracle_files& oracle, search_outcome& out);
     /// Iteration 0, then each iteration until a stop; `out` holds where it stopped.
     void iterate(const candidate& initial, const oracle_files& oracle, search_outcome& out);
-    /// Resuming: the recorded attempt (iteration, attempt), or nullptr.
-    const attempt_result* recorded(int iteration, int attempt) const;
-    /// A recorded attempt into history as it was (no ranking again, no hook).
-    const attempt_result& replay(const attempt_result& r, search_outcome& out);
 
     const manifest& m_manifest;
     proposer& m_proposer;
     search_settings m_settings;
     folder_for m_folders;
-    attempt_hook m_on_attempt;
+    search_history m_history;  // new attempts recorded, recorded ones replayed
     const std::atomic<bool>* m_interrupted;
     std::vector<measuring_device> m_devices;  // the evaluator once per measuring GPU
     candidates_hook m_on_candidates;
-    const search_record* m_resume = nullptr;
-    std::size_t m_replayed = 0;      // recorded attempts taken into history so far
     iteration_record m_current;      // this iteration's candidates as written down
     std::optional<candidate> m_own;  // start_from's
 };
