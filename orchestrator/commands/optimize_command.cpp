@@ -84,8 +84,8 @@ void check_inputs(run_context& c) {
                                                    (f->fix.empty() ? "" : "; fix: " + f->fix));
     }
     c.info.device = pre.device;
-    if (c.info.device
-            .simulated)  // before anything else, --quiet or not: no figure below is a GPU's
+    // Before anything else, --quiet or not: no figure below is a GPU's.
+    if (c.info.device.simulated)
         std::cerr << "cuda-optimizer: FAKE RUN: " << c.o.harness << " simulates a GPU ("
                   << pre.device.shown_name()
                   << "); no time, clock, power or speedup in this run was measured on one\n";

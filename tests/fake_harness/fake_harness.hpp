@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,14 @@ struct process_ended {
 };
 extern bool g_in_memory;
 extern std::string g_stdout;
-[[noreturn]] void end_process(const process_ended& how);
+extern bool g_ended;  // in memory: end_process was called (no trace line: the binary writes none)
+// Returns only where a raised signal did not end the process (blocked or ignored), as raise does.
+void end_process(const process_ended& how);
+// What only the binary can do (children, --worker), asked of the in-memory runner: not a
+// fake-harness failure (exit 70) but the test's mistake, so it reaches the test.
+struct needs_a_process : std::logic_error {
+    using std::logic_error::logic_error;
+};
 // Text on stdout: the process's, or g_stdout in memory.
 void print_stdout(const std::string& text);
 // --device-info's answer (--measure: with the measured block), one line.

@@ -110,10 +110,18 @@ std::string fake_measured(int device) {
 bool g_in_memory = false;
 std::string g_stdout;
 
+bool g_ended = false;
+
 void end_process(const process_ended& how) {
-    if (g_in_memory) throw how;
+    if (g_in_memory) {
+        g_ended = true;
+        throw how;
+    }
     if (!how.error_line.empty()) std::fprintf(stderr, "%s\n", how.error_line.c_str());
-    if (how.signal) std::raise(how.signal);
+    if (how.signal) {
+        std::raise(how.signal);
+        return;
+    }
     while (how.hangs) std::this_thread::sleep_for(std::chrono::seconds(1));
     std::exit(how.exit_code);
 }
@@ -151,7 +159,7 @@ void act_on_process_markers(const std::filesystem::path& request_folder, const s
         write_file_atomic(request_folder / "harness.pid", std::to_string(getpid()));
     if (g_in_memory && (src.find("FAKE_CHILD_HANG") != std::string::npos ||
                         src.find("FAKE_ORPHAN_PIPE") != std::string::npos))
-        throw std::logic_error(
+        throw needs_a_process(
             "FAKE_CHILD_HANG and FAKE_ORPHAN_PIPE need a process with children: run the "
             "fake-harness binary (make_child_process_runner), not in_memory_harness");
     if (src.find("FAKE_CHILD_HANG") != std::string::npos) {
@@ -190,7 +198,7 @@ fake_trace::fake_trace(const request& req, std::filesystem::path folder, bool co
 
 fake_trace::~fake_trace() {
     const char* file = std::getenv("CUOPT_FAKE_TRACE");
-    if (!file || !*file) return;
+    if (!file || !*file || g_ended) return;
     const std::string line =
         std::string(m_compile_only ? "compile" : "run") +
         " device=" + std::to_string(m_req.device) + " start_us=" + std::to_string(m_start) +

@@ -49,7 +49,8 @@ std::string text(const rapidjson::Value& v) {
 
 TEST_CASE(
     "the accepted kernel gated against its own run passes with exit 0 and writes gate.json and a "
-    "self-contained gate.html into RUN/gate-001") {
+    "self-contained gate.html into RUN/gate-001",
+    "[integration]") {
     accepted_run f;
     const auto r = f.gate();
     INFO(r.output);
@@ -80,7 +81,8 @@ TEST_CASE(
 
 TEST_CASE(
     "a kernel 30% slower fails with exit 1, naming each slower case and the accepted kernel timed "
-    "beside it") {
+    "beside it",
+    "[integration]") {
     accepted_run f;
     const auto r = f.gate({"--kernel", f.version("slow.cu", "FAKE_MS=1.3")});
     INFO(r.output);
@@ -103,7 +105,8 @@ TEST_CASE(
     CHECK(c["drift"]["ratio"].GetDouble() == Approx(1.0));
 }
 
-TEST_CASE("a kernel slower by less than --threshold passes, and fails under a tighter one") {
+TEST_CASE("a kernel slower by less than --threshold passes, and fails under a tighter one",
+          "[integration]") {
     accepted_run f;
     const std::string kernel = f.version("a_bit_slower.cu", "FAKE_MS=1.03");
     CHECK(f.gate({"--kernel", kernel}).exit_code == 0);
@@ -113,7 +116,8 @@ TEST_CASE("a kernel slower by less than --threshold passes, and fails under a ti
     CHECK_THAT(r.output, Catch::Contains("1.030x [1.030, 1.030] slower than the accepted figures"));
 }
 
-TEST_CASE("a kernel whose outputs differ from the run's oracle fails with exit 1 naming them") {
+TEST_CASE("a kernel whose outputs differ from the run's oracle fails with exit 1 naming them",
+          "[integration]") {
     accepted_run f;
     const auto r = f.gate({"--kernel", f.version("wrong.cu", "FAKE_WRONG")});
     INFO(r.output);
@@ -128,7 +132,8 @@ TEST_CASE("a kernel whose outputs differ from the run's oracle fails with exit 1
 
 TEST_CASE(
     "a kernel that writes into a declared input fails with exit 1 naming the case and the "
-    "argument, though its outputs match") {
+    "argument, though its outputs match",
+    "[integration]") {
     accepted_run f;
     const auto r = f.gate({"--kernel", f.version("scribbles.cu", "FAKE_MS=1 FAKE_WRITES_INPUT=b")});
     INFO(r.output);
@@ -140,7 +145,8 @@ TEST_CASE(
     CHECK(text(g["runs"][0]["verdict"]) == "valid");  // the accepted kernel beside it
 }
 
-TEST_CASE("a kernel that does not compile fails with exit 1 and the compiler's line") {
+TEST_CASE("a kernel that does not compile fails with exit 1 and the compiler's line",
+          "[integration]") {
     accepted_run f;
     const auto r = f.gate({"--kernel", f.version("broken.cu", "FAKE_COMPILE_ERROR")});
     INFO(r.output);
@@ -148,7 +154,7 @@ TEST_CASE("a kernel that does not compile fails with exit 1 and the compiler's l
     CHECK_THAT(r.output, Catch::Contains("compile_error") && Catch::Contains("FAKE_COMPILE_ERROR"));
 }
 
-TEST_CASE("another GPU model cannot be judged: exit 2, both models named") {
+TEST_CASE("another GPU model cannot be judged: exit 2, both models named", "[integration]") {
     accepted_run f;
     test::scoped_env model("CUOPT_FAKE_DEVICE_NAME", "NVIDIA A100-SXM4-80GB");
     const auto r = f.gate();
@@ -166,8 +172,8 @@ TEST_CASE("another GPU model cannot be judged: exit 2, both models named") {
     CHECK(g["latency"].IsNull());
 }
 
-TEST_CASE(
-    "a changed driver is named in the verdict, and a drifted machine is told from the kernel") {
+TEST_CASE("a changed driver is named in the verdict, and a drifted machine is told from the kernel",
+          "[integration]") {
     std::optional<accepted_run> f;
     {
         test::scoped_env driver("CUOPT_FAKE_DRIVER_VERSION", "12080");  // the run: driver 12.8
@@ -184,7 +190,8 @@ TEST_CASE(
     CHECK_THAT(r.output, !Catch::Contains("than the accepted kernel timed beside it"));
 }
 
-TEST_CASE("a run folder without replay requests cannot be judged: exit 2 naming the file") {
+TEST_CASE("a run folder without replay requests cannot be judged: exit 2 naming the file",
+          "[integration]") {
     accepted_run f;
     for (int i = 0; i < 3; ++i) fs::remove(f.run() / ("best-case-" + std::to_string(i) + ".json"));
     const auto r = f.gate();
@@ -197,7 +204,8 @@ TEST_CASE("a run folder without replay requests cannot be judged: exit 2 naming 
 
 TEST_CASE(
     "gate --accept records the kernel's figures as the run's baseline, later gates hold kernels to "
-    "it, and a wrong kernel is never accepted") {
+    "it, and a wrong kernel is never accepted",
+    "[integration]") {
     accepted_run f;
     const std::string slow = f.version("slow.cu", "FAKE_MS=1.3");
     auto r = f.gate({"--kernel", slow, "--accept"});
@@ -226,7 +234,7 @@ TEST_CASE(
     CHECK(test::read_text(f.run() / "gate-baseline.cu") == test::read_text(slow));
 }
 
-TEST_CASE("the gate's bad arguments exit 64 naming the flag") {
+TEST_CASE("the gate's bad arguments exit 64 naming the flag", "[integration]") {
     accepted_run f;
     const std::string run = f.run().string();
     const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
@@ -250,7 +258,7 @@ TEST_CASE("the gate's bad arguments exit 64 naming the flag") {
                Catch::Contains("--threshold") && Catch::Contains("Exit codes: 0 pass"));
 }
 
-TEST_CASE("gate --out puts the gate's files in a fresh folder of its own") {
+TEST_CASE("gate --out puts the gate's files in a fresh folder of its own", "[integration]") {
     accepted_run f;
     const fs::path out = f.dir / "ci" / "gate";
     const auto r = f.gate({"--out", out.string()});
@@ -264,7 +272,7 @@ TEST_CASE("gate --out puts the gate's files in a fresh folder of its own") {
 TEST_CASE(
     "on a GPU the pilot's winner passes its own gate and a version slowed by a sleep in every "
     "thread fails it",
-    "[gpu]") {
+    "[integration][gpu]") {
     REQUIRE_GPU_OR_SKIP();
     test::optimizer_fixture f;  // the pilot; the fake's marker comment means nothing on a GPU
     auto r = test::run_optimizer(
@@ -289,7 +297,8 @@ TEST_CASE(
     CHECK_THAT(r.output, Catch::Contains("slower than the accepted figures"));
 }
 
-TEST_CASE("a gate folder that cannot be created cannot be judged: exit 2 saying why") {
+TEST_CASE("a gate folder that cannot be created cannot be judged: exit 2 saying why",
+          "[integration]") {
     accepted_run f;
     const fs::path below_a_file = f.dir / "cands" / "faster.cu" / "gate";
     const auto r = f.gate({"--out", below_a_file.string()});
@@ -300,7 +309,8 @@ TEST_CASE("a gate folder that cannot be created cannot be judged: exit 2 saying 
 
 TEST_CASE(
     "a replay request's input_file outside the run folder is refused before anything is "
-    "replaced: the gate cannot judge, the file stays") {
+    "replaced: the gate cannot judge, the file stays",
+    "[integration]") {
     // A gate job's accepted run folder comes from another user: the gate runs as the daemon's
     // user and links each input_file beside its request, removing what is there first.
     accepted_run f;
@@ -326,7 +336,8 @@ TEST_CASE(
 
 TEST_CASE(
     "a summary.json naming an oracle or replay request outside the run folder cannot be "
-    "judged") {
+    "judged",
+    "[integration]") {
     accepted_run f;
     const fs::path summary = f.run() / "summary.json";
     rapidjson::Document d = parse_json(read_text_file(summary), "summary.json");
@@ -341,7 +352,8 @@ TEST_CASE(
                                          "run folder"));
 }
 
-TEST_CASE("a gate holds its folder's .lock and hands it to every harness it starts") {
+TEST_CASE("a gate holds its folder's .lock and hands it to every harness it starts",
+          "[integration]") {
     accepted_run f;
     // A harness that notes what it was handed open, then is the fake one.
     const fs::path noted = f.dir / "harness-fds.txt";
@@ -363,7 +375,7 @@ TEST_CASE("a gate holds its folder's .lock and hands it to every harness it star
 TEST_CASE(
     "gating another user's run: no gate folder is made inside it, and a best.cu linked to a "
     "file only the operator may read is refused, never copied or compiled",
-    "[security]") {
+    "[integration][security]") {
     if (::geteuid() != 0 || test::run_program("setpriv", {"--version"}).exit_code != 0) {
         WARN("skipped: the attack needs root (the operator) and setpriv (uid 65534)");
         return;

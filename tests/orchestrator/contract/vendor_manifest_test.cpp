@@ -10,6 +10,7 @@
 #include "orchestrator/contract/manifest.hpp"
 #include "orchestrator/evaluation/attempt_evaluator.hpp"
 #include "orchestrator/evidence/winner_evidence.hpp"
+#include "request_fixture.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -42,11 +43,7 @@ std::string fp8_manifest(const std::string& baseline = k_fp8_baseline,
            perf + R"( } } ] })";
 }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-    const auto pos = text.find(from);
-    REQUIRE(pos != std::string::npos);
-    return text.replace(pos, from.size(), to);
-}
+using test::replaced;
 
 struct fixture {
     test::scratch_folder dir;
@@ -55,12 +52,7 @@ struct fixture {
         return read_manifest(dir / "input_cases.json");
     }
     std::string error_of(const std::string& json) {
-        try {
-            read(json);
-        } catch (const json_error& e) {
-            return e.what();
-        }
-        return "";
+        return test::refusal([&] { read(json); });
     }
 };
 

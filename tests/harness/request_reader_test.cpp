@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/json_document.hpp"
+#include "request_fixture.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -29,14 +30,9 @@ std::string base_request() {
       { "name": "n", "dtype": "i32", "value": 8 } ] } ] })";
 }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-    const auto pos = text.find(from);
-    REQUIRE(pos != std::string::npos);
-    return text.replace(pos, from.size(), to);
-}
+using test::replaced;
 
-struct fixture {
-    test::scratch_folder dir;
+struct fixture : test::request_folder {
     fixture() {
         dir.write("k.cu", k_kernel);
         dir.write_values("x.bin", std::vector<float>(8, 1.5f));
@@ -44,15 +40,6 @@ struct fixture {
     /// The error for the base request with `from` replaced by `to` ("" when it reads fine).
     std::string error_with(const std::string& from, const std::string& to) {
         return error_of(replaced(base_request(), from, to));
-    }
-    std::string error_of(const std::string& json) {
-        dir.write("req.json", json);
-        try {
-            read_request(dir / "req.json");
-        } catch (const json_error& e) {
-            return e.what();
-        }
-        return "";
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include "common/json_document.hpp"
 #include "harness/request_reader.hpp"
+#include "request_fixture.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -50,17 +51,7 @@ TEST_CASE("a v0.0 single-case request is read as one case with the same launch -
 
 // What reading k_upstream says once `from` is replaced by `to` ("" when it reads fine).
 std::string error_with(const std::string& from, const std::string& to) {
-    test::scratch_folder dir;
-    std::string text = k_upstream;
-    const auto pos = text.find(from);
-    REQUIRE(pos != std::string::npos);
-    dir.write("req.json", text.replace(pos, from.size(), to));
-    try {
-        read_request(dir / "req.json");
-    } catch (const json_error& e) {
-        return e.what();
-    }
-    return "";
+    return test::request_folder().error_of(test::replaced(k_upstream, from, to));
 }
 
 TEST_CASE("a v0.0 request whose byte count is not a whole number of elements is rejected") {

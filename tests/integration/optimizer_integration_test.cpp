@@ -32,7 +32,8 @@ using test::verdict_of;
 
 }  // namespace
 
-TEST_CASE("a harness that could not write its response says why, and the run goes on") {
+TEST_CASE("a harness that could not write its response says why, and the run goes on",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_disk_full.cu", f.kernel("FAKE_DISK_FULL"));
     f.dir.write("cands/b_fine.cu", f.kernel("FAKE_MS=1"));
@@ -52,7 +53,8 @@ TEST_CASE("a harness that could not write its response says why, and the run goe
 
 TEST_CASE(
     "a files run survives every bad candidate with the right verdict and keeps the fastest valid "
-    "one") {
+    "one",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_compile_error.cu", f.kernel("FAKE_COMPILE_ERROR"));
     f.dir.write("cands/b_wrong.cu", f.kernel("FAKE_WRONG FAKE_MS=0.1"));
@@ -152,7 +154,8 @@ TEST_CASE(
     CHECK(svg.find("<svg") != std::string::npos);
 }
 
-TEST_CASE("a wrong-output verdict says which case, which element and both values") {
+TEST_CASE("a wrong-output verdict says which case, which element and both values",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/wrong.cu", f.kernel("FAKE_WRONG"));
     REQUIRE(test::run_optimizer(
@@ -166,7 +169,8 @@ TEST_CASE("a wrong-output verdict says which case, which element and both values
     CHECK(wrong["cases"][0]["outputs"][0]["worst_index"].GetInt() == 0);
 }
 
-TEST_CASE("replay of every best-case request matches, and a tampered oracle is a mismatch") {
+TEST_CASE("replay of every best-case request matches, and a tampered oracle is a mismatch",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/faster.cu", f.kernel("FAKE_MS=1"));
     REQUIRE(test::run_optimizer(
@@ -192,7 +196,8 @@ TEST_CASE("replay of every best-case request matches, and a tampered oracle is a
 
 TEST_CASE(
     "autotune finds the best tunable configuration, never repeats one and is deterministic under a "
-    "seed") {
+    "seed",
+    "[integration]") {
     optimizer_fixture f;
     std::string manifest = test::read_text(f.dir / "input_cases.json");
     auto replace_line = [&manifest](const std::string& key, const std::string& line) {
@@ -230,7 +235,7 @@ TEST_CASE(
     CHECK(summary["best"]["speedup_vs_initial"].GetDouble() > 1.5);
 }
 
-TEST_CASE("expected-output files are an oracle that needs no reference kernel") {
+TEST_CASE("expected-output files are an oracle that needs no reference kernel", "[integration]") {
     optimizer_fixture f;
     REQUIRE(test::run_optimizer(f.args({"--max-iterations", "0"})).exit_code == 0);
     // Keep the first run's oracle as expected files, and the inputs it was made from (the
@@ -269,7 +274,7 @@ TEST_CASE("expected-output files are an oracle that needs no reference kernel") 
                    Catch::Contains("fix: pass --reference FILE.cu"));
 }
 
-TEST_CASE("run folders are numbered and never overwritten") {
+TEST_CASE("run folders are numbered and never overwritten", "[integration]") {
     optimizer_fixture f;
     fs::create_directories(f.dir / "results/run-001");
     f.dir.write("results/run-001/keep.txt", "earlier run");
@@ -278,7 +283,8 @@ TEST_CASE("run folders are numbered and never overwritten") {
     CHECK(test::read_text(f.run(1) / "keep.txt") == "earlier run");
 }
 
-TEST_CASE("an initial kernel that fails a case stops the run and says which case and why") {
+TEST_CASE("an initial kernel that fails a case stops the run and says which case and why",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("initial.cu", f.kernel("FAKE_SKIP_LAST_ROW"));
     const auto r = test::run_optimizer(f.args());
@@ -293,7 +299,7 @@ TEST_CASE("an initial kernel that fails a case stops the run and says which case
                                  "'correctness-31x37x29': c:"));
 }
 
-TEST_CASE("a reference that leaves outputs unwritten is refused as an oracle") {
+TEST_CASE("a reference that leaves outputs unwritten is refused as an oracle", "[integration]") {
     optimizer_fixture f;
     f.dir.write("reference.cu", f.kernel("FAKE_SKIP_LAST_ROW"));
     const auto r = test::run_optimizer(f.args());
@@ -302,7 +308,7 @@ TEST_CASE("a reference that leaves outputs unwritten is refused as an oracle") {
                Catch::Contains("the reference left 37 of 1147 elements of 'c' unwritten"));
 }
 
-TEST_CASE("manifest and signature errors stop the run before anything runs") {
+TEST_CASE("manifest and signature errors stop the run before anything runs", "[integration]") {
     optimizer_fixture f;
     auto r = test::run_optimizer(f.args(
         {"--signature",
@@ -320,7 +326,7 @@ TEST_CASE("manifest and signature errors stop the run before anything runs") {
     CHECK_THAT(r.output, Catch::Contains("unknown name 'q'"));
 }
 
-TEST_CASE("unknown flags are rejected by name and every subcommand has help") {
+TEST_CASE("unknown flags are rejected by name and every subcommand has help", "[integration]") {
     auto r = test::run_optimizer({"optimize", "--frobnicate"});
     CHECK(r.exit_code == 64);
     CHECK_THAT(r.output, Catch::Contains("unknown option --frobnicate for optimize"));
@@ -355,7 +361,8 @@ TEST_CASE("unknown flags are rejected by name and every subcommand has help") {
     CHECK(test::run_optimizer({"replay", "--help"}).exit_code == 0);
 }
 
-TEST_CASE("every command's help has an example and its exit codes, and its example's flags parse") {
+TEST_CASE("every command's help has an example and its exit codes, and its example's flags parse",
+          "[integration]") {
     for (const std::string command : {"optimize", "check", "replay", "report", "gate", "serve",
                                       "submit", "status", "cancel", "suite", "import", "export"}) {
         INFO(command);
@@ -377,7 +384,7 @@ TEST_CASE("every command's help has an example and its exit codes, and its examp
     CHECK_THAT(report.output, !Catch::Contains("--invocations-per-month"));
 }
 
-TEST_CASE("a config file works from any working folder and flags win over it") {
+TEST_CASE("a config file works from any working folder and flags win over it", "[integration]") {
     optimizer_fixture f;
     f.dir.write("cfg/config.json",
                 R"({ "reference": "../reference.cu", "initial_kernel": "../initial.cu",
@@ -442,7 +449,8 @@ bool dies_within(const std::string& pid, std::chrono::seconds limit) {
 
 TEST_CASE(
     "a harness's own children cannot hold the run: the timeout kills the whole group and "
-    "pipes left open are closed") {
+    "pipes left open are closed",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_child_hang.cu", f.kernel("FAKE_CHILD_HANG"));
     f.dir.write("cands/b_orphan_pipe.cu", f.kernel("FAKE_ORPHAN_PIPE FAKE_MS=1"));
@@ -462,7 +470,8 @@ TEST_CASE(
     CHECK(dies_within(orphan, std::chrono::seconds(5)));
 }
 
-TEST_CASE("a SIGKILLed optimizer takes its harness with it: nothing runs on to write late") {
+TEST_CASE("a SIGKILLed optimizer takes its harness with it: nothing runs on to write late",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/hang.cu", f.kernel("FAKE_HANG FAKE_PIDFILE"));
     std::vector<std::string> a = f.args(
@@ -482,7 +491,8 @@ TEST_CASE("a SIGKILLed optimizer takes its harness with it: nothing runs on to w
 
 TEST_CASE(
     "a results folder that cannot be written stops the run at the preflight, and a full disk "
-    "mid-run leaves history intact with its own exit code") {
+    "mid-run leaves history intact with its own exit code",
+    "[integration]") {
     optimizer_fixture f;
     auto r = test::run_optimizer(f.args({"--results-dir", "/proc/no/such/place"}));
     CHECK(r.exit_code == 26);  // io_error: a folder that cannot be written, before anything runs
@@ -513,7 +523,8 @@ TEST_CASE(
     CHECK(history["attempts"].Size() > 5);  // every attempt up to the full disk, still readable
 }
 
-TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the current attempt") {
+TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the current attempt",
+          "[integration]") {
     optimizer_fixture f;
     for (int i = 0; i < 5; ++i)
         f.dir.write("cands/slow" + std::to_string(i) + ".cu", f.kernel("FAKE_HANG"));
@@ -543,7 +554,8 @@ TEST_CASE("Ctrl-C (SIGINT to the process group) stops the run cleanly after the 
 
 TEST_CASE(
     "the results folder's check writes a file with no name: a check killed midway leaves "
-    "nothing in the folder") {
+    "nothing in the folder",
+    "[integration]") {
     optimizer_fixture f;
     const fs::path results = f.dir / "results";
     fs::create_directories(results);
@@ -579,8 +591,8 @@ TEST_CASE(
     CHECK(names == "");  // before, .cuda-optimizer-write-test-XXXXXX
 }
 
-TEST_CASE(
-    "without a GPU the real harness stops the run at the preflight with one line and exit 20") {
+TEST_CASE("without a GPU the real harness stops the run at the preflight with one line and exit 20",
+          "[integration]") {
     if (test::gpu_unavailable_reason().empty()) {
         WARN("skipped: a GPU is present, so the preflight passes");
         return;
@@ -602,7 +614,8 @@ TEST_CASE(
                                  Catch::Contains("FAIL  CUDA driver"));
 }
 
-TEST_CASE("bad proposer settings, signatures and price tables are refused by name before any run") {
+TEST_CASE("bad proposer settings, signatures and price tables are refused by name before any run",
+          "[integration]") {
     optimizer_fixture f;
     auto r = test::run_optimizer(f.args({"--proposer", "files"}));
     CHECK(r.exit_code == 64);
@@ -647,7 +660,8 @@ std::vector<std::string> as_check(std::vector<std::string> args) {
 
 }  // namespace
 
-TEST_CASE("check catches what optimize rejects, with the same exit code, and nothing is created") {
+TEST_CASE("check catches what optimize rejects, with the same exit code, and nothing is created",
+          "[integration]") {
     struct bad_input {
         const char* what;
         std::function<std::vector<std::string>(optimizer_fixture&)> args;
@@ -725,7 +739,8 @@ TEST_CASE("check catches what optimize rejects, with the same exit code, and not
     }
 }
 
-TEST_CASE("a run that fails after its folder exists still writes run.json with the reason") {
+TEST_CASE("a run that fails after its folder exists still writes run.json with the reason",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("reference.cu", f.kernel("FAKE_ILLEGAL_ADDRESS"));
     const auto r = test::run_optimizer(f.args());
@@ -749,7 +764,8 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 
 TEST_CASE(
     "a compile error's reason is NVRTC's first error line naming the candidate's own file, "
-    "printed once") {
+    "printed once",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/broken.cu", f.kernel("FAKE_COMPILE_ERROR"));
     const auto r = test::run_optimizer(
@@ -773,7 +789,8 @@ TEST_CASE(
     CHECK(std::string(initial["kernel"]["source_name"].GetString()) == "initial.cu");
 }
 
-TEST_CASE("an initial kernel that does not compile prints its error line once and exits 21") {
+TEST_CASE("an initial kernel that does not compile prints its error line once and exits 21",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("initial.cu", f.kernel("FAKE_COMPILE_ERROR"));
     const auto r = test::run_optimizer(f.args());
@@ -785,7 +802,8 @@ TEST_CASE("an initial kernel that does not compile prints its error line once an
 
 TEST_CASE(
     "replay on a machine without a CUDA driver exits 20 and says so once, as does a harness that "
-    "cannot start") {
+    "cannot start",
+    "[integration]") {
     optimizer_fixture f;
     REQUIRE(test::run_optimizer(f.args({"--proposer", "autotune", "--max-iterations", "1"}))
                 .exit_code == 0);
@@ -807,7 +825,8 @@ TEST_CASE(
     CHECK_THAT(r.output, !Catch::Contains("replay mismatch") && !Catch::Contains("verdict:"));
 }
 
-TEST_CASE("a failing initial kernel's line is printed once, and the run ends with exit 21") {
+TEST_CASE("a failing initial kernel's line is printed once, and the run ends with exit 21",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("initial.cu", f.kernel("FAKE_WRONG"));
     const auto r = test::run_optimizer(f.args());
@@ -823,7 +842,7 @@ TEST_CASE("a failing initial kernel's line is printed once, and the run ends wit
                              Catch::Contains("the initial kernel fails (why: its line above)"));
 }
 
-TEST_CASE("run-example.sh --json prints summary.json on stdout and nothing else") {
+TEST_CASE("run-example.sh --json prints summary.json on stdout and nothing else", "[integration]") {
     if (!fs::exists(std::string(CUOPT_SOURCE_DIR) + "/build/CMakeCache.txt")) {
         WARN(
             "skipped: no configured build/ here (binaries carried to a GPU machine): "
@@ -847,7 +866,8 @@ TEST_CASE("run-example.sh --json prints summary.json on stdout and nothing else"
     CHECK_THAT(p.stderr_text, Catch::Contains("proposer autotune\n") && Catch::Contains("best: "));
 }
 
-TEST_CASE("run-example.sh without a driver says so at once, before installing or building") {
+TEST_CASE("run-example.sh without a driver says so at once, before installing or building",
+          "[integration]") {
     const auto driver = test::run_program(
         "/bin/sh",
         {"-c", "{ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | grep 'libcuda\\.so\\.1 '"});
@@ -867,7 +887,8 @@ TEST_CASE("run-example.sh without a driver says so at once, before installing or
 
 TEST_CASE(
     "an autotune winner stands alone: best.cu carries its defines, best.json and summary.json "
-    "its options and every case's launch") {
+    "its options and every case's launch",
+    "[integration]") {
     optimizer_fixture f;
     const auto r = test::run_optimizer(f.args(
         {"--proposer", "autotune", "--seed", "7", "--max-iterations", "2", "--no-evidence"}));
@@ -918,8 +939,8 @@ TEST_CASE(
     CHECK(replayed.exit_code == 0);
 }
 
-TEST_CASE(
-    "an optimize run whose winner is the initial kernel writes its source under the comment") {
+TEST_CASE("an optimize run whose winner is the initial kernel writes its source under the comment",
+          "[integration]") {
     optimizer_fixture f;
     REQUIRE(test::run_optimizer(f.args({"--max-iterations", "0", "--no-evidence"})).exit_code == 0);
     const auto best = test::read_checked_json(f.run() / "best.json", "best");
@@ -931,7 +952,8 @@ TEST_CASE(
                        Catch::EndsWith(test::read_text(f.dir / "initial.cu")));
 }
 
-TEST_CASE("run.json's settings are typed and a replay request's generator has only its fields") {
+TEST_CASE("run.json's settings are typed and a replay request's generator has only its fields",
+          "[integration]") {
     optimizer_fixture f;
     REQUIRE(test::run_optimizer(f.args({"--max-iterations", "0", "--no-evidence"})).exit_code == 0);
     const auto run = test::read_checked_json(f.run() / "run.json", "run");

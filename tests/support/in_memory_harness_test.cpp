@@ -72,6 +72,7 @@ TEST_CASE("the in-memory fake harness gives each marker the binary's verdict and
         {"FAKE_MISSING_OUTPUT", verdict::harness_error},
         {"FAKE_DISK_FULL", verdict::harness_error},
         {"FAKE_NO_CASES", verdict::harness_error},
+        {"FAKE_MS=abc", verdict::harness_error},  // the fake's own failure: exit 70 in both
     };
     for (const auto& [marker, expected] : markers) {
         INFO(marker);

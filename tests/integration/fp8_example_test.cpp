@@ -73,7 +73,8 @@ std::string submit_tiled() {
 
 }  // namespace
 
-TEST_CASE("the FP8 GEMM example runs end to end on the fake harness, against cuBLASLt") {
+TEST_CASE("the FP8 GEMM example runs end to end on the fake harness, against cuBLASLt",
+          "[integration]") {
     fp8_example f;
     const auto r = f.optimize({"--max-iterations", "3"});
     INFO(r.output);
@@ -106,7 +107,7 @@ TEST_CASE("the FP8 GEMM example runs end to end on the fake harness, against cuB
     CHECK_THAT(replay.output, Catch::Contains("verdict: match"));
 }
 
-TEST_CASE("the FP8 example's tolerance catches an output off by one") {
+TEST_CASE("the FP8 example's tolerance catches an output off by one", "[integration]") {
     fp8_example f;
     f.dir.write("cands/wrong.cu", test::read_text(k_example + "initial.cu") + "// FAKE_WRONG\n");
     const auto r = f.optimize({"--proposer", "files", "--candidates", (f.dir / "cands").string(),
@@ -117,7 +118,8 @@ TEST_CASE("the FP8 example's tolerance catches an output off by one") {
     CHECK(test::verdict_of(history, "wrong.cu") == "wrong_output");
 }
 
-TEST_CASE("a model sees the fp8 signature and the reduction rule, and its fp8 kernel is judged") {
+TEST_CASE("a model sees the fp8 signature and the reduction rule, and its fp8 kernel is judged",
+          "[integration]") {
     fp8_example f;
     test::loopback_http_server server({{200, {}, submit_tiled()}});
     std::vector<std::string> a = {
@@ -159,7 +161,8 @@ TEST_CASE("a model sees the fp8 signature and the reduction rule, and its fp8 ke
 
 TEST_CASE(
     "the fake harness rounds generated fp8 inputs like the GPU, in its dumps, and stores "
-    "a bf16 output in bf16; a generator reaching past fp8's largest value is refused") {
+    "a bf16 output in bf16; a generator reaching past fp8's largest value is refused",
+    "[integration]") {
     test::scratch_folder dir;
     dir.write("k.cu", test::read_text(k_example + "initial.cu"));
     dir.write("req.json", R"({ "schema_version": 1,
@@ -208,7 +211,8 @@ TEST_CASE(
                Catch::Contains("generator.start: value -500 does not fit f8e4m3"));
 }
 
-TEST_CASE("the fake harness refuses a gemm_e4m3 request it cannot compute, naming what is wrong") {
+TEST_CASE("the fake harness refuses a gemm_e4m3 request it cannot compute, naming what is wrong",
+          "[integration]") {
     test::scratch_folder dir;
     dir.write("k.cu", test::read_text(k_example + "initial.cu"));
     const std::string buffers = R"(

@@ -3,7 +3,6 @@
 // that job alone, and serve's --job-time-limit. The real `serve` with the fake harness.
 #include <sys/stat.h>
 
-#include <boost/process.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
@@ -11,40 +10,28 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "loopback_http_server.hpp"
 #include "orchestrator/service/daemon.hpp"
 #include "orchestrator/service/job_intake.hpp"
 #include "orchestrator/service/job_limits.hpp"
 #include "orchestrator/service/launch_record.hpp"
 #include "orchestrator/service/spool.hpp"
-#include "tests/loopback_http_server.hpp"
-#include "tests/test_support.hpp"
+#include "serve_fixture.hpp"
+#include "test_support.hpp"
 
 using namespace cuopt;
 namespace fs = std::filesystem;
-namespace bp = boost::process;
 using namespace std::chrono_literals;
 
 namespace {
 
-const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
-const std::string k_sanitizer = std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh";
-
 // The pilot with a config naming its files, queued straight into the spool (as the daemon's
 // own intake stores it).
-struct queued_jobs {
+struct queued_jobs : test::job_files {
     test::scratch_folder dir;
-    test::optimizer_fixture pilot;
-    fs::path config;
     spool jobs{dir / "spool"};
-    explicit queued_jobs(const std::string& settings = test::k_quick_job, int timeout_s = 60) {
-        config = write_config("config.json", settings, timeout_s);
-    }
-    fs::path write_config(const std::string& name, const std::string& settings,
-                          int timeout_s) const {
-        return pilot.dir.write(name, R"({"reference": "reference.cu",
-            "initial_kernel": "initial.cu", "input_cases": "input_cases.json", "timeout": )" +
-                                         std::to_string(timeout_s) + ", " + settings + "}");
-    }
+    explicit queued_jobs(const std::string& settings = test::k_quick_job, int timeout_s = 60)
+        : job_files(settings, timeout_s) {}
     std::string queue(std::vector<std::string> args = {}, const fs::path& other_config = {}) {
         submission sub;
         sub.config = other_config.empty() ? config : other_config;
@@ -58,26 +45,18 @@ struct queued_jobs {
     fs::path evil_program() const {
         const fs::path evil =
             dir.write("evil.sh", "#!/bin/sh\ntouch '" + (dir / "evil-ran").string() + "'\nexec '" +
-                                     k_fake + "' \"$@\"\n");
+                                     test::k_fake_harness + "' \"$@\"\n");
         fs::permissions(evil, fs::perms::owner_all);
         return evil;
     }
     bool evil_ran() const { return fs::exists(dir / "evil-ran"); }
-    // `serve ... --stop-when-idle 0.5`, its exit code; stdout and stderr in serve.out(.err).
-    int serve(std::vector<std::string> extra = {}) const {
-        std::vector<std::string> args = {"serve",     "--spool", (dir / "spool").string(),
-                                         "--harness", k_fake,    "--sanitizer",
-                                         k_sanitizer, "--poll",  "0.05",
-                                         "--devices", "0",       "--stop-when-idle",
-                                         "0.5"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        bp::child c(CUOPT_OPTIMIZER_BINARY, bp::args(args), bp::std_out > (dir / "serve.out"),
-                    bp::std_err > (dir / "serve.out.err"), bp::std_in < bp::null);
-        if (!c.wait_for(std::chrono::seconds(120))) {
-            c.terminate();
-            FAIL("serve did not stop within 120 s");
-        }
-        return c.exit_code();
+    // `serve ... --devices 0 --stop-when-idle 0.5`, its exit code; stdout and stderr in
+    // serve.out(.err).
+    int serve(const std::vector<std::string>& extra = {}) const {
+        test::serve_process serve(
+            dir / "spool", dir / "serve.out",
+            test::joined({"--devices", "0", "--stop-when-idle", "0.5"}, extra));
+        return serve.wait(120s);
     }
     std::string serve_err() const { return test::read_text(dir / "serve.out.err"); }
 };

@@ -195,7 +195,7 @@ bool kill_at(const small_pilot& p, const moment& m, std::vector<std::string>& ke
 TEST_CASE(
     "a run SIGKILLed at 20 random moments and resumed each time loses no attempt, repeats none "
     "and ends as the run made in one go did",
-    "[resume]") {
+    "[integration][resume]") {
     small_pilot p;
     const auto started = std::chrono::steady_clock::now();
     const auto whole = test::run_optimizer(p.autotune("whole"));
@@ -303,7 +303,7 @@ struct stopped_run : small_pilot {
 TEST_CASE(
     "a resume is refused with exit 28 when the manifest, the initial kernel, the harness or the "
     "config changed, naming which, and the run folder is left as it was",
-    "[resume]") {
+    "[integration][resume]") {
     stopped_run s;
     REQUIRE(fs::exists(s.run / "candidates/iter-02/attempt-0"));  // in flight when killed
     const std::string before = s.snapshot();
@@ -354,7 +354,7 @@ TEST_CASE(
 TEST_CASE(
     "a resume is refused with exit 28, writing nothing, for a run folder holding a link, an "
     "attempt recorded twice or a wall time no run takes",
-    "[resume]") {
+    "[integration][resume]") {
     stopped_run s;
     REQUIRE(fs::exists(s.run / "history.json"));
     // The killed run's harness may still write for a moment (its PR_SET_PDEATHSIG comes after
@@ -430,7 +430,7 @@ TEST_CASE(
 TEST_CASE(
     "a resume is refused for a folder that holds no run, a run that finished, and flags that "
     "would change the run",
-    "[resume]") {
+    "[integration][resume]") {
     small_pilot p;
     auto r = test::run_optimizer({"optimize", "--resume", (p.dir / "nowhere").string()});
     CHECK(r.exit_code == 28);
@@ -464,7 +464,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a run stopped by SIGTERM (exit 23) goes on with --resume from where it stopped",
-          "[resume]") {
+          "[integration][resume]") {
     stopped_run s(SIGTERM);  // the hanging attempt finishes (timeout), then the run stops
     CHECK(s.exit_code == 23);
     const auto before = test::read_checked_json(s.run / "history.json", "history");
@@ -519,7 +519,7 @@ std::vector<std::string> with_key(std::vector<std::string> args) {
 TEST_CASE(
     "a model run resumed mid-iteration asks the model nothing twice, counts its calls from the "
     "start and numbers its records on",
-    "[resume]") {
+    "[integration][resume]") {
     small_pilot p;
     test::loopback_http_server server({{200, {}, submission(p, "FAKE_MS=1.5")},
                                        {200, {}, submission(p, "FAKE_HANG")},
@@ -554,7 +554,8 @@ TEST_CASE(
     CHECK(std::string(summary["best"]["label"].GetString()) == "iteration 3");
 }
 
-TEST_CASE("a resume with the harness on another GPU is refused naming both (exit 28)", "[resume]") {
+TEST_CASE("a resume with the harness on another GPU is refused naming both (exit 28)",
+          "[integration][resume]") {
     small_pilot p;
     REQUIRE(test::run_optimizer(p.args({"--max-iterations", "1", "--no-evidence"})).exit_code == 0);
     // As a run stopped by a signal leaves it.
@@ -576,7 +577,7 @@ TEST_CASE("a resume with the harness on another GPU is refused naming both (exit
 TEST_CASE(
     "a resume of a run that is still going is refused (exit 28) naming the pid that holds "
     "RUN/.lock; the run's harness holds it too, and lets go when it ends",
-    "[resume]") {
+    "[integration][resume]") {
     small_pilot p;
     p.dir.write("cands/a_faster.cu", p.kernel("FAKE_MS=1"));
     p.dir.write("cands/b_hang.cu", p.kernel("FAKE_HANG"));

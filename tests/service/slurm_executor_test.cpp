@@ -5,10 +5,8 @@
 // not root), and last `cuda-optimizer serve --executor slurm` end to end on it. Tag [slurm].
 #include "orchestrator/service/slurm_executor.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <boost/process.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -18,11 +16,11 @@
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "orchestrator/service/spool.hpp"
-#include "tests/test_support.hpp"
+#include "serve_fixture.hpp"
+#include "test_support.hpp"
 
 using namespace cuopt;
 namespace fs = std::filesystem;
-namespace bp = boost::process;
 using namespace std::chrono_literals;
 
 namespace {
@@ -488,54 +486,13 @@ TEST_CASE(
 
 namespace {
 
-const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
-const std::string k_sanitizer = std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh";
-
 /// `serve --executor slurm` in the background, its output in files; SIGKILLed or waited for.
-struct slurm_serve {
-    fs::path out;
-    bp::child child;
-    slurm_serve(const fs::path& spool, const fs::path& out_file, std::vector<std::string> extra)
-        : out(out_file) {
-        std::vector<std::string> args = {
-            "serve",     "--spool", spool.string(), "--executor", "slurm",  "--slurm-gres", "gpu:1",
-            "--harness", k_fake,    "--sanitizer",  k_sanitizer,  "--poll", "0.2"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        child = bp::child(CUOPT_OPTIMIZER_BINARY, bp::args(args), bp::std_out > out.string(),
-                          bp::std_err > (out.string() + ".err"), bp::std_in < bp::null);
-    }
-    void kill9() {
-        ::kill(child.id(), SIGKILL);
-        child.wait();
-    }
-    int wait(std::chrono::seconds limit) {
-        if (!child.wait_for(limit)) {
-            kill9();
-            FAIL("serve did not stop within " << limit.count() << " s:\n" << test::read_text(out));
-        }
-        return child.exit_code();
-    }
-    ~slurm_serve() {
-        if (child.running()) kill9();
-    }
+struct slurm_serve : test::serve_process {
+    slurm_serve(const fs::path& spool, const fs::path& out_file,
+                const std::vector<std::string>& extra)
+        : test::serve_process(spool, out_file, extra,
+                              {{"--executor", "slurm", "--slurm-gres", "gpu:1"}, "0.2"}) {}
 };
-
-std::string submit_job(const fs::path& spool, const fs::path& config) {
-    const test::process_result r = test::run_optimizer(
-        {"submit", "--spool", spool.string(), "--config", config.string(), "--harness", k_fake});
-    INFO(r.output);
-    REQUIRE(r.exit_code == 0);
-    return r.output.substr(0, r.output.find('\n'));
-}
-
-template <typename F>
-void wait_until(F ready, std::chrono::seconds limit, const std::string& what) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    while (!ready()) {
-        if (std::chrono::steady_clock::now() > end) FAIL("timed out waiting for " << what);
-        std::this_thread::sleep_for(100ms);
-    }
-}
 
 /// The one run folder a finished optimize leaves, with its records and report.
 void check_complete_run(const fs::path& job) {
@@ -562,12 +519,10 @@ TEST_CASE(
     "[slurm]") {
     REQUIRE_SLURM_OR_SKIP();
     test::scratch_folder dir;
-    test::optimizer_fixture pilot;
+    const test::job_files pilot;
     const auto config = [&](const std::string& name, int iterations) {
-        return pilot.dir.write(name, R"({"reference": "reference.cu", "initial_kernel":
-            "initial.cu", "input_cases": "input_cases.json", "timeout": 60, "batch": 2,
-            "max_iterations": )" + std::to_string(iterations) +
-                                         "}");
+        return pilot.write_config(
+            name, R"("batch": 2, "max_iterations": )" + std::to_string(iterations), 60);
     };
     // (A harness run's limit of 60 s: a loaded 2-core machine must not fail a job by timing.)
     const fs::path quick = config("quick.json", 2), slow = config("slow.json", 200);
@@ -575,23 +530,25 @@ TEST_CASE(
     const fs::path spool_dir = dir / "spool";
     // Slurm runs two at once (two CPUs, two GPUs): 1 and 2 first, then 3, 4 (scancelled while
     // no daemon runs) and 5.
-    const std::string cancelled_live = submit_job(spool_dir, slow);
-    const std::string resumed = submit_job(spool_dir, longer);
-    const std::string third = submit_job(spool_dir, quick);
-    const std::string cancelled_away = submit_job(spool_dir, slow);
-    const std::string fifth = submit_job(spool_dir, quick);
+    const std::string cancelled_live = test::submit_job(spool_dir, slow);
+    const std::string resumed = test::submit_job(spool_dir, longer);
+    const std::string third = test::submit_job(spool_dir, quick);
+    const std::string cancelled_away = test::submit_job(spool_dir, slow);
+    const std::string fifth = test::submit_job(spool_dir, quick);
     const cuopt::spool s(spool_dir, false);
     const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "100");  // sbatch passes it on to the jobs
     std::string resumed_slurm_id;
     {
         slurm_serve serve(spool_dir, dir / "serve1.out", {});
         const auto handle = [&](const std::string& id) { return s.read_status(id).handle; };
-        wait_until([&] { return job_field(handle(cancelled_live), "JobState") == "RUNNING"; }, 60s,
-                   "the first job to run in Slurm");
+        test::wait_until([&] { return job_field(handle(cancelled_live), "JobState") == "RUNNING"; },
+                         60s, "the first job to run in Slurm", 100ms);
         REQUIRE(scancel(handle(cancelled_live)));
-        wait_until([&] { return s.read_status(cancelled_live).state == job_state::cancelled; }, 60s,
-                   "the daemon to record the scancel");
-        wait_until([&] { return s.read_status(resumed).attempts >= 2; }, 60s, "job 2 mid-run");
+        test::wait_until(
+            [&] { return s.read_status(cancelled_live).state == job_state::cancelled; }, 60s,
+            "the daemon to record the scancel", 100ms);
+        test::wait_until([&] { return s.read_status(resumed).attempts >= 2; }, 60s, "job 2 mid-run",
+                         100ms);
         resumed_slurm_id = handle(resumed);
         serve.kill9();
     }

@@ -14,7 +14,8 @@
 
 #include "common/json_document.hpp"
 #include "orchestrator/service/spool.hpp"
-#include "tests/test_support.hpp"
+#include "serve_fixture.hpp"
+#include "test_support.hpp"
 
 using namespace cuopt;
 namespace fs = std::filesystem;
@@ -22,25 +23,6 @@ namespace bp = boost::process;
 using namespace std::chrono_literals;
 
 namespace {
-
-const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
-const std::string k_sanitizer = std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh";
-
-// A job's files, owned by uid 65534 when `nobody` (it must read its own config).
-struct job_files {
-    test::optimizer_fixture pilot;
-    fs::path config;
-    job_files(bool nobody, const std::string& settings = test::k_quick_job) {
-        config = pilot.dir.write("config.json",
-                                 R"({"reference": "reference.cu", "initial_kernel": "initial.cu",
-               "input_cases": "input_cases.json", "timeout": 60, )" +
-                                     settings + "}");
-        if (!nobody) return;
-        REQUIRE(::lchown(pilot.dir.path().c_str(), 65534, 65534) == 0);
-        for (const auto& e : fs::recursive_directory_iterator(pilot.dir.path()))
-            REQUIRE(::lchown(e.path().c_str(), 65534, 65534) == 0);
-    }
-};
 
 // Runs a command as uid/gid 65534 with no supplementary groups.
 test::process_result as_nobody(const std::vector<std::string>& command) {
@@ -88,42 +70,20 @@ std::string first_line(const std::string& text) {
 }
 
 // `serve` (as root) in the background until the test ends; ready once its socket is there.
-struct serve_process {
-    fs::path out;
-    bp::child child;
-    serve_process(const fs::path& spool, const fs::path& out_file, std::vector<std::string> extra)
-        : out(out_file) {
-        fs::remove(spool / "submit.sock");  // one a SIGKILLed serve left: wait for the new one
-        std::vector<std::string> args = {"serve",     "--spool", spool.string(),
-                                         "--harness", k_fake,    "--sanitizer",
-                                         k_sanitizer, "--poll",  "0.05"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        child = bp::child(CUOPT_OPTIMIZER_BINARY, bp::args(args), bp::std_out > out.string(),
-                          bp::std_err > (out.string() + ".err"), bp::std_in < bp::null);
-        const auto end = std::chrono::steady_clock::now() + 30s;
-        while (!fs::exists(spool / "submit.sock")) {
-            INFO(test::read_text(out.string() + ".err"));
-            REQUIRE(child.running());
-            REQUIRE(std::chrono::steady_clock::now() < end);
-            std::this_thread::sleep_for(20ms);
-        }
-    }
-    void kill9() {
-        ::kill(child.id(), SIGKILL);
-        child.wait();
-    }
-    ~serve_process() {
-        if (child.running()) kill9();
+struct serve_process : test::serve_process {
+    serve_process(const fs::path& spool, const fs::path& out_file,
+                  const std::vector<std::string>& extra)
+        : test::serve_process(spool, out_file, extra, socket_ready()) {}
+    static test::serve_launch socket_ready() {
+        test::serve_launch launch;
+        launch.wait_for_socket = true;
+        return launch;
     }
 };
 
 // Queued by root, the spool's owner, straight into the spool (no daemon needed).
 std::string submit_as_owner(const fs::path& spool, const fs::path& config) {
-    const test::process_result r = test::run_optimizer(
-        {"submit", "--spool", spool.string(), "--config", config.string(), "--harness", k_fake});
-    INFO(r.output);
-    REQUIRE(r.exit_code == 0);
-    return first_line(r.output);
+    return test::submit_job(spool, config);
 }
 
 std::string submit_as_nobody(const fs::path& spool, const fs::path& config) {
@@ -170,11 +130,11 @@ TEST_CASE("a user who does not own the spool submits through the socket and cann
           "[daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
-    job_files slow(false, R"("max_iterations": 40, "batch": 2)");
+    test::job_files slow(R"("max_iterations": 40, "batch": 2)");
     const std::string root_job = submit_as_owner(spool, slow.config);
     const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "40");
     serve_process serve(spool, dir / "serve.out", {"--devices", "0"});
-    job_files mine(true);
+    test::job_files mine(test::file_owner::nobody);
     const std::string id = submit_as_nobody(spool, mine.config);
 
     const cuopt::spool s(spool, false);
@@ -193,7 +153,7 @@ TEST_CASE("a user who does not own the spool submits through the socket and cann
     denied("mkdir -p " + job + "/results/run-001 && echo '{}' > " + job +
            "/results/run-001/run.json");
     denied("echo OPENAI_BASE_URL=http://127.0.0.1:9 > " + job + "/.env");
-    denied("ln -s /etc/shadow " + job + "/state.json.tmp-" + std::to_string(serve.child.id()));
+    denied("ln -s /etc/shadow " + job + "/state.json.tmp-" + std::to_string(serve.pid()));
     denied("ls " + spool.string() + "/jobs");
     const auto log = s.job_dir(root_job) / "job.log";
     const auto end = std::chrono::steady_clock::now() + 60s;
@@ -206,7 +166,7 @@ TEST_CASE("a user who does not own the spool submits through the socket and cann
 TEST_CASE("nobody else can open the spool's lock files; serve and commits go on", "[daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
-    job_files quick(false);
+    test::job_files quick;
     submit_as_owner(spool, quick.config);
     {
         serve_process first(spool, dir / "first.out", {"--devices", "0"});
@@ -217,8 +177,8 @@ TEST_CASE("nobody else can open the spool's lock files; serve and commits go on"
         denied("exec 3<" + (spool / f).string());
     }
     serve_process second(spool, dir / "second.out", {"--devices", "0"});
-    CHECK(second.child.running());
-    job_files mine(true);
+    CHECK(second.running());
+    test::job_files mine(test::file_owner::nobody);
     const std::string id = submit_as_nobody(spool, mine.config);  // takes .seq under flock
     CHECK(id == "job-000002");
 }
@@ -229,14 +189,14 @@ TEST_CASE(
     "[daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
-    job_files slow(false, R"("max_iterations": 40, "batch": 2)");
+    test::job_files slow(R"("max_iterations": 40, "batch": 2)");
     const std::string root_job = submit_as_owner(spool, slow.config);
     const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "40");
     operator_group ops;
     std::vector<std::string> flags = {"--devices", "0"};
     {
         serve_process serve(spool, dir / "serve.out", flags);
-        job_files mine(true);
+        test::job_files mine(test::file_owner::nobody);
         const std::string id = submit_as_nobody(spool, mine.config);
         const test::process_result list = nobody_optimizer({"status", "--spool", spool.string()});
         INFO(list.output);
@@ -281,7 +241,7 @@ TEST_CASE(
     "[daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
-    job_files slow(false, R"("max_iterations": 40, "batch": 2)");
+    test::job_files slow(R"("max_iterations": 40, "batch": 2)");
     submit_as_owner(spool, slow.config);
     const fs::path left = spool / "staging" / "stage-deadbeef";
     fs::create_directories(left / "files");
@@ -295,7 +255,7 @@ TEST_CASE(
         CHECK_FALSE(fs::exists(left));
         CHECK(mode_of(spool / "jobs") == 0700);
         CHECK(mode_of(spool / ".seq") == 0600);
-        job_files mine(true);
+        test::job_files mine(test::file_owner::nobody);
         submit_as_nobody(spool, mine.config);  // queued behind root's long job
         const test::process_result r = nobody_optimizer(
             {"submit", "--spool", spool.string(), "--config", mine.config.string()});
@@ -306,7 +266,7 @@ TEST_CASE(
               std::string::npos);
     }
     serve_process serve(spool, dir / "serve2.out", {"--devices", "0", "--max-upload-mb", "0.001"});
-    job_files big(true);
+    test::job_files big(test::file_owner::nobody);
     const test::process_result r =
         nobody_optimizer({"submit", "--spool", spool.string(), "--config", big.config.string()});
     INFO(r.output);
@@ -322,13 +282,14 @@ TEST_CASE(
     const fs::path theirs = dir / "theirs";
     fs::create_directories(theirs);
     REQUIRE(::chown(theirs.c_str(), 65534, 65534) == 0);
-    const test::process_result r = test::run_optimizer(
-        {"serve", "--spool", theirs.string(), "--harness", k_fake, "--stop-when-idle", "0.1"});
+    const test::process_result r =
+        test::run_optimizer({"serve", "--spool", theirs.string(), "--harness", test::k_fake_harness,
+                             "--stop-when-idle", "0.1"});
     CHECK(r.exit_code == 26);
     CHECK(r.output.find("belongs to uid 65534") != std::string::npos);
 
     const fs::path spool = dir / "spool";
-    job_files quick(false);
+    test::job_files quick;
     submit_as_owner(spool, quick.config);
     const test::process_result s = nobody_optimizer({"status", "--spool", spool.string()});
     CHECK(s.exit_code == 26);
@@ -368,7 +329,7 @@ TEST_CASE("a user holding idle connections is held to a few and times out; other
           "[daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
-    job_files quick(false);
+    test::job_files quick;
     submit_as_owner(spool, quick.config);
     serve_process serve(spool, dir / "serve.out", {"--devices", "0"});
     // 65534 opens 8 connections and sends nothing; its 9th is refused at once.
@@ -409,7 +370,7 @@ TEST_CASE(
     "[daemon][security]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
-    job_files quick(false);
+    test::job_files quick;
     submit_as_owner(spool, quick.config);
     // A request may be 1 MiB * 4/3 + 1 MiB: two of 2 MiB each are more than one user's share.
     serve_process serve(spool, dir / "serve.out", {"--devices", "0", "--max-upload-mb", "1"});
@@ -465,10 +426,10 @@ TEST_CASE("a submitter may not jump the queue, and a huge request is answered in
           "[daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
-    job_files quick(false);
+    test::job_files quick;
     submit_as_owner(spool, quick.config);
     serve_process serve(spool, dir / "serve.out", {"--devices", "0"});
-    job_files mine(true);
+    test::job_files mine(test::file_owner::nobody);
     const test::process_result jump = nobody_optimizer(
         {"submit", "--spool", spool.string(), "--config", mine.config.string(), "--priority", "9"});
     INFO(jump.output);
@@ -535,7 +496,7 @@ TEST_CASE(
                Catch::Contains("field files: 1001 files; at most 1000 per submission"));
     CHECK(fs::is_empty(spool / "staging"));
 
-    job_files mine(true);
+    test::job_files mine(test::file_owner::nobody);
     const test::process_result over =
         nobody_optimizer({"submit", "--spool", spool.string(), "--config", mine.config.string(),
                           "--timeout", "86401"});
@@ -551,7 +512,7 @@ TEST_CASE(
     INFO(day.output);
     CHECK(day.exit_code == 0);
     // A refusal names the submitter's own file, never where the daemon stages uploads.
-    job_files planted(true, R"("harness": "/bin/sh")");
+    test::job_files planted(test::file_owner::nobody, R"("harness": "/bin/sh")");
     const test::process_result refused = nobody_optimizer(
         {"submit", "--spool", spool.string(), "--config", planted.config.string()});
     INFO(refused.output);

@@ -7,6 +7,7 @@
 #include "harness/case_runner.hpp"
 #include "harness/request_reader.hpp"
 #include "orchestrator/contract/request_writer.hpp"
+#include "request_fixture.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -29,24 +30,11 @@ std::string request_with(const std::string& target, const std::string& extra) {
            arg("n", R"("dtype": "i32", "value": 8)") + " ] } ] }";
 }
 
-struct fixture {
-    test::scratch_folder dir;
+struct fixture : test::request_folder {
     fixture() {
         dir.write("k.cu", "extern \"C\" __global__ void k() {}\n");
         dir.write_values("x.bin", std::vector<float>(8, 1.5f));
         dir.write_values("w.bin", std::vector<int>(8, 3));
-    }
-    request read(const std::string& json) {
-        dir.write("req.json", json);
-        return read_request(dir / "req.json");
-    }
-    std::string error_of(const std::string& json) {
-        try {
-            read(json);
-        } catch (const json_error& e) {
-            return e.what();
-        }
-        return "";
     }
 };
 

@@ -31,7 +31,8 @@ std::string flattened(std::string text) {
 
 TEST_CASE(
     "a candidate whose timed sample held another kernel is rejected as invalid_timing with the "
-    "harness's message, and the run goes on") {
+    "harness's message, and the run goes on",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_mistimed.cu", f.kernel("FAKE_INVALID_TIMING FAKE_MS=0.5"));
     f.dir.write("cands/b_faster.cu", f.kernel("FAKE_MS=1"));
@@ -55,7 +56,8 @@ TEST_CASE(
 
 TEST_CASE(
     "a case timed while the GPU throttled warns on its progress line and is named in run.json's "
-    "GPU-state summary and in history.json") {
+    "GPU-state summary and in history.json",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/hot.cu", f.kernel("FAKE_MS=1 FAKE_THROTTLED=perf-256"));
     const auto r = test::run_optimizer(f.args(
@@ -96,7 +98,8 @@ TEST_CASE(
 
 TEST_CASE(
     "the timer is recorded in run.json, summary.json, history.json and the closing table, and "
-    "clocks that disagree warn") {
+    "clocks that disagree warn",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/odd.cu", f.kernel("FAKE_MS=1 FAKE_CHANNELS_DISAGREE"));
     const auto r = test::run_optimizer(f.args(
@@ -130,7 +133,8 @@ TEST_CASE(
 
 TEST_CASE(
     "the timer asked for with --timer events reaches the request, and the run records events "
-    "with the harness's note") {
+    "with the harness's note",
+    "[integration]") {
     optimizer_fixture f;
     const auto r = test::run_optimizer(
         f.args({"--max-iterations", "0", "--no-evidence", "--timer", "events"}));
@@ -148,7 +152,8 @@ TEST_CASE(
 
 TEST_CASE(
     "adaptive timing reaches the request with a cap of 1000 unless --iterations gives one, and "
-    "history.json records each case's stop rule") {
+    "history.json records each case's stop rule",
+    "[integration]") {
     optimizer_fixture f;
     auto r = test::run_optimizer(
         f.args({"--max-iterations", "0", "--no-evidence", "--timing-mode", "adaptive",
@@ -187,7 +192,8 @@ TEST_CASE(
     CHECK(std::string(capped["attempts"][0]["cases"][1]["stop_rule"].GetString()) == "cap");
 }
 
-TEST_CASE("a request timed the default way carries no adaptive field and a fixed stop rule") {
+TEST_CASE("a request timed the default way carries no adaptive field and a fixed stop rule",
+          "[integration]") {
     optimizer_fixture f;
     REQUIRE(test::run_optimizer(f.args({"--max-iterations", "0", "--no-evidence"})).exit_code == 0);
     const auto req = attempt_request(f, 0, 0);
@@ -198,7 +204,8 @@ TEST_CASE("a request timed the default way carries no adaptive field and a fixed
     CHECK(run["settings"]["iterations"].GetInt() == 100);
 }
 
-TEST_CASE("bad timing flags exit 64 with a message naming the flag, before any run") {
+TEST_CASE("bad timing flags exit 64 with a message naming the flag, before any run",
+          "[integration]") {
     optimizer_fixture f;
     const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
         {{"--timing-mode", "sometimes"}, "--timing-mode"},

@@ -56,7 +56,8 @@ std::string row_of(const std::string& page, const std::string& label) {
 
 }  // namespace
 
-TEST_CASE("a run ends with report.html: the verdict first, every attempt, the diff, escaped text") {
+TEST_CASE("a run ends with report.html: the verdict first, every attempt, the diff, escaped text",
+          "[integration]") {
     recorded_run run;
     INFO(run.result.output);
     REQUIRE(run.result.exit_code == 0);
@@ -97,7 +98,8 @@ TEST_CASE("a run ends with report.html: the verdict first, every attempt, the di
     CHECK_THAT(page, Catch::Contains("Content-Security-Policy"));
 }
 
-TEST_CASE("report RUN_DIR rebuilds the same page from the run folder's files alone") {
+TEST_CASE("report RUN_DIR rebuilds the same page from the run folder's files alone",
+          "[integration]") {
     recorded_run run({"--gpu-hour-cost", "2.5", "--engineer-hours", "4", "--engineer-rate", "100",
                       "--invocations-per-month", "1e9"});
     REQUIRE(run.result.exit_code == 0);
@@ -123,7 +125,7 @@ TEST_CASE("report RUN_DIR rebuilds the same page from the run folder's files alo
     CHECK_THAT(test::read_text(again), Catch::Contains("$200.00"));
 }
 
-TEST_CASE("a run without a winner still gets a report, a no-go saying why") {
+TEST_CASE("a run without a winner still gets a report, a no-go saying why", "[integration]") {
     test::optimizer_fixture f;
     f.dir.write("initial.cu", f.kernel("FAKE_WRONG"));
     const auto r = test::run_optimizer(f.args({"--max-iterations", "1"}));
@@ -135,7 +137,8 @@ TEST_CASE("a run without a winner still gets a report, a no-go saying why") {
     CHECK(count(page, "<tr class=\"rejected") == 1);
 }
 
-TEST_CASE("a model run's report shows each iteration's conversation, collapsed and escaped") {
+TEST_CASE("a model run's report shows each iteration's conversation, collapsed and escaped",
+          "[integration]") {
     test::optimizer_fixture f;
     const auto submit = [&f](const std::string& marker, const std::string& words) {
         rapidjson::Document args(rapidjson::kObjectType);
@@ -175,7 +178,7 @@ TEST_CASE("a model run's report shows each iteration's conversation, collapsed a
     CHECK_THAT(page, Catch::Contains("Against its parent"));
 }
 
-TEST_CASE("report names the file it cannot read and exits 11") {
+TEST_CASE("report names the file it cannot read and exits 11", "[integration]") {
     test::scratch_folder dir;
     auto r = test::run_optimizer({"report", (dir / "nowhere").string()});
     CHECK(r.exit_code == 11);
@@ -195,7 +198,7 @@ TEST_CASE("report names the file it cannot read and exits 11") {
 }
 
 TEST_CASE("headless Chromium renders the report: verdict and attempts there, no script error",
-          "[chromium]") {
+          "[integration][chromium]") {
     REQUIRE_CHROMIUM_OR_SKIP();
     recorded_run run;
     REQUIRE(run.result.exit_code == 0);
@@ -218,7 +221,7 @@ TEST_CASE("headless Chromium renders the report: verdict and attempts there, no 
 }
 
 TEST_CASE("the attempt table sorts on a header click and filters as one types, in Chromium",
-          "[chromium]") {
+          "[integration][chromium]") {
     REQUIRE_CHROMIUM_OR_SKIP();
     recorded_run run;
     REQUIRE(run.result.exit_code == 0);
@@ -243,7 +246,7 @@ f.value = 'wrong'; f.dispatchEvent(new Event('input'));
 }
 
 TEST_CASE("the report never scrolls sideways at 1400 px: the wide latency table scrolls in its box",
-          "[chromium]") {
+          "[integration][chromium]") {
     REQUIRE_CHROMIUM_OR_SKIP();
     recorded_run run;
     REQUIRE(run.result.exit_code == 0);
@@ -266,7 +269,7 @@ document.body.setAttribute('data-widths', (d.scrollWidth > d.clientWidth ? 'page
 }
 
 TEST_CASE("a script error on the page is caught and shown, so the test above would see one",
-          "[chromium]") {
+          "[integration][chromium]") {
     REQUIRE_CHROMIUM_OR_SKIP();
     test::scratch_folder dir;
     std::string page = "<!DOCTYPE html><html><head><script>" +
@@ -279,7 +282,8 @@ TEST_CASE("a script error on the page is caught and shown, so the test above wou
     CHECK_THAT(p.console, Catch::Contains("Uncaught"));
 }
 
-TEST_CASE("the console and the report name an attempt by iteration and attempt, never as 1.0") {
+TEST_CASE("the console and the report name an attempt by iteration and attempt, never as 1.0",
+          "[integration]") {
     test::optimizer_fixture f;
     const auto r = test::run_optimizer(f.args({"--proposer", "autotune", "--max-iterations", "1"}));
     INFO(r.output);
@@ -294,7 +298,8 @@ TEST_CASE("the console and the report name an attempt by iteration and attempt, 
     CHECK_FALSE(std::regex_search(page, std::regex(R"(iteration \d+\.\d+)")));
 }
 
-TEST_CASE("the report's diff shows the settings that differ where the sources are identical") {
+TEST_CASE("the report's diff shows the settings that differ where the sources are identical",
+          "[integration]") {
     test::optimizer_fixture f;
     const auto r = test::run_optimizer(
         f.args({"--proposer", "autotune", "--max-iterations", "2", "--no-evidence"}));
@@ -319,7 +324,7 @@ std::vector<std::string> reasons_of(const rapidjson::Document& summary) {
 
 }  // namespace
 
-TEST_CASE("a go: summary.json's verdict, the closing line and the report agree") {
+TEST_CASE("a go: summary.json's verdict, the closing line and the report agree", "[integration]") {
     recorded_run run({"--fail-on-no-go"});
     INFO(run.result.output);
     REQUIRE(run.result.exit_code == 0);  // a go passes --fail-on-no-go
@@ -338,7 +343,8 @@ TEST_CASE("a go: summary.json's verdict, the closing line and the report agree")
         CHECK(out.rfind(before) < verdict_at);
 }
 
-TEST_CASE("a no_go names why on the closing lines and in summary.json; --fail-on-no-go exits 30") {
+TEST_CASE("a no_go names why on the closing lines and in summary.json; --fail-on-no-go exits 30",
+          "[integration]") {
     recorded_run run({"--no-sanitizer", "--fail-on-no-go"});
     INFO(run.result.output);
     CHECK(run.result.exit_code == 30);
@@ -361,7 +367,8 @@ TEST_CASE("a no_go names why on the closing lines and in summary.json; --fail-on
     CHECK(std::string(summary_of(lenient)["verdict"].GetString()) == "no_go");
 }
 
-TEST_CASE("nothing beats the initial kernel: no_winner, and --fail-on-no-go exits 27") {
+TEST_CASE("nothing beats the initial kernel: no_winner, and --fail-on-no-go exits 27",
+          "[integration]") {
     test::optimizer_fixture f;
     f.dir.write("cands/slow.cu", f.kernel("FAKE_MS=4"));
     const auto r = test::run_optimizer(
@@ -376,7 +383,8 @@ TEST_CASE("nothing beats the initial kernel: no_winner, and --fail-on-no-go exit
     CHECK_THAT(r.output, Catch::Contains("\nno_winner (FAKE RUN: simulated numbers): best: "));
 }
 
-TEST_CASE("a fake run says so: its first line, the closing lines, the report and the cost sheet") {
+TEST_CASE("a fake run says so: its first line, the closing lines, the report and the cost sheet",
+          "[integration]") {
     recorded_run run;
     INFO(run.result.output);
     REQUIRE(run.result.exit_code == 0);
@@ -411,7 +419,8 @@ TEST_CASE("a fake run says so: its first line, the closing lines, the report and
                           Catch::Contains("more than the wall time on 1 GPU(s)"));
 }
 
-TEST_CASE("headless Chromium shows a fake run's banner above the verdict", "[chromium]") {
+TEST_CASE("headless Chromium shows a fake run's banner above the verdict",
+          "[integration][chromium]") {
     REQUIRE_CHROMIUM_OR_SKIP();
     recorded_run run;
     REQUIRE(run.result.exit_code == 0);
@@ -430,7 +439,7 @@ TEST_CASE("headless Chromium shows a fake run's banner above the verdict", "[chr
 TEST_CASE(
     "report and replay read a run folder beneath it, never through a planted link, and replay "
     "writes only in a run folder of the caller's own",
-    "[security]") {
+    "[integration][security]") {
     recorded_run run;
     REQUIRE(run.result.exit_code == 0);
     const fs::path folder = run.f.run();

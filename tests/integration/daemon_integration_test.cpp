@@ -3,7 +3,6 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <boost/process.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <map>
@@ -17,81 +16,25 @@
 #include "orchestrator/service/job_finaliser.hpp"
 #include "orchestrator/service/job_intake.hpp"
 #include "orchestrator/service/spool.hpp"
-#include "tests/test_support.hpp"
+#include "serve_fixture.hpp"
+#include "test_support.hpp"
 
 using namespace cuopt;
 namespace fs = std::filesystem;
-namespace bp = boost::process;
 using namespace std::chrono_literals;
 
 namespace {
 
-const std::string k_fake = CUOPT_FAKE_HARNESS_BINARY;
-const std::string k_sanitizer = std::string(CUOPT_SOURCE_DIR) + "/tests/fake-compute-sanitizer.sh";
+using test::job_files;
+using test::serve_process;
+using test::wait_until;
 
-// The pilot (fake-harness markers) with a config naming its files.
-struct job_files {
-    test::optimizer_fixture pilot;
-    fs::path config;
-    explicit job_files(const std::string& settings = test::k_quick_job) {
-        config = pilot.dir.write("config.json",
-                                 R"({"reference": "reference.cu", "initial_kernel": "initial.cu",
-               "input_cases": "input_cases.json", "timeout": 60, )" +
-                                     settings + "}");
-    }
-};
-
-// `serve` in the background, its stdout in a file; SIGKILLed or waited for.
-struct serve_process {
-    fs::path out;
-    bp::child child;
-    serve_process(const fs::path& spool, const fs::path& out_file, std::vector<std::string> extra)
-        : out(out_file) {
-        std::vector<std::string> args = {"serve",     "--spool", spool.string(),
-                                         "--harness", k_fake,    "--sanitizer",
-                                         k_sanitizer, "--poll",  "0.05"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        child = bp::child(CUOPT_OPTIMIZER_BINARY, bp::args(args), bp::std_out > out.string(),
-                          bp::std_err > (out.string() + ".err"), bp::std_in < bp::null);
-    }
-    void kill9() {
-        ::kill(child.id(), SIGKILL);
-        child.wait();
-    }
-    int wait(std::chrono::seconds limit) {
-        if (!child.wait_for(limit)) {
-            ::kill(child.id(), SIGKILL);
-            child.wait();
-            FAIL("serve did not stop within " << limit.count() << " s:\n" << test::read_text(out));
-        }
-        return child.exit_code();
-    }
-    ~serve_process() {
-        if (child.running()) kill9();
-    }
-};
-
+// submit_job, which must answer a job id.
 std::string submit(const fs::path& spool, const fs::path& config,
-                   std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"submit",        "--spool",   spool.string(), "--config",
-                                     config.string(), "--harness", k_fake};
-    args.insert(args.end(), extra.begin(), extra.end());
-    const test::process_result r = test::run_optimizer(args);
-    INFO(r.output);
-    REQUIRE(r.exit_code == 0);
-    std::string id = r.output.substr(0, r.output.find('\n'));
+                   const std::vector<std::string>& extra = {}) {
+    std::string id = test::submit_job(spool, config, extra);
     REQUIRE(id.rfind("job-", 0) == 0);
     return id;
-}
-
-// Waits until `ready` holds (polled every 50 ms), failing after `limit`.
-template <typename F>
-void wait_until(F ready, std::chrono::seconds limit, const std::string& what) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    while (!ready()) {
-        if (std::chrono::steady_clock::now() > end) FAIL("timed out waiting for " << what);
-        std::this_thread::sleep_for(50ms);
-    }
 }
 
 // `n` gate jobs on one accepted run of `accepted` (made here: one iteration, no evidence).
@@ -213,7 +156,7 @@ void check_one_job_per_device(const fs::path& trace) {
 }  // namespace
 
 TEST_CASE("serve runs the queue one job per GPU, highest priority first, each to a complete run",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     job_files files;
     const fs::path spool = dir / "spool";
@@ -251,7 +194,7 @@ TEST_CASE("serve runs the queue one job per GPU, highest priority first, each to
 TEST_CASE(
     "a job meets a harness without Landlock with the daemon's refusal, and runs once serve is "
     "given --allow-unconfined",
-    "[daemon]") {
+    "[integration][daemon]") {
     test::scratch_folder dir;
     job_files files;
     const fs::path spool = dir / "spool";
@@ -285,7 +228,7 @@ TEST_CASE(
 }
 
 TEST_CASE("cancel ends a queued job before it starts and a running one mid-run; the queue goes on",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     job_files slow(R"("max_iterations": 40, "batch": 2)");
     job_files quick;
@@ -316,7 +259,7 @@ TEST_CASE("cancel ends a queued job before it starts and a running one mid-run; 
 }
 
 TEST_CASE("a SIGKILLed daemon's running job resumes where it stopped when serve starts again",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     job_files files(R"("max_iterations": 6, "batch": 2)");
     const fs::path spool = dir / "spool";
@@ -343,14 +286,14 @@ TEST_CASE("a SIGKILLed daemon's running job resumes where it stopped when serve 
 }
 
 TEST_CASE("a malformed job is refused at intake with check's table; a second serve is refused",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     job_files files;
     const fs::path spool = dir / "spool";
     files.pilot.dir.write("input_cases.json", "{\"schema_version\": 1, \"args\": [");
     const test::process_result bad =
         test::run_optimizer({"submit", "--spool", spool.string(), "--config", files.config.string(),
-                             "--harness", k_fake});
+                             "--harness", test::k_fake_harness});
     CHECK(bad.exit_code == 11);
     CHECK(bad.output.find("input_cases.json") != std::string::npos);
     const cuopt::spool s(spool);
@@ -362,7 +305,7 @@ TEST_CASE("a malformed job is refused at intake with check's table; a second ser
     broken.pilot.dir.write("initial.cu", "this is not CUDA // FAKE_COMPILE_ERROR\n");
     const test::process_result rejected =
         test::run_optimizer({"submit", "--spool", spool.string(), "--config",
-                             broken.config.string(), "--harness", k_fake});
+                             broken.config.string(), "--harness", test::k_fake_harness});
     INFO(rejected.output);
     CHECK(rejected.exit_code == 11);
     CHECK(rejected.output.find("not ready") != std::string::npos);
@@ -379,7 +322,7 @@ TEST_CASE("a malformed job is refused at intake with check's table; a second ser
     CHECK(test::read_text(dir / "b.out.err").find("another daemon serves") != std::string::npos);
 }
 
-TEST_CASE("a gate job reruns an accepted run from the same queue", "[daemon]") {
+TEST_CASE("a gate job reruns an accepted run from the same queue", "[integration][daemon]") {
     test::scratch_folder dir;
     test::optimizer_fixture accepted;
     const fs::path spool = dir / "spool";
@@ -397,7 +340,7 @@ TEST_CASE("a gate job reruns an accepted run from the same queue", "[daemon]") {
 TEST_CASE(
     "a killed gate job's folder is cleared for its rerun only once no process of its last start "
     "holds its lock",
-    "[daemon]") {
+    "[integration][daemon]") {
     test::scratch_folder dir;
     test::optimizer_fixture accepted;
     const fs::path spool_dir = dir / "spool";
@@ -445,7 +388,7 @@ TEST_CASE(
 }
 
 TEST_CASE("200 jobs through one daemon SIGKILLed twice: each ends once with a complete run folder",
-          "[daemon][load]") {
+          "[integration][daemon][load]") {
     const char* n_env = std::getenv("CUOPT_LOAD_JOBS");  // tools/sanitize.sh asks for fewer
     const int n = n_env ? std::atoi(n_env) : 200;
     test::scratch_folder dir;
@@ -463,7 +406,7 @@ TEST_CASE("200 jobs through one daemon SIGKILLed twice: each ends once with a co
             job_files bad;
             bad.pilot.dir.write("input_cases.json", "[");
             CHECK(test::run_optimizer({"submit", "--spool", spool_dir.string(), "--config",
-                                       bad.config.string(), "--harness", k_fake})
+                                       bad.config.string(), "--harness", test::k_fake_harness})
                       .exit_code == 11);
         }
     }
@@ -502,14 +445,14 @@ TEST_CASE("200 jobs through one daemon SIGKILLed twice: each ends once with a co
 }
 
 TEST_CASE("serve reads its options from --config, flags winning; an unknown key is refused",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     job_files files;
     const fs::path spool_dir = dir / "spool";
     submit(spool_dir, files.config);
     dir.write("serve.json", R"({"spool": "spool", "devices": "3", "stop_when_idle": 0.3,
-        "harness": ")" + k_fake +
-                                R"(", "sanitizer": ")" + k_sanitizer + R"("})");
+        "harness": ")" + test::k_fake_harness +
+                                R"(", "sanitizer": ")" + test::k_fake_sanitizer + R"("})");
     const test::process_result r =
         test::run_optimizer({"serve", "--config", (dir / "serve.json").string(), "--devices", "2"});
     INFO(r.output);
@@ -529,7 +472,7 @@ TEST_CASE("serve reads its options from --config, flags winning; an unknown key 
 }
 
 TEST_CASE("a job that cannot be started keeps its place, says why, and runs once it can",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     job_files files;
     const fs::path spool_dir = dir / "spool";
@@ -539,7 +482,7 @@ TEST_CASE("a job that cannot be started keeps its place, says why, and runs once
     {
         serve_process serve(spool_dir, dir / "a.out", {"--devices", "0"});
         wait_until([&] { return !s.read_status(id).reason.empty(); }, 30s, "the reason");
-        ::kill(serve.child.id(), SIGTERM);
+        ::kill(serve.pid(), SIGTERM);
         CHECK(serve.wait(30s) == 0);
     }
     const job_status st = s.read_status(id);
@@ -563,7 +506,7 @@ TEST_CASE("a job that cannot be started keeps its place, says why, and runs once
 TEST_CASE(
     "a job killed before its run was set up starts over once its run's lock is free, and never "
     "while a running process holds it",
-    "[daemon]") {
+    "[integration][daemon]") {
     test::scratch_folder dir;
     job_files files;
     const fs::path spool_dir = dir / "spool";
@@ -618,7 +561,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a job that ended while no daemon recorded it is finalised from its folder, never rerun",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     job_files files;
     const fs::path spool_dir = dir / "spool";
@@ -671,7 +614,7 @@ TEST_CASE("a job that ended while no daemon recorded it is finalised from its fo
 }
 
 TEST_CASE("serve and status refuse a bad address, token, GPU list or job id in one line",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     const std::string spool_dir = (dir / "spool").string();
     const auto refused = [&](const std::vector<std::string>& args, int code,

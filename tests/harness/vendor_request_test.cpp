@@ -16,6 +16,7 @@
 #include "harness/request_reader.hpp"
 #include "orchestrator/contract/request_writer.hpp"
 #include "orchestrator/contract/response_reader.hpp"
+#include "request_fixture.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -53,31 +54,14 @@ std::string e4m3_request(const std::string& call_extra = R"(, "scale_a": "sa", "
     { "name": "i", "dtype": "i32", "value": 3 } ] } ] })";
 }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-    const auto pos = text.find(from);
-    REQUIRE(pos != std::string::npos);
-    return text.replace(pos, from.size(), to);
-}
+using test::replaced;
 
-struct fixture {
-    test::scratch_folder dir;
+struct fixture : test::request_folder {
     fixture() {
         std::vector<float> a(16);
         for (std::size_t i = 0; i < a.size(); ++i) a[i] = 0.25f * static_cast<float>(i) - 1.0f;
         dir.write_values("a.bin", a);
         dir.write("k.cu", "extern \"C\" __global__ void k() {}\n");
-    }
-    request read(const std::string& json) {
-        dir.write("req.json", json);
-        return read_request(dir / "req.json");
-    }
-    std::string error_of(const std::string& json) {
-        try {
-            read(json);
-        } catch (const json_error& e) {
-            return e.what();
-        }
-        return "";
     }
 };
 

@@ -36,7 +36,8 @@ const char* k_holdout = R"({ "schema_version": 1, "cases": [
 
 TEST_CASE(
     "a candidate that fails the holdout loses its title to the next-best that passes, which is "
-    "re-measured against the initial kernel with an A/A control") {
+    "re-measured against the initial kernel with an A/A control",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("holdout.json", k_holdout);
     f.dir.write("cands/a_overfit.cu", f.kernel("FAKE_OVERFIT FAKE_MS=0.5"));
@@ -87,7 +88,8 @@ TEST_CASE(
 
 TEST_CASE(
     "memoisation, a race beyond tolerance, a sanitizer race and an out-of-bounds read are "
-    "disqualified by their gates; jitter within tolerance only warns") {
+    "disqualified by their gates; jitter within tolerance only warns",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_memo.cu", f.kernel("FAKE_MEMOISE FAKE_MS=0.3"));
     f.dir.write("cands/b_race.cu", f.kernel("FAKE_RACE FAKE_MS=0.4"));
@@ -116,7 +118,8 @@ TEST_CASE(
     CHECK((*checked_entry(summary, "1.0"))["repetition_ratio"].GetDouble() == Approx(4.0));
 }
 
-TEST_CASE("with --allow-sanitizer-findings a race only warns; --no-evidence skips the gates") {
+TEST_CASE("with --allow-sanitizer-findings a race only warns; --no-evidence skips the gates",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_race.cu", f.kernel("FAKE_RACE FAKE_MS=0.4"));
     auto r = test::run_optimizer(
@@ -139,7 +142,8 @@ TEST_CASE("with --allow-sanitizer-findings a race only warns; --no-evidence skip
 
 TEST_CASE(
     "a median below 0.9x the speed-of-light floor is impossible_time; fractions of speed of "
-    "light are reported and --stop-at-sol ends the search") {
+    "light are reported and --stop-at-sol ends the search",
+    "[integration]") {
     optimizer_fixture f;
     // perf-256 moves 3 x 256^2 x 4 bytes: 0.197 us at the fake harness's 4000 GB/s. Every kernel
     // is compiled with the pilot's first tunables (BLOCK_X=16 BLOCK_Y=16 TILE_K=0
@@ -174,7 +178,8 @@ TEST_CASE(
     CHECK(test::read_checked_json(f.run(2) / "history.json", "history")["attempts"].Size() == 1);
 }
 
-TEST_CASE("when not even the initial kernel passes the gates the run says so and exits 27") {
+TEST_CASE("when not even the initial kernel passes the gates the run says so and exits 27",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("initial.cu", f.kernel("FAKE_MS=2 FAKE_RACE"));
     f.dir.write("cands/a_racy_too.cu", f.kernel("FAKE_MS=1 FAKE_RACE"));
@@ -191,7 +196,8 @@ TEST_CASE("when not even the initial kernel passes the gates the run says so and
     CHECK_FALSE(fs::exists(f.run() / "best.cu"));
 }
 
-TEST_CASE("a holdout file that is broken stops the run before anything runs, naming the field") {
+TEST_CASE("a holdout file that is broken stops the run before anything runs, naming the field",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("holdout.json", R"({ "schema_version": 1, "cases": [
       { "name": "h", "kind": "correctness", "params": { "m": 3, "n": 4 } } ] })");
@@ -205,7 +211,8 @@ TEST_CASE("a holdout file that is broken stops the run before anything runs, nam
 
 TEST_CASE(
     "a kernel that computes only on the launches the search checks fails fresh_seeds; one that "
-    "fails a re-measure round is disqualified, not averaged away") {
+    "fails a re-measure round is disqualified, not averaged away",
+    "[integration]") {
     optimizer_fixture f;
     const auto r = f.run_candidates({{"a_counts.cu", "FAKE_COUNTS_LAUNCHES FAKE_MS=0.3"},
                                      {"b_flaky.cu", "FAKE_FAILS_REMEASURE FAKE_MS=0.4"},
@@ -236,7 +243,8 @@ std::uint64_t case_field(const fs::path& file, const std::string& name, const ch
 
 TEST_CASE(
     "a kernel that computes only on the last timed launch passes the search but fails "
-    "fresh_seeds, whose checked launch is drawn among the timed ones") {
+    "fresh_seeds, whose checked launch is drawn among the timed ones",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_last.cu", f.kernel("FAKE_LAST_LAUNCH_ONLY FAKE_MS=0.3"));
     f.dir.write("cands/b_honest.cu", f.kernel("FAKE_MS=1"));
@@ -280,8 +288,8 @@ TEST_CASE(
     }
 }
 
-TEST_CASE(
-    "inputs that never change between launches leave memoisation invisible: said, not hidden") {
+TEST_CASE("inputs that never change between launches leave memoisation invisible: said, not hidden",
+          "[integration]") {
     optimizer_fixture f;
     std::string m = test::read_text(f.dir / "input_cases.json");
     for (const char* from : {R"("kind": "uniform", "low": -1.5, "high": 2.5, "seed": 11)",
@@ -314,7 +322,8 @@ TEST_CASE(
 
 TEST_CASE(
     "a sanitizer tool that never finishes disqualifies; a --sanitizer that is not there stops the "
-    "run") {
+    "run",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_dies.cu", f.kernel("FAKE_SANITIZER_DIES FAKE_MS=0.5"));
     f.dir.write("cands/b_honest.cu", f.kernel("FAKE_MS=1"));
@@ -337,7 +346,8 @@ TEST_CASE(
 
 TEST_CASE(
     "the A/A control has a practical margin: 0.3% jitter between processes is equivalent and "
-    "reliable, 5% is noisy and the run is no go") {
+    "reliable, 5% is noisy and the run is no go",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_fast.cu", f.kernel("FAKE_MS=0.5"));
     const test::scoped_env seed("CUOPT_FAKE_JITTER_SEED", "26");
@@ -394,7 +404,8 @@ TEST_CASE(
 
 TEST_CASE(
     "the top candidates are re-measured before the gates: a lucky search draw loses its rank "
-    "to the truly faster one, with the margin over the runner-up") {
+    "to the truly faster one, with the margin over the runner-up",
+    "[integration]") {
     optimizer_fixture f;
     // The search times a at 0.4 (lucky), b at 0.45, c at 0.6; re-measured a is 0.5.
     f.dir.write("cands/a_lucky.cu", f.kernel("FAKE_MS=0.5 FAKE_SEARCH_LUCK=0.8"));
@@ -444,7 +455,8 @@ TEST_CASE(
 
 TEST_CASE(
     "the evidence stage's timed runs are summarised like the search's, and a re-measure timed "
-    "while the GPU throttled is flagged") {
+    "while the GPU throttled is flagged",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_hot.cu", f.kernel("FAKE_MS=0.5 FAKE_THROTTLED"));
     const auto r =

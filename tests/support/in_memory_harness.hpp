@@ -19,8 +19,9 @@ namespace cuopt::test {
 
 class in_memory_harness final : public process_runner {
   public:
-    /// argv[0] must name fake-harness (the evaluator's settings.harness); anything else, and a
-    /// --worker command line, throws std::logic_error: this runner cannot stand in for it.
+    /// argv[0] must name fake-harness (the evaluator's settings.harness); anything else, a
+    /// --worker command line and a marker that starts children throw fake::needs_a_process
+    /// (a std::logic_error): this runner cannot stand in for them.
     process_result run(const std::vector<std::string>& argv,
                        std::chrono::milliseconds timeout) override;
     /// Every command line served so far, in order.

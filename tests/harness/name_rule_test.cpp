@@ -10,6 +10,7 @@
 #include "common/json_document.hpp"
 #include "harness/request_reader.hpp"
 #include "orchestrator/contract/manifest.hpp"
+#include "request_fixture.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -19,23 +20,8 @@ namespace {
 
 const fs::path k_source = CUOPT_SOURCE_DIR;
 
-// "" when the file `name` in `dir` reads, else the message (json_error only: anything else is a
-// finding and escapes).
-template <class Read>
-std::string refusal(Read read) {
-    try {
-        read();
-    } catch (const json_error& e) {
-        return e.what();
-    }
-    return "";
-}
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-    const auto at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    return text.replace(at, from.size(), to);
-}
+using test::refusal;
+using test::replaced;
 
 // The pilot manifest and the harness's example request, with one name (as JSON text) put in.
 struct both_readers {

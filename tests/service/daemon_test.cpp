@@ -13,7 +13,7 @@
 #include "orchestrator/service/job_queue.hpp"
 #include "orchestrator/service/spool.hpp"
 #include "orchestrator/service/submit_client.hpp"
-#include "tests/test_support.hpp"
+#include "test_support.hpp"
 
 using namespace cuopt;
 namespace fs = std::filesystem;

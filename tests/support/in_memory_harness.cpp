@@ -17,6 +17,7 @@ namespace {
 struct in_memory_scope {
     explicit in_memory_scope(const fake::fake_options& o) {
         fake::g_in_memory = true;
+        fake::g_ended = false;
         fake::g_worker = false;
         fake::g_retire_reason.clear();
         fake::g_stdout.clear();
@@ -37,15 +38,16 @@ struct in_memory_scope {
 fake::fake_options parsed(const std::vector<std::string>& argv) {
     const std::string program = std::filesystem::path(argv.empty() ? "" : argv[0]).filename();
     if (program != "fake-harness")
-        throw std::logic_error("in_memory_harness runs only fake-harness command lines, not '" +
-                               (argv.empty() ? std::string() : argv[0]) + "'");
+        throw fake::needs_a_process(
+            "in_memory_harness runs only fake-harness command lines, not '" +
+            (argv.empty() ? std::string() : argv[0]) + "'");
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     fake::g_cubin_out.clear();
     const fake::fake_options o =
         fake::parse_fake_options(static_cast<int>(args.size()), args.data());
     if (o.worker)
-        throw std::logic_error(
+        throw fake::needs_a_process(
             "in_memory_harness serves one request a run; --worker needs the fake-harness binary");
     return o;
 }
@@ -63,7 +65,7 @@ int serve(const fake::fake_options& o, process_result& r) {
     if (o.request.empty()) return to_int(exit_code::usage);
     try {
         return fake::serve_one(o.request, o.response, o.compile_only);
-    } catch (const std::logic_error&) {
+    } catch (const fake::needs_a_process&) {
         throw;  // the test asked for what this runner cannot do
     } catch (const std::exception& e) {
         r.stderr_text += std::string("fake-harness: internal_error: ") + e.what() + "\n";
