@@ -9,6 +9,7 @@
 /// The integration tests keep the binary (make_child_process_runner): workers, confinement,
 /// markers that start children, and everything that needs a real process.
 
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -29,6 +30,23 @@ class in_memory_harness final : public process_runner {
 
   private:
     mutable std::mutex m_mutex;
+    std::vector<std::vector<std::string>> m_commands;
+};
+
+/// A process_runner for any other program a unit test needs (a disassembler, a profiler): each
+/// run is answered by the test's function, every command line kept. No process starts.
+class scripted_runner final : public process_runner {
+  public:
+    using script = std::function<process_result(const std::vector<std::string>& argv)>;
+    explicit scripted_runner(script answer) : m_answer(std::move(answer)) {}
+    process_result run(const std::vector<std::string>& argv, std::chrono::milliseconds) override {
+        m_commands.push_back(argv);
+        return m_answer(argv);
+    }
+    const std::vector<std::vector<std::string>>& commands() const { return m_commands; }
+
+  private:
+    script m_answer;
     std::vector<std::vector<std::string>> m_commands;
 };
 

@@ -11,6 +11,7 @@
 
 #include "common/file_io.hpp"
 #include "common/temporary_folder.hpp"
+#include "in_memory_harness.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -134,37 +135,44 @@ TEST_CASE("a mix is described in one line with each MMA class's opcodes") {
 }
 
 TEST_CASE("a disassembler that fails, or prints no function, gives an audit that did not run") {
-    temporary_folder dir("cuopt-audit");
-    const fs::path tool = dir.path() / "cuobjdump";
-    write_file_atomic(tool,
-                      "#!/bin/sh\necho \"cuobjdump fatal   : Invalid fatbin header\" >&2\n"
-                      "exit 1\n");
-    fs::permissions(tool, fs::perms::owner_all);
-    auto runner = make_child_process_runner();
+    process_result answer;  // the disassembler's, as a child would give it: no process starts
+    test::scripted_runner runner([&answer](const std::vector<std::string>&) { return answer; });
+    answer.exit_code = 1;
+    answer.stderr_text = "cuobjdump fatal   : Invalid fatbin header\n";
     const instruction_audit bad =
-        audit_cubin(*runner, tool, dir.path() / "kernel.cubin", "k", std::chrono::seconds(10));
+        audit_cubin(runner, "/opt/cuobjdump", "/k/kernel.cubin", "k", std::chrono::seconds(10));
     CHECK_FALSE(bad.ran);
     CHECK(bad.reason == "cuobjdump exit 1: cuobjdump fatal   : Invalid fatbin header");
-    write_file_atomic(tool, "#!/bin/sh\necho nothing\n");
-    fs::permissions(tool, fs::perms::owner_all);
+    REQUIRE(runner.commands().size() == 1);
+    CHECK(runner.commands()[0].at(0) == "/opt/cuobjdump");
+    CHECK(runner.commands()[0].back() == "/k/kernel.cubin");
+    answer = process_result{};
+    answer.exit_code = 0;
+    answer.stdout_text = "nothing\n";
     const instruction_audit empty =
-        audit_cubin(*runner, tool, dir.path() / "kernel.cubin", "k", std::chrono::seconds(10));
+        audit_cubin(runner, "/opt/cuobjdump", "/k/kernel.cubin", "k", std::chrono::seconds(10));
     CHECK_FALSE(empty.ran);
     CHECK(empty.reason.find("printed no function") != std::string::npos);
 }
 
 TEST_CASE("a disassembler's text is parsed for the entry and the cubin's target") {
-    temporary_folder dir("cuopt-audit");
-    const fs::path tool = dir.path() / "cuobjdump";
-    write_file_atomic(tool, "#!/bin/sh\ncat " + std::string(CUOPT_SOURCE_DIR) +
-                                "/tests/fixtures/sass/wgmma_sm90a.sass\n");
-    fs::permissions(tool, fs::perms::owner_all);
-    auto runner = make_child_process_runner();
+    const std::string sass =
+        test::read_text(std::string(CUOPT_SOURCE_DIR) + "/tests/fixtures/sass/wgmma_sm90a.sass");
+    test::scripted_runner runner([&sass](const std::vector<std::string>&) {
+        process_result r;
+        r.exit_code = 0;
+        r.stdout_text = sass;
+        return r;
+    });
     const instruction_audit a =
-        audit_cubin(*runner, tool, dir.path() / "k.cubin", "wgmma_bf16", std::chrono::seconds(10));
+        audit_cubin(runner, "/opt/cuobjdump", "/k/k.cubin", "wgmma_bf16", std::chrono::seconds(10));
     REQUIRE(a.ran);
     CHECK(a.arch == "sm_90a");
     CHECK(a.mix.mma.count("bf16"));
+    temporary_folder dir("cuopt-audit");
+    const fs::path tool = dir.path() / "cuobjdump";
+    write_file_atomic(tool, "#!/bin/sh\n");
+    fs::permissions(tool, fs::perms::owner_all);
     CHECK(find_disassembler(tool.string()) == tool);
     CHECK(find_disassembler((dir.path() / "none").string()).empty());
 }
