@@ -77,7 +77,7 @@ fs::path env_recorder(const test::scratch_folder& dir, const std::string& name, 
 }  // namespace
 
 TEST_CASE("optimize with a harness wrapper that records its environment: no key reaches it",
-          "[env]") {
+          "[integration][env]") {
     const test::scoped_env keys[] = {
         {"OPENAI_API_KEY", "sk-secret-openai-0123"},  {"ANTHROPIC_API_KEY", "sk-ant-secret-4567"},
         {"AWS_SECRET_ACCESS_KEY", "aws-secret-89ab"}, {"SOME_RANDOM_TOKEN", "token-secret-cdef"},

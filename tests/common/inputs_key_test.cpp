@@ -79,7 +79,8 @@ TEST_CASE("streams of different keys, rounds, seeds and domains share no values"
     CHECK(keys.size() == 5);
 }
 
-TEST_CASE("a run keys every request with its own secret, kept out of every attempt folder") {
+TEST_CASE("a run keys every request with its own secret, kept out of every attempt folder",
+          "[integration]") {
     optimizer_fixture f;
     const auto r = f.run_candidates({{"a.cu", "FAKE_MS=1"}});
     INFO(r.output);
@@ -121,7 +122,8 @@ TEST_CASE("a run keys every request with its own secret, kept out of every attem
     CHECK(std::string(replay["inputs_key"]["file"].GetString()) == k_inputs_key_file);
 }
 
-TEST_CASE("a kernel that predicts the public generator is wrong under the run's key") {
+TEST_CASE("a kernel that predicts the public generator is wrong under the run's key",
+          "[integration]") {
     optimizer_fixture f;
     const auto r = f.run_candidates(
         {{"a_predicts.cu", "FAKE_PREDICTS_INPUTS FAKE_MS=2"}, {"b_honest.cu", "FAKE_MS=1"}});
@@ -134,7 +136,8 @@ TEST_CASE("a kernel that predicts the public generator is wrong under the run's 
     CHECK(std::string(summary["best"]["label"].GetString()) == "b_honest.cu");
 }
 
-TEST_CASE("a kernel doing one launch in ten's work behind a fast median is amortised_work") {
+TEST_CASE("a kernel doing one launch in ten's work behind a fast median is amortised_work",
+          "[integration]") {
     optimizer_fixture f;
     const auto r = f.run_candidates(
         {{"a_amortises.cu", "FAKE_AMORTISES=10 FAKE_MS=1"}, {"b_honest.cu", "FAKE_MS=1"}});
@@ -162,7 +165,8 @@ TEST_CASE("a kernel doing one launch in ten's work behind a fast median is amort
     CHECK(std::string(summary["best"]["label"].GetString()) == "b_honest.cu");
 }
 
-TEST_CASE("replay regenerates the run's keyed inputs: the winner's outputs match its oracle") {
+TEST_CASE("replay regenerates the run's keyed inputs: the winner's outputs match its oracle",
+          "[integration]") {
     optimizer_fixture f;
     const auto r = test::run_optimizer(f.args({"--max-iterations", "1", "--no-evidence"}));
     INFO(r.output);
@@ -182,7 +186,8 @@ TEST_CASE("replay regenerates the run's keyed inputs: the winner's outputs match
     CHECK_THAT(lost.output, Catch::Contains("inputs_key"));
 }
 
-TEST_CASE("expected files made from generated inputs keep the public generator, and say so") {
+TEST_CASE("expected files made from generated inputs keep the public generator, and say so",
+          "[integration]") {
     optimizer_fixture f;
     std::string manifest = test::read_text(f.dir / "input_cases.json");
     const std::string key = "\"name\": \"correctness-31x37x29\",";

@@ -125,7 +125,7 @@ std::string why_no_attack() {
 TEST_CASE(
     "links another user planted in a shared TMPDIR for the next pids do not let check "
     "overwrite the victim's files, nor write anything outside its own folders",
-    "[security]") {
+    "[integration][security]") {
     if (const std::string why = why_no_attack(); !why.empty()) {
         WARN("skipped: " << why);
         return;

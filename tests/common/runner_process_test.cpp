@@ -6,7 +6,7 @@
 using namespace cuopt;
 using namespace std::chrono_literals;
 
-TEST_CASE("a child's exit code, stdout and stderr come back") {
+TEST_CASE("a child's exit code, stdout and stderr come back", "[integration]") {
     const auto runner = make_child_process_runner();
     const auto r = runner->run({"/bin/sh", "-c", "echo out; echo err >&2; exit 13"}, 10s);
     CHECK(r.exit_code == 13);
@@ -17,7 +17,7 @@ TEST_CASE("a child's exit code, stdout and stderr come back") {
     CHECK(r.describe() == "exit 13");
 }
 
-TEST_CASE("a child that outlives its limit is killed and reported as timed out") {
+TEST_CASE("a child that outlives its limit is killed and reported as timed out", "[integration]") {
     const auto runner = make_child_process_runner();
     const auto r = runner->run({"/bin/sh", "-c", "echo started >&2; exec sleep 30"}, 300ms);
     CHECK(r.timed_out);
@@ -27,7 +27,7 @@ TEST_CASE("a child that outlives its limit is killed and reported as timed out")
     CHECK_THAT(r.describe(), Catch::StartsWith("timed out after"));
 }
 
-TEST_CASE("a child that crashes is reported with its signal") {
+TEST_CASE("a child that crashes is reported with its signal", "[integration]") {
     const auto runner = make_child_process_runner();
     const auto r = runner->run({"/bin/sh", "-c", "kill -SEGV $$"}, 10s);
     CHECK(r.signal == SIGSEGV);
@@ -41,7 +41,7 @@ TEST_CASE("a program that cannot start is a result, not an exception") {
     CHECK_THAT(r.describe(), Catch::Contains("/nonexistent/cuda-harness"));
 }
 
-TEST_CASE("a child that writes more than a pipe holds is read to the end") {
+TEST_CASE("a child that writes more than a pipe holds is read to the end", "[integration]") {
     const auto runner = make_child_process_runner();
     const auto r =
         runner->run({"/bin/sh", "-c", "head -c 1000000 /dev/zero | tr '\\\\0' x >&2"}, 10s);

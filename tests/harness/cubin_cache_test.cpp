@@ -115,7 +115,7 @@ TEST_CASE(
     CHECK_FALSE(fs::exists("k.cubin"));
 }
 
-TEST_CASE("a source that includes a header beside it is never cached; toolkit headers are") {
+TEST_CASE("a source that includes a header beside it is never cached, toolkit headers are") {
     kernel_spec k = saxpy();
     CHECK(cubin_cache::cacheable(k));
     for (const char* line : {"#include \"params.h\"\n", "  #  include \"params.h\"\n",
@@ -130,7 +130,7 @@ TEST_CASE("a source that includes a header beside it is never cached; toolkit he
 
 TEST_CASE(
     "an include the preprocessor would see through splices, comments, digraphs, trigraphs, "
-    "literals or __has_include keeps a source out of the cache; a plain toolkit include does "
+    "literals or __has_include keeps a source out of the cache, a plain toolkit include does "
     "not",
     "[security]") {
     const std::string body = saxpy().source;

@@ -122,7 +122,7 @@ std::vector<std::string> heap_calls_of(const char* source, const char* entry) {
 }  // namespace
 
 TEST_CASE(
-    "a cubin that calls malloc, new or aligned malloc is seen to use the device heap; "
+    "a cubin that calls malloc, new or aligned malloc is seen to use the device heap, "
     "one that only printfs is not") {
     using names = std::vector<std::string>;
     CHECK(heap_calls_of(k_with_malloc, "k") == names{"malloc"});

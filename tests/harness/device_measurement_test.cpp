@@ -121,7 +121,8 @@ TEST_CASE("the device JSON gains measured, peak_tflops and peak_note only when m
     CHECK_FALSE(parse_json(write_device_json(d, &m), "no peaks").HasMember("peak_tflops"));
 }
 
-TEST_CASE("cuda-harness --device-info --measure without a driver says so like --device-info does") {
+TEST_CASE("cuda-harness --device-info --measure without a driver says so like --device-info does",
+          "[integration]") {
     if (test::gpu_unavailable_reason().empty()) return;  // only meaningful without a GPU
     for (const char* flag : {"--measure", "--remeasure"}) {
         const auto r = test::run_harness({"--device-info", flag});

@@ -100,7 +100,7 @@ TEST_CASE("busy_union counts overlapping and nested kernels once and gaps not at
     }
 }
 
-TEST_CASE("a response's gpu_busy reads back; one from an older harness reads as absent") {
+TEST_CASE("a response's gpu_busy reads back, one from an older harness reads as absent") {
     test::scratch_folder dir;
     const harness_response r = read_edited(dir, [](rapidjson::Document&) {});
     REQUIRE(r.gpu_busy);
@@ -201,7 +201,8 @@ TEST_CASE("the closing line gives the search's busy share, its CUPTI time and ke
     CHECK(gpu_busy_line(g) == "gpu busy: not measured (none of 40 harness runs gave a figure)\n");
 }
 
-TEST_CASE("a fake run's run.json says its busy time was simulated, within the search's wall time") {
+TEST_CASE("a fake run's run.json says its busy time was simulated, within the search's wall time",
+          "[integration]") {
     test::optimizer_fixture f;
     const auto r = test::run_optimizer(f.args({"--max-iterations", "2", "--no-evidence"}));
     INFO(r.output);

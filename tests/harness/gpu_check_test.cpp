@@ -225,7 +225,8 @@ TEST_CASE("an output that passes its GPU check is not written, and a changed ora
     CHECK_THAT(run.output, Catch::Contains("e.bin") && Catch::Contains("expected_sha256"));
 }
 
-TEST_CASE("verdicts and reasons are the same whether the harness or the optimizer checks outputs") {
+TEST_CASE("verdicts and reasons are the same whether the harness or the optimizer checks outputs",
+          "[integration]") {
     std::map<std::string, std::vector<std::string>> by_mode;
     for (const std::string mode : {"worker", "process"}) {
         test::optimizer_fixture f;

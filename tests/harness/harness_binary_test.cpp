@@ -41,7 +41,8 @@ struct harness_fixture {
 
 }  // namespace
 
-TEST_CASE("each bad request exits 11 with a response and a message naming the field") {
+TEST_CASE("each bad request exits 11 with a response and a message naming the field",
+          "[integration]") {
     harness_fixture f;
     struct bad_case {
         std::string json, message;
@@ -81,7 +82,7 @@ TEST_CASE("each bad request exits 11 with a response and a message naming the fi
     }
 }
 
-TEST_CASE("a compile error exits 10 with NVRTC's log in the response") {
+TEST_CASE("a compile error exits 10 with NVRTC's log in the response", "[integration]") {
     harness_fixture f;
     f.dir.write("k.cu", test::k_twice_kernel + "this is not C++;\n");
     const auto r = f.run(request_json(), {"--compile-only", "--no-cache"});
@@ -93,8 +94,8 @@ TEST_CASE("a compile error exits 10 with NVRTC's log in the response") {
     CHECK(doc["compile"]["cubin_sha256"].IsNull());
 }
 
-TEST_CASE(
-    "compile-only works without a GPU - reports resources and hits the cache the second time") {
+TEST_CASE("compile-only works without a GPU - reports resources and hits the cache the second time",
+          "[integration]") {
     harness_fixture f;
     REQUIRE(f.run(request_json(), {"--compile-only", "--arch", "sm_80"}).exit_code == 0);
     auto doc = f.response();
@@ -107,7 +108,7 @@ TEST_CASE(
     CHECK(doc["compile"]["cache_hit"].GetBool());
 }
 
-TEST_CASE("the response option writes the response where asked") {
+TEST_CASE("the response option writes the response where asked", "[integration]") {
     harness_fixture f;
     const auto r = f.run(request_json(),
                          {"--compile-only", "--response", (f.dir / "elsewhere/r.json").string()});
@@ -118,7 +119,8 @@ TEST_CASE("the response option writes the response where asked") {
 
 TEST_CASE(
     "a rejected request deletes nothing: not the source it names as an output, not the request, "
-    "not an earlier output") {
+    "not an earlier output",
+    "[integration]") {
     harness_fixture f;
     f.dir.write("out/y.bin", "an earlier run's result");
     std::string j = request_json("63");
@@ -137,7 +139,8 @@ TEST_CASE(
           std::string::npos);
 }
 
-TEST_CASE("without a driver a valid request exits 14 after compiling - with the compile block") {
+TEST_CASE("without a driver a valid request exits 14 after compiling - with the compile block",
+          "[integration]") {
     if (test::gpu_unavailable_reason().empty()) {
         WARN("skipped: a GPU is present, so there is no 'no driver' path to test");
         return;
@@ -151,7 +154,7 @@ TEST_CASE("without a driver a valid request exits 14 after compiling - with the 
     CHECK(doc["device"].IsNull());
 }
 
-TEST_CASE("a v0.0 request is accepted and its layout recorded") {
+TEST_CASE("a v0.0 request is accepted and its layout recorded", "[integration]") {
     harness_fixture f;
     const auto r = f.run(R"({ "source": "k.cu", "kernel": "twice", "grid": [1], "block": [64],
         "arguments": [ { "kind": "buffer", "direction": "in", "bytes": 256, "input_file": "x.bin", "type": "float32" },
@@ -162,7 +165,8 @@ TEST_CASE("a v0.0 request is accepted and its layout recorded") {
     CHECK(std::string(f.response()["request_layout"].GetString()) == "upstream-v0");
 }
 
-TEST_CASE("asking for device info without a device exits with the no-driver or no-device code") {
+TEST_CASE("asking for device info without a device exits with the no-driver or no-device code",
+          "[integration]") {
     if (test::gpu_unavailable_reason().empty()) {
         WARN("skipped: a GPU is present");
         return;
@@ -172,18 +176,20 @@ TEST_CASE("asking for device info without a device exits with the no-driver or n
     CHECK_THAT(r.output, Catch::Contains("no CUDA"));
 }
 
-TEST_CASE("a missing request argument is a usage error") {
+TEST_CASE("a missing request argument is a usage error", "[integration]") {
     CHECK(test::run_harness({}).exit_code == 64);
     CHECK(test::run_harness({"--bogus"}).exit_code == 64);
 }
 
-TEST_CASE("the harness's --version names the version and the commit it was built from") {
+TEST_CASE("the harness's --version names the version and the commit it was built from",
+          "[integration]") {
     const auto r = test::run_harness({"--version"});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.output, Catch::Matches("cuda-harness [0-9.]+ \\(commit [0-9a-z]+\\)\\s*"));
 }
 
-TEST_CASE("a stray byte in the source or an option NVRTC rejects is a compile error that says so") {
+TEST_CASE("a stray byte in the source or an option NVRTC rejects is a compile error that says so",
+          "[integration]") {
     harness_fixture f;
     f.dir.write("k.cu", test::k_twice_kernel + "// caf\xe9 \xff\n");
     auto r = f.run(request_json(), {"--compile-only", "--no-cache"});
@@ -217,7 +223,8 @@ std::set<std::string> listing(const fs::path& folder) {
 
 TEST_CASE(
     "a compile error shows NVRTC's first error lines on stderr, named as the request's "
-    "source_name with true line numbers, and says where the whole log is") {
+    "source_name with true line numbers, and says where the whole log is",
+    "[integration]") {
     harness_fixture f;
     f.dir.write("k.cu",
                 "extern \"C\" __global__ void twice(const float* x, float* y, int n) {\n"
@@ -250,7 +257,8 @@ TEST_CASE(
 
 TEST_CASE(
     "an --arch NVRTC does not know is a usage error naming the ones it knows, and nothing is "
-    "written") {
+    "written",
+    "[integration]") {
     harness_fixture f;
     auto r = f.run(request_json(), {"--compile-only", "--no-cache", "--arch", "sm_999"});
     CHECK(r.exit_code == 64);
@@ -265,7 +273,8 @@ TEST_CASE(
 
 TEST_CASE(
     "a directory given as the request or as the response is a usage error that says so and "
-    "leaves nothing behind") {
+    "leaves nothing behind",
+    "[integration]") {
     harness_fixture f;
     f.dir.write("req.json", request_json());
     fs::create_directories(f.dir / "out.json");
@@ -294,7 +303,8 @@ TEST_CASE(
 
 TEST_CASE(
     "the response never replaces the request, its source, an input or a user's file, and a "
-    "request linked in from outside its folder is a usage error: nothing is written") {
+    "request linked in from outside its folder is a usage error: nothing is written",
+    "[integration]") {
     harness_fixture f;
     f.dir.write("req.json", request_json());
     f.dir.write("notes.txt", "mine\n");
@@ -353,7 +363,8 @@ TEST_CASE(
     CHECK(!fs::exists(f.dir / "response.json"));
 }
 
-TEST_CASE("a directory where a request names its source, an input or an output says so by field") {
+TEST_CASE("a directory where a request names its source, an input or an output says so by field",
+          "[integration]") {
     harness_fixture f;
     fs::create_directories(f.dir / "sub");
     const std::string plain = request_json();

@@ -52,7 +52,8 @@ std::string landlock_missing() {
 
 }  // namespace
 
-TEST_CASE("a kernel including a secret outside its folder gets a compile error, never the secret") {
+TEST_CASE("a kernel including a secret outside its folder gets a compile error, never the secret",
+          "[integration]") {
     if (const std::string why = landlock_missing(); !why.empty()) {
         WARN("skipped: " << why);
         return;
@@ -77,7 +78,7 @@ TEST_CASE("a kernel including a secret outside its folder gets a compile error, 
     }
 }
 
-TEST_CASE("a header beside the kernel still compiles under confinement") {
+TEST_CASE("a header beside the kernel still compiles under confinement", "[integration]") {
     if (const std::string why = landlock_missing(); !why.empty()) {
         WARN("skipped: " << why);
         return;
@@ -97,7 +98,8 @@ TEST_CASE("a header beside the kernel still compiles under confinement") {
     CHECK(folder_writable);
 }
 
-TEST_CASE("a link beside the kernel to a file outside is refused like the file itself") {
+TEST_CASE("a link beside the kernel to a file outside is refused like the file itself",
+          "[integration]") {
     if (const std::string why = landlock_missing(); !why.empty()) {
         WARN("skipped: " << why);
         return;
@@ -111,7 +113,8 @@ TEST_CASE("a link beside the kernel to a file outside is refused like the file i
     CHECK(f.response_text().find("SECRET_LINE_7319") == std::string::npos);
 }
 
-TEST_CASE("a harness run with --unconfined says in one line that nothing is confined, and why") {
+TEST_CASE("a harness run with --unconfined says in one line that nothing is confined, and why",
+          "[integration]") {
     confined_fixture f;
     const test::process_result r = f.compile("// trusted", {"--unconfined"});
     CHECK(r.exit_code == 0);
@@ -122,7 +125,8 @@ TEST_CASE("a harness run with --unconfined says in one line that nothing is conf
     CHECK(std::string(doc["confinement"]["reason"].GetString()) == "--unconfined was given");
 }
 
-TEST_CASE("a confined worker refuses a request outside its --root and serves the one inside") {
+TEST_CASE("a confined worker refuses a request outside its --root and serves the one inside",
+          "[integration]") {
     if (const std::string why = landlock_missing(); !why.empty()) {
         WARN("skipped: " << why);
         return;
@@ -224,7 +228,8 @@ TEST_CASE("resolve_inside accepts exactly the paths that really lie inside, over
 
 // Property through the real binary: a kernel including a random path compiles exactly when
 // the file it names really lies inside its folder, and the outside file's line never shows.
-TEST_CASE("random includes compile exactly when they really lie inside the request's folder") {
+TEST_CASE("random includes compile exactly when they really lie inside the request's folder",
+          "[integration]") {
     if (const std::string why = landlock_missing(); !why.empty()) {
         WARN("skipped: " << why);
         return;
@@ -290,7 +295,8 @@ TEST_CASE("on a GPU the confined harness times with CUPTI, reads NVML and calls 
     CHECK(doc["vendor"]["file"].IsString());
 }
 
-TEST_CASE("a descriptor the harness inherited never reaches the compile through /proc/self/fd") {
+TEST_CASE("a descriptor the harness inherited never reaches the compile through /proc/self/fd",
+          "[integration]") {
     if (const std::string why = landlock_missing(); !why.empty()) {
         WARN("skipped: " << why);
         return;
@@ -316,8 +322,8 @@ TEST_CASE("a descriptor the harness inherited never reaches the compile through 
     CHECK(f.response_text().find("MEMFD_SECRET_9911") == std::string::npos);
 }
 
-TEST_CASE(
-    "under an injected profiler the process runs unconfined on purpose, its compiles do not") {
+TEST_CASE("under an injected profiler the process runs unconfined on purpose, its compiles do not",
+          "[integration]") {
     if (const std::string why = landlock_missing(); !why.empty()) {
         WARN("skipped: " << why);
         return;

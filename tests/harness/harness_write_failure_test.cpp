@@ -125,7 +125,8 @@ struct write_failure_fixture {
 
 TEST_CASE(
     "a response that cannot be written is one stderr line naming it and the system's reason, "
-    "and the harness exits 70, not by a signal") {
+    "and the harness exits 70, not by a signal",
+    "[integration]") {
     write_failure_fixture f;
     f.dir.write("req.json", generated_request(16384));
     // The response of a compile-only run is a few KB; the cubin cache's files are larger than
@@ -143,7 +144,8 @@ TEST_CASE(
     CHECK(no_temporary_left(f.dir.path()));
 }
 
-TEST_CASE("the fake harness, too, says a response it cannot write in one line and exits 70") {
+TEST_CASE("the fake harness, too, says a response it cannot write in one line and exits 70",
+          "[integration]") {
     write_failure_fixture f;
     f.dir.write("req.json", generated_request(16384));
     const limited_run r = run_limited(f.args("req.json", {}), 512, "", CUOPT_FAKE_HARNESS_BINARY);
@@ -159,7 +161,8 @@ TEST_CASE("the fake harness, too, says a response it cannot write in one line an
 
 TEST_CASE(
     "an unwritable response to a bad request still says, on its one line, how the request "
-    "ended") {
+    "ended",
+    "[integration]") {
     write_failure_fixture f;
     f.dir.write("req.json", request_json(64, R"({ "name": "x", "dtype": "f32", "count": 64,
         "input_file": "missing.bin" })"));
@@ -175,7 +178,8 @@ TEST_CASE(
 
 TEST_CASE(
     "a worker whose response cannot be written answers that request with exit 70 and the "
-    "file's name, then exits 70 cleanly") {
+    "file's name, then exits 70 cleanly",
+    "[integration]") {
     write_failure_fixture f;
     f.dir.write("req.json", generated_request(16384));
     const std::string line = (f.dir / "req.json").string() + "\n";
@@ -199,7 +203,7 @@ TEST_CASE(
 
 TEST_CASE(
     "an output too large to write makes the response internal_error naming the .bin file "
-    "and File too large; the cases after it are skipped",
+    "and File too large, the cases after it are skipped",
     "[gpu]") {
     REQUIRE_GPU_OR_SKIP();
     write_failure_fixture f;

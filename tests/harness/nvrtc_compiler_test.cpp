@@ -152,7 +152,8 @@ TEST_CASE(
     CHECK_FALSE(check_arch("compute_90").empty());
 }
 
-TEST_CASE("NVRTC is loaded at run time from the toolkit it was built with, and never linked") {
+TEST_CASE("NVRTC is loaded at run time from the toolkit it was built with, and never linked",
+          "[integration]") {
     const std::filesystem::path lib = nvrtc_library();
     CHECK(lib.filename() == "libnvrtc.so." + std::to_string(CUDA_VERSION / 1000));
     bool builtins = false;

@@ -125,7 +125,8 @@ TEST_CASE("a perturbed input is rotated by a non-zero shift that changes at ever
     CHECK(rotation_shift(~0ull, 1000) >= 1);
 }
 
-TEST_CASE("the fake harness times a FAKE_MEMOISE kernel 4x faster only when inputs repeat") {
+TEST_CASE("the fake harness times a FAKE_MEMOISE kernel 4x faster only when inputs repeat",
+          "[integration]") {
     fixture f;
     f.dir.write("mm.cu", "// FAKE_MEMOISE\nextern \"C\" __global__ void matmul_f32() {}\n");
     f.dir.write_values("a.bin", std::vector<float>(64 * 64, 0.5f));

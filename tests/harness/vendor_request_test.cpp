@@ -195,7 +195,8 @@ TEST_CASE("cuBLAS loads at run time without a GPU, and a failure names every son
           std::vector<std::string>{"libcublas.so.13", "libcublas.so.12", "libcublas.so"});
 }
 
-TEST_CASE("the real harness takes a vendor request: compile-only needs nothing, a run a GPU") {
+TEST_CASE("the real harness takes a vendor request: compile-only needs nothing, a run a GPU",
+          "[integration]") {
     fixture f;
     f.dir.write("req.json", vendor_request());
     auto r = test::run_harness({(f.dir / "req.json").string(), "--compile-only"});
@@ -211,7 +212,8 @@ TEST_CASE("the real harness takes a vendor request: compile-only needs nothing, 
     }
 }
 
-TEST_CASE("the fake harness computes a vendor sgemm on the CPU at 0.5 ms per 256^3") {
+TEST_CASE("the fake harness computes a vendor sgemm on the CPU at 0.5 ms per 256^3",
+          "[integration]") {
     fixture f;
     f.dir.write("req.json", replaced(vendor_request(), R"("seed": 3} },)",
                                      R"("seed": 3}, "input_dump_file": "b.bin" },)"));
@@ -406,7 +408,8 @@ TEST_CASE("a library that loads without an entry point the harness needs is name
     CHECK(missing == nullptr);
 }
 
-TEST_CASE("the fake harness computes e4m3_gemm from the fp8 inputs times both scales in bf16") {
+TEST_CASE("the fake harness computes e4m3_gemm from the fp8 inputs times both scales in bf16",
+          "[integration]") {
     fixture f;
     f.dir.write("req.json", e4m3_request());
     const auto r = test::run_program(CUOPT_FAKE_HARNESS_BINARY, {(f.dir / "req.json").string()});

@@ -227,7 +227,7 @@ TEST_CASE(
     CHECK_THAT(command, Catch::Contains(" --daemon-job") && Catch::Contains(" --allow-unconfined"));
 }
 
-TEST_CASE("cancel ends a queued job before it starts and a running one mid-run; the queue goes on",
+TEST_CASE("cancel ends a queued job before it starts and a running one mid-run, the queue goes on",
           "[integration][daemon]") {
     test::scratch_folder dir;
     job_files slow(R"("max_iterations": 40, "batch": 2)");
@@ -285,7 +285,7 @@ TEST_CASE("a SIGKILLed daemon's running job resumes where it stopped when serve 
     CHECK(run["resumes"].Size() == 1);
 }
 
-TEST_CASE("a malformed job is refused at intake with check's table; a second serve is refused",
+TEST_CASE("a malformed job is refused at intake with check's table, a second serve is refused",
           "[integration][daemon]") {
     test::scratch_folder dir;
     job_files files;
@@ -444,7 +444,7 @@ TEST_CASE("200 jobs through one daemon SIGKILLed twice: each ends once with a co
     WARN(n << " jobs, " << resumed << " started again after a SIGKILL");
 }
 
-TEST_CASE("serve reads its options from --config, flags winning; an unknown key is refused",
+TEST_CASE("serve reads its options from --config, flags winning, an unknown key is refused",
           "[integration][daemon]") {
     test::scratch_folder dir;
     job_files files;

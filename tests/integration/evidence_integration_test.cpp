@@ -88,7 +88,7 @@ TEST_CASE(
 
 TEST_CASE(
     "memoisation, a race beyond tolerance, a sanitizer race and an out-of-bounds read are "
-    "disqualified by their gates; jitter within tolerance only warns",
+    "disqualified by their gates, jitter within tolerance only warns",
     "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_memo.cu", f.kernel("FAKE_MEMOISE FAKE_MS=0.3"));
@@ -118,7 +118,7 @@ TEST_CASE(
     CHECK((*checked_entry(summary, "1.0"))["repetition_ratio"].GetDouble() == Approx(4.0));
 }
 
-TEST_CASE("with --allow-sanitizer-findings a race only warns; --no-evidence skips the gates",
+TEST_CASE("with --allow-sanitizer-findings a race only warns, --no-evidence skips the gates",
           "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_race.cu", f.kernel("FAKE_RACE FAKE_MS=0.4"));
@@ -141,7 +141,7 @@ TEST_CASE("with --allow-sanitizer-findings a race only warns; --no-evidence skip
 }
 
 TEST_CASE(
-    "a median below 0.9x the speed-of-light floor is impossible_time; fractions of speed of "
+    "a median below 0.9x the speed-of-light floor is impossible_time, fractions of speed of "
     "light are reported and --stop-at-sol ends the search",
     "[integration]") {
     optimizer_fixture f;
@@ -210,7 +210,7 @@ TEST_CASE("a holdout file that is broken stops the run before anything runs, nam
 }
 
 TEST_CASE(
-    "a kernel that computes only on the launches the search checks fails fresh_seeds; one that "
+    "a kernel that computes only on the launches the search checks fails fresh_seeds, one that "
     "fails a re-measure round is disqualified, not averaged away",
     "[integration]") {
     optimizer_fixture f;
@@ -321,7 +321,7 @@ TEST_CASE("inputs that never change between launches leave memoisation invisible
 }
 
 TEST_CASE(
-    "a sanitizer tool that never finishes disqualifies; a --sanitizer that is not there stops the "
+    "a sanitizer tool that never finishes disqualifies, a --sanitizer that is not there stops the "
     "run",
     "[integration]") {
     optimizer_fixture f;

@@ -161,7 +161,7 @@ TEST_CASE("a model sees the fp8 signature and the reduction rule, and its fp8 ke
 
 TEST_CASE(
     "the fake harness rounds generated fp8 inputs like the GPU, in its dumps, and stores "
-    "a bf16 output in bf16; a generator reaching past fp8's largest value is refused",
+    "a bf16 output in bf16, a generator reaching past fp8's largest value is refused",
     "[integration]") {
     test::scratch_folder dir;
     dir.write("k.cu", test::read_text(k_example + "initial.cu"));

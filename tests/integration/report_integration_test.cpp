@@ -343,7 +343,7 @@ TEST_CASE("a go: summary.json's verdict, the closing line and the report agree",
         CHECK(out.rfind(before) < verdict_at);
 }
 
-TEST_CASE("a no_go names why on the closing lines and in summary.json; --fail-on-no-go exits 30",
+TEST_CASE("a no_go names why on the closing lines and in summary.json, --fail-on-no-go exits 30",
           "[integration]") {
     recorded_run run({"--no-sanitizer", "--fail-on-no-go"});
     INFO(run.result.output);

@@ -576,7 +576,7 @@ TEST_CASE("a resume with the harness on another GPU is refused naming both (exit
 
 TEST_CASE(
     "a resume of a run that is still going is refused (exit 28) naming the pid that holds "
-    "RUN/.lock; the run's harness holds it too, and lets go when it ends",
+    "RUN/.lock, the run's harness holds it too, and lets go when it ends",
     "[integration][resume]") {
     small_pilot p;
     p.dir.write("cands/a_faster.cu", p.kernel("FAKE_MS=1"));

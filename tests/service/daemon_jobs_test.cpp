@@ -82,7 +82,7 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 TEST_CASE(
     "a job whose job.json gains --harness after submit fails at start with the deny-list "
     "reason, and that program never runs",
-    "[daemon]") {
+    "[integration][daemon]") {
     queued_jobs q;
     const std::string id = q.queue();
     append_args(q.jobs.job_dir(id), {"--harness", q.evil_program().string()});
@@ -99,7 +99,7 @@ TEST_CASE(
 TEST_CASE(
     "a run.json planted in a queued job is never resumed: the job fails with one line and "
     "the harness it names never runs",
-    "[daemon]") {
+    "[integration][daemon]") {
     queued_jobs q;
     const std::string planted = q.queue();
     const std::string honest = q.queue();
@@ -132,7 +132,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a gate.json planted in a queued gate job is not trusted: the gate runs afresh",
-          "[daemon]") {
+          "[integration][daemon]") {
     queued_jobs q;
     const test::process_result accepted =
         test::run_optimizer(q.pilot.args({"--max-iterations", "1", "--no-evidence"}));
@@ -199,7 +199,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a daemon job never reads a .env in its folder: the model settings are serve's own",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::loopback_http_server server({{200, {}, "{}"}});
     const test::scoped_env no_key("OPENAI_API_KEY", nullptr);
     const test::scoped_env no_url("OPENAI_BASE_URL", nullptr);
@@ -237,7 +237,7 @@ TEST_CASE("a flag or value holding a NUL is refused: the command line would cut 
 }
 
 TEST_CASE("without --job-time-limit a job may ask for a --timeout of a day and no more",
-          "[daemon]") {
+          "[integration][daemon]") {
     CHECK(k_default_job_time_limit_s == 86400);
     CHECK(daemon_settings{}.job_time_limit_s == k_default_job_time_limit_s);
     CHECK(dashboard_settings{}.job_time_limit_s == k_default_job_time_limit_s);
@@ -250,7 +250,7 @@ TEST_CASE("without --job-time-limit a job may ask for a --timeout of a day and n
 }
 
 TEST_CASE(
-    "a queued job whose folder vanishes or whose state cannot be read fails alone; the "
+    "a queued job whose folder vanishes or whose state cannot be read fails alone, the "
     "jobs around it complete and serve says so once",
     "[daemon]") {
     queued_jobs q(R"("max_iterations": 3, "batch": 2)");
@@ -292,7 +292,7 @@ TEST_CASE(
 TEST_CASE(
     "serve --job-time-limit fails a job that runs past it, and refuses a job whose --timeout "
     "(flag or config) exceeds it",
-    "[daemon]") {
+    "[integration][daemon]") {
     queued_jobs q(R"("max_iterations": 40, "batch": 2)", 2);
     const std::string runs_long = q.queue();
     const std::string too_long = q.queue({"--timeout", "5"});
@@ -319,7 +319,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a job's --timeout must be a finite positive number within the job time limit; the "
+    "a job's --timeout must be a finite positive number within the job time limit, the "
     "limit itself at most 30 days",
     "[daemon]") {
     CHECK(job_args_problem({"--timeout", "60"}, 86400).empty());
@@ -362,7 +362,7 @@ TEST_CASE(
 TEST_CASE(
     "a job cancelled while queued says it never started, and status names no run folder or "
     "report for it",
-    "[daemon]") {
+    "[integration][daemon]") {
     queued_jobs q;
     const std::string id = q.queue();
     REQUIRE(q.jobs.request_cancel(id));
@@ -383,7 +383,7 @@ TEST_CASE(
 TEST_CASE(
     "a cancelled job gives its bytes back, ended jobs go after --keep-jobs, and a user's jobs "
     "may hold only --max-spool-mb-per-user of the spool",
-    "[daemon]") {
+    "[integration][daemon]") {
     queued_jobs q;
     // Cancelled while queued: the daemon ends it and removes its files (read-only, 0500 folders).
     const std::string cancelled = q.queue();

@@ -68,7 +68,7 @@ const char* k_best = R"("best": {"label": "tile-32x8", "speedup_vs_initial": 1.4
 }  // namespace
 
 TEST_CASE("a staged job holds exactly the files its config names, read-only, with their sha256",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     const fs::path config = example_copy(dir, k_config);
     dir.write("job/unrelated.txt", "not named by the job");
@@ -110,7 +110,7 @@ TEST_CASE("a staged job holds exactly the files its config names, read-only, wit
     CHECK(s.commit(stage2, spec2) == "job-000002");
 }
 
-TEST_CASE("files outside the config's folder keep their layout; an absolute path is refused",
+TEST_CASE("files outside the config's folder keep their layout, an absolute path is refused",
           "[daemon]") {
     test::scratch_folder dir;
     example_copy(dir, k_config);
@@ -148,7 +148,8 @@ TEST_CASE("files outside the config's folder keep their layout; an absolute path
     CHECK(stages == 1);
 }
 
-TEST_CASE("a submission may not name programs, the daemon's flags, or unknown flags", "[daemon]") {
+TEST_CASE("a submission may not name programs, the daemon's flags, or unknown flags",
+          "[integration][daemon]") {
     test::scratch_folder dir;
     const spool s(dir / "spool");
     const auto refusal = [&](const std::string& config, std::vector<std::string> args) {
@@ -214,7 +215,7 @@ TEST_CASE("a submission may not name programs, the daemon's flags, or unknown fl
 }
 
 TEST_CASE("confine_to refuses a file the config names outside the given folder, before copying",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     example_copy(dir, k_config);
     dir.write("secret.cu", "host file");
@@ -404,7 +405,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "status JOB prints the job itself: problem, progress, outcome, run folder and report; the "
+    "status JOB prints the job itself: problem, progress, outcome, run folder and report, the "
     "queue a line a job with its problem and progress",
     "[daemon]") {
     test::scratch_folder dir;

@@ -198,7 +198,7 @@ void submit_and_cancel_second(devtools_browser& b, const serve_child& serve,
 TEST_CASE(
     "in chromium, the intake form uploads matmul, shows check's table, queues it and "
     "cancels it",
-    "[http][chromium]") {
+    "[integration][http][chromium]") {
     REQUIRE_CHROMIUM_OR_SKIP();
     dashboard_under_test d;
     const std::string base = "http://127.0.0.1:" + std::to_string(d.port());
@@ -244,7 +244,7 @@ TEST_CASE(
 
 TEST_CASE(
     "in chromium, a job submitted through the form runs to done under serve and its report "
-    "opens; another is cancelled from its page",
+    "opens, another is cancelled from its page",
     "[http][chromium]") {
     REQUIRE_CHROMIUM_OR_SKIP();
     scratch_folder dir;
@@ -281,7 +281,7 @@ TEST_CASE(
 TEST_CASE(
     "in chromium, a page on another loopback port gets nothing that opens the dashboard: what "
     "the browser sends it, replayed, is refused",
-    "[http][chromium]") {
+    "[integration][http][chromium]") {
     REQUIRE_CHROMIUM_OR_SKIP();
     dashboard_under_test d;
     const std::string by_form = place_job(d.jobs(), job_state::running);

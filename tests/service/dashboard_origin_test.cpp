@@ -102,7 +102,8 @@ TEST_CASE("what a forged form sends (cookies, its own origin's headers) gets 401
     CHECK_FALSE(d.jobs().cancel_requested(id));
 }
 
-TEST_CASE("a same-origin POST with the session, by Origin or Sec-Fetch-Site, works", "[http]") {
+TEST_CASE("a same-origin POST with the session, by Origin or Sec-Fetch-Site, works",
+          "[integration][http]") {
     dashboard_under_test d;
     const std::string a = place_job(d.jobs(), job_state::running);
     const std::string b = place_job(d.jobs(), job_state::queued);

@@ -125,7 +125,7 @@ TEST_CASE("a ticket opens one document, once, soon, in a live session, and nothi
 }
 
 TEST_CASE("the dashboard's jobs keep to the web priority limit and the jobs-per-user limit",
-          "[http]") {
+          "[integration][http]") {
     SECTION("a priority above the limit is refused before anything runs") {
         dashboard_under_test d;
         form_body f = matmul_upload();

@@ -44,7 +44,8 @@ void check_refused(const test::process_result& r, const fs::path& file, const st
 
 }  // namespace
 
-TEST_CASE("serve refuses a token file that other users may read or write", "[daemon]") {
+TEST_CASE("serve refuses a token file that other users may read or write",
+          "[integration][daemon]") {
     test::scratch_folder dir;
     const fs::path file = token_file(dir, k_good_token, 0644);
     check_refused(serve_with(dir, file), file, "has mode 0644");
@@ -52,7 +53,7 @@ TEST_CASE("serve refuses a token file that other users may read or write", "[dae
     check_refused(serve_with(dir, file), file, "has mode 0620");
 }
 
-TEST_CASE("serve refuses a token file owned by another user", "[daemon]") {
+TEST_CASE("serve refuses a token file owned by another user", "[integration][daemon]") {
     if (::geteuid() != 0) {
         WARN("skipped: chown to another user needs root");
         return;
@@ -63,7 +64,8 @@ TEST_CASE("serve refuses a token file owned by another user", "[daemon]") {
     check_refused(serve_with(dir, file), file, "is owned by uid 65534, not by serve's user");
 }
 
-TEST_CASE("serve refuses a token under 128 bits, a link, or not a token at all", "[daemon]") {
+TEST_CASE("serve refuses a token under 128 bits, a link, or not a token at all",
+          "[integration][daemon]") {
     test::scratch_folder dir;
     fs::path file = token_file(dir, "0123456789abcdef0123456789abcde\n", 0600);  // 31 hex digits
     check_refused(serve_with(dir, file), file, "31 hex digits; 32 at least (128 bits)");
@@ -77,7 +79,7 @@ TEST_CASE("serve refuses a token under 128 bits, a link, or not a token at all",
 }
 
 TEST_CASE("serve accepts a good token file and prints where the token is, never the token",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     const fs::path file = token_file(dir, k_good_token, 0600);
     const test::process_result r = serve_with(dir, file);
@@ -91,7 +93,8 @@ TEST_CASE("serve accepts a good token file and prints where the token is, never 
     CHECK(serve_with(dir, b64).exit_code == 0);
 }
 
-TEST_CASE("without --token-file serve makes SPOOL/dashboard.token 0600 and names it", "[daemon]") {
+TEST_CASE("without --token-file serve makes SPOOL/dashboard.token 0600 and names it",
+          "[integration][daemon]") {
     test::scratch_folder dir;
     const test::process_result r = serve_with(dir, "");
     INFO(r.output);

@@ -96,7 +96,7 @@ TEST_CASE("the token in an address's query is refused, never checked nor used", 
     CHECK(d.get("/?token=" + k_dashboard_token).status == 400);  // even with the Bearer header
 }
 
-TEST_CASE("every reply carries the security headers; the API is never cached", "[http]") {
+TEST_CASE("every reply carries the security headers, the API is never cached", "[http]") {
     dashboard_under_test d;
     const std::string id = place_job(d.jobs(), job_state::done);
     const http_reply page = d.get("/"), api = d.get("/api/jobs"),
@@ -136,7 +136,7 @@ TEST_CASE("the queue and /api/jobs show each job's state, progress and best spee
     CHECK(d.get("/api/jobs/" + failed + "/log").body == "starting\niteration 1\niteration 2 <b>\n");
 }
 
-TEST_CASE("a job's report and run folder files are served; nothing outside the run folder",
+TEST_CASE("a job's report and run folder files are served, nothing outside the run folder",
           "[http]") {
     dashboard_under_test d;
     const std::string id = place_job(d.jobs(), job_state::done);
@@ -196,7 +196,8 @@ TEST_CASE("upload names that would leave the staging folder are refused and noth
     CHECK_FALSE(fs::exists(d.jobs().staging_dir() / "x"));
 }
 
-TEST_CASE("a config naming files outside its upload is refused before anything runs", "[http]") {
+TEST_CASE("a config naming files outside its upload is refused before anything runs",
+          "[integration][http]") {
     dashboard_under_test d;
     // From SPOOL/staging/stage-X/files/config.json, four levels up is the test's folder.
     const std::string secret = "not for the job " + std::to_string(::getpid());
@@ -232,7 +233,7 @@ TEST_CASE("an upload over the body limit, or a file over the file limit, gets 41
 }
 
 TEST_CASE("an upload is checked, its table shown, and Queue this job queues it as submitted",
-          "[http]") {
+          "[integration][http]") {
     dashboard_under_test d;
     form_body f = matmul_upload();
     f.field("priority", "-3").field("args", "--max-iterations 2\r\n");
@@ -262,7 +263,7 @@ TEST_CASE("an upload is checked, its table shown, and Queue this job queues it a
     CHECK(staged_files(d.jobs()).empty());
 }
 
-TEST_CASE("at most 16 checked uploads wait to be queued; the next gets 429 and keeps nothing",
+TEST_CASE("at most 16 checked uploads wait to be queued, the next gets 429 and keeps nothing",
           "[http]") {
     dashboard_under_test d;
     std::string first;
@@ -285,7 +286,8 @@ TEST_CASE("at most 16 checked uploads wait to be queued; the next gets 429 and k
     CHECK(d.post("/submit", again.headers(), again.close()).status == 200);
 }
 
-TEST_CASE("a malformed config is rejected with check's table and nothing is queued", "[http]") {
+TEST_CASE("a malformed config is rejected with check's table and nothing is queued",
+          "[integration][http]") {
     dashboard_under_test d;
     const std::string config =
         read_text_file(fs::path(CUOPT_SOURCE_DIR) / "examples/matmul/config.json");
@@ -320,7 +322,7 @@ TEST_CASE("an address naming no job gets 404 and the dashboard goes on", "[http]
 
 TEST_CASE(
     "the queue names each job's problem, escaped and on one line, with its progress of the "
-    "run's iterations; a job cancelled while queued links no report",
+    "run's iterations, a job cancelled while queued links no report",
     "[http]") {
     dashboard_under_test d;
     const std::string running = place_job(d.jobs(), job_state::running);

@@ -122,7 +122,7 @@ TEST_CASE(
 TEST_CASE(
     "the batch script runs the command in the job's folder with every argument literal, "
     "appends its output to the job's log and records its exit code under the Slurm job id",
-    "[slurm]") {
+    "[integration][slurm]") {
     test::scratch_folder dir;
     scripted_runner* runner = nullptr;
     auto ex = scripted_executor(
@@ -358,7 +358,7 @@ job_exit wait_for_end(job_executor& ex, const std::string& id, std::chrono::seco
 TEST_CASE(
     "on a real Slurm, a job that exits 0 ends COMPLETED with exit 0 and one that exits 3 "
     "ends FAILED with exit 3, each with its output appended to the job's log",
-    "[slurm]") {
+    "[integration][slurm]") {
     REQUIRE_SLURM_OR_SKIP();
     test::scratch_folder dir;
     auto ex = make_slurm_executor({});
@@ -381,7 +381,7 @@ TEST_CASE(
 }
 
 TEST_CASE("on a real Slurm, a job is given one of the node's two GPUs through --gres gpu:1",
-          "[slurm]") {
+          "[integration][slurm]") {
     REQUIRE_SLURM_OR_SKIP();
     test::scratch_folder dir;
     auto ex = make_slurm_executor({});  // gres gpu:1 by default
@@ -399,7 +399,7 @@ TEST_CASE("on a real Slurm, a job is given one of the node's two GPUs through --
 TEST_CASE(
     "on a real Slurm, cancel() scancels a running job, which ends CANCELLED with the "
     "reason on record",
-    "[slurm]") {
+    "[integration][slurm]") {
     REQUIRE_SLURM_OR_SKIP();
     test::scratch_folder dir;
     auto ex = make_slurm_executor({});
@@ -418,7 +418,7 @@ TEST_CASE(
 }
 
 TEST_CASE("on a real Slurm, a job past its time limit ends TIMEOUT with the limit in the reason",
-          "[slurm]") {
+          "[integration][slurm]") {
     REQUIRE_SLURM_OR_SKIP();
     test::scratch_folder dir;
     slurm_settings settings;
@@ -441,7 +441,7 @@ TEST_CASE("on a real Slurm, a job past its time limit ends TIMEOUT with the limi
 TEST_CASE(
     "on a real Slurm, a new executor finds a running job by its name, re-attaches to it "
     "by id and sees it finish, while an id Slurm never had is not attached",
-    "[slurm]") {
+    "[integration][slurm]") {
     REQUIRE_SLURM_OR_SKIP();
     test::scratch_folder dir;
     const job_launch l = launch_in(dir.path(), "job-000106", {"/bin/sh", "-c", "sleep 3; exit 7"});
@@ -472,7 +472,7 @@ TEST_CASE(
 TEST_CASE(
     "on a real Slurm, a submission to a partition that does not exist is refused in one "
     "line with sbatch's message",
-    "[slurm]") {
+    "[integration][slurm]") {
     REQUIRE_SLURM_OR_SKIP();
     test::scratch_folder dir;
     slurm_settings settings;
@@ -516,7 +516,7 @@ bool scancel(const std::string& slurm_id) {
 TEST_CASE(
     "on a real Slurm, serve --executor slurm ends every job once through a SIGKILL and "
     "restart of the daemon, and records the jobs scancelled from outside as cancelled",
-    "[slurm]") {
+    "[integration][slurm]") {
     REQUIRE_SLURM_OR_SKIP();
     test::scratch_folder dir;
     const test::job_files pilot;

@@ -127,7 +127,7 @@ struct operator_group {
 }  // namespace
 
 TEST_CASE("a user who does not own the spool submits through the socket and cannot touch a job",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
     test::job_files slow(R"("max_iterations": 40, "batch": 2)");
@@ -163,7 +163,7 @@ TEST_CASE("a user who does not own the spool submits through the socket and cann
     CHECK(s.read_spec(id).args.empty());  // nothing the attempts changed
 }
 
-TEST_CASE("nobody else can open the spool's lock files; serve and commits go on", "[daemon]") {
+TEST_CASE("nobody else can open the spool's lock files, serve and commits go on", "[daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
     test::job_files quick;
@@ -186,7 +186,7 @@ TEST_CASE("nobody else can open the spool's lock files; serve and commits go on"
 TEST_CASE(
     "status shows a user only its own jobs, and cancel of another's is refused unless an "
     "operator group allows it",
-    "[daemon]") {
+    "[integration][daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
     test::job_files slow(R"("max_iterations": 40, "batch": 2)");
@@ -238,7 +238,7 @@ TEST_CASE(
 TEST_CASE(
     "serve empties staging, fixes the spool's modes and holds each user to its job and "
     "byte limits",
-    "[daemon]") {
+    "[integration][daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
     test::job_files slow(R"("max_iterations": 40, "batch": 2)");
@@ -275,7 +275,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "serve refuses another user's spool; without a daemon a non-owner is sent to the "
+    "serve refuses another user's spool, without a daemon a non-owner is sent to the "
     "operator",
     "[daemon]") {
     test::scratch_folder dir;
@@ -297,7 +297,8 @@ TEST_CASE(
                           (spool / "submit.sock").string() + "): ask its operator\n");
 }
 
-TEST_CASE("a gate job submitted through the socket streams its run folder and runs", "[daemon]") {
+TEST_CASE("a gate job submitted through the socket streams its run folder and runs",
+          "[integration][daemon]") {
     test::scratch_folder dir;
     test::optimizer_fixture accepted;
     const test::process_result r =
@@ -325,7 +326,7 @@ TEST_CASE("a gate job submitted through the socket streams its run folder and ru
     CHECK(st.reason == "the gate passed");
 }
 
-TEST_CASE("a user holding idle connections is held to a few and times out; others still get in",
+TEST_CASE("a user holding idle connections is held to a few and times out, others still get in",
           "[daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
@@ -367,7 +368,7 @@ TEST_CASE("a user holding idle connections is held to a few and times out; other
 TEST_CASE(
     "one user's half-sent large requests hold one request's worth of memory, and colluding "
     "accounts that fill every connection slot do not lock out another user",
-    "[daemon][security]") {
+    "[integration][daemon][security]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
     test::job_files quick;
@@ -423,7 +424,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a submitter may not jump the queue, and a huge request is answered in one short line",
-          "[daemon]") {
+          "[integration][daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
     test::job_files quick;
@@ -458,7 +459,7 @@ TEST_CASE("a submitter may not jump the queue, and a huge request is answered in
 TEST_CASE(
     "a socket submission's flags must be strings without a NUL, its files at most 1000, and "
     "its --timeout at most serve's default day",
-    "[daemon]") {
+    "[integration][daemon]") {
     test::scratch_folder dir;
     const fs::path spool = dir / "spool";
     serve_process serve(spool, dir / "serve.out", {"--devices", "0"});

@@ -138,7 +138,8 @@ TEST_CASE("a buffer's count becomes its tensor's shape when it is a product of n
 
 TEST_CASE(
     "each example's PyTorch package compiles: its kernels with nvcc, its op against "
-    "Debian's PyTorch headers") {
+    "Debian's PyTorch headers",
+    "[integration]") {
     if (!fs::exists(k_nvcc)) {
         WARN("skipped: no nvcc at " << k_nvcc);
         return;
@@ -183,7 +184,7 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("the package's Python reads each example's op as its C++ does", "[torch]") {
+TEST_CASE("the package's Python reads each example's op as its C++ does", "[integration][torch]") {
     const auto has_torch =
         test::run_program("/bin/sh", {"-c", "/usr/bin/python3 -c 'import torch' 2>&1"});
     if (has_torch.exit_code != 0) {
@@ -244,7 +245,8 @@ TEST_CASE("the package's Python reads each example's op as its C++ does", "[torc
 
 TEST_CASE(
     "the exported launcher's arithmetic equals the manifest's for every case and holdout "
-    "shape of every example") {
+    "shape of every example",
+    "[integration]") {
     if (!fs::exists(k_nvcc)) {
         WARN("skipped: no nvcc at " << k_nvcc);
         return;
@@ -283,7 +285,8 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("export writes the winner's header only for a go, and never reads through a link") {
+TEST_CASE("export writes the winner's header only for a go, and never reads through a link",
+          "[integration]") {
     test::optimizer_fixture f;
     const auto r = test::run_optimizer(
         f.args({"--max-iterations", "1", "--significance-runs", "2", "--sanitizer",
@@ -344,7 +347,7 @@ TEST_CASE("export writes the winner's header only for a go, and never reads thro
 }
 
 TEST_CASE(
-    "a parameter no scalar carries is a launcher parameter; a scalar standing for an "
+    "a parameter no scalar carries is a launcher parameter, a scalar standing for an "
     "expression is checked against it") {
     if (!fs::exists(k_nvcc)) {
         WARN("skipped: no nvcc at " << k_nvcc);
@@ -390,7 +393,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "export --torch writes the package beside the header; --verify says in one line why it "
+    "export --torch writes the package beside the header, --verify says in one line why it "
     "cannot run without a GPU") {
     test::optimizer_fixture f;
     const auto r = test::run_optimizer(
@@ -476,7 +479,7 @@ TEST_CASE(
 TEST_CASE(
     "an imported problem's package tests the op against its own module, and replace(model) "
     "hands the op forward's tensors",
-    "[torch]") {
+    "[integration][torch]") {
     const auto has_torch =
         test::run_program("/bin/sh", {"-c", "/usr/bin/python3 -c 'import torch' 2>&1"});
     if (has_torch.exit_code != 0) {
@@ -527,7 +530,7 @@ print("replaced", model(args[0], args[1]))
 
 TEST_CASE(
     "an op whose arguments are named like its own locals, with an inout, a float, a flat count "
-    "and a parameter no shape gives, compiles; names it cannot take are refused") {
+    "and a parameter no shape gives, compiles, names it cannot take are refused") {
     test::scratch_folder dir;
     const fs::path file = dir.write("input_cases.json", R"json({"schema_version": 1,
       "launch": {"grid": ["ceil(seq*d/256)", 1, 1], "block": [256, 1, 1]},

@@ -70,7 +70,7 @@ TEST_CASE("a reply's turns are read the same from Chat Completions, Responses an
     CHECK(anthropic[3].text == "compile\nsource: // tiled\nflags: [\"-O3\"]");
 }
 
-TEST_CASE("a tool call's source argument keeps its own lines; arguments that are not JSON stay") {
+TEST_CASE("a tool call's source argument keeps its own lines, arguments that are not JSON stay") {
     const rapidjson::Document reply = parse_json(R"({ "choices": [ { "message": { "role":
         "assistant", "tool_calls": [
           { "function": { "name": "submit_candidate",

@@ -24,7 +24,8 @@ const std::string k_softmax = std::string(CUOPT_SOURCE_DIR) + "/tests/fixtures/s
 
 }  // namespace
 
-TEST_CASE("check compiles through the real harness: a kernel the fake would take fails with 21") {
+TEST_CASE("check compiles through the real harness: a kernel the fake would take fails with 21",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("initial.cu",
                 f.kernel("FAKE_MS=2") + "__device__ int broken = not_declared_anywhere;\n");
@@ -36,7 +37,8 @@ TEST_CASE("check compiles through the real harness: a kernel the fake would take
                              Catch::Contains("not ready"));
 }
 
-TEST_CASE("check compiles the initial kernel with each tunable's first value, as optimize does") {
+TEST_CASE("check compiles the initial kernel with each tunable's first value, as optimize does",
+          "[integration]") {
     optimizer_fixture f;
     const std::string source = test::read_text(f.dir / "initial.cu");
     f.dir.write("initial.cu",
@@ -53,7 +55,8 @@ TEST_CASE("check compiles the initial kernel with each tunable's first value, as
                              Catch::Contains("ok    reference compiles"));
 }
 
-TEST_CASE("check without a real harness to compile with says not compiled, and why, never ok") {
+TEST_CASE("check without a real harness to compile with says not compiled, and why, never ok",
+          "[integration]") {
     optimizer_fixture f;
     // cuda-optimizer alone in a folder: no cuda-harness beside it, none on PATH.
     const fs::path lone = f.dir / "bin/cuda-optimizer";
@@ -72,7 +75,8 @@ TEST_CASE("check without a real harness to compile with says not compiled, and w
                    !Catch::Contains("ok    initial compiles"));
 }
 
-TEST_CASE("check refuses a config value optimize refuses, naming file and field, with code 11") {
+TEST_CASE("check refuses a config value optimize refuses, naming file and field, with code 11",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("config.json", R"({ "max_iterations": "three" })");
     const auto args = f.args({"--config", (f.dir / "config.json").string()});
@@ -93,8 +97,8 @@ TEST_CASE("check refuses a config value optimize refuses, naming file and field,
     CHECK_THAT(fine.output, Catch::Contains("ok    config"));
 }
 
-TEST_CASE(
-    "a fake run of a kernel the fake does not simulate says so, and is not a failing kernel") {
+TEST_CASE("a fake run of a kernel the fake does not simulate says so, and is not a failing kernel",
+          "[integration]") {
     test::scratch_folder dir;
     std::vector<std::string> args = {"optimize",
                                      "--reference",
@@ -125,7 +129,8 @@ TEST_CASE(
     CHECK_THAT(check.output, Catch::Contains("FAIL  harness runs it") && Catch::Contains(said));
 }
 
-TEST_CASE("check refuses a reference whose kernel is not the signature's, as the run would (22)") {
+TEST_CASE("check refuses a reference whose kernel is not the signature's, as the run would (22)",
+          "[integration]") {
     optimizer_fixture f;
     std::string reference = test::read_text(f.dir / "reference.cu");
     const std::string name = "matmul_f32";
@@ -146,7 +151,8 @@ TEST_CASE("check refuses a reference whose kernel is not the signature's, as the
 
 TEST_CASE(
     "check refuses a tunable whose first value is not the kernel's default, one the kernel never "
-    "reads, and 'const' on an output in the signature (11)") {
+    "reads, and 'const' on an output in the signature (11)",
+    "[integration]") {
     optimizer_fixture f;
     const std::string manifest = test::read_text(f.dir / "input_cases.json");
     const std::string kernel = test::read_text(f.dir / "initial.cu");
@@ -192,7 +198,8 @@ TEST_CASE(
 
 TEST_CASE(
     "check reads a tunable's default only from its own #ifndef guard, outside comments, as C "
-    "reads the number, and counts a use inside another macro as a read") {
+    "reads the number, and counts a use inside another macro as a read",
+    "[integration]") {
     optimizer_fixture f;
     const std::string kernel = test::read_text(f.dir / "initial.cu");
     auto check_kernel = [&](const std::string& text) {
@@ -229,7 +236,8 @@ TEST_CASE(
 
 TEST_CASE(
     "check --all-configurations compiles every tunable configuration: a kernel's static_assert "
-    "refusal is counted, any other error names its configuration") {
+    "refusal is counted, any other error names its configuration",
+    "[integration]") {
     optimizer_fixture f;
     const std::string kernel = test::read_text(f.dir / "initial.cu");
     f.dir.write("initial.cu",
@@ -256,7 +264,7 @@ TEST_CASE(
                                          "compiles every one)"));
 }
 
-TEST_CASE("a missing file a --config names gets a fix naming the config's key") {
+TEST_CASE("a missing file a --config names gets a fix naming the config's key", "[integration]") {
     optimizer_fixture f;
     f.dir.write("c.json", R"({"reference": "nowhere.cu"})");
     std::vector<std::string> args = as_check(f.args({"--config", (f.dir / "c.json").string()}));
@@ -271,7 +279,8 @@ TEST_CASE("a missing file a --config names gets a fix naming the config's key") 
 
 TEST_CASE(
     "the bundled matmul-tiled example compiles in every configuration of its tunables, and holds "
-    "holdout cases that are no multiple of any tile") {
+    "holdout cases that are no multiple of any tile",
+    "[integration]") {
     const std::string example = std::string(CUOPT_SOURCE_DIR) + "/examples/matmul-tiled/";
     const test::scratch_folder results;
     const auto r = test::run_optimizer({"check", "--config", example + "config.json",

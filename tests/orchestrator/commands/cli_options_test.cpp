@@ -106,7 +106,7 @@ TEST_CASE("every duration and count is range-checked before it is converted, fla
     CHECK(milliseconds_of(0.1).count() == 100);
 }
 
-TEST_CASE("serve's durations and sizes have ceilings too") {
+TEST_CASE("serve's durations and sizes have ceilings too", "[integration]") {
     for (const auto& [flag, value, said] : std::vector<std::array<std::string, 3>>{
              {"--max-upload-mb", "1e300", "expected a number above 0 and at most 65536 MiB"},
              {"--stop-when-idle", "-1", "expected a number from 0 to 2592000 s (720 h)"},
@@ -200,14 +200,14 @@ TEST_CASE("check reads a config's optimize-only keys as optimize would, with opt
                Catch::Contains("field help: unknown option"));
 }
 
-TEST_CASE("replay's help gives the exit codes replay exits with") {
+TEST_CASE("replay's help gives the exit codes replay exits with", "[integration]") {
     const auto r = test::run_optimizer({"replay", "--help"});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.output, Catch::Contains("20 no CUDA driver, no such GPU") &&
                              !Catch::Contains("14 no") && !Catch::Contains("15 no"));
 }
 
-TEST_CASE("serve's number options say what they expected, as optimize's do") {
+TEST_CASE("serve's number options say what they expected, as optimize's do", "[integration]") {
     const auto poll = test::run_optimizer({"serve", "--spool", "/nonexistent", "--poll", "0"});
     CHECK(poll.exit_code == 64);
     CHECK_THAT(

@@ -104,7 +104,7 @@ TEST_CASE(
 TEST_CASE(
     "a --candidates run in a harness without Landlock is refused with exit 29 and one line, "
     "before any candidate compiles or runs",
-    "[confinement]") {
+    "[integration][confinement]") {
     optimizer_fixture f;
     const fs::path trace = f.dir / "trace.txt";
     const test::scoped_env bare("CUOPT_FAKE_UNCONFINED", k_reason);
@@ -133,7 +133,7 @@ TEST_CASE(
     "with --allow-unconfined the candidates run in a harness without Landlock, recorded in "
     "run.json "
     "and history.json and warned of on the report and the console",
-    "[confinement]") {
+    "[integration][confinement]") {
     optimizer_fixture f;
     const test::scoped_env bare("CUOPT_FAKE_UNCONFINED", k_reason);
     const auto r = test::run_optimizer(files_run(f, {"--allow-unconfined"}));
@@ -156,7 +156,7 @@ TEST_CASE(
 }
 
 TEST_CASE("autotune on the user's own kernel runs in a harness without Landlock, with the warning",
-          "[confinement]") {
+          "[integration][confinement]") {
     optimizer_fixture f;
     const test::scoped_env bare("CUOPT_FAKE_UNCONFINED", k_reason);
     const auto r = test::run_optimizer(f.args(
@@ -178,7 +178,7 @@ TEST_CASE("autotune on the user's own kernel runs in a harness without Landlock,
 TEST_CASE(
     "a confined run records every attempt as run under Landlock, its workers confined to the run "
     "folder, and warns of nothing",
-    "[confinement]") {
+    "[integration][confinement]") {
     std::string why;
     const int abi = landlock_abi(&why);
     if (abi == 0) {
@@ -214,7 +214,7 @@ TEST_CASE(
 TEST_CASE(
     "a daemon job's kernels, the initial one too, never reach a harness without Landlock: "
     "refused before the initial kernel compiles",
-    "[confinement]") {
+    "[integration][confinement]") {
     optimizer_fixture f;
     const fs::path trace = f.dir / "trace.txt";
     const test::scoped_env bare("CUOPT_FAKE_UNCONFINED", k_reason);
@@ -230,7 +230,7 @@ TEST_CASE(
 }
 
 TEST_CASE("fake-harness --worker --root refuses a request outside its root and serves one inside",
-          "[confinement]") {
+          "[integration][confinement]") {
     std::string why;
     if (landlock_abi(&why) == 0) {
         WARN("skipped: this Linux kernel offers no Landlock (" << why << ")");

@@ -186,7 +186,7 @@ TEST_CASE("a --temperature is refused with exit 64 where the model refuses sampl
 }
 
 TEST_CASE(
-    "OpenAI's own host, however it is named, uses the Responses API under auto; any "
+    "OpenAI's own host, however it is named, uses the Responses API under auto, any "
     "other server Chat Completions") {
     for (const char* url :
          {"", "https://api.openai.com/v1", "https://API.OpenAI.com/v1/", "https://api.openai.com.",
@@ -216,7 +216,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a model outside the table keeps its flags with a one-line note; one that shuts down "
+    "a model outside the table keeps its flags with a one-line note, one that shuts down "
     "names the date and the replacement") {
     optimizer_options o;
     o.model = "gpt-7-experimental";
@@ -343,7 +343,7 @@ TEST_CASE("a Chat-tools note about a gateway never prints a key in its base URL"
     CHECK_THAT(c.notes[0], !Catch::Contains("sk-secret-key") && Catch::Contains("[REDACTED]"));
 }
 
-TEST_CASE("OpenAI's own host without /v1 gets it; other servers keep their path") {
+TEST_CASE("OpenAI's own host without /v1 gets it, other servers keep their path") {
     optimizer_options o;
     for (const std::string base :
          {"https://api.openai.com", "https://api.openai.com/", "https://API.OpenAI.com:443",

@@ -51,7 +51,7 @@ std::string signature_of(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("every KernelBench-format test problem imports into a folder the manifest reader takes",
-          "[torch]") {
+          "[integration][torch]") {
     SKIP_WITHOUT_TORCH();
     test::scratch_folder dir;
     int imported = 0;
@@ -79,7 +79,7 @@ TEST_CASE("every KernelBench-format test problem imports into a folder the manif
 }
 
 TEST_CASE("a FlashInfer-Trace definition imports with its workloads as performance cases",
-          "[torch]") {
+          "[integration][torch]") {
     SKIP_WITHOUT_TORCH();
     test::scratch_folder dir;
     const auto r = import(k_data / "flashinfer/definitions/rmsnorm/fused_add_rmsnorm_h128.json",
@@ -103,7 +103,7 @@ TEST_CASE("a FlashInfer-Trace definition imports with its workloads as performan
                Catch::Contains("const __nv_bfloat16* hidden_states"));
 }
 
-TEST_CASE("the plain form: a function forward and get_inputs", "[torch]") {
+TEST_CASE("the plain form: a function forward and get_inputs", "[integration][torch]") {
     SKIP_WITHOUT_TORCH();
     test::scratch_folder dir;
     const auto r = import(k_data / "plain/axpy.py", dir.path() / "p");
@@ -114,7 +114,7 @@ TEST_CASE("the plain form: a function forward and get_inputs", "[torch]") {
 }
 
 TEST_CASE("each construct the kernel contract cannot hold is refused in one line naming it",
-          "[torch]") {
+          "[integration][torch]") {
     SKIP_WITHOUT_TORCH();
     test::scratch_folder dir;
     const std::vector<std::pair<std::string, std::string>> refused = {
@@ -142,7 +142,7 @@ TEST_CASE("each construct the kernel contract cannot hold is refused in one line
 TEST_CASE(
     "a problem that hangs is stopped at --timeout, and one that rewrites its copy of the "
     "source cannot change what the folder keeps",
-    "[torch][security]") {
+    "[integration][torch][security]") {
     SKIP_WITHOUT_TORCH();
     test::scratch_folder dir;
     const std::string model = test::read_text(k_data / "plain/axpy.py");
@@ -165,7 +165,7 @@ TEST_CASE(
 }
 
 TEST_CASE("an import never writes into a folder that holds files, nor without a Python with torch",
-          "[torch]") {
+          "[integration][torch]") {
     test::scratch_folder dir;
     dir.write("taken/x", "mine");
     auto r = import(k_data / "plain/axpy.py", dir.path() / "taken");
@@ -203,7 +203,7 @@ TEST_CASE("the PyTorch side's answer is untrusted: a bad field is named, never w
 }
 
 TEST_CASE("PyTorch as the oracle gives the pilot matmul's candidates reference.cu's verdicts",
-          "[torch]") {
+          "[integration][torch]") {
     SKIP_WITHOUT_TORCH();
     test::scratch_folder dir;
     const fs::path examples = fs::path(CUOPT_SOURCE_DIR) / "examples/matmul";
@@ -240,7 +240,7 @@ TEST_CASE("PyTorch as the oracle gives the pilot matmul's candidates reference.c
 }
 
 TEST_CASE("without an initial kernel PyTorch eager is the baseline, torch.compile a row beside it",
-          "[torch]") {
+          "[integration][torch]") {
     SKIP_WITHOUT_TORCH();
     test::scratch_folder dir;
     const fs::path examples = fs::path(CUOPT_SOURCE_DIR) / "examples/matmul";
@@ -286,7 +286,8 @@ TEST_CASE("without an initial kernel PyTorch eager is the baseline, torch.compil
     CHECK_THAT(std::string(s["pytorch_compile"]["reason"].GetString()), Catch::Contains("compile"));
 }
 
-TEST_CASE("an imported problem's files for submit: its mapping and the module's source too") {
+TEST_CASE("an imported problem's files for submit: its mapping and the module's source too",
+          "[integration]") {
     const fs::path data = fs::path(CUOPT_SOURCE_DIR) / "tests/data/torch-oracle/matmul";
     const auto r = test::run_optimizer(
         {"optimize", "--config", (data / "config.json").string(), "--list-files"});
@@ -300,7 +301,7 @@ TEST_CASE("an imported problem's files for submit: its mapping and the module's 
 TEST_CASE(
     "the user's own kernel beside PyTorch eager: a row the search starts from, the verdict "
     "over eager",
-    "[torch]") {
+    "[integration][torch]") {
     SKIP_WITHOUT_TORCH();
     test::scratch_folder dir;
     const fs::path data = fs::path(CUOPT_SOURCE_DIR) / "tests/data/torch-oracle/matmul";
@@ -355,7 +356,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a run with the user's kernel beside PyTorch eager, killed, resumes without redoing it",
-          "[torch][resume]") {
+          "[integration][torch][resume]") {
     SKIP_WITHOUT_TORCH();
     test::scratch_folder dir;
     const fs::path data = fs::path(CUOPT_SOURCE_DIR) / "tests/data/torch-oracle/matmul";

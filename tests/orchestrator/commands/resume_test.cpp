@@ -442,7 +442,7 @@ TEST_CASE("a resume on another GPU, or another first --devices index, is refused
 TEST_CASE(
     "RUN/.lock is held by one run_lock at a time, names its pid, and is handed down to the "
     "children started while it is held, read-only",
-    "[resume]") {
+    "[integration][resume]") {
     test::scratch_folder dir;
     std::unique_ptr<child_process> child;
     {
@@ -480,7 +480,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a run_lock whose holder has ended waits for the children it left, then takes the lock",
-          "[resume]") {
+          "[integration][resume]") {
     test::scratch_folder dir;
     const std::unique_ptr<child_process> straggler = test::straggler_holding(dir / ".lock", "0.6");
     CHECK_FALSE(process_running("2147483647"));
@@ -497,7 +497,7 @@ TEST_CASE("a run_lock whose holder has ended waits for the children it left, the
 TEST_CASE(
     "take_after_stragglers gives up when its wait runs out, and at once on a running holder, "
     "saying which",
-    "[resume]") {
+    "[integration][resume]") {
     test::scratch_folder dir;
     const std::unique_ptr<child_process> straggler = test::straggler_holding(dir / ".lock", "5");
     std::string holder;
@@ -523,7 +523,7 @@ TEST_CASE(
     CHECK(told == 0);
 }
 
-TEST_CASE("process_running: a pid that runs; never a zombie, a pid that is gone, or a non-pid",
+TEST_CASE("process_running: a pid that runs, never a zombie, a pid that is gone, or a non-pid",
           "[resume]") {
     CHECK(process_running(std::to_string(::getpid())));
     for (const char* text :

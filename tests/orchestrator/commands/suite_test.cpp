@@ -60,7 +60,8 @@ suite_record go_with(double speedup) {
 
 TEST_CASE(
     "a suite runs each problem, records a broken one's exit code, and a second run skips "
-    "the finished ones") {
+    "the finished ones",
+    "[integration]") {
     test::scratch_folder deck;
     write_pilot(deck, "alpha");
     write_pilot(deck, "beta");
@@ -108,7 +109,8 @@ TEST_CASE(
     CHECK(test::read_checked_json(results / "suite.json", "suite")["results"].Size() == 3);
 }
 
-TEST_CASE("a source the suite imports first is a problem too: its failed import is a record") {
+TEST_CASE("a source the suite imports first is a problem too: its failed import is a record",
+          "[integration]") {
     test::scratch_folder deck;
     deck.write("23_Softmax.py", "def forward(x:\n");  // does not parse
     const auto r = test::run_optimizer({"suite", deck.path().string()});
@@ -122,7 +124,8 @@ TEST_CASE("a source the suite imports first is a problem too: its failed import 
     CHECK_THAT(softmax["reason"].GetString(), Catch::StartsWith("import: "));
 }
 
-TEST_CASE("a suite refuses a folder with no problem with 11, and an unknown option with 64") {
+TEST_CASE("a suite refuses a folder with no problem with 11, and an unknown option with 64",
+          "[integration]") {
     test::scratch_folder deck;
     deck.write("notes.txt", "nothing to run\n");
     const auto empty = test::run_optimizer({"suite", deck.path().string()});
@@ -173,7 +176,7 @@ TEST_CASE(
 TEST_CASE(
     "suite --submit queues each problem on the daemon, collects each as it ends, and "
     "never submits twice",
-    "[daemon]") {
+    "[integration][daemon]") {
     namespace bp = boost::process;
     test::scratch_folder deck;
     write_pilot(deck, "alpha");
@@ -252,7 +255,8 @@ TEST_CASE("a job's status answer becomes a record: the summary's figures, else t
     CHECK_THROWS_AS(record_from_status("[]", "/s"), suite_job_error);
 }
 
-TEST_CASE("a suite with jobs pending on a spool is collected from that spool only") {
+TEST_CASE("a suite with jobs pending on a spool is collected from that spool only",
+          "[integration]") {
     test::scratch_folder deck;
     write_pilot(deck, "alpha");
     deck.write("suite-results/suite.json", R"({"schema_version": 1,

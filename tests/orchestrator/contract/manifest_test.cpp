@@ -291,7 +291,7 @@ TEST_CASE("case and argument names over 128 characters are refused by field, in 
     CHECK(e.size() < 400 + (dir / "input_cases.json").string().size());
 }
 
-TEST_CASE("a manifest takes at most 4096 cases; one more is refused by field") {
+TEST_CASE("a manifest takes at most 4096 cases, one more is refused by field") {
     test::scratch_folder dir;
     CHECK(error_with_cases(4096, dir).empty());
     CHECK(read_manifest(dir / "input_cases.json").cases.size() == 4096);

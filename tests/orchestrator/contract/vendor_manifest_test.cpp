@@ -150,7 +150,8 @@ TEST_CASE("a manifest whose cases name two vendor libraries is refused at load")
            "m": "m", "n": "n", "k": "k", "scale_a": "sb")")) == "");
 }
 
-TEST_CASE("the vendor run sends the manifest's library: cublaslt, named in the lines after") {
+TEST_CASE("the vendor run sends the manifest's library: cublaslt, named in the lines after",
+          "[integration]") {
     fixture f;
     // One timed case from files, so that the oracle is the test's own product.
     std::string json =

@@ -78,7 +78,7 @@ std::vector<std::string> files_run(const optimizer_fixture& f, const char* isola
 }  // namespace
 
 TEST_CASE("worker and process isolation give every candidate the same verdict, reason and medians",
-          "[worker]") {
+          "[integration][worker]") {
     std::map<std::string, std::string> by_mode[2];
     const char* modes[] = {"worker", "process"};
     for (int m = 0; m < 2; ++m) {
@@ -113,7 +113,7 @@ TEST_CASE("worker and process isolation give every candidate the same verdict, r
 TEST_CASE(
     "a worker serves many runs, the reference never shares a process with a candidate, and "
     "a crashed worker is replaced",
-    "[worker]") {
+    "[integration][worker]") {
     optimizer_fixture f;
     write_bad_candidates(f);
     const fs::path log = f.dir / "served.log";
@@ -147,7 +147,7 @@ TEST_CASE(
 TEST_CASE(
     "cuda-harness --worker answers each stdin line with one JSON line, refuses a bad line "
     "and goes on, and exits after a request it cannot trust the process for",
-    "[worker]") {
+    "[integration][worker]") {
     test::scratch_folder dir;
     fs::copy(fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul", dir / "matmul");
     const fs::path request = dir / "matmul/request.json";  // inside the worker's --root
@@ -386,7 +386,7 @@ TEST_CASE(
 TEST_CASE(
     "a worker retires cleanly after a kernel that mallocs: its run keeps its verdict, the next "
     "run gets a fresh worker, and run.json counts it retired, not replaced",
-    "[worker]") {
+    "[integration][worker]") {
     optimizer_fixture f;
     f.dir.write("cands/a_fast.cu", f.kernel("FAKE_MS=1"));
     f.dir.write("cands/b_heap.cu", f.kernel("FAKE_MS=0.9 FAKE_DEVICE_HEAP"));
@@ -447,7 +447,7 @@ TEST_CASE(
 TEST_CASE(
     "a worker line whose path holds a NUL byte is refused: the file opened would not be "
     "the one checked against --root",
-    "[worker]") {
+    "[integration][worker]") {
     test::scratch_folder root, outside;
     fs::copy(fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul", root / "matmul");
     // Read whole, the response path climbs out of `escape.json` and back into the root; cut at
@@ -484,7 +484,7 @@ TEST_CASE(
     "a worker refuses, line by line, a response that is a folder or one of the request's own "
     "files and a request linked in from elsewhere, echoes a long line only in part, and appends "
     "its replies to a >> log",
-    "[worker]") {
+    "[integration][worker]") {
     test::scratch_folder root, elsewhere;
     fs::copy(fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul", root / "matmul");
     fs::copy(fs::path(CUOPT_SOURCE_DIR) / "examples/harness/matmul", elsewhere / "matmul");

@@ -43,7 +43,8 @@ void make_c_inout(const optimizer_fixture& f) {
 
 TEST_CASE(
     "a faster kernel with right outputs that writes into a declared input is mutates_inputs, "
-    "the reason naming the case and the argument") {
+    "the reason naming the case and the argument",
+    "[integration]") {
     optimizer_fixture f;
     f.dir.write("cands/a_writes_a.cu", f.kernel("FAKE_WRITES_INPUT FAKE_MS=0.5"));
     f.dir.write("cands/b_writes_b.cu", f.kernel("FAKE_WRITES_INPUT=b FAKE_MS=0.5"));
@@ -75,7 +76,8 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("an inout argument the kernel writes in place is no input that changed") {
+TEST_CASE("an inout argument the kernel writes in place is no input that changed",
+          "[integration]") {
     optimizer_fixture f;
     make_c_inout(f);
     f.dir.write("cands/a_in_place.cu", f.kernel("FAKE_WRITES_INPUT=c FAKE_MS=1"));
@@ -88,7 +90,8 @@ TEST_CASE("an inout argument the kernel writes in place is no input that changed
     CHECK(verdict_of(history, "b_writes_a.cu") == "mutates_inputs");
 }
 
-TEST_CASE("an initial kernel that writes into its input stops the run naming case and argument") {
+TEST_CASE("an initial kernel that writes into its input stops the run naming case and argument",
+          "[integration]") {
     optimizer_fixture f;
     f.dir.write("initial.cu", f.kernel("FAKE_MS=2 FAKE_WRITES_INPUT=b"));
     const auto r = test::run_optimizer(f.args({"--max-iterations", "0", "--no-evidence"}));
@@ -103,7 +106,7 @@ TEST_CASE("an initial kernel that writes into its input stops the run naming cas
                                  "'correctness-31x37x29': the kernel wrote into input 'b'"));
 }
 
-TEST_CASE("a reference that writes into its input is refused as an oracle") {
+TEST_CASE("a reference that writes into its input is refused as an oracle", "[integration]") {
     optimizer_fixture f;
     f.dir.write("reference.cu", f.kernel("FAKE_WRITES_INPUT=a"));
     const auto r = test::run_optimizer(f.args({"--no-evidence"}));

@@ -75,7 +75,7 @@ TEST_CASE("Hopper's wgmma is HGMMA, IGMMA or QGMMA with the input types in the o
     CHECK_FALSE(satisfies_mma(parse_sass(text, "wgmma_bf16"), "fp8"));
 }
 
-TEST_CASE("Blackwell's tcgen05 MMAs are UTCHMMA, UTCIMMA and UTCQMMA; UTCHMMA's type is open") {
+TEST_CASE("Blackwell's tcgen05 MMAs are UTCHMMA, UTCIMMA and UTCQMMA, UTCHMMA's type is open") {
     const std::string text = fixture("tcgen05_sm100a");
     CHECK(parse_sass(text, "tc_f8f6f4").mma == std::map<std::string, int>{{"fp8", 1}});
     CHECK(parse_sass(text, "tc_i8").mma == std::map<std::string, int>{{"int8", 1}});
@@ -85,7 +85,7 @@ TEST_CASE("Blackwell's tcgen05 MMAs are UTCHMMA, UTCIMMA and UTCQMMA; UTCHMMA's 
     CHECK_FALSE(satisfies_mma(half, "fp8"));
 }
 
-TEST_CASE("FP64 arithmetic and conversions count as fp64; HFMA2.MMA is not an MMA") {
+TEST_CASE("FP64 arithmetic and conversions count as fp64, HFMA2.MMA is not an MMA") {
     const instruction_mix m = parse_sass(fixture("fp64_sm80"), "fp64_math");
     CHECK(m.fp64 == 6);  // 2 DADD, 2 DFMA, DSETP, F2F.F64.F32
     CHECK(m.mma.empty());
@@ -96,7 +96,7 @@ TEST_CASE("FP64 arithmetic and conversions count as fp64; HFMA2.MMA is not an MM
     CHECK_FALSE(satisfies_mma(plain, "any"));
 }
 
-TEST_CASE("atomics and reductions are counted by opcode; a warp REDUX is not one") {
+TEST_CASE("atomics and reductions are counted by opcode, a warp REDUX is not one") {
     const instruction_mix m = parse_sass(fixture("hazards_sm80"), "atomics");
     CHECK(m.atomic_opcodes == std::map<std::string, int>{{"ATOMG", 3}, {"ATOMS", 2}, {"RED", 4}});
     CHECK(m.atomics == 9);
@@ -206,7 +206,7 @@ std::string lines_of(const rapidjson::Value& lines) {
 }  // namespace
 
 TEST_CASE(
-    "a winner whose SASS lacks the manifest's required fp8 MMA is precision_path; the "
+    "a winner whose SASS lacks the manifest's required fp8 MMA is precision_path, the "
     "next one, with QGMMA e4m3, wins and its mix lands in summary.json") {
     test::optimizer_fixture f;
     require_mma(f, "fp8");
@@ -244,7 +244,8 @@ TEST_CASE(
         Catch::Contains("Instruction mix") && Catch::Contains("QGMMA.64x8x32.F32.E4M3.E4M3"));
 }
 
-TEST_CASE("where the audit cannot run, a manifest that requires an MMA class does not end go") {
+TEST_CASE("where the audit cannot run, a manifest that requires an MMA class does not end go",
+          "[integration]") {
     test::optimizer_fixture f;
     require_mma(f, "fp8");
     const fs::path broken = f.dir / "cuobjdump";
@@ -271,7 +272,8 @@ TEST_CASE("where the audit cannot run, a manifest that requires an MMA class doe
 
 TEST_CASE(
     "a winner that reads %clock or %globaltimer passes with a clock_read warning, and a "
-    "run without requires.mma records its mix without a condition") {
+    "run without requires.mma records its mix without a condition",
+    "[integration]") {
     test::optimizer_fixture f;
     f.dir.write("cands/a_clock.cu", f.kernel("FAKE_MS=1 FAKE_SASS=hazards_sm80 FAKE_ENTRY=clocks"));
     const auto r = test::run_optimizer(
@@ -291,7 +293,8 @@ TEST_CASE(
     CHECK_THAT(lines_of(summary["verdict_reasons"]), !Catch::Contains("MMA path"));
 }
 
-TEST_CASE("a bad requires.mma is refused in one line naming the file and the field") {
+TEST_CASE("a bad requires.mma is refused in one line naming the file and the field",
+          "[integration]") {
     test::optimizer_fixture f;
     require_mma(f, "fp9");
     const auto r = test::run_optimizer(f.args());
@@ -301,7 +304,7 @@ TEST_CASE("a bad requires.mma is refused in one line naming the file and the fie
 }
 
 TEST_CASE(
-    "cuda-harness --compile-only --cubin-out writes the cubin NVRTC made, without a GPU; "
+    "cuda-harness --compile-only --cubin-out writes the cubin NVRTC made, without a GPU, "
     "the real cuobjdump, where installed, reads its mix") {
     test::scratch_folder dir;
     dir.write("k.cu", test::k_twice_kernel);

@@ -13,7 +13,7 @@ using namespace cuopt;
 using test::optimizer_fixture;
 namespace fs = std::filesystem;
 
-TEST_CASE("a pinned file that keeps its bytes passes; one rewritten, removed or added is named") {
+TEST_CASE("a pinned file that keeps its bytes passes, one rewritten, removed or added is named") {
     test::scratch_folder dir;
     dir.write("oracle.bin", "abcd");
     dir.write("manifest.json", "{}");
@@ -33,7 +33,8 @@ TEST_CASE("a pinned file that keeps its bytes passes; one rewritten, removed or 
     CHECK_THAT(changes[1], Catch::Contains("holdout") && Catch::Contains("unreadable when pinned"));
 }
 
-TEST_CASE("a harness binary replaced during the run ends it in harness_error, without a verdict") {
+TEST_CASE("a harness binary replaced during the run ends it in harness_error, without a verdict",
+          "[integration]") {
     optimizer_fixture f;
     // A harness that rewrites itself whenever it runs a request (not for --device-info, the
     // preflight's probe or compiles): the binary the verdict rests on is not the one pinned.

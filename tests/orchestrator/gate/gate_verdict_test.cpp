@@ -91,7 +91,7 @@ TEST_CASE("a kernel slower than the accepted kernel beside it fails even on a fa
                            !Catch::Contains("slower than the accepted figures"));
 }
 
-TEST_CASE("cannot judge wins over everything; wrong outputs and failed runs fail") {
+TEST_CASE("cannot judge wins over everything, wrong outputs and failed runs fail") {
     gate_findings f = with_latency(one_case(1.0, 1.0));
     f.wrong_outputs = {"round 1: case 'perf': c: 1 of 4 elements differ"};
     gate_verdict v = judge(f);
@@ -107,7 +107,7 @@ TEST_CASE("cannot judge wins over everything; wrong outputs and failed runs fail
     CHECK(judge(gate_findings{}).outcome == gate_outcome::cannot_judge);  // nothing was timed
 }
 
-TEST_CASE("environment: another model cannot be judged; driver and toolkit changes are named") {
+TEST_CASE("environment: another model cannot be judged, driver and toolkit changes are named") {
     environment then, now;
     then.device = {"NVIDIA H200", "GPU-1", "9.0", "12.8", "12.8", 1980000, 3201000};
     now.device = then.device;

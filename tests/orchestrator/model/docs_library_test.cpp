@@ -69,7 +69,7 @@ TEST_CASE("only http(s) pages on allow-listed hosts are read", "[docs]") {
 }
 
 TEST_CASE(
-    "a bare host is read over https on port 443 only; an entry with a scheme and port "
+    "a bare host is read over https on port 443 only, an entry with a scheme and port "
     "allows exactly that origin",
     "[docs]") {
     const std::vector<std::string> hosts = {"docs.nvidia.com", "http://127.0.0.1:8080",

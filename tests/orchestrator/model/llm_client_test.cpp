@@ -140,7 +140,7 @@ TEST_CASE("a model the API does not know is one line naming --model, never a ret
     CHECK(api_message(r.body) == "model: claude-x");
 }
 
-TEST_CASE("a retired model is one line naming --model; another 400 is one line, never raw JSON") {
+TEST_CASE("a retired model is one line naming --model, another 400 is one line, never raw JSON") {
     client_fixture f;
     test::loopback_http_server server(
         {{400,

@@ -242,7 +242,7 @@ TEST_CASE(
 // Anthropic's Messages API, "Extended thinking" / "Tool use with thinking": the assistant
 // turn before tool results must carry the thinking blocks exactly as received, and a turn
 // with empty content is refused.
-TEST_CASE("Anthropic thinking blocks go back unchanged; an empty assistant turn is never echoed") {
+TEST_CASE("Anthropic thinking blocks go back unchanged, an empty assistant turn is never echoed") {
     const model_reply reply = parse_model_reply(llm_provider::anthropic, R"({
       "content": [
         {"type": "thinking", "thinking": "Tile it.", "signature": "sig-1"},
@@ -272,7 +272,7 @@ TEST_CASE("Anthropic thinking blocks go back unchanged; an empty assistant turn 
 }
 
 TEST_CASE(
-    "tool schemas lose $schema and title and keep definitions under $defs; tool errors say so") {
+    "tool schemas lose $schema and title and keep definitions under $defs, tool errors say so") {
     const tool_spec t{"compile", "Compile",
                       R"({"$schema": "http://json-schema.org/draft-04/schema#", "title": "compile",
                           "type": "object", "definitions": {"src": {"type": "string"}},
@@ -300,7 +300,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a thinking budget reaches Anthropic as extended thinking; replies without usage count 0") {
+    "a thinking budget reaches Anthropic as extended thinking, replies without usage count 0") {
     llm_settings s;
     s.provider = llm_provider::anthropic;
     s.thinking_budget = 4096;
@@ -387,7 +387,7 @@ TEST_CASE("an echoed Responses turn never ends on a reasoning item: trailing one
 }
 
 TEST_CASE(
-    "an Anthropic reply cut while thinking is echoed without its trailing thinking; a "
+    "an Anthropic reply cut while thinking is echoed without its trailing thinking, a "
     "tool-use turn keeps every block") {
     llm_settings s;
     s.provider = llm_provider::anthropic;
@@ -413,7 +413,7 @@ TEST_CASE(
     CHECK(kept["messages"][1]["content"].Size() == 2);
 }
 
-TEST_CASE("a Responses reply's cache writes are counted; only max_output_tokens is a cut") {
+TEST_CASE("a Responses reply's cache writes are counted, only max_output_tokens is a cut") {
     const model_reply r = parse_responses_reply(R"({"status": "incomplete",
         "incomplete_details": {"reason": "max_messages"}, "output": [],
         "usage": {"input_tokens": 1000, "output_tokens": 10,

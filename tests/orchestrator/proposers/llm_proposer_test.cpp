@@ -68,7 +68,8 @@ struct llm_fixture {
 
 TEST_CASE(
     "a 3-iteration model run compiles, fixes an error, submits, improves and records every "
-    "exchange") {
+    "exchange",
+    "[integration]") {
     llm_fixture f;
     test::loopback_http_server server({
         {200,
@@ -115,7 +116,8 @@ TEST_CASE(
     CHECK_FALSE(f.key_anywhere());
 }
 
-TEST_CASE("an invalid key stops the run cleanly with the API's message and exit 25") {
+TEST_CASE("an invalid key stops the run cleanly with the API's message and exit 25",
+          "[integration]") {
     llm_fixture f;
     test::loopback_http_server server(
         {{401, {}, R"({"error": {"message": "Incorrect API key provided"}})"}});
@@ -132,7 +134,8 @@ TEST_CASE("an invalid key stops the run cleanly with the API's message and exit 
 
 TEST_CASE(
     "a key typed into --base-url never reaches an artifact or a log line, and a quoted model name "
-    "stays in the record") {
+    "stays in the record",
+    "[integration]") {
     llm_fixture f;
     test::loopback_http_server server(
         {{401, {}, R"({"error": {"message": "Incorrect API key provided"}})"}});
@@ -152,7 +155,8 @@ TEST_CASE(
         }
 }
 
-TEST_CASE("the model-call budget ends the run with budget_exhausted, nothing lost") {
+TEST_CASE("the model-call budget ends the run with budget_exhausted, nothing lost",
+          "[integration]") {
     llm_fixture f;
     test::loopback_http_server server({{200, {}, tool_reply("compile", "{\"source\": \"x\"}")}});
     const auto r = f.run(server, {"--max-model-calls", "3", "--max-iterations", "5"});
@@ -165,7 +169,8 @@ TEST_CASE("the model-call budget ends the run with budget_exhausted, nothing los
 }
 
 TEST_CASE(
-    "auto picks the autotuner without a key, and --proposer llm without one is a one-line error") {
+    "auto picks the autotuner without a key, and --proposer llm without one is a one-line error",
+    "[integration]") {
     llm_fixture f;
     const std::vector<std::string> base = test::joined(
         {"-u", "OPENAI_API_KEY", "-u", "OPENAI_BASE_URL", "-u", "ANTHROPIC_API_KEY",
@@ -183,7 +188,8 @@ TEST_CASE(
                Catch::Contains("--proposer llm needs a key: set ANTHROPIC_API_KEY"));
 }
 
-TEST_CASE("an unreadable model reply gets a correction turn and the iteration goes on") {
+TEST_CASE("an unreadable model reply gets a correction turn and the iteration goes on",
+          "[integration]") {
     llm_fixture f;
     test::loopback_http_server server(
         {{200, {}, "this is not JSON"}, {200, {}, submit("FAKE_MS=1")}});
@@ -196,7 +202,8 @@ TEST_CASE("an unreadable model reply gets a correction turn and the iteration go
     CHECK_THAT(server.requests().at(1).body, Catch::Contains("could not be read"));
 }
 
-TEST_CASE("a model that never submits has its iteration recorded as an invalid submission") {
+TEST_CASE("a model that never submits has its iteration recorded as an invalid submission",
+          "[integration]") {
     llm_fixture f;
     test::loopback_http_server server(
         {{200, {}, R"({"choices": [{"message": {"content": "thinking..."}}]})"}});
@@ -210,7 +217,8 @@ TEST_CASE("a model that never submits has its iteration recorded as an invalid s
     CHECK(server.requests().size() == 3);  // the first reply and two corrections
 }
 
-TEST_CASE("a tool call whose arguments pass 256 KiB ends the proposal in one line, never echoed") {
+TEST_CASE("a tool call whose arguments pass 256 KiB ends the proposal in one line, never echoed",
+          "[integration]") {
     llm_fixture f;
     const std::string flood = "{\"source\": " + json_string(std::string(300 << 10, 'x')) + "}";
     test::loopback_http_server server(
@@ -298,8 +306,8 @@ std::string responses_call(const std::string& name, const std::string& args_json
 
 }  // namespace
 
-TEST_CASE(
-    "with --api responses the run speaks the Responses API and carries reasoning items back") {
+TEST_CASE("with --api responses the run speaks the Responses API and carries reasoning items back",
+          "[integration]") {
     llm_fixture f;
     test::loopback_http_server server({
         {200,
@@ -346,8 +354,9 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a reply cut at the output limit gets a correction that says so; a refusal ends the "
-    "iteration") {
+    "a reply cut at the output limit gets a correction that says so, a refusal ends the "
+    "iteration",
+    "[integration]") {
     llm_fixture f;
     test::loopback_http_server server({
         {200,
@@ -372,7 +381,8 @@ TEST_CASE(
                Catch::Contains("the model refused: refusal: I can't help"));
 }
 
-TEST_CASE("a reply cut at the output limit is sent again once with --max-output-tokens-retry") {
+TEST_CASE("a reply cut at the output limit is sent again once with --max-output-tokens-retry",
+          "[integration]") {
     llm_fixture f;
     const std::string cut =
         R"({"choices": [{"finish_reason": "length", "message": {"content": "Tiling first"}}]})";
@@ -400,7 +410,8 @@ TEST_CASE("a reply cut at the output limit is sent again once with --max-output-
                Catch::Contains("cut at 3000 output tokens was sent again with 9000"));
 }
 
-TEST_CASE("a reply incomplete for another reason than the output limit is not sent again") {
+TEST_CASE("a reply incomplete for another reason than the output limit is not sent again",
+          "[integration]") {
     llm_fixture f;
     // openai 7.60's newer reasons: more output tokens would not mend them.
     const std::string stopped =
@@ -426,7 +437,8 @@ TEST_CASE("a reply incomplete for another reason than the output limit is not se
     CHECK_THAT(requests[1].body, Catch::Contains("That was not a tool call"));
 }
 
-TEST_CASE("with --nvidia-research the model reads allow-listed documentation, nothing else") {
+TEST_CASE("with --nvidia-research the model reads allow-listed documentation, nothing else",
+          "[integration]") {
     llm_fixture f;
     test::scratch_folder cache;
     test::loopback_http_server docs(
@@ -473,7 +485,8 @@ TEST_CASE("with --nvidia-research the model reads allow-listed documentation, no
 
 TEST_CASE(
     "an Anthropic run with a thinking budget (Haiku 4.5) carries thinking back and prices it as "
-    "output") {
+    "output",
+    "[integration]") {
     llm_fixture f;
     const std::string thinking_call =
         R"({"id": "msg_1", "type": "message", "role": "assistant", "content": [
@@ -554,7 +567,8 @@ test::process_result run_anthropic(llm_fixture& f, const test::loopback_http_ser
 
 TEST_CASE(
     "the default Anthropic model gets adaptive thinking and output_config.effort, with and "
-    "without --thinking-budget, and its thinking tokens are recorded") {
+    "without --thinking-budget, and its thinking tokens are recorded",
+    "[integration]") {
     const std::string submit_input =
         "{\"source\": " + json_string(kernel("FAKE_MS=1")) + ", \"rationale\": \"tiles\"}";
     for (const bool with_budget : {false, true}) {
@@ -599,8 +613,8 @@ TEST_CASE(
     }
 }
 
-TEST_CASE(
-    "a --temperature on the default Anthropic model is refused with exit 64 before any call") {
+TEST_CASE("a --temperature on the default Anthropic model is refused with exit 64 before any call",
+          "[integration]") {
     llm_fixture f;
     test::loopback_http_server server({{200, {}, "{}"}});
     const auto r = run_anthropic(f, server, {"--temperature", "0.2"});
@@ -627,7 +641,8 @@ std::string responses_cut(int id) {
 
 TEST_CASE(
     "a Responses reply cut twice is echoed without its lone reasoning item: the next input "
-    "never ends an assistant turn on reasoning") {
+    "never ends an assistant turn on reasoning",
+    "[integration]") {
     llm_fixture f;
     test::loopback_http_server server({
         {200, {}, responses_cut(1)},
@@ -659,7 +674,8 @@ TEST_CASE(
 
 TEST_CASE(
     "a reply stopped by the content filter is a refusal: the iteration is rejected with "
-    "the reason kept, never sent again with a higher limit") {
+    "the reason kept, never sent again with a higher limit",
+    "[integration]") {
     llm_fixture f;
     test::loopback_http_server server({
         {200,
@@ -682,7 +698,7 @@ TEST_CASE(
                                    "content_filter)"));
 }
 
-TEST_CASE("a model flag's warning is printed even with --quiet") {
+TEST_CASE("a model flag's warning is printed even with --quiet", "[integration]") {
     llm_fixture f;
     const std::string submit_input =
         "{\"source\": " + json_string(kernel("FAKE_MS=1")) + ", \"rationale\": \"tiles\"}";

@@ -142,7 +142,7 @@ TEST_CASE("a GPU measures its next job while the last one's record is written", 
         if (s.job > 0) CHECK(s.end < first_recorded);
 }
 
-TEST_CASE("a stop starts no new job; the running ones finish and are recorded in order",
+TEST_CASE("a stop starts no new job, the running ones finish and are recorded in order",
           "[batch]") {
     batch_fixture f(8);
     std::atomic<bool> stop{false};

@@ -130,7 +130,7 @@ const std::vector<std::string> k_batch = {"--proposer",       "autotune", "--bat
 TEST_CASE(
     "two GPUs measure a batch side by side, never two requests at once on one GPU, with the "
     "verdicts and speedups of one GPU",
-    "[parallel]") {
+    "[integration][parallel]") {
     test::optimizer_fixture f;
     use_small_cases(f);
     const test::scoped_env sleep("CUOPT_FAKE_SLEEP_MS", "300");
@@ -218,7 +218,7 @@ TEST_CASE(
 }
 
 TEST_CASE("an initial kernel that fails on any GPU of --devices stops the run with exit 21",
-          "[parallel]") {
+          "[integration][parallel]") {
     test::optimizer_fixture f;
     const test::scoped_env broken("CUOPT_FAKE_BROKEN_DEVICE", "1");
     const auto r = test::run_optimizer(
@@ -238,7 +238,7 @@ TEST_CASE("an initial kernel that fails on any GPU of --devices stops the run wi
 TEST_CASE(
     "compile-ahead compiles a batch's next candidates before their runs, and the runs find them "
     "in the cache",
-    "[parallel]") {
+    "[integration][parallel]") {
     test::optimizer_fixture f;
     use_small_cases(f);
     const test::scoped_env cache("CUDA_HARNESS_CACHE_DIR", (f.dir / "cache").c_str());
@@ -281,7 +281,7 @@ TEST_CASE(
 }
 
 TEST_CASE("with two GPUs the significance step measures winner and initial on the first alone",
-          "[parallel]") {
+          "[integration][parallel]") {
     test::optimizer_fixture f;
     const test::scoped_env slower("CUOPT_FAKE_DEVICE_SLOWDOWN", "1:1.1");
     const search_run s = run_search(f, "evidence",
@@ -299,7 +299,7 @@ TEST_CASE("with two GPUs the significance step measures winner and initial on th
 }
 
 TEST_CASE("a --devices value that is not a list of distinct GPU indices is refused by name",
-          "[parallel]") {
+          "[integration][parallel]") {
     test::optimizer_fixture f;
     for (const char* bad : {"0,0", "0,x", "1,,2"}) {
         const auto r = test::run_optimizer(f.args({"--devices", bad}));
