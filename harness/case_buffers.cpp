@@ -6,7 +6,6 @@
 #include "common/file_io.hpp"
 #include "common/sha256.hpp"
 #include "harness/case_runner.hpp"
-#include "harness/expected_values.hpp"
 
 namespace cuopt {
 
@@ -64,21 +63,37 @@ std::uint64_t rotation_shift(std::uint64_t launch_index, std::uint64_t count,
     return 1 + cuopt_rng::keyed_bits(k, launch_index, 0) % (count - 1);
 }
 
-bool case_runner::regenerated(const kernel_arg& a) const {
+case_buffers::case_buffers(const device_fingerprint& device, device_session& session,
+                           const timing_config& timing)
+    : m_support(session.support()),
+      m_timing(timing),
+      m_stream(make_stream()),
+      m_l2_scratch(session.l2_scratch(
+          timing.flush_l2
+              ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2
+              : 16)),
+      m_flush_sink(session.flush_sink()) {}
+
+void case_buffers::zero_l2_scratch() {
+    if (m_timing.flush_l2)
+        CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), 0, m_l2_scratch.bytes() / 4, m_stream.get()));
+}
+
+bool case_buffers::regenerated(const kernel_arg& a) const {
     return a.generator && m_timing.fresh_inputs && a.timing_inputs_mode != timing_inputs::as_given;
 }
 
-bool case_runner::rotated(const kernel_arg& a) {
+bool case_buffers::rotated(const kernel_arg& a) {
     return a.input_file && a.perturbed_for_timing();
 }
 
-std::uint64_t case_runner::held_values_launch(const run_case& c) const {
+std::uint64_t case_buffers::held_values_launch(const run_case& c) const {
     if (!m_timing.fresh_inputs) return c.launch_index_base;
     // The checked launch: a reference run matches it.
     return c.launch_index_base + (c.measure ? m_timing.checked_offset() : 0);
 }
 
-std::vector<live_buffer> case_runner::make_buffers(const run_case& c) {
+std::vector<live_buffer> case_buffers::make_buffers(const run_case& c) {
     std::vector<live_buffer> buffers;
     buffers.reserve(c.args.size());
     for (const kernel_arg& a : c.args) {
@@ -113,8 +128,8 @@ std::vector<live_buffer> case_runner::make_buffers(const run_case& c) {
     return buffers;
 }
 
-void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index,
-                          bool checked) {
+void case_buffers::prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index,
+                           bool checked) {
     const CUstream stream = m_stream.get();
     m_guard->hash_after();  // after a checked launch: before any input is rewritten
     for (live_buffer& b : buffers) {
@@ -136,7 +151,7 @@ void case_runner::prepare(std::vector<live_buffer>& buffers, std::uint64_t launc
     if (checked) m_guard->arm();
 }
 
-int case_runner::commands_per_launch(const std::vector<live_buffer>& buffers) const {
+int case_buffers::commands_per_launch(const std::vector<live_buffer>& buffers) const {
     int commands = 3 + (m_timing.flush_l2 ? 2 : 0);  // the flush is two launches
     for (const live_buffer& b : buffers) {
         const kernel_arg& a = *b.arg;
@@ -148,7 +163,7 @@ int case_runner::commands_per_launch(const std::vector<live_buffer>& buffers) co
     return commands;
 }
 
-// ---- the outputs ----
+// ---- after the checked launch ----
 
 output_record save_buffer(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
                           const char* role) {
@@ -170,83 +185,8 @@ output_record save_buffer(const kernel_arg& a, CUdeviceptr from, const std::file
     return r;
 }
 
-bool case_runner::keeps_mid_loop(const run_case& c) const {
-    const auto& position = m_timing.checked_launch;
-    return c.measure && position &&
-           (m_timing.mode == timing_mode::adaptive || *position + 1 < m_timing.iterations);
-}
-
-std::vector<device_buffer> case_runner::make_kept(const run_case& c,
-                                                  const std::vector<live_buffer>& buffers) const {
-    std::vector<device_buffer> kept;
-    if (!keeps_mid_loop(c)) return kept;
-    for (const live_buffer& b : buffers)
-        kept.push_back(b.arg->is_output() ? device_buffer(b.arg->bytes()) : device_buffer());
-    return kept;
-}
-
-void case_runner::copy_outputs(const std::vector<live_buffer>& buffers,
-                               const std::vector<device_buffer>& kept, bool to_kept) const {
-    for (std::size_t i = 0; i < kept.size(); ++i)
-        if (kept[i].get())
-            CU_CALL(cuMemcpyDtoDAsync(to_kept ? kept[i].get() : buffers[i].working.get(),
-                                      to_kept ? buffers[i].working.get() : kept[i].get(),
-                                      buffers[i].arg->bytes(), m_stream.get()));
-}
-
-output_record case_runner::check_output(const kernel_arg& a, CUdeviceptr actual) const {
-    const expected_values& values = expected_values_for(a);
-    const output_check_spec& spec = *a.check;
-    output_check_result check;
-    check.rule = cuopt_check::make_rule(static_cast<int>(a.type), poison_bits(a.type), spec.atol,
-                                        spec.rtol, spec.rms_atol, values.finite_rms);
-    check.rms_scaled = is_float(a.type) && spec.rms_atol > 0;
-    check.expected_file = spec.expected_file;
-    check.expected_sha256 = values.sha256;
-    {  // the candidate's launches are over: only now do the expected values reach the GPU
-        const device_buffer expected(a.bytes());
-        CU_CALL(cuMemcpyHtoDAsync(expected.get(), values.bytes.data(), a.bytes(), m_stream.get()));
-        check.tally =
-            m_support.compare(m_stream.get(), actual, expected.get(), a.count, check.rule);
-        CU_CALL(cuMemsetD8Async(expected.get(), 0, a.bytes(), m_stream.get()));
-        CU_CALL(cuStreamSynchronize(m_stream.get()));
-    }
-    if (m_pageable_access) forget_expected_values();
-    output_record r;
-    if (check.tally.mismatches) {
-        r = save_buffer(a, actual, *a.output_file, "output");  // a failure stays inspectable
-    } else {
-        r.arg = a.name;
-        r.role = "output";
-        r.type = a.type;
-        r.count = a.count;
-    }
-    r.unwritten = check.tally.unwritten;
-    r.check = std::move(check);
-    return r;
-}
-
-void case_runner::save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
-                               std::uint64_t launch_index, case_outcome& out) {
-    for (const live_buffer& b : buffers) {
-        const kernel_arg& a = *b.arg;
-        if (a.output_file && a.check)
-            out.outputs.push_back(check_output(a, b.working.get()));
-        else if (a.output_file)
-            out.outputs.push_back(save_buffer(a, b.working.get(), *a.output_file, "output"));
-        if (a.input_dump_file) {
-            device_buffer values(a.bytes());
-            m_support.generate(m_stream.get(), values.get(), a.type, a.count, *a.generator,
-                               regenerated(a) ? launch_index : held_values_launch(c));
-            CU_CALL(cuStreamSynchronize(m_stream.get()));
-            out.outputs.push_back(save_buffer(a, values.get(), *a.input_dump_file, "input_dump"));
-        }
-    }
-    check_inputs(buffers, launch_index, out);
-}
-
-void case_runner::check_inputs(const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
-                               case_outcome& out) {
+void case_buffers::check_inputs(const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
+                                case_outcome& out) {
     m_guard->hash_after();  // a checked launch that was the last: nothing has run since
     // Regenerated inputs, as the checked launch saw them, one after another in one scratch
     // buffer (the stream orders each hash before the next fill).

@@ -1,13 +1,10 @@
 #pragma once
-/// A case's buffer arguments on the device, and what is done to them before every launch,
-/// outside any timed region: inputs uploaded or generated, then before each launch fresh
-/// (regenerated), rotated (perturbed file inputs) or restored values, outputs re-poisoned and
-/// L2 flushed last; the input guard's hashes armed around the checked launch. After the
-/// checked launch, its outputs (copied aside when later timed launches follow it, put back
-/// after the loop) written to their files with their sha256 and the count of elements still
-/// holding the poison pattern, a reference run's generated inputs dumped as that launch saw
-/// them, and the input guard's verdict on which declared inputs it wrote into. The case
-/// runner's members for all this are defined in case_buffers.cpp.
+/// A case's buffer arguments on the device, on the case's own stream, and what is done to them
+/// before every launch, outside any timed region: inputs uploaded or generated, then before each
+/// launch fresh (regenerated), rotated (perturbed file inputs) or restored values, outputs
+/// re-poisoned and L2 flushed last; the input guard's hashes armed around the checked launch and
+/// its verdict on which declared inputs that launch wrote into. Also how one buffer becomes a
+/// file (save_buffer); what the checked launch leaves is case_outputs'.
 
 #include <cstdint>
 #include <filesystem>
@@ -17,8 +14,14 @@
 #include "common/element_check.h"
 #include "common/request.hpp"
 #include "harness/cuda_handles.hpp"
+#include "harness/device_info.hpp"
+#include "harness/device_session.hpp"
+#include "harness/input_guard.hpp"
+#include "harness/support_kernels.hpp"
 
 namespace cuopt {
+
+struct case_outcome;  // case_runner.hpp
 
 /// A buffer argument on the device for one case.
 struct live_buffer {
@@ -67,5 +70,50 @@ struct output_record {
 /// on device (errno 28)".
 output_record save_buffer(const kernel_arg& a, CUdeviceptr from, const std::filesystem::path& file,
                           const char* role);
+
+/// Owns the case's stream and input guard; borrows the session's support kernels, L2 scratch
+/// and flush sink. One case at a time: make_buffers, then prepare before every launch.
+class case_buffers {
+  public:
+    /// The L2 scratch is twice the device's L2 when timing.flush_l2 (else a token 16 bytes).
+    case_buffers(const device_fingerprint& device, device_session& session,
+                 const timing_config& timing);
+
+    /// Zeroes the L2 scratch on the stream when timing.flush_l2 (a worker's earlier request
+    /// left its values there); once, before the first case.
+    void zero_l2_scratch();
+
+    const stream_handle& stream() const { return m_stream; }
+    const support_kernels& support() const { return m_support; }
+
+    /// The case's buffers, inputs uploaded (or generated, when inputs are not fresh per launch).
+    /// Arms the input guard: the inputs whose values are fixed for the case hashed as given.
+    std::vector<live_buffer> make_buffers(const run_case& c);
+    /// Everything a launch needs before it starts, enqueued outside any timed region:
+    /// fresh, rotated or restored inputs, re-poisoned outputs, then the L2 flush.
+    /// `checked`: the launch whose outputs are kept (file inputs exactly as given).
+    /// First, right after a checked launch: the input guard hashes what it left in the inputs.
+    void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index, bool checked);
+    int commands_per_launch(const std::vector<live_buffer>& buffers) const;
+    /// The guard's verdict on the inputs of the checked launch `launch_index` into `out`.
+    void check_inputs(const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
+                      case_outcome& out);
+
+    /// The launch index whose values a generated input that is not regenerated per launch
+    /// holds: the checked launch's under fresh_inputs (an as_given generator), else the base.
+    std::uint64_t held_values_launch(const run_case& c) const;
+    /// A generator regenerated before every launch (fresh_inputs, unless it says as_given).
+    bool regenerated(const kernel_arg& a) const;
+    /// A file input rotated before every launch but the checked one (timing_inputs perturbed).
+    static bool rotated(const kernel_arg& a);
+
+  private:
+    const support_kernels& m_support;
+    timing_config m_timing;
+    stream_handle m_stream;
+    const device_buffer& m_l2_scratch;  // twice the L2 size, zeroed, read before every launch
+    const device_buffer& m_flush_sink;
+    std::optional<input_guard> m_guard;  // the current case's inputs, hashed on the GPU
+};
 
 }  // namespace cuopt

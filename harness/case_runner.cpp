@@ -95,21 +95,14 @@ std::function<void()> kernel_launcher::bind(const run_case& c,
 
 case_runner::case_runner(const device_fingerprint& device, device_session& session,
                          case_launcher& launcher, const timing_config& timing, const clocks& clocks)
-    : m_support(session.support()),
-      m_launcher(launcher),
+    : m_launcher(launcher),
       m_timing(timing),
-      m_stream(make_stream()),
-      m_l2_scratch(session.l2_scratch(
-          timing.flush_l2
-              ? static_cast<std::size_t>(std::max<long long>(device.l2_bytes, 1 << 20)) * 2
-              : 16)),
-      m_flush_sink(session.flush_sink()),
+      m_buffers(device, session, timing),
+      m_outputs(m_buffers, timing, device.pageable_memory_access),
       m_clocks(clocks),
-      m_timer(m_support, m_stream.get(), clocks.hold_stream,
-              timing.timer == timer_choice::events ? nullptr : clocks.trace),
-      m_pageable_access(device.pageable_memory_access) {
-    if (timing.flush_l2)
-        CU_CALL(cuMemsetD32Async(m_l2_scratch.get(), 0, m_l2_scratch.bytes() / 4, m_stream.get()));
+      m_timer(session.support(), m_buffers.stream().get(), clocks.hold_stream,
+              timing.timer == timer_choice::events ? nullptr : clocks.trace) {
+    m_buffers.zero_l2_scratch();  // the stream's first command, once the timer is made
 }
 
 bool case_runner::record_samples(timed_samples t, case_outcome& out) const {
@@ -141,8 +134,8 @@ case_outcome case_runner::run(const run_case& c) {
     case_outcome out;
     out.name = c.name;
     out.measured = c.measure;
-    const CUstream stream = m_stream.get();
-    std::vector<live_buffer> buffers = make_buffers(c);
+    const CUstream stream = m_buffers.stream().get();
+    std::vector<live_buffer> buffers = m_buffers.make_buffers(c);
     out.entry = m_launcher.entry(c);
     const std::function<void()> launch = m_launcher.bind(c, buffers, stream);
 
@@ -152,9 +145,9 @@ case_outcome case_runner::run(const run_case& c) {
     const std::uint64_t checked = c.launch_index_base + (c.measure ? m_timing.checked_offset() : 0);
     // A checked launch inside the loop: its outputs are copied aside before the next launch's
     // prepare (outside every timed span) and put back once the loop is over.
-    const std::vector<device_buffer> kept = make_kept(c, buffers);
+    const std::vector<device_buffer> kept = m_outputs.make_kept(c, buffers);
     bool kept_taken = false;
-    prepare(buffers, launch_index, launch_index == checked);
+    m_buffers.prepare(buffers, launch_index, launch_index == checked);
     launch();
     CU_CALL(cuStreamSynchronize(stream));
     if (c.measure) {
@@ -162,7 +155,7 @@ case_outcome case_runner::run(const run_case& c) {
         out.iterations = m_timing.iterations;
         for (int i = 0; i < m_timing.warmup; ++i) {
             ++launch_index;
-            prepare(buffers, launch_index, launch_index == checked);
+            m_buffers.prepare(buffers, launch_index, launch_index == checked);
             launch();
         }
         CU_CALL(cuStreamSynchronize(stream));
@@ -170,29 +163,30 @@ case_outcome case_runner::run(const run_case& c) {
         const int keep_commands = static_cast<int>(std::count_if(
             kept.begin(), kept.end(), [](const device_buffer& k) { return k.get(); }));
         timed_samples t = m_timer.time(
-            m_timing, commands_per_launch(buffers) + keep_commands, m_launcher.single_kernel(),
+            m_timing, m_buffers.commands_per_launch(buffers) + keep_commands,
+            m_launcher.single_kernel(),
             [&] {
                 if (!kept.empty() && launch_index == checked) {
-                    copy_outputs(buffers, kept, true);
+                    m_outputs.copy_outputs(buffers, kept, true);
                     kept_taken = true;
                 }
                 ++launch_index;
-                prepare(buffers, launch_index, launch_index == checked);
+                m_buffers.prepare(buffers, launch_index, launch_index == checked);
             },
             launch);
         if (m_clocks.monitor) out.state_after = m_clocks.monitor->read();
         if (!record_samples(std::move(t), out)) return out;
-        if (kept_taken) copy_outputs(buffers, kept, false);
+        if (kept_taken) m_outputs.copy_outputs(buffers, kept, false);
         if (launch_index < checked) {  // adaptive, stopped early: the checked launch, untimed
             launch_index = checked;
-            prepare(buffers, launch_index, true);
+            m_buffers.prepare(buffers, launch_index, true);
             launch();
         }
         CU_CALL(cuStreamSynchronize(stream));
     }
     out.checked_launch_index = checked;
     // The checked launch's outputs, and the inputs that launch saw, go to disk.
-    save_outputs(c, buffers, checked, out);
+    m_outputs.save_outputs(c, buffers, checked, out);
     out.status = case_run_status::ok;
     return out;
 }

@@ -4,8 +4,8 @@
 /// enqueued. Before every launch, outside the timed region: fresh, rotated (perturbed file
 /// inputs) or restored inputs, re-poisoned outputs, L2 flushed last. The outputs kept are
 /// the checked launch's (the last timed one, or timing.checked_launch's), which sees file
-/// inputs exactly. No JSON here: a case in, a case_outcome out. The launch sequence is in
-/// case_runner.cpp; the buffers' part, the outputs included, in case_buffers.cpp.
+/// inputs exactly. No JSON here: a case in, a case_outcome out. The launch sequence is here;
+/// the buffers and their preparation are case_buffers', the checked launch's outputs case_outputs'.
 
 #include <cstdint>
 #include <functional>
@@ -16,11 +16,11 @@
 #include "common/request.hpp"
 #include "common/response_status.hpp"
 #include "harness/case_buffers.hpp"
+#include "harness/case_outputs.hpp"
 #include "harness/cuda_handles.hpp"
 #include "harness/device_info.hpp"
 #include "harness/device_session.hpp"
 #include "harness/gpu_state.hpp"
-#include "harness/input_guard.hpp"
 #include "harness/launch_timer.hpp"
 #include "harness/sample_statistics.hpp"
 #include "harness/support_kernels.hpp"
@@ -91,6 +91,8 @@ class kernel_launcher : public case_launcher {
     CUfunction m_kernel;
 };
 
+/// The launch sequence of a case: the first launch, the warm-up, the timed loop (launch_timer)
+/// and the checked launch, around what its case_buffers and case_outputs do.
 class case_runner {
   public:
     /// How a case is timed and watched, beside its timing config.
@@ -107,6 +109,8 @@ class case_runner {
     /// first: a worker's earlier request left its values there).
     case_runner(const device_fingerprint& device, device_session& session, case_launcher& launcher,
                 const timing_config& timing, const clocks& clocks);
+    case_runner(const case_runner&) = delete;  // m_outputs refers to m_buffers
+    case_runner& operator=(const case_runner&) = delete;
 
     /// Runs the case (launch indices start at its launch_index_base). Throws cuda_error for a CUDA
     /// failure (the caller decides whether the context survived); throws file_write_error, its
@@ -115,63 +119,16 @@ class case_runner {
     case_outcome run(const run_case& c);
 
   private:
-    // The buffers (case_buffers.cpp).
-
-    /// The case's buffers, inputs uploaded (or generated, when inputs are not fresh per launch).
-    /// Arms the input guard: the inputs whose values are fixed for the case hashed as given.
-    std::vector<live_buffer> make_buffers(const run_case& c);
-    /// The launch index whose values a generated input that is not regenerated per launch
-    /// holds: the checked launch's under fresh_inputs (an as_given generator), else the base.
-    std::uint64_t held_values_launch(const run_case& c) const;
-    /// A generator regenerated before every launch (fresh_inputs, unless it says as_given).
-    bool regenerated(const kernel_arg& a) const;
-    /// A file input rotated before every launch but the checked one (timing_inputs perturbed).
-    static bool rotated(const kernel_arg& a);
-    /// Everything a launch needs before it starts, enqueued outside any timed region:
-    /// fresh, rotated or restored inputs, re-poisoned outputs, then the L2 flush.
-    /// `checked`: the launch whose outputs are kept (file inputs exactly as given).
-    /// First, right after a checked launch: the input guard hashes what it left in the inputs.
-    void prepare(std::vector<live_buffer>& buffers, std::uint64_t launch_index, bool checked);
-    int commands_per_launch(const std::vector<live_buffer>& buffers) const;
-
-    // The outputs (case_buffers.cpp).
-
-    /// Whether the checked launch may be followed by other timed launches (checked_launch).
-    bool keeps_mid_loop(const run_case& c) const;
-    /// Where the checked launch's outputs wait while later launches run: one buffer per
-    /// output (empty for the others), or none when the checked launch is the last.
-    std::vector<device_buffer> make_kept(const run_case& c,
-                                         const std::vector<live_buffer>& buffers) const;
-    /// Enqueues copies of every output into `kept` (to_kept) or back into the working buffers.
-    void copy_outputs(const std::vector<live_buffer>& buffers,
-                      const std::vector<device_buffer>& kept, bool to_kept) const;
-    /// The outputs of the checked launch, and the inputs it saw (reference runs), to disk.
-    /// And the names of the inputs the checked launch wrote into (input_guard).
-    void save_outputs(const run_case& c, const std::vector<live_buffer>& buffers,
-                      std::uint64_t launch_index, case_outcome& out);
-    /// Checks output `a` (at `actual`) against its expected values on the GPU: the tally, and
-    /// the file written only when it fails.
-    output_record check_output(const kernel_arg& a, CUdeviceptr actual) const;
-    /// The guard's verdict on the inputs of the checked launch `launch_index` into `out`.
-    void check_inputs(const std::vector<live_buffer>& buffers, std::uint64_t launch_index,
-                      case_outcome& out);
-
-    // The launch sequence (case_runner.cpp).
-
     /// The timed loop's samples into `out`: the primary channel, both channels, the rule
     /// that ended it and the GPU's state around it. False: invalid_timing (out says why).
     bool record_samples(timed_samples t, case_outcome& out) const;
 
-    const support_kernels& m_support;
     case_launcher& m_launcher;
     timing_config m_timing;
-    stream_handle m_stream;
-    const device_buffer& m_l2_scratch;  // twice the L2 size, zeroed, read before every launch
-    const device_buffer& m_flush_sink;
+    case_buffers m_buffers;  // the case's stream, buffers and input guard
+    case_outputs m_outputs;  // the checked launch's outputs: kept, written or checked
     clocks m_clocks;
     launch_timer m_timer;
-    std::optional<input_guard> m_guard;  // the current case's inputs, hashed on the GPU
-    bool m_pageable_access = false;      // kernels can read host memory: cache no oracle
 };
 
 }  // namespace cuopt
