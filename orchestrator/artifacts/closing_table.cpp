@@ -99,21 +99,34 @@ struct pytorch_columns {
 };
 
 // The best's fraction of each performance case's speed-of-light floor (floor / median: 100%
-// would be the floor itself), where the floor is known; "" where none is.
-std::string speed_of_light_line(const search_outcome& o, const manifest& m) {
+// would be the floor itself), where the floor is known, and of its memory SOL (every byte
+// moved once at the measured bandwidth) where the GPU that measured the best has one; "" where
+// no floor is known.
+std::string speed_of_light_line(const search_outcome& o, const manifest& m,
+                                const std::vector<device_reference>& devices) {
     if (!o.best) return "";
+    const auto device = std::find_if(devices.begin(), devices.end(), [&](const auto& d) {
+        return d.index == o.history[*o.best].device;
+    });
     std::string cases;
     for (const manifest_case& mc : m.cases)
         for (const case_evaluation& ce : o.history[*o.best].cases)
             if (ce.name == mc.name && ce.floor_ms && ce.median_ms && *ce.median_ms > 0) {
-                char text[160];
+                char text[200];
                 std::snprintf(text, sizeof text, "%s%s %.0f%%", cases.empty() ? "" : ", ",
                               mc.name.c_str(), 100 * *ce.floor_ms / *ce.median_ms);
                 cases += text;
+                const auto f = device == devices.end() ? nullptr : &device->floors;
+                if (f && f->count(mc.name) && f->at(mc.name).traffic_ms > 0) {
+                    std::snprintf(text, sizeof text, " (memory SOL %.0f%%)",
+                                  100 * f->at(mc.name).traffic_ms / *ce.median_ms);
+                    cases += text;
+                }
             }
     if (cases.empty()) return "";
     return "speed of light (the best against each case's floor: its bytes over the measured DRAM "
-           "bandwidth, or its flops over the peak, whichever is longer): " +
+           "bandwidth, or its flops over the peak, whichever is longer; memory SOL: every input "
+           "read and output written once at that bandwidth, no L2 credit): " +
            cases + "\n";
 }
 
@@ -160,7 +173,7 @@ std::string closing_table(const search_outcome& o, const manifest& m,
                   ? ", the GPU that measured the best"
                   : "") +
              "\n";
-    return t + speed_of_light_line(o, m) + timing_condition_lines(o.history, simulated);
+    return t + speed_of_light_line(o, m, devices) + timing_condition_lines(o.history, simulated);
 }
 
 }  // namespace cuopt

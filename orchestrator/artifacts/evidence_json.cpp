@@ -157,6 +157,8 @@ Value sol_json(const evidence_report& ev, const search_outcome& o, json_allocato
         c.add("bytes", f.bytes).add("flops", f.flops);
         c.add("initial_fraction", ti ? Value(sol_fraction(f.floor_ms, *ti)) : Value());
         c.add("best_fraction", tb ? Value(sol_fraction(f.floor_ms, *tb)) : Value());
+        c.add("traffic_bytes", f.traffic_bytes);
+        c.add("best_memory_sol", tb ? Value(sol_fraction(f.traffic_ms, *tb)) : Value());
         cases.push(c.add("sol_score", ti && tb ? sol_score(*tb, *ti, f.floor_ms) : std::nullopt));
     }
     return cases.take();
@@ -299,10 +301,12 @@ std::string evidence_lines(const search_outcome& o, const evidence_report& ev, b
         if (!ti || !tb) continue;
         const auto score = sol_score(*tb, *ti, f.floor_ms);
         std::snprintf(buf, sizeof buf,
-                      "sol: %-28s floor %.4f ms (%s)  initial %.2f%%  best %.2f%%  score %s\n",
+                      "sol: %-28s floor %.4f ms (%s)  initial %.2f%%  best %.2f%%  score %s  "
+                      "memory SOL %.0f%%\n",
                       name.c_str(), f.floor_ms, f.bound.c_str(),
                       100 * sol_fraction(f.floor_ms, *ti), 100 * sol_fraction(f.floor_ms, *tb),
-                      score ? std::to_string(*score).substr(0, 5).c_str() : "-");
+                      score ? std::to_string(*score).substr(0, 5).c_str() : "-",
+                      100 * sol_fraction(f.traffic_ms, *tb));
         out += buf;
     }
     if (ev.vendor.ran && ev.vendor.verdict != "valid")

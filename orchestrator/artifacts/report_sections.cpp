@@ -178,7 +178,8 @@ std::string sol_rows(const Value& evidence) {
           << ms_text(number_of(s, "floor_ms")) << "</td><td>" << html_escape(text_of(s, "bound"))
           << "</td><td class=\"num\">" << pct(number_of(s, "initial_fraction"))
           << "</td><td class=\"num\">" << pct(number_of(s, "best_fraction"))
-          << "</td><td class=\"num\">" << fixed(number_of(s, "sol_score"), 3) << "</td></tr>\n";
+          << "</td><td class=\"num\">" << fixed(number_of(s, "sol_score"), 3)
+          << "</td><td class=\"num\">" << pct(number_of(s, "best_memory_sol")) << "</td></tr>\n";
     }
     return o.str();
 }
@@ -344,7 +345,9 @@ std::string latency_section(const report_context& c) {
     else
         o << "<table class=\"data\"><thead><tr><th>case</th><th>floor</th><th>bound</th>"
              "<th>initial, % of SOL</th><th>winner, % of SOL</th><th>score (0.5 initial, 1 "
-             "SOL)</th></tr></thead><tbody>\n"
+             "SOL)</th><th title=\"every input read and every output written once, at the "
+             "measured DRAM bandwidth, with no L2 credit\">winner, % of memory "
+             "SOL</th></tr></thead><tbody>\n"
           << sol << "</tbody></table>\n";
     return o.str() + instruction_mix_html(ev) + "</section>\n";
 }

@@ -52,6 +52,8 @@ std::optional<sol_floor> floor_for_case(const manifest& m, const manifest_case& 
         if (a.has_input()) f.bytes += bytes;
         if (a.has_output()) written += bytes;
     }
+    f.traffic_bytes = f.bytes + written;
+    f.traffic_ms = f.traffic_bytes / (d.copy_bandwidth_gbps * 1e9) * 1e3;
     f.bytes += std::max(0.0, written - d.l2_bytes);
     f.memory_ms = f.bytes / (d.copy_bandwidth_gbps * 1e9) * 1e3;
     f.floor_ms = f.memory_ms;

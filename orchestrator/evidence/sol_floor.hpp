@@ -31,6 +31,11 @@ device_peaks peaks_of(const device_facts& device);
 struct sol_floor {
     double bytes = 0;  // that must cross DRAM
     double memory_ms = 0;
+    /// The memory SOL: every input read and every output written once (an inout both) at the
+    /// measured bandwidth, with no L2 credit: "bytes moved / measured DRAM bandwidth". A kernel
+    /// whose outputs stay in L2 at its end can beat it; the floor above is the guard.
+    double traffic_bytes = 0;
+    double traffic_ms = 0;
     std::optional<double> flops;
     std::optional<double> compute_ms;
     double floor_ms = 0;

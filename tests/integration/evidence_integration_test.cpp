@@ -168,6 +168,9 @@ TEST_CASE(
           Approx(sol[0]["floor_ms"].GetDouble() / (2 * factor)));
     CHECK(sol[0]["best_fraction"].GetDouble() == Approx(sol[0]["floor_ms"].GetDouble() / factor));
     CHECK(sol[0]["sol_score"].GetDouble() > 0.5);
+    // No L2 is known here, so the memory SOL's bytes are the floor's: 3 x 256 x 256 x 4.
+    CHECK(sol[0]["traffic_bytes"].GetDouble() == 3.0 * 256 * 256 * 4);
+    CHECK(sol[0]["best_memory_sol"].GetDouble() == Approx(sol[0]["best_fraction"].GetDouble()));
     CHECK_THAT(r.output, Catch::Contains("sol: perf-256"));
 
     r = test::run_optimizer(f.args({"--proposer", "files", "--candidates",

@@ -161,5 +161,19 @@ TEST_CASE("the closing table says the best's fraction of each case's speed-of-li
     INFO(t);
     CHECK_THAT(t, Catch::Contains("speed of light (the best against each case's floor: its bytes "
                                   "over the measured DRAM bandwidth, or its flops over the peak, "
-                                  "whichever is longer): perf-a 80%, perf-b 83%\n"));
+                                  "whichever is longer; memory SOL: every input read and output "
+                                  "written once at that bandwidth, no L2 credit): perf-a 80%, "
+                                  "perf-b 83%\n"));
+    // The memory SOL of the GPU that measured the best, not another GPU's.
+    std::vector<device_reference> devices(2);
+    devices[0].index = 0;
+    devices[0].floors["perf-a"].traffic_ms = 0.025;
+    devices[1].index = 1;
+    devices[1].floors["perf-a"].traffic_ms = 0.1125;
+    devices[1].floors["perf-b"].traffic_ms = 0.97;
+    o.history[1].device = 1;
+    const std::string with_traffic = closing_table(o, m, devices, false);
+    INFO(with_traffic);
+    CHECK_THAT(with_traffic,
+               Catch::Contains("): perf-a 80% (memory SOL 90%), perf-b 83% (memory SOL 97%)\n"));
 }

@@ -224,6 +224,8 @@ TEST_CASE("the speed-of-light floor: bytes over bandwidth, flops over the dtype'
     const sol_floor& f = floors.at("perf-256");
     CHECK(f.bytes == 3.0 * 256 * 256 * 4);
     CHECK(f.floor_ms == Approx(3.0 * 256 * 256 * 4 / 4e12 * 1e3));
+    CHECK(f.traffic_bytes == 3.0 * 256 * 256 * 4);
+    CHECK(f.traffic_ms == Approx(f.memory_ms));
     // 2 x 256^3 flops at TF32's 400 TFLOPS take 0.08 us: below the 0.2 us of memory traffic.
     CHECK(f.bound == "memory");
     REQUIRE(f.flops);
@@ -242,6 +244,8 @@ TEST_CASE("the speed-of-light floor: bytes over bandwidth, flops over the dtype'
     device_peaks with_l2 = d;
     with_l2.l2_bytes = 60.0 * 1024 * 1024;
     CHECK(floor_for_case(m, m.cases[1], with_l2)->bytes == 2.0 * 256 * 256 * 4);
+    // The memory SOL counts every byte moved: the L2 credits nothing there.
+    CHECK(floor_for_case(m, m.cases[1], with_l2)->traffic_bytes == 3.0 * 256 * 256 * 4);
     with_l2.l2_bytes = 100000;
     CHECK(floor_for_case(m, m.cases[1], with_l2)->bytes ==
           2.0 * 256 * 256 * 4 + 256 * 256 * 4 - 100000);
