@@ -429,6 +429,15 @@ TEST_CASE(
     }
     CHECK(verdicts[1]["pytorch-eager"] == "valid");  // the baseline; initial.cu is a row
     verdicts[1].erase("pytorch-eager");
-    CHECK(verdicts[0].size() >= 5);  // the initial kernel and the autotuner's configurations
-    CHECK(verdicts[0] == verdicts[1]);
+    // The second iteration follows each run's own timings, so the two runs may try different
+    // configurations there: compare the verdicts of every label both runs tried.
+    std::size_t common = 0;
+    for (const auto& [label, verdict] : verdicts[0]) {
+        const auto other = verdicts[1].find(label);
+        if (other == verdicts[1].end()) continue;
+        INFO(label);
+        CHECK(other->second == verdict);
+        ++common;
+    }
+    CHECK(common >= 5);  // the initial kernel and the autotuner's first configurations
 }
