@@ -67,8 +67,16 @@ std::vector<unsigned char> encode_integer(dtype t, long double value, const Text
     if (!std::isfinite(value) || std::floor(value) != value ||
         value < static_cast<long double>(std::numeric_limits<T>::lowest()) ||
         value > static_cast<long double>(std::numeric_limits<T>::max())) {
+        // The line says what was expected: the dtype's range.
+        const std::string low =
+            std::numeric_limits<T>::is_signed
+                ? std::to_string(static_cast<long long>(std::numeric_limits<T>::lowest()))
+                : "0";
+        const std::string high =
+            std::to_string(static_cast<unsigned long long>(std::numeric_limits<T>::max()));
         throw std::invalid_argument("value " + text() + " is not a " + std::string(dtype_name(t)) +
-                                    " integer");
+                                    " integer; expected a whole number from " + low + " to " +
+                                    high);
     }
     return bytes_of(static_cast<T>(value));
 }

@@ -357,9 +357,7 @@ fs::path resolve_inside(const fs::path& base, const std::string& relative) {
         root = fs::weakly_canonical(base);
         full = fs::weakly_canonical(root / rel);
     } catch (const fs::filesystem_error& e) {  // a name too long for the file system, ...
-        throw std::invalid_argument("'" + relative.substr(0, 80) +
-                                    (relative.size() > 80 ? "...'" : "'") + ": " +
-                                    e.code().message());
+        throw std::invalid_argument(quote_value(relative) + ": " + e.code().message());
     }
     const auto mismatch = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
     if (mismatch.first != root.end())

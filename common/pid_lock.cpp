@@ -41,32 +41,112 @@ bool write_pid(const std::filesystem::path& file, int lock_fd) {
     return ok;
 }
 
+// How often a lock file removed or replaced while it was being taken is opened again.
+constexpr int k_max_reopens = 100;
+
+bool same_file(const struct stat& a, const struct stat& b) {
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// Whether `file` (not followed) names the file open as `fd`.
+bool names(const std::filesystem::path& file, int fd) {
+    struct stat by_name {
+    }, open{};
+    return ::lstat(file.c_str(), &by_name) == 0 && ::fstat(fd, &open) == 0 &&
+           same_file(by_name, open);
+}
+
+// `file`, opened read-only, or made with `mode` where it is missing (`created` then true); -1
+// with errno otherwise (EEXIST: made by another between the two opens). O_NOFOLLOW: a link
+// planted at the name is refused, never written through; O_NONBLOCK: a FIFO planted there is
+// opened at once (and refused by the caller), never waited on.
+int open_lock_file(const std::filesystem::path& file, unsigned mode, bool& created) {
+    constexpr int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    created = false;
+    const int fd = ::open(file.c_str(), flags);
+    if (fd >= 0 || errno != ENOENT) return fd;
+    const int made = ::open(file.c_str(), flags | O_CREAT | O_EXCL, mode);
+    created = made >= 0;
+    return made;
+}
+
+// Whether a process other than this one has the file `fd` is open on open too (through any of
+// its descriptors). True where /proc cannot say: then the file stays.
+bool open_elsewhere(int fd) {
+    namespace fs = std::filesystem;
+    struct stat mine {};
+    std::error_code ec;
+    if (::fstat(fd, &mine) != 0 || !fs::is_directory("/proc/self/fd", ec)) return true;
+    const std::string self = std::to_string(::getpid());
+    for (const auto& proc : fs::directory_iterator("/proc", ec)) {
+        const std::string pid = proc.path().filename().string();
+        if (pid == self || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::error_code fd_ec;  // another user's, or gone meanwhile: none of ours
+        for (const auto& entry : fs::directory_iterator(proc.path() / "fd", fd_ec)) {
+            struct stat st {};
+            if (::stat(entry.path().c_str(), &st) == 0 && same_file(st, mine)) return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 std::optional<pid_lock> pid_lock::try_take(const std::filesystem::path& file, unsigned mode,
                                            std::string& holder) {
-    // O_NOFOLLOW: a link planted at the name is refused, never written through; O_NONBLOCK: a
-    // FIFO planted there is opened at once (and refused below), never waited on.
-    const int fd =
-        ::open(file.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
-    if (fd < 0)
-        throw std::runtime_error(file.string() + ": cannot open (" + std::strerror(errno) + ")");
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw std::runtime_error(file.string() + ": not a regular file");
+    for (int opened = 0; opened < k_max_reopens; ++opened) {
+        bool created = false;
+        const int fd = open_lock_file(file, mode, created);
+        if (fd < 0 && errno == EEXIST) continue;
+        if (fd < 0)
+            throw std::runtime_error(file.string() + ": cannot open (" + std::strerror(errno) +
+                                     ")");
+        struct stat st {};
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            ::close(fd);
+            throw std::runtime_error(file.string() + ": not a regular file");
+        }
+        if (st.st_nlink > 1) {  // a name of another file, planted: never locked nor truncated
+            ::close(fd);
+            throw std::runtime_error(file.string() + ": a hard link (" +
+                                     std::to_string(st.st_nlink) +
+                                     " names); expected a lock file of its own, not written");
+        }
+        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            const int error = errno;
+            holder = text_in(fd);
+            ::close(fd);
+            if (error == EWOULDBLOCK) return std::nullopt;  // held
+            throw std::runtime_error(file.string() + ": cannot lock (" + std::strerror(error) +
+                                     ")");
+        }
+        // The holder before may have removed the file as it let go (release_removing): a lock
+        // on a file the name no longer names is no lock (the next taker makes a new file and
+        // locks that one), so the name is opened again.
+        if (!names(file, fd)) {
+            ::close(fd);
+            continue;
+        }
+        pid_lock out;
+        out.m_fd = fd;
+        out.m_file = file;
+        out.m_created = created;
+        out.m_pid_written = write_pid(file, fd);
+        return out;
     }
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        const int error = errno;
-        holder = text_in(fd);
-        ::close(fd);
-        if (error == EWOULDBLOCK) return std::nullopt;  // held
-        throw std::runtime_error(file.string() + ": cannot lock (" + std::strerror(error) + ")");
-    }
-    pid_lock out;
-    out.m_fd = fd;
-    out.m_pid_written = write_pid(file, fd);
-    return out;
+    throw std::runtime_error(file.string() + ": cannot lock (removed or replaced " +
+                             std::to_string(k_max_reopens) + " times while it was taken)");
+}
+
+bool pid_lock::release_removing() {
+    if (m_fd < 0) return false;
+    // Unlinked while still held: a taker that opened the old file meanwhile locks it only once
+    // it is closed below, then finds the name gone (names() above) and opens it again.
+    const bool removed =
+        names(m_file, m_fd) && !open_elsewhere(m_fd) && ::unlink(m_file.c_str()) == 0;
+    ::close(m_fd);
+    m_fd = -1;
+    return removed;
 }
 
 std::optional<pid_lock> pid_lock::take_after_stragglers(const std::filesystem::path& file,
@@ -89,7 +169,9 @@ pid_lock& pid_lock::operator=(pid_lock&& o) noexcept {
     if (this != &o) {
         if (m_fd >= 0) ::close(m_fd);
         m_fd = o.m_fd;
+        m_file = std::move(o.m_file);
         m_pid_written = o.m_pid_written;
+        m_created = o.m_created;
         o.m_fd = -1;
     }
     return *this;

@@ -9,6 +9,7 @@
 
 #include "common/element_check.h"
 #include "common/file_io.hpp"
+#include "common/message_text.hpp"
 #include "common/sha256.hpp"
 
 namespace cuopt {
@@ -46,7 +47,7 @@ std::map<file_key, cached_file>& cache() {
 file_identity identify(const std::filesystem::path& file) {
     struct stat st {};
     if (::stat(file.c_str(), &st) != 0)
-        throw std::runtime_error("cannot read expected file " + file.string() + ": " +
+        throw std::runtime_error("cannot read expected file " + quote_value(file.string()) + ": " +
                                  std::strerror(errno));
     return {st.st_dev, st.st_ino, st.st_size,
             static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec};
@@ -59,7 +60,7 @@ cached_file load(const kernel_arg& arg, const file_identity& identity) {
     c.type = arg.type;
     c.values.bytes = read_binary_file(file);
     if (c.values.bytes.size() != arg.bytes())
-        throw std::runtime_error("expected file " + file.string() + " holds " +
+        throw std::runtime_error("expected file " + quote_value(file.string()) + " holds " +
                                  std::to_string(c.values.bytes.size()) + " bytes; '" + arg.name +
                                  "' needs " + std::to_string(arg.bytes()));
     c.values.sha256 = sha256_hex(c.values.bytes.data(), c.values.bytes.size());
@@ -91,14 +92,14 @@ const expected_values& expected_values_for(const kernel_arg& arg) {
     }
     const expected_values& v = it->second.values;
     if (v.bytes.size() != arg.bytes())
-        throw std::runtime_error("expected file " + file.string() + " holds " +
+        throw std::runtime_error("expected file " + quote_value(file.string()) + " holds " +
                                  std::to_string(v.bytes.size()) + " bytes; '" + arg.name +
                                  "' needs " + std::to_string(arg.bytes()));
     if (v.sha256 != arg.check->expected_sha256) {
         const std::string cached = v.sha256;
         files.erase(it);  // read again next time: a same-size rewrite may keep its mtime
-        throw std::runtime_error("expected file " + file.string() + " has SHA-256 " + cached +
-                                 "; the request's expected_sha256 is " +
+        throw std::runtime_error("expected file " + quote_value(file.string()) + " has SHA-256 " +
+                                 cached + "; the request's expected_sha256 is " +
                                  arg.check->expected_sha256);
     }
     return v;

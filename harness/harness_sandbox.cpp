@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/file_io.hpp"
+#include "common/message_text.hpp"
 #include "common/sandbox_rules.hpp"
 #include "harness/cubin_cache.hpp"
 #include "harness/nvrtc_compiler.hpp"
@@ -165,9 +166,10 @@ std::string outside_root_problem(const fs::path& path, const char* what) {
     if (the_root().empty() || lies_within(path, the_root())) return "";
     const fs::path target = resolved_path(path);
     const bool linked = target != fs::absolute(path).lexically_normal();
-    return std::string(what) + " " + path.string() +
-           (linked ? " leads to " + target.string() + ", which" : std::string()) + " is outside " +
-           the_root().string() + ", the folder this harness is confined to (--root)";
+    return std::string(what) + " " + quote_value(path.string()) +
+           (linked ? " leads to " + quote_value(target.string()) + ", which" : std::string()) +
+           " is outside " + the_root().string() +
+           ", the folder this harness is confined to (--root)";
 }
 
 }  // namespace cuopt

@@ -53,8 +53,8 @@ void read_input_file(const request& req, kernel_arg& arg, const json_field& f) {
     if (ec)
         fail(f, "cannot read " + quote_value(arg.input_file->string()) + " (" + ec.message() + ")");
     if (size != arg.bytes())
-        fail(f, arg.input_file->filename().string() + " holds " + std::to_string(size) +
-                    " bytes but count " + std::to_string(arg.count) + " x " +
+        fail(f, quote_value(arg.input_file->filename().string()) + " holds " +
+                    std::to_string(size) + " bytes but count " + std::to_string(arg.count) + " x " +
                     std::string(dtype_name(arg.type)) + " (" +
                     std::to_string(dtype_size(arg.type)) + " bytes) needs " +
                     std::to_string(arg.bytes()));
@@ -67,10 +67,10 @@ fs::path read_expected_file(const request& req, const kernel_arg& arg, const jso
     const auto size = fs::file_size(file, ec);
     if (ec) fail(f, "cannot read " + quote_value(file.string()) + " (" + ec.message() + ")");
     if (size != arg.bytes())
-        fail(f, file.filename().string() + " holds " + std::to_string(size) + " bytes but the " +
-                    std::to_string(arg.count) + " " + std::string(dtype_name(arg.type)) +
-                    " elements of " + quote_value(arg.name) + " need " +
-                    std::to_string(arg.bytes()));
+        fail(f, quote_value(file.filename().string()) + " holds " + std::to_string(size) +
+                    " bytes but the " + std::to_string(arg.count) + " " +
+                    std::string(dtype_name(arg.type)) + " elements of " + quote_value(arg.name) +
+                    " need " + std::to_string(arg.bytes()));
     return file;
 }
 

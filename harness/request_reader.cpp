@@ -81,12 +81,16 @@ kernel_spec read_kernel(const request& req, const json_field& k) {
         try {
             spec.source = read_text_file(path);
         } catch (const std::runtime_error& e) {
-            fail(k["source_file"], e.what());
+            // read_text_file's line starts with the whole path: shown quoted and cut instead.
+            std::string why = e.what();
+            if (why.rfind(path.string(), 0) == 0)
+                why = quote_value(path.string()) + why.substr(path.string().size());
+            fail(k["source_file"], why);
         }
         // NVRTC takes a C string: it would compile the source up to a NUL and no further.
         if (const auto nul = spec.source.find('\0'); nul != std::string::npos)
-            fail(k["source_file"], path.filename().string() + " holds a NUL byte at byte " +
-                                       std::to_string(nul) +
+            fail(k["source_file"], quote_value(path.filename().string()) +
+                                       " holds a NUL byte at byte " + std::to_string(nul) +
                                        "; expected CUDA source text (NVRTC would stop there)");
         spec.source_name = path.filename().string();
         spec.source_path = path;
@@ -139,8 +143,9 @@ void check_outputs_spare_inputs(const request& req, const std::vector<fs::path>&
     // lost. Said before anything is written, and no response is written for it.
     for (const fs::path& p : also_read)
         if (const auto it = read.find(fs::weakly_canonical(p)); it != read.end())
-            throw response_overlap_error("the response " + p.string() + " is " + it->second +
-                                         " of " + req.file.filename().string() +
+            throw response_overlap_error("the response " + quote_value(p.string()) + " is " +
+                                         it->second + " of " +
+                                         quote_value(req.file.filename().string()) +
                                          "; expected a response path of its own (--response)");
     for (const fs::path& p : also_read) add(p, "the response");
     for (std::size_t c = 0; c < req.cases.size(); ++c)
@@ -151,9 +156,9 @@ void check_outputs_spare_inputs(const request& req, const std::vector<fs::path>&
                 if (!*p) continue;
                 const auto it = read.find(fs::weakly_canonical(**p));
                 if (it != read.end())
-                    fail(root["cases"][c]["args"][i][key], "writes " + (*p)->filename().string() +
-                                                               ", which is " + it->second +
-                                                               "; outputs need paths of their own");
+                    fail(root["cases"][c]["args"][i][key],
+                         "writes " + quote_value((*p)->filename().string()) + ", which is " +
+                             it->second + "; outputs need paths of their own");
             }
         }
 }
@@ -183,7 +188,8 @@ run_case read_case(const request& req, const json_field& jc, std::set<fs::path>&
         kernel_arg arg = read_arg(req, a);
         for (const auto* p : {&arg.output_file, &arg.input_dump_file})
             if (*p && !written.insert(**p).second)
-                fail(a, "writes " + (*p)->string() + ", which another argument also writes");
+                fail(a, "writes " + quote_value((*p)->string()) +
+                            ", which another argument also writes");
         rc.args.push_back(std::move(arg));
     }
     if (req.vendor) rc.vendor = read_vendor_call(jc["vendor_call"], rc, *req.vendor);
@@ -269,9 +275,18 @@ request read_request(const fs::path& file, const std::vector<fs::path>& also_rea
     req.file = fs::absolute(file);
     req.folder = req.file.parent_path();
     req.root = readable_root.empty() ? req.folder : fs::absolute(readable_root);
-    if (fs::is_directory(req.file))
-        throw json_error(file.string() + ": is a directory; expected a request JSON file");
-    if (!fs::is_regular_file(req.file)) throw json_error(file.string() + ": no such request file");
+    // The path is anyone's text (a worker's stdin line): quoted and cut, and a name the file
+    // system refuses (too long, a loop of links) is said in this one line, not as an exception.
+    std::error_code ec;
+    const fs::file_status status = fs::status(req.file, ec);
+    const std::string shown = quote_value(file.string());
+    if (fs::is_directory(status))
+        throw json_error(shown + ": is a directory; expected a request JSON file");
+    if (ec && ec != std::errc::no_such_file_or_directory)
+        throw json_error(shown + ": cannot read (" + ec.message() +
+                         "); expected a path to a request JSON file");
+    if (!fs::is_regular_file(status))
+        throw json_error(shown + ": no such request file; expected a path to a request JSON file");
     const rapidjson::Document doc = load_native_document(req.file, &req.upstream_layout);
     const json_field root(doc, req.file.filename().string());
 

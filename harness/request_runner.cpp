@@ -13,6 +13,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
+#include "common/message_text.hpp"
 #include "harness/cubin_cache.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/device_session.hpp"
@@ -200,7 +201,7 @@ namespace {
 // replaces the link, never its target), an empty file or an earlier response. "" when it may;
 // anything it cannot look at or read is refused, never replaced unseen.
 std::string replaced_file_problem(const fs::path& response, const char* response_flag) {
-    const std::string named = std::string(response_flag) + " " + response.string();
+    const std::string named = std::string(response_flag) + " " + quote_value(response.string());
     struct stat st {};
     if (::lstat(response.c_str(), &st) != 0)
         return errno == ENOENT ? ""
@@ -230,23 +231,26 @@ std::string replaced_file_problem(const fs::path& response, const char* response
 
 std::string path_arguments_problem(const harness_options& o, const char* response_flag) {
     std::error_code ec;
+    // Every path is shown quoted and cut (quote_value): a worker line's paths are anyone's text.
     if (fs::is_directory(o.request, ec))
-        return o.request + ": is a directory; expected REQUEST.json, a request file such as " +
-               (fs::path(o.request) / "request.json").string();
+        return quote_value(o.request) +
+               ": is a directory; expected REQUEST.json, a request file such as " +
+               quote_value((fs::path(o.request) / "request.json").string());
     const fs::path response = response_path(o);
+    const std::string response_named =
+        (o.response.empty() ? std::string("the response path") : std::string(response_flag)) + " " +
+        quote_value(response.string());
     if (fs::is_directory(response, ec))
-        return (o.response.empty() ? std::string("the response path")
-                                   : std::string(response_flag)) +
-               " " + response.string() + ": is a directory; expected a file path such as " +
-               (response / "response.json").string();
+        return response_named + ": is a directory; expected a file path such as " +
+               quote_value((response / "response.json").string());
     const fs::path root = harness_root(o), request = resolved_path(o.request);
     if (!o.unconfined && !lies_within(request, root))
-        return o.request + ": leads to " + request.string() + ", outside " + root.string() +
+        return quote_value(o.request) + ": leads to " + quote_value(request.string()) +
+               ", outside " + root.string() +
                ", the folder the harness reads (--root); expected the request's own path, or "
                "--root naming a folder that holds it";
     if (resolved_path(response) == request)
-        return std::string(response_flag) + " " + response.string() +
-               " is the request itself; expected a response path of its own";
+        return response_named + " is the request itself; expected a response path of its own";
     return replaced_file_problem(response, response_flag);
 }
 

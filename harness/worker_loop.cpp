@@ -120,9 +120,13 @@ int serve_worker(const harness_options& o, std::istream& in, std::ostream& out,
         if (bad.empty()) bad = outside_root_problem(response_path(one), "response");
         if (bad.empty()) bad = path_arguments_problem(one, "response");
         if (!bad.empty()) {
-            // Echoed in part only: the reply names the line, it does not hand it back.
-            one.request = shortened(line.size() > k_max_line ? line : one.request, k_max_path);
-            one.response = shortened(one.response, k_max_path);
+            // Echoed in part only: the reply names the line, it does not hand it back. A path
+            // the worker takes is echoed whole (the caller matches the reply to it by that).
+            auto echoed = [](const std::string& text) {
+                return text.size() > k_max_path ? shortened(text) : text;
+            };
+            one.request = echoed(line.size() > k_max_line ? line : one.request);
+            one.response = echoed(one.response);
             served_request refused;
             refused.code = exit_code::usage;
             refused.status = "usage";

@@ -56,12 +56,16 @@ internal error (a bug: please report it).
 const char* k_check_footer = R"(
 Example:
   cuda-optimizer check --config examples/matmul/config.json
+  cuda-optimizer check --config examples/matmul-tiled/config.json --all-configurations
+      (compiles the initial kernel in each of the tunables' 32 configurations, not only the
+      first; a FAIL row names each one that does not compile by its defines)
 
 Exit codes: 0 ready; otherwise the code optimize would stop with: 11 a manifest, config,
 signature or input file is wrong; 20 no harness, toolkit, driver or GPU; 21 the initial
-kernel does not compile; 22 the reference does not compile; 26 the results folder cannot
-be written; 29 the harness cannot confine itself and the run has kernels nobody reviewed;
-64 bad command line.
+kernel does not compile (with --all-configurations: in some configuration); 22 the
+reference does not compile; 26 the results folder cannot be written; 29 the harness cannot
+confine itself and the run has kernels nobody reviewed; 64 bad command line, or
+--all-configurations over more than 10000 configurations.
 )";
 
 const char* k_replay_footer = R"(
@@ -156,7 +160,7 @@ int main(int argc, char** argv) {
     cuopt::define_check_options(check, options);
     check->add_flag("--all-configurations", options.all_configurations,
                     "Compile the initial kernel in every configuration of the tunables (at most "
-                    "10000), not only the first");
+                    "10000), not only the first: a row names each that fails by its defines");
     check->footer(k_check_footer);
     std::string replay_request;
     CLI::App* replay = add_replay_command(app, options, replay_request);

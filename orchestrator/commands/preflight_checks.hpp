@@ -39,7 +39,8 @@ void check_compiles(const optimizer_options& o, process_runner& runner, const st
                     const add_check& add, preflight_report& r);
 
 /// The manifest's tunables against the initial kernel's source: each is read by the kernel or
-/// the launch, and a default the kernel gives one in its own `#ifndef` guard is its first value.
+/// the launch, none is #defined outside its own `#ifndef` guard (the define would override every
+/// value), and a default the kernel gives one in that guard is its first value.
 void check_tunables(const std::string& kernel, const manifest& m, const add_check& add);
 
 /// A file option: given (when required) and a regular file; a folder says so.

@@ -132,51 +132,67 @@ std::uint64_t configuration_count(const manifest& m) {
 }
 
 constexpr std::uint64_t k_max_configurations = 10000;
+constexpr std::uint64_t k_failures_shown = 20;  // rows; the last row counts them all
+
+// Configuration `index` of the tunables (0 is the first values), the last tunable (by name)
+// counting fastest, as -D defines sorted by name.
+kernel_defines configuration(const manifest& m, std::uint64_t index) {
+    kernel_defines out(m.tunables.size());
+    std::size_t j = out.size();
+    for (auto it = m.tunables.rbegin(); it != m.tunables.rend(); ++it) {
+        out[--j] = {it->first, std::to_string(it->second[index % it->second.size()])};
+        index /= it->second.size();
+    }
+    return out;
+}
+
+// "BLOCK_X=16 TILE_K=32": a configuration as a failure line names it.
+std::string configuration_text(const kernel_defines& defines) {
+    std::string out;
+    for (const auto& [name, value] : defines) out += (out.empty() ? "" : " ") + name + "=" + value;
+    return out;
+}
 
 // check --all-configurations: the initial kernel compiled in every configuration but the first
-// (compiled already), in order; the first that fails is the row's detail.
+// (compiled already), in order. A row for each that fails to compile (the first 20), then one
+// counting them; a harness that fails another way ends it at once.
 void check_every_configuration(const optimizer_options& o, process_runner& runner,
                                const std::string& harness, const std::string& entry,
                                const manifest& m, std::uint64_t count, const add_check& add) {
-    if (count > k_max_configurations) {
-        add("every configuration", false,
-            std::to_string(count) + " configurations, over the " +
-                std::to_string(k_max_configurations) + " --all-configurations compiles",
-            "narrow the manifest's tunables, or check without --all-configurations",
-            exit_code::usage);
-        return;
-    }
-    std::vector<std::size_t> at(m.tunables.size(), 0);
-    std::uint64_t refused = 0;
+    if (count > k_max_configurations)
+        return void(add("every configuration", false,
+                        std::to_string(count) + " configurations, over the " +
+                            std::to_string(k_max_configurations) + " --all-configurations compiles",
+                        "narrow the manifest's tunables, or check without --all-configurations",
+                        exit_code::usage));
+    std::uint64_t refused = 0, failed = 0;
     std::string first_refused;
     for (std::uint64_t i = 1; i < count; ++i) {
-        std::size_t t = 0;  // the next configuration: the last tunable counts fastest
-        for (auto it = m.tunables.rbegin(); it != m.tunables.rend(); ++it, ++t) {
-            std::size_t& digit = at[at.size() - 1 - t];
-            if (++digit < it->second.size()) break;
-            digit = 0;
-        }
-        kernel_defines defines;
-        std::string shown;
-        std::size_t j = 0;
-        for (const auto& [name, values] : m.tunables) {
-            defines.emplace_back(name, std::to_string(values[at[j++]]));
-            shown += (shown.empty() ? "" : " ") + name + "=" + defines.back().second;
-        }
+        const kernel_defines defines = configuration(m, i);
         const compile_outcome k =
             compile_only(o, runner, harness, o.initial_kernel, entry, defines);
+        const bool compile_error = k.exit == to_int(exit_code::compile_error);
         // A kernel's own static_assert refusing a combination is its rule, as the search
         // treats it (a compile error that costs no GPU time); any other error is a bug.
-        if (k.exit == to_int(exit_code::compile_error) &&
-            k.first_error.find("static assertion failed") != std::string::npos) {
-            if (refused++ == 0) first_refused = shown;
-        } else if (k.exit != 0) {
-            add("every configuration", false, shown + ": " + k.first_error,
-                "fix the kernel for that configuration, or drop the value from the tunables",
+        if (compile_error && k.first_error.find("static assertion failed") != std::string::npos) {
+            if (refused++ == 0) first_refused = configuration_text(defines);
+        } else if (k.exit != 0 && (failed++ < k_failures_shown || !compile_error)) {
+            add("every configuration", false, configuration_text(defines) + ": " + k.first_error,
+                compile_error ? "" : "run cuda-harness --compile-only by hand to see why",
                 exit_code::initial_failed);
-            return;
+            if (!compile_error) return;
         }
     }
+    if (failed)
+        return void(add("every configuration", false,
+                        std::to_string(failed) + " of " + std::to_string(count) +
+                            " configurations do not compile" +
+                            (failed > k_failures_shown
+                                 ? " (the first " + std::to_string(k_failures_shown) + " above)"
+                                 : std::string(" (above)")),
+                        "fix the kernel for those configurations, or drop their values from the "
+                        "tunables",
+                        exit_code::initial_failed));
     add("every configuration", true,
         std::to_string(count - refused) + " of " + std::to_string(count) + " compile" +
             (refused ? "; " + std::to_string(refused) +

@@ -1,5 +1,6 @@
 // The preflight's tunables check: each of the manifest's tunables is read by the initial
-// kernel or the launch, and the kernel's own `#ifndef` default for one is its first value.
+// kernel or the launch, the kernel #defines none outside its own guard (that would override
+// every value), and the kernel's own `#ifndef` default for one is its first value.
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/message_text.hpp"
 #include "orchestrator/commands/preflight_checks.hpp"
 
 namespace cuopt::preflight {
@@ -90,10 +92,51 @@ std::optional<std::pair<long long, std::size_t>> guarded_default(
     return std::nullopt;
 }
 
+// A directive's line as a message shows it: without its indentation or trailing spaces.
+std::string directive_text(const std::string& line) {
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    return line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+}
+
+// The 1-based line of the first `#define NAME` that -DNAME does not skip, 0 where there is none.
+// A define is skipped inside the branch of a conditional that -DNAME rules out: `#ifndef NAME`
+// or `#if !defined(NAME)`, the `#else` of `#ifdef NAME` or `#if defined(NAME)`, and `#if 0`.
+// Any other redefines the tunable over the value each configuration passes.
+std::size_t unguarded_define(const std::vector<std::string>& lines, const std::string& name) {
+    static const std::regex k_directive(R"(^\s*#\s*(\w+)\s*(.*?)\s*$)");
+    const std::regex undefined("^(ndef\\s+" + name + "|!\\s*defined\\s*\\(?\\s*" + name +
+                               "\\s*\\)?|0)$");
+    const std::regex defined("^(def\\s+" + name + "|defined\\s*\\(?\\s*" + name + "\\s*\\)?)$");
+    struct branch {
+        bool skipped_here, skipped_after;  // -DNAME skips this branch; the #else/#elif after it
+    };
+    std::vector<branch> open;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        std::smatch d;
+        if (!std::regex_match(lines[i], d, k_directive)) continue;
+        const std::string word = d[1], rest = d[2];
+        if (word == "if" || word == "ifdef" || word == "ifndef") {
+            const std::string test = word == "if" ? rest : word.substr(2) + " " + rest;
+            open.push_back({std::regex_match(test, undefined), std::regex_match(test, defined)});
+        } else if ((word == "else" || word == "elif") && !open.empty()) {
+            open.back() = {open.back().skipped_after, open.back().skipped_after};
+        } else if (word == "endif" && !open.empty()) {
+            open.pop_back();
+        } else if (word == "define" && rest.substr(0, rest.find_first_of(" \t(")) == name &&
+                   std::none_of(open.begin(), open.end(),
+                                [](const branch& b) { return b.skipped_here; })) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
 }  // namespace
 
 // The manifest's tunables against the initial kernel's source (comments left out): each is read
-// by the kernel or the launch, and where the kernel gives one a default inside its own
+// by the kernel or the launch, none is #defined where -DNAME would not skip it, and where the
+// kernel gives one a default inside its own
 // `#ifndef` guard, that default is its first value (the first configuration is the initial
 // kernel as written, what best.cu and the guide rely on).
 void check_tunables(const std::string& kernel, const manifest& m, const add_check& add) {
@@ -105,6 +148,18 @@ void check_tunables(const std::string& kernel, const manifest& m, const add_chec
         // Its own guard, default and #undef are no reads of it; any other line naming it is
         // (code, #if, another macro's definition).
         const std::regex own(R"(^\s*#\s*(ifndef|ifdef|undef|define)\s+)" + name + R"(\b.*)");
+        if (const std::size_t at = unguarded_define(lines, name); at != 0)
+            return void(add("tunables", false,
+                            "'" + name + "': " + file + " line " + std::to_string(at) + " " +
+                                quote_value(directive_text(lines[at - 1]), 80) +
+                                " is outside an #ifndef " + name +
+                                " guard, so it overrides every value of the tunable (-D" + name +
+                                "=" + std::to_string(values.front()) + " included)",
+                            "wrap it in #ifndef " + name +
+                                " ... #endif, its value the tunable's "
+                                "first (" +
+                                std::to_string(values.front()) + ")",
+                            exit_code::invalid_request));
         if (const auto d = guarded_default(lines, name); d && d->first != values.front())
             return void(add("tunables", false,
                             "'" + name + "': first value " + std::to_string(values.front()) +

@@ -2,8 +2,14 @@
 // device it began on.
 #include "orchestrator/commands/resume_run.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <regex>
 
@@ -129,19 +135,52 @@ recorded_run read_recorded_run(const fs::path& run) {
     return r;
 }
 
-int remove_partial_writes(const fs::path& run) {
-    static const std::regex partial(".*\\.tmp-[0-9a-f]{16}");
-    std::vector<fs::path> found;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(run, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        std::error_code kind;  // a dangling entry is no temporary, and ends nothing
-        if (it->symlink_status(kind).type() == fs::file_type::regular &&
-            std::regex_match(it->path().filename().string(), partial))
-            found.push_back(it->path());
+namespace {
+
+// The names in the folder open as `dir` (its own descriptor is left open).
+std::vector<std::string> names_in(int dir) {
+    std::vector<std::string> out;
+    const int own = ::dup(dir);
+    DIR* d = own >= 0 ? ::fdopendir(own) : nullptr;
+    if (!d) {
+        if (own >= 0) ::close(own);
+        return out;
     }
+    while (const dirent* e = ::readdir(d))
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+            out.emplace_back(e->d_name);
+    ::closedir(d);
+    return out;
+}
+
+// remove_partial_writes below the folder open as `dir`: every folder opened from its parent's
+// descriptor without following a link, every temporary unlinked from its own folder's, so a
+// link swapped in after the run was looked through leads nowhere.
+int remove_partial_writes_at(int dir, int depth) {
+    static const std::regex partial(".*\\.tmp-[0-9a-f]{16}");
     int removed = 0;
-    for (const fs::path& p : found) removed += fs::remove(p, ec) ? 1 : 0;
+    for (const std::string& name : names_in(dir)) {
+        struct stat st {};
+        if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (S_ISREG(st.st_mode) && std::regex_match(name, partial))
+            removed += ::unlinkat(dir, name.c_str(), 0) == 0 ? 1 : 0;
+        if (!S_ISDIR(st.st_mode) || depth >= 16) continue;  // no record lies deeper
+        const int sub =
+            ::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0) continue;
+        removed += remove_partial_writes_at(sub, depth + 1);
+        ::close(sub);
+    }
+    return removed;
+}
+
+}  // namespace
+
+int remove_partial_writes(const fs::path& run) {
+    const int dir = ::open(run.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return 0;
+    const int removed = remove_partial_writes_at(dir, 0);
+    ::close(dir);
     return removed;
 }
 
@@ -187,6 +226,7 @@ run_lock& run_lock::operator=(run_lock&& o) noexcept {
     if (this != &o) {
         release();
         m_lock = std::move(o.m_lock);
+        m_remove = o.m_remove;
         if (m_lock.fd() >= 0) hand_down_to_children(m_lock.fd());
     }
     return *this;
@@ -197,8 +237,12 @@ run_lock::~run_lock() {
 }
 
 void run_lock::release() {
-    if (m_lock.fd() >= 0) hand_down_to_children(-1);
-    m_lock = pid_lock();
+    if (m_lock.fd() < 0) return;
+    hand_down_to_children(-1);
+    if (m_remove || m_lock.created())
+        m_lock.release_removing();
+    else
+        m_lock = pid_lock();
 }
 
 std::optional<recorded_device> fingerprint_of(const device_facts& device) {

@@ -47,7 +47,8 @@ struct recorded_run {
 recorded_run read_recorded_run(const std::filesystem::path& run);
 
 /// Removes the partial files a killed run left in RUN (a write_file_atomic temporary,
-/// NAME.tmp-<16 hex digits>, not yet renamed over NAME); how many. Called with the lock held.
+/// NAME.tmp-<16 hex digits>, not yet renamed over NAME): regular files of that name only, each
+/// folder opened from its parent without following a link; how many. Called with the lock held.
 int remove_partial_writes(const std::filesystem::path& run);
 
 /// An flock on RUN/.lock held for the run's lifetime (a fresh run and a resume both), its pid
@@ -55,21 +56,27 @@ int remove_partial_writes(const std::filesystem::path& run);
 /// is still going while any of them lives. Taking a lock that a running process's pid holds
 /// refuses (exit 28): "the run is still going (pid N holds RUN/.lock)". When the pid in it has
 /// ended (a killed optimizer whose harness has not yet), it waits up to 30 s for the lock, then
-/// refuses the same way.
+/// refuses the same way. The file goes when the lock is let go (pid_lock::release_removing) once
+/// the run has ended (remove_when_released), and where this lock made it (a refused resume
+/// leaves the folder as it was); a killed run's stays until a resume of it ends.
 class run_lock {
   public:
     run_lock() = default;
     explicit run_lock(const std::filesystem::path& run);
-    run_lock(run_lock&& o) noexcept : m_lock(std::move(o.m_lock)) {}
+    run_lock(run_lock&& o) noexcept : m_lock(std::move(o.m_lock)), m_remove(o.m_remove) {}
     run_lock& operator=(run_lock&& o) noexcept;
     run_lock(const run_lock&) = delete;
     run_lock& operator=(const run_lock&) = delete;
     ~run_lock();
     int fd() const { return m_lock.fd(); }
+    /// The run changes its folder from now on: RUN/.lock goes when the lock is let go, as the
+    /// run ends (run_context lets go of it after its runner, once no harness runs).
+    void remove_when_released() { m_remove = true; }
 
   private:
     void release();
     pid_lock m_lock;
+    bool m_remove = false;
 };
 
 /// The fingerprint of a harness device block (--device-info's JSON); nothing when it is not one.

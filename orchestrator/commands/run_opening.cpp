@@ -45,7 +45,8 @@ void reopen_run(run_context& c) {
     add_problem_hashes(c, now.sha256);
     check_unchanged(*c.recorded, now, c.o, hash_stage::before_oracle);
     c.record = read_search_record(c.run, *c.contract, c.initial);
-    // The last refusal is behind: from here the folder changes.
+    // The last refusal is behind: from here the folder changes, and RUN/.lock goes at the end.
+    c.lock.remove_when_released();
     if (const int partial = remove_partial_writes(c.run); partial > 0 && !c.o.quiet)
         std::cerr << "cuda-optimizer: removed " << partial
                   << " partial file(s) the stopped run was writing (*.tmp-*)\n";
@@ -155,7 +156,10 @@ void open_run(run_context& c) {
     record_settings(o, es.device, c.info);
     // The folder last, and run.json in it at once: a run killed from here on can be resumed.
     c.run = o.resume.empty() ? create_run_folder(o.results_dir) : fs::path(o.resume);
-    if (o.resume.empty()) c.lock = run_lock(c.run);
+    if (o.resume.empty()) {
+        c.lock = run_lock(c.run);
+        c.lock.remove_when_released();
+    }
     // Every request of the run lies in its folder: the workers are confined to it.
     if (auto* workers = dynamic_cast<harness_workers*>(c.runner.get())) workers->serve_under(c.run);
     if (!o.quiet)

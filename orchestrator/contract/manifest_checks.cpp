@@ -154,9 +154,16 @@ void check_file_sizes(const manifest& m, const context& ctx) {
         const manifest_case& mc = m.cases[c];
         for (const manifest_arg& a : m.args) {
             if (!a.is_buffer()) continue;
-            const std::uint64_t bytes =
-                static_cast<std::uint64_t>(evaluate_integer_expression(a.count, mc.params)) *
-                dtype_size(a.type);
+            const std::int64_t count = evaluate_integer_expression(a.count, mc.params);
+            std::uint64_t bytes = 0;
+            // Checked: a count of 2^61 f64 elements would wrap to 0 bytes, which an empty file
+            // "holds" (check_expressions bounds counts first; this rule stands on its own).
+            if (count < 0 || __builtin_mul_overflow(static_cast<std::uint64_t>(count),
+                                                    dtype_size(a.type), &bytes))
+                ctx.fail("cases[" + std::to_string(c) + "] (" + quote_value(mc.name) + ")",
+                         "count of " + quote_value(a.name) + " (" + a.count + ") is " +
+                             std::to_string(count) + ", whose " + std::string(dtype_name(a.type)) +
+                             " bytes overflow 64 bits; expected at most 2^53 elements");
             auto check_size = [&](const fs::path& p, const std::string& field) {
                 std::error_code ec;
                 const auto size = fs::file_size(p, ec);

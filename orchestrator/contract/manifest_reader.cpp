@@ -77,6 +77,16 @@ void read_scalar(manifest_arg& arg, const json_field& a) {
     arg.value_is_number = !value.is_text() && !integer_of(a.value(), "value");  // 0.5, not 2
 }
 
+// An integer output's tolerance: its values are compared bit for bit, so it takes atol and
+// rtol of 0 only (as the harness's check does), and no reduction length.
+void check_exact_tolerance(const json_field& t, const manifest_arg& arg) {
+    const std::string exactly =
+        std::string(dtype_name(arg.type)) + " outputs are compared exactly (equal bits); expected ";
+    for (const char* key : {"atol", "rtol"})
+        if (t.optional_number(key).value_or(0) != 0) fail(t[key], exactly + "0 or no " + key);
+    if (t.has("reduction_length")) fail(t["reduction_length"], exactly + "no reduction_length");
+}
+
 manifest_arg read_arg(const json_field& a, std::size_t index, const fs::path& folder) {
     manifest_arg arg;
     arg.name = a.text("name");
@@ -105,8 +115,10 @@ manifest_arg read_arg(const json_field& a, std::size_t index, const fs::path& fo
     }
     if (const auto t = a.find("tolerance")) {
         if (!arg.has_output()) fail(*t, "only output and inout buffers are compared");
-        if (!is_float(arg.type))
-            fail(*t, std::string(dtype_name(arg.type)) + " outputs are compared exactly");
+        if (!is_float(arg.type)) {
+            check_exact_tolerance(*t, arg);
+            return arg;
+        }
         arg.tol.atol = t->optional_number("atol").value_or(arg.tol.atol);
         arg.tol.rtol = t->optional_number("rtol").value_or(arg.tol.rtol);
         if (const auto length = t->find("reduction_length")) {

@@ -25,6 +25,8 @@ double unit_roundoff(dtype type) {
 }
 
 tolerance default_tolerance(dtype type) {
+    // Integers are compared bit for bit; the harness refuses a nonzero atol or rtol on them.
+    if (!is_float(type)) return {0, 0, 0};
     switch (type) {
         case dtype::f16:
             return {1e-2, 1e-2};

@@ -26,7 +26,7 @@ double unit_roundoff(dtype type);
 
 /// What an output of `type` is held to when the manifest names no tolerance and no reduction
 /// length: a fixed table (f32 1e-5, f16 1e-2, bf16 2e-2, f64 1e-10, fp8 one rounding's
-/// disagreement: 2u).
+/// disagreement: 2u); integers 0 (compared exactly: the harness takes no other number).
 tolerance default_tolerance(dtype type);
 
 /// The reduction rule, for an output each of whose elements sums `length` products computed

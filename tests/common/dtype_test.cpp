@@ -72,6 +72,23 @@ TEST_CASE("a scalar that does not fit its integer dtype is refused with the valu
     CHECK(back == 0.25);
 }
 
+TEST_CASE("an integer that does not fit its dtype is refused with the range it must lie in") {
+    CHECK_THROWS_WITH(encode_scalar(dtype::u8, 300),
+                      "value 300 is not a u8 integer; expected a whole number from 0 to 255");
+    CHECK_THROWS_WITH(encode_scalar(dtype::i8, -129),
+                      Catch::EndsWith("expected a whole number from -128 to 127"));
+    CHECK_THROWS_WITH(encode_scalar(dtype::i16, 40000),
+                      Catch::EndsWith("expected a whole number from -32768 to 32767"));
+    CHECK_THROWS_WITH(encode_scalar(dtype::u16, 2.5),
+                      Catch::EndsWith("expected a whole number from 0 to 65535"));
+    CHECK_THROWS_WITH(encode_integer_scalar(dtype::u32, std::int64_t{-1}),
+                      Catch::EndsWith("expected a whole number from 0 to 4294967295"));
+    CHECK_THROWS_WITH(encode_integer_scalar(dtype::i64, std::uint64_t{9223372036854775808ull}),
+                      Catch::EndsWith("from -9223372036854775808 to 9223372036854775807"));
+    CHECK_THROWS_WITH(encode_integer_scalar(dtype::u64, std::int64_t{-1}),
+                      Catch::EndsWith("from 0 to 18446744073709551615"));
+}
+
 TEST_CASE("64-bit integer scalars are encoded exactly at both ends of their range") {
     auto u64 = [](const std::vector<unsigned char>& b) {
         std::uint64_t v = 0;

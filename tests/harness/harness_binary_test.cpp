@@ -50,7 +50,7 @@ TEST_CASE("each bad request exits 11 with a response and a message naming the fi
     const std::vector<bad_case> cases = {
         {"{ \"schema_version\": 1, ", "req.json: malformed JSON at line 1"},
         {request_json("65"),
-         "field cases[0].args[0].input_file: x.bin holds 256 bytes but count 65 x f32"},
+         "field cases[0].args[0].input_file: 'x.bin' holds 256 bytes but count 65 x f32"},
         {request_json("64", "twice", "../x.bin"),
          "field cases[0].args[0].input_file: '../x.bin' escapes the request folder"},
         {request_json("64", "missing_kernel"),
@@ -283,21 +283,21 @@ TEST_CASE(
     auto r = test::run_harness({(f.dir / "req.json").string(), "--compile-only", "--response", out,
                                 "--cache-dir", test::test_cache_dir()});
     CHECK(r.exit_code == 64);
-    CHECK_THAT(r.output, Catch::Contains("cuda-harness: --response " + out +
-                                         ": is a directory; expected a file path such as " + out +
-                                         "/response.json"));
+    CHECK_THAT(r.output, Catch::Contains("cuda-harness: --response '" + out +
+                                         "': is a directory; expected a file path such as '" + out +
+                                         "/response.json'"));
     r = test::run_harness({out, "--compile-only", "--cache-dir", test::test_cache_dir()});
     CHECK(r.exit_code == 64);
-    CHECK_THAT(r.output,
-               Catch::Contains("cuda-harness: " + out + ": is a directory; expected REQUEST.json"));
+    CHECK_THAT(r.output, Catch::Contains("cuda-harness: '" + out +
+                                         "': is a directory; expected REQUEST.json"));
     CHECK(listing(f.dir.path()) == before);  // no response, no .tmp-NNN file
 
     fs::create_directories(f.dir / "response.json");  // where the default response goes
     r = test::run_harness(
         {(f.dir / "req.json").string(), "--compile-only", "--cache-dir", test::test_cache_dir()});
     CHECK(r.exit_code == 64);
-    CHECK_THAT(r.output, Catch::Contains("the response path " + (f.dir / "response.json").string() +
-                                         ": is a directory"));
+    CHECK_THAT(r.output, Catch::Contains("the response path '" +
+                                         (f.dir / "response.json").string() + "': is a directory"));
     CHECK(fs::is_empty(f.dir / "response.json"));
 }
 
@@ -322,7 +322,8 @@ TEST_CASE(
                                target, "--cache-dir", test::test_cache_dir()});
         INFO(name << ": " << r.output);
         CHECK(r.exit_code == 64);
-        CHECK_THAT(r.output, Catch::Contains("cuda-harness: --response " + target + " " + message));
+        CHECK_THAT(r.output,
+                   Catch::Contains("cuda-harness: --response '" + target + "' " + message));
     }
     CHECK_THAT(test::read_text(f.dir / "req.json"), Catch::Contains("\"kernel\""));
     CHECK(test::read_text(f.dir / "k.cu") == source);
@@ -336,7 +337,7 @@ TEST_CASE(
         test::run_harness({(f.dir / "req.json").string(), "--compile-only", "--response",
                            fifo.string(), "--cache-dir", test::test_cache_dir()});
     CHECK(fifo_run.exit_code == 64);
-    CHECK_THAT(fifo_run.output, Catch::Contains(fifo.string() + " exists and is no regular file"));
+    CHECK_THAT(fifo_run.output, Catch::Contains(fifo.string() + "' exists and is no regular file"));
     CHECK(fs::is_fifo(fifo));
 
     // An earlier response, and an empty file, are replaced as before.
@@ -357,8 +358,8 @@ TEST_CASE(
     const auto r = test::run_harness({(f.dir / "linked.json").string(), "--compile-only",
                                       "--cache-dir", test::test_cache_dir()});
     CHECK(r.exit_code == 64);
-    CHECK_THAT(r.output, Catch::Contains("linked.json: leads to " +
-                                         (elsewhere / "req.json").string() + ", outside ") &&
+    CHECK_THAT(r.output, Catch::Contains("linked.json': leads to '" +
+                                         (elsewhere / "req.json").string() + "', outside ") &&
                              Catch::Contains("expected the request's own path, or --root"));
     CHECK(!fs::exists(f.dir / "response.json"));
 }

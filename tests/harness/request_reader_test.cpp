@@ -1,5 +1,9 @@
 #include "harness/request_reader.hpp"
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
@@ -76,8 +80,8 @@ TEST_CASE(
     "a buffer whose input file size disagrees with dtype x count is rejected with both sizes") {
     fixture f;
     CHECK(f.error_with("\"count\": 8, \"input_file\"", "\"count\": 9, \"input_file\"") ==
-          "req.json: field cases[0].args[0].input_file: x.bin holds 32 bytes but count 9 x f32 (4 "
-          "bytes) needs 36");
+          "req.json: field cases[0].args[0].input_file: 'x.bin' holds 32 bytes but count 9 x f32 "
+          "(4 bytes) needs 36");
 }
 
 TEST_CASE("an unknown dtype is rejected with the list of accepted ones") {
@@ -104,7 +108,7 @@ TEST_CASE("a missing input or source file is rejected naming the field") {
                Catch::Contains("field cases[0].args[0].input_file: cannot read"));
     CHECK_THAT(
         f.error_with("\"k.cu\"", "\"nope.cu\""),
-        Catch::Contains("field kernel.source_file:") && Catch::Contains("nope.cu: cannot open"));
+        Catch::Contains("field kernel.source_file:") && Catch::Contains("nope.cu': cannot open"));
 }
 
 TEST_CASE("a kernel needs exactly one of source_file and source") {
@@ -187,13 +191,13 @@ TEST_CASE(
     fixture f;
     CHECK_THAT(
         f.error_with("\"output_file\": \"out/y.bin\"", "\"output_file\": \"k.cu\""),
-        Catch::Contains("field cases[0].args[1].output_file: writes k.cu, which is the kernel "
+        Catch::Contains("field cases[0].args[1].output_file: writes 'k.cu', which is the kernel "
                         "source; outputs need paths of their own"));
     CHECK_THAT(f.error_with("\"output_file\": \"out/y.bin\"", "\"output_file\": \"req.json\""),
                Catch::Contains("which is the request itself"));
     CHECK_THAT(
         f.error_with("\"output_file\": \"out/y.bin\"", "\"output_file\": \"./out/../x.bin\""),
-        Catch::Contains("writes x.bin, which is an input file"));
+        Catch::Contains("writes 'x.bin', which is an input file"));
     f.dir.write("req.json", base_request());
     try {
         read_request(f.dir / "req.json", {f.dir / "out/y.bin"});
@@ -309,7 +313,7 @@ TEST_CASE("a source file holding a NUL byte is refused: NVRTC would compile only
     fixture f;
     f.dir.write("k.cu", std::string(k_kernel) + std::string("\0#error hidden\n", 15));
     CHECK(f.error_of(base_request()) ==
-          "req.json: field kernel.source_file: k.cu holds a NUL byte at byte " +
+          "req.json: field kernel.source_file: 'k.cu' holds a NUL byte at byte " +
               std::to_string(std::string(k_kernel).size()) +
               "; expected CUDA source text (NVRTC would stop there)");
 }
@@ -367,4 +371,83 @@ TEST_CASE(
                Catch::Contains("field cases[0].args[1].check.atol: i32 outputs are compared "
                                "exactly (equal bits); expected 0 or no atol"));
     CHECK(checked(R"(, "atol": 0, "rtol": 0)").empty());
+}
+
+TEST_CASE(
+    "an integer generator or scalar out of its dtype's range names the range it must lie in") {
+    fixture f;
+    const std::string y_gen =
+        R"("dtype": "f32", "count": 8, "generator": {"kind": "uniform", "low": -1, "high": 1, "seed": 9})";
+    auto y_as = [&](const std::string& dtype, const std::string& gen) {
+        return f.error_with(y_gen,
+                            R"("dtype": ")" + dtype + R"(", "count": 8, "generator": )" + gen);
+    };
+    CHECK_THAT(y_as("u8", R"({"kind": "constant", "value": 300})"),
+               Catch::EndsWith("field cases[0].args[1].generator.value: value 300 is not a u8 "
+                               "integer; expected a whole number from 0 to 255"));
+    CHECK_THAT(y_as("i8", R"({"kind": "sequence", "start": 0, "step": -20})"),
+               Catch::EndsWith("generator.step: the last of 8 elements, start + step x 7: value "
+                               "-140 is not a i8 integer; expected a whole number from -128 to "
+                               "127"));
+    CHECK_THAT(f.error_with(R"({ "name": "n", "dtype": "i32", "value": 8 })",
+                            R"({ "name": "n", "dtype": "u32", "value": -1 })"),
+               Catch::EndsWith("field cases[0].args[3].value: value -1 is not a u32 integer; "
+                               "expected a whole number from 0 to 4294967295"));
+}
+
+TEST_CASE(
+    "a refusal shows each path it names quoted on one line and cut after 200 characters, and a "
+    "request path the file system refuses is one such line") {
+    fixture f;
+    auto one_line = [](const std::string& message) {
+        INFO(message);
+        CHECK(!message.empty());
+        CHECK(message.find('\n') == std::string::npos);
+        CHECK(message.size() < 700);
+        return message;
+    };
+    f.dir.write("x\nbad.bin", std::string(12, '\0'));
+    CHECK_THAT(
+        one_line(f.error_with("\"input_file\": \"x.bin\"", "\"input_file\": \"x\\nbad.bin\"")),
+        Catch::Contains("input_file: 'x\\nbad.bin' holds 12 bytes but count 8"));
+    CHECK_THAT(one_line(f.error_with("\"input_file\": \"x.bin\"",
+                                     "\"input_file\": \"" + std::string(4000, 'q') + "\"")),
+               Catch::Contains("input_file: 'qqqq") &&
+                   Catch::Contains("… (4000 bytes): File name too long"));
+    const std::string checked = replaced(
+        base_request(), R"("output_file": "out/y.bin")",
+        R"("output_file": "out/y.bin", "check": { "expected_file": "x\nbad.bin", "expected_sha256": ")" +
+            std::string(64, 'a') + "\" }");
+    CHECK_THAT(one_line(f.error_of(checked)),
+               Catch::Contains("check.expected_file: 'x\\nbad.bin' holds 12 bytes but the 8 f32"));
+    const std::string twice = replaced(
+        replaced(base_request(), R"("input_file": "x.bin")", R"("output_file": "o\nut.bin")"),
+        R"("output_file": "out/y.bin")", R"("output_file": "o\nut.bin")");
+    CHECK_THAT(one_line(f.error_of(twice)),
+               Catch::Contains("o\\nut.bin', which another argument also writes"));
+
+    // A source that exists and cannot be opened (a socket: open(2) says ENXIO).
+    const std::filesystem::path socket_path = f.dir / "k\nsock.cu";
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    REQUIRE(socket_path.string().size() < sizeof(address.sun_path));
+    std::strcpy(address.sun_path, socket_path.c_str());
+    const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    REQUIRE(::bind(s, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0);
+    CHECK_THAT(
+        one_line(f.error_with("\"source_file\": \"k.cu\"", "\"source_file\": \"k\\nsock.cu\"")),
+        Catch::Contains("field kernel.source_file: '") &&
+            Catch::Contains("k\\nsock.cu': cannot open ("));
+    ::close(s);
+
+    // A worker's stdin line names the request: its name may be longer than the file system takes.
+    const std::string too_long =
+        test::refusal([&] { read_request(f.dir / (std::string(300, 'a') + ".json")); });
+    CHECK_THAT(one_line(too_long),
+               Catch::Contains("… (") &&
+                   Catch::EndsWith(": cannot read (File name too long); expected a path to a "
+                                   "request JSON file"));
+    CHECK_THAT(one_line(test::refusal([&] { read_request(f.dir / "no\nsuch.json"); })),
+               Catch::EndsWith("no\\nsuch.json': no such request file; expected a path to a "
+                               "request JSON file"));
 }

@@ -428,6 +428,50 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a run that ends leaves no RUN/.lock, stopped by SIGTERM or at its end, and a refused resume "
+    "of it makes none",
+    "[integration][resume]") {
+    stopped_run s(SIGTERM);  // the hanging attempt finishes (timeout), then the run stops
+    REQUIRE(s.exit_code == 23);
+    CHECK_FALSE(fs::exists(fs::symlink_status(s.run / ".lock")));
+    s.dir.write("config.json", R"({"max_iterations": 4})");
+    const std::string before = s.snapshot();
+    auto r = s.resume();
+    INFO(r.output);
+    CHECK(r.exit_code == 28);
+    CHECK_THAT(r.output, Catch::Contains("settings.max_iterations was 3"));
+    CHECK(s.snapshot() == before);  // the lock it made went with it
+    s.dir.write("config.json", R"({"max_iterations": 3})");
+    r = s.resume();
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK_FALSE(fs::exists(fs::symlink_status(s.run / ".lock")));
+}
+
+TEST_CASE(
+    "a hard link planted at RUN/.lock is refused (exit 28) in one line, and the file it names is "
+    "left as it was",
+    "[integration][resume]") {
+    stopped_run s;
+    for (int i = 0; i < 3000 && !processes_holding(s.run / ".lock").empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(processes_holding(s.run / ".lock").empty());
+    test::scratch_folder elsewhere;
+    const fs::path victim = elsewhere.write("victim.txt", "keep me\n");
+    fs::remove(s.run / ".lock");
+    fs::create_hard_link(victim, s.run / ".lock");
+    const std::string before = s.snapshot();
+    const auto r = s.resume();
+    INFO(r.output);
+    CHECK(r.exit_code == 28);
+    CHECK(r.output == "cuda-optimizer: " + (s.run / ".lock").string() +
+                          ": a hard link (2 names); expected a lock file of its own, not "
+                          "written\n");
+    CHECK(test::read_text(victim) == "keep me\n");
+    CHECK(s.snapshot() == before);
+}
+
+TEST_CASE(
     "a resume is refused for a folder that holds no run, a run that finished, and flags that "
     "would change the run",
     "[integration][resume]") {

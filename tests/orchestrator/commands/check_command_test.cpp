@@ -197,6 +197,82 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "check refuses a tunable the kernel #defines outside its own #ifndef guard, whatever the "
+    "value, since the define overrides every configuration's -D (11)",
+    "[integration]") {
+    optimizer_fixture f;
+    const std::string kernel = test::read_text(f.dir / "initial.cu");
+    const std::string guard = "#ifndef BLOCK_X\n#define BLOCK_X 16\n#endif\n";
+    REQUIRE(kernel.find(guard) != std::string::npos);
+    auto check_with_guard = [&](const std::string& replacement) {
+        std::string text = kernel;
+        f.dir.write("initial.cu", text.replace(text.find(guard), guard.size(), replacement));
+        const auto r = test::run_optimizer(as_check(f.args()));
+        f.dir.write("initial.cu", kernel);
+        return r;
+    };
+    for (const std::string& unguarded :
+         {std::string("#define BLOCK_X 128\n"), std::string("  #  define BLOCK_X 16\n"),
+          guard + "#undef BLOCK_X\n#define BLOCK_X 16\n",
+          "#ifdef BLOCK_X\n#define BLOCK_X 16\n#endif\n" + guard,
+          "#if !defined(BLOCK_X)\n#else\n#define BLOCK_X 16\n#endif\n" + guard}) {
+        const auto r = check_with_guard(unguarded);
+        INFO(unguarded << "\n" << r.output);
+        CHECK(r.exit_code == 11);
+        CHECK_THAT(r.output, Catch::Contains("FAIL  tunables            'BLOCK_X': initial.cu "
+                                             "line ") &&
+                                 Catch::Contains(" is outside an #ifndef BLOCK_X guard, so it "
+                                                 "overrides every value of the tunable "
+                                                 "(-DBLOCK_X=16 included)") &&
+                                 Catch::Contains("fix: wrap it in #ifndef BLOCK_X ... #endif, "
+                                                 "its value the tunable's first (16)"));
+    }
+    const auto r = check_with_guard("#define BLOCK_X 128\n");  // first value 16, default 128
+    CHECK_THAT(r.output, Catch::Contains("'#define BLOCK_X 128' is outside an #ifndef BLOCK_X"));
+    for (const std::string& guarded :
+         {std::string("#if !defined(BLOCK_X)\n#define BLOCK_X 16\n#endif\n"),
+          std::string("#ifdef BLOCK_X\n#else\n#define BLOCK_X 16\n#endif\n"),
+          "#if 0\n#define BLOCK_X 128\n#endif\n" + guard,
+          "#define BLOCK_XY 3\n#define BLOCK_X_HALF (BLOCK_X / 2)\n" + guard}) {
+        const auto fine = check_with_guard(guarded);
+        INFO(guarded << "\n" << fine.output);
+        CHECK_THAT(fine.output, Catch::Contains("ok    tunables"));
+    }
+}
+
+TEST_CASE("check's help shows --all-configurations with an example, its limit and its exit code",
+          "[integration]") {
+    const auto r = test::run_optimizer({"check", "--help"});
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output,
+               Catch::Contains("--all-configurations") && Catch::Contains("(at most 10000)") &&
+                   Catch::Contains("  cuda-optimizer check --config "
+                                   "examples/matmul-tiled/config.json --all-configurations\n") &&
+                   Catch::Contains("21 the initial\nkernel does not compile (with "
+                                   "--all-configurations: in some configuration)"));
+}
+
+TEST_CASE("check --all-configurations refuses more than 10000 configurations in one line, with 64",
+          "[integration]") {
+    optimizer_fixture f;
+    const std::string manifest = test::read_text(f.dir / "input_cases.json");
+    const std::string from = R"("tunables": {)";
+    std::string values;
+    for (int v = 0; v < 40; ++v) values += (v ? ", " : "") + std::to_string(v);
+    std::string text = manifest;
+    f.dir.write("input_cases.json",
+                text.replace(text.find(from), from.size(), from + R"( "PAD": [)" + values + "],"));
+    f.dir.write("initial.cu", "#ifndef PAD\n#define PAD 0\n#endif\n__device__ int pad = PAD;\n" +
+                                  test::read_text(f.dir / "initial.cu"));
+    const auto r = test::run_optimizer(as_check(f.args({"--all-configurations"})));
+    INFO(r.output);
+    CHECK(r.exit_code == 64);
+    CHECK_THAT(r.output, Catch::Contains("FAIL  every configuration 12000 configurations, over "
+                                         "the 10000 --all-configurations compiles\n"));
+}
+
+TEST_CASE(
     "check reads a tunable's default only from its own #ifndef guard, outside comments, as C "
     "reads the number, and counts a use inside another macro as a read",
     "[integration]") {
@@ -221,8 +297,7 @@ TEST_CASE(
           with_guard("#ifndef BLOCK_X\n#define BLOCK_X 020 // octal 16\n#endif\n"),
           with_guard("#ifndef BLOCK_X\n#if __CUDA_ARCH__ >= 900\n#define BLOCK_X 16\n#else\n"
                      "#define BLOCK_X 32\n#endif\n#endif\n"),
-          with_guard("#ifndef BLOCK_X\n#define BLOCK_X 99999999999999999999\n#endif\n"
-                     "#undef BLOCK_X\n#define BLOCK_X 16\n")}) {
+          with_guard("#ifndef BLOCK_X\n#define BLOCK_X 99999999999999999999\n#endif\n")}) {
         const auto r = check_kernel(fine);
         INFO(fine.substr(0, 200) << "\n" << r.output);
         CHECK_THAT(r.output, Catch::Contains("ok    tunables"));
@@ -249,15 +324,23 @@ TEST_CASE(
                                          "by the kernel's own static_assert (the first: "
                                          "BLOCK_X=128 BLOCK_Y=1 ROWS_PER_THREAD=1 TILE_K=0)"));
     f.dir.write("initial.cu",
-                "#if TILE_K == 32 && ROWS_PER_THREAD == 4\n__device__ int broken = "
-                "nowhere;\n"
+                "#if TILE_K == 32 && ROWS_PER_THREAD == 4 && BLOCK_X == 16\n__device__ int broken "
+                "= nowhere;\n"
                 "#endif\n" +
                     kernel);
     r = test::run_optimizer(as_check(f.args({"--all-configurations"})));
     INFO(r.output);
     CHECK(r.exit_code == 21);
-    CHECK_THAT(r.output, Catch::Contains("FAIL  every configuration BLOCK_X=16 BLOCK_Y=16 "
-                                         "ROWS_PER_THREAD=4 TILE_K=32: initial.cu(2): error") &&
+    // A row for each configuration that fails, named by its defines, then one counting them.
+    for (const char* y : {"16", "8", "4", "2", "1"})
+        CHECK_THAT(r.output, Catch::Contains(std::string("FAIL  every configuration BLOCK_X=16 "
+                                                         "BLOCK_Y=") +
+                                             y +
+                                             " ROWS_PER_THREAD=4 TILE_K=32: initial.cu(2): "
+                                             "error"));
+    CHECK_THAT(r.output, Catch::Contains("FAIL  every configuration 5 of 300 configurations do "
+                                         "not compile (above)\n        fix: fix the kernel for "
+                                         "those configurations") &&
                              Catch::Contains("nowhere"));
     r = test::run_optimizer(as_check(f.args()));  // without the flag: the first only, said so
     CHECK_THAT(r.output, Catch::Contains("(the first of 300 configurations; --all-configurations "
@@ -289,5 +372,23 @@ TEST_CASE(
     INFO(r.output);
     CHECK_THAT(r.output, Catch::Contains("ok    holdout valid       4 hidden case(s)") &&
                              Catch::Contains("ok    every configuration 32 of 32 compile") &&
+                             Catch::Contains("ok    tunables            5 read by the kernel"));
+}
+
+TEST_CASE(
+    "the bundled gemm-fp8 example compiles in every configuration of its tunables for sm_90, its "
+    "tensor-core path (MMA > 0) refusing by static_assert every FMA tunable but the first",
+    "[integration]") {
+    const std::string example = std::string(CUOPT_SOURCE_DIR) + "/examples/gemm-fp8/";
+    const test::scratch_folder results;
+    const auto r = test::run_optimizer({"check", "--config", example + "config.json",
+                                        "--all-configurations", "--harness", CUOPT_HARNESS_BINARY,
+                                        "--results-dir", results.path().string()});
+    INFO(r.output);
+    // 192 FMA configurations with MMA 0, and MMA 1 and 2 with the FMA tunables' first values.
+    CHECK_THAT(r.output, Catch::Contains("ok    every configuration 194 of 576 compile; 382 "
+                                         "refused by the kernel's own static_assert (the first: "
+                                         "BLOCK_X=16 BLOCK_Y=16 MMA=1 ROWS_PER_THREAD=1 "
+                                         "TILE_K=16)") &&
                              Catch::Contains("ok    tunables            5 read by the kernel"));
 }

@@ -547,3 +547,27 @@ TEST_CASE("process_running: a pid that runs, never a zombie, a pid that is gone,
     CHECK(holder_text("1234") == "1234");
     CHECK(holder_text("12 34\n") == "'12 34\\n'");
 }
+
+TEST_CASE(
+    "remove_partial_writes takes the atomic writer's temporaries only, regular files, never "
+    "through a link",
+    "[resume]") {
+    test::scratch_folder dir, elsewhere;
+    const fs::path run = dir / "run";
+    dir.write("run/history.json.tmp-0123456789abcdef", "{");
+    dir.write("run/candidates/iter-01/candidates.json.tmp-fedcba9876543210", "[");
+    dir.write("run/notes.tmp-0123", "kept: not the writer's name");
+    dir.write("run/kernel.tmp-0123456789ABCDEF", "kept: upper-case digits");
+    fs::create_directories(run / "folder.tmp-0123456789abcdef");
+    elsewhere.write("run.json.tmp-0123456789abcdef", "not the run's");
+    fs::create_directory_symlink(elsewhere.path(), run / "linked");
+    fs::create_symlink(elsewhere / "run.json.tmp-0123456789abcdef",
+                       run / "link.tmp-0123456789abcdef");
+    CHECK(remove_partial_writes(run) == 2);
+    CHECK_FALSE(fs::exists(run / "history.json.tmp-0123456789abcdef"));
+    CHECK_FALSE(fs::exists(run / "candidates/iter-01/candidates.json.tmp-fedcba9876543210"));
+    for (const char* kept : {"notes.tmp-0123", "kernel.tmp-0123456789ABCDEF",
+                             "folder.tmp-0123456789abcdef", "link.tmp-0123456789abcdef"})
+        CHECK(fs::exists(fs::symlink_status(run / kept)));
+    CHECK(read_text_file(elsewhere / "run.json.tmp-0123456789abcdef") == "not the run's");
+}

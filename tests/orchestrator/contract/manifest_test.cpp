@@ -4,6 +4,7 @@
 
 #include "common/json_document.hpp"
 #include "orchestrator/contract/kernel_signature.hpp"
+#include "orchestrator/contract/manifest_checks.hpp"
 #include "test_support.hpp"
 
 using namespace cuopt;
@@ -83,7 +84,8 @@ TEST_CASE("argument mistakes name the argument and what was expected") {
                           R"("kind": "output", "count": "m*n", "init": {"kind": "constant"},)"),
                Catch::Contains("field args[2].init: an output is written by the kernel"));
     CHECK_THAT(error_with(R"("name": "c", "dtype": "f32")", R"("name": "c", "dtype": "i32")"),
-               Catch::Contains("field args[2].tolerance: i32 outputs are compared exactly"));
+               Catch::Contains("field args[2].tolerance.atol: i32 outputs are compared exactly "
+                               "(equal bits); expected 0 or no atol"));
     CHECK_THAT(error_with(R"("kind": "output", "count": "m*n",)", R"("kind": "output",)"),
                Catch::Contains("field args[2]: a buffer needs 'count'"));
 }
@@ -454,4 +456,96 @@ TEST_CASE(
     CHECK_THAT(a_as("f16", R"({ "kind": "uniform", "low": 0, "high": 1e6 })"),
                Catch::Contains("init.high: value 1e+06 does not fit f16"));
     CHECK(a_as("f32", R"({ "kind": "sequence", "start": -30000, "step": 1 })") == "");
+}
+
+TEST_CASE(
+    "an integer output is compared exactly: its tolerance takes atol and rtol of 0 only, each "
+    "refused by key in one line, and it is held to 0 where it names none") {
+    const std::string f32_c = R"("name": "c", "dtype": "f32", "kind": "output", "count": "m*n",
+      "tolerance": { "atol": 1e-4, "rtol": 1e-4 })";
+    // The pilot with an i32 'c' and without its cuBLAS sgemm baseline (which needs f32).
+    auto c_as_i32 = [&](const std::string& tolerance, const test::scratch_folder* dir = nullptr) {
+        test::scratch_folder own;
+        const test::scratch_folder& d = dir ? *dir : own;
+        std::string text = test::read_text(k_pilot);
+        const auto vendor = text.find("\"vendor_baseline\"");
+        REQUIRE(vendor != std::string::npos);
+        text.erase(vendor, text.find('\n', vendor) - vendor + 1);
+        const auto c = text.find(f32_c);
+        REQUIRE(c != std::string::npos);
+        d.write("input_cases.json",
+                text.replace(c, f32_c.size(),
+                             R"("name": "c", "dtype": "i32", "kind": "output", "count": "m*n")" +
+                                 tolerance));
+        try {
+            read_manifest(d / "input_cases.json");
+        } catch (const json_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(c_as_i32(R"(, "tolerance": { "atol": 1 })") ==
+          "input_cases.json: field args[2].tolerance.atol: i32 outputs are compared exactly "
+          "(equal bits); expected 0 or no atol");
+    CHECK(c_as_i32(R"(, "tolerance": { "atol": 0, "rtol": 0.5 })") ==
+          "input_cases.json: field args[2].tolerance.rtol: i32 outputs are compared exactly "
+          "(equal bits); expected 0 or no rtol");
+    CHECK(c_as_i32(R"(, "tolerance": { "reduction_length": "k" })") ==
+          "input_cases.json: field args[2].tolerance.reduction_length: i32 outputs are compared "
+          "exactly (equal bits); expected no reduction_length");
+    for (const std::string& exact : {std::string(), std::string(R"(, "tolerance": {})"),
+                                     std::string(R"(, "tolerance": { "atol": 0, "rtol": 0.0 })")}) {
+        test::scratch_folder dir;
+        const std::string error = c_as_i32(exact, &dir);
+        INFO(error);
+        REQUIRE(error.empty());
+        const manifest m = read_manifest(dir / "input_cases.json");
+        for (const manifest_case& mc : m.cases) {
+            // What a request's check carries: the harness refuses any other number (exit 11).
+            const tolerance t = tolerance_in_case(m, m.args[2], mc.name);
+            CHECK(t.atol == 0);
+            CHECK(t.rtol == 0);
+            CHECK(t.rms_atol == 0);
+        }
+    }
+    for (dtype type : {dtype::i8, dtype::u8, dtype::i32, dtype::u32, dtype::i64, dtype::u64}) {
+        const tolerance t = default_tolerance(type);
+        CHECK((t.atol == 0 && t.rtol == 0 && t.rms_atol == 0));
+    }
+}
+
+TEST_CASE("atol and rtol may be written as JSON integers and are applied as given") {
+    test::scratch_folder dir;
+    REQUIRE(error_with(R"("tolerance": { "atol": 1e-4, "rtol": 1e-4 })",
+                       R"("tolerance": { "atol": 1, "rtol": 0 })", &dir)
+                .empty());
+    const manifest m = read_manifest(dir / "input_cases.json");
+    const tolerance t = tolerance_in_case(m, m.args[2], m.cases[0].name);
+    CHECK(t.atol == 1.0);
+    CHECK(t.rtol == 0.0);
+}
+
+TEST_CASE(
+    "the file-size rule refuses a count whose bytes overflow 64 bits rather than matching an "
+    "empty file to the wrapped size") {
+    test::scratch_folder dir;
+    dir.write("empty.bin", "");
+    manifest m;
+    manifest_arg& a = m.args.emplace_back();
+    a.name = "a";
+    a.type = dtype::f64;
+    a.kind = arg_kind::input;
+    a.count = "2305843009213693952";  // 2^61 x 8 bytes = 2^64: 0 once wrapped
+    a.init.file = dir / "empty.bin";
+    m.cases.emplace_back().name = "big";
+    const manifest_reading::context ctx{"input_cases.json"};
+    CHECK_THROWS_WITH(manifest_reading::check_file_sizes(m, ctx),
+                      "input_cases.json: field cases[0] ('big'): count of 'a' "
+                      "(2305843009213693952) is 2305843009213693952, whose f64 bytes overflow 64 "
+                      "bits; expected at most 2^53 elements");
+    a.count = "0";  // and the rule itself still holds where the product fits
+    CHECK_NOTHROW(manifest_reading::check_file_sizes(m, ctx));
+    a.count = "1";
+    CHECK_THROWS_WITH(manifest_reading::check_file_sizes(m, ctx),
+                      Catch::Contains("empty.bin holds 0 bytes but 'a' needs 8"));
 }

@@ -511,8 +511,8 @@ TEST_CASE(
     CHECK(log.size() < 64 * 1024);         // the 1 MiB line is not handed back
     std::istringstream out(log.substr(5));
     const std::vector<std::string> expected = {
-        "taken.json: is a directory; expected a file path", "is the request itself",
-        "exists and is not an earlier cuda-harness response", "linked.json leads to",
+        "taken.json': is a directory; expected a file path", "is the request itself",
+        "exists and is not an earlier cuda-harness response", "linked.json' leads to",
         "1048576 bytes; expected a request path"};
     for (std::size_t i = 0; i < expected.size(); ++i) {
         std::string reply;
