@@ -1,10 +1,22 @@
 // Scaled FP8 GEMM: C[m x n] = scale_a * scale_b * A[m x k] * B[n x k]^T, A and B e4m3 and
 // row-major (B stored n x k, like a linear layer's weight: the form cuBLASLt's FP8 GEMM takes),
-// C bf16, sums in fp32. Naive on purpose: with each tunable's first value (TILE_K 0,
-// ROWS_PER_THREAD 1) every thread computes one element of C straight from global memory.
-// TILE_K > 0 stages a (BLOCK_Y * ROWS_PER_THREAD) x TILE_K tile of A and a BLOCK_X x TILE_K
-// tile of B in shared memory, converted to float once, and each thread keeps ROWS_PER_THREAD
-// accumulators. Both paths sum over k in the same order, for any shape.
+// C bf16, sums in fp32, any m, n, k >= 1. Naive on purpose: with each tunable's first value
+// every thread computes one element of C straight from global memory.
+//
+// Tunables, passed as -DNAME=VALUE:
+//   TILE_K           FMA path: > 0 stages a (BLOCK_Y * ROWS_PER_THREAD) x TILE_K tile of A and
+//                    a BLOCK_X x TILE_K tile of B in shared memory, converted to float once
+//   ROWS_PER_THREAD  FMA path: rows of C each thread accumulates, BLOCK_Y apart
+//   BLOCK_X, BLOCK_Y FMA path: the thread block (the FMA paths sum over k in one order)
+//   MMA              0: the FMA path; 1, 2: tensor cores (gemm_fp8_mma below), a 128 x 128
+//                    tile of C a block, 3 cp.async stages of 128 k, ldmatrix fragments of
+//                    m16n8k32 e4m3 products summed in f32; MMA 1 has 8 warps of 64 x 32, MMA 2
+//                    4 warps of 64 x 64. sm_89 or newer (older targets are refused)
+//
+// MMA > 0 ignores the FMA path's tunables, so it refuses (static_assert) any but their first
+// values: the autotuner reaches it in one step from the initial kernel and never times a
+// duplicate. input_cases.json gives each path its launch (MMA > 0: 256 or 128 threads,
+// ceil(n/128) x ceil(m/128) blocks, 96 KiB of dynamic shared memory).
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 
@@ -21,6 +33,12 @@
 #define ROWS_PER_THREAD 1
 #endif
 #define TILE_ROWS (BLOCK_Y * ROWS_PER_THREAD)
+
+#ifndef MMA
+#define MMA 0
+#endif
+
+#if MMA == 0
 
 extern "C" __global__ void gemm_e4m3(const __nv_fp8_e4m3* a, const __nv_fp8_e4m3* b, __nv_bfloat16* c,
                                      float scale_a, float scale_b, int m, int n, int k) {
@@ -72,3 +90,287 @@ extern "C" __global__ void gemm_e4m3(const __nv_fp8_e4m3* a, const __nv_fp8_e4m3
         if (row0 + j * BLOCK_Y < m)
             c[static_cast<long long>(row0 + j * BLOCK_Y) * n + col] = __float2bfloat16(acc[j] * scale);
 }
+
+#else  // MMA > 0: tensor cores
+
+static_assert(BLOCK_X == 16 && BLOCK_Y == 16 && TILE_K == 0 && ROWS_PER_THREAD == 1,
+              "MMA > 0 ignores BLOCK_X, BLOCK_Y, TILE_K and ROWS_PER_THREAD: only their first "
+              "values (16, 16, 0, 1), so that no configuration repeats another");
+static_assert(MMA == 1 || MMA == 2, "MMA is 0, 1 or 2");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 890
+static_assert(__CUDA_ARCH__ >= 890, "MMA > 0 needs mma.sync with e4m3 inputs: sm_89 or newer");
+#endif
+
+namespace gemm_fp8_mma {
+
+// How an m16n8k32 e4m3 product reaches the tensor cores. 0: mma.sync with e4m3 inputs (sm_89's
+// QMMA). Hopper has no FP8 mma.sync (only wgmma, which needs sm_90a): ptxas emulates it (cvt to
+// f16, two HMMA into zeros, FADD into the accumulators), so on sm_90 the kernel converts the
+// fragments itself and issues two m16n8k16 f16 mma.sync (1: 0.0572 ms at 2048^3 on an H100,
+// against 0.0658 ms for the emulation and 0.0730 ms for f16 made by shifting bits).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
+constexpr int k_route = 1;
+#else
+constexpr int k_route = 0;
+#endif
+
+constexpr int k_stage_k = 128;                // e4m3 elements (bytes) of k in one stage
+constexpr int k_row_chunks = k_stage_k / 16;  // 16-byte chunks in a row of a stage
+
+// A stage holds a tile's rows of k_stage_k bytes, each row's 16-byte chunks permuted by XOR with
+// the row's low 3 bits: the 8 rows an ldmatrix reads for one 8 x 8 matrix (one logical chunk)
+// then sit in 8 different bank groups, as do the 8 chunks of a row a quarter-warp copies in.
+__device__ __forceinline__ int swizzled(int row, int chunk) {
+    return row * k_stage_k + ((chunk ^ (row & 7)) << 4);
+}
+
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global -> shared, bypassing L1; the bytes past src_bytes (all 16 when 0) are zeros.
+__device__ __forceinline__ void copy_async_16(unsigned dst, const void* src, int src_bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void commit_copies() {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int PENDING>
+__device__ __forceinline__ void wait_copies() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+}
+
+// Four 8 x 8 matrices of b16 (here: 8 rows x 16 bytes of e4m3); lanes 8q..8q+7 address matrix
+// q's rows, and register q of lane l gets bytes 4(l%4)..4(l%4)+3 of matrix q's row l/4.
+__device__ __forceinline__ void load_matrices(unsigned (&r)[4], unsigned address) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
+
+// d += A(16 x 32, row) * B(32 x 8, col), e4m3 products summed in f32.
+__device__ __forceinline__ void mma_e4m3(float (&d)[4], const unsigned (&a)[4], unsigned b0,
+                                         unsigned b1) {
+    asm("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// d += A(16 x 16, row) * B(16 x 8, col), f16 products summed in f32.
+__device__ __forceinline__ void mma_f16(float (&d)[4], unsigned a0, unsigned a1, unsigned a2,
+                                        unsigned a3, unsigned b0, unsigned b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// The four e4m3 of x (k 4t .. 4t + 3 of a fragment register) as two f16x2, exactly (every e4m3
+// value is an f16 value): `first` (k 4t, 4t + 1) for k slots 2t, 2t + 1 of an m16n8k16 fragment,
+// `second` (4t + 2, 4t + 3) for slots 2t + 8, 2t + 9. A and B alike, so the sum is the same.
+__device__ __forceinline__ void to_f16x2(unsigned x, unsigned& first, unsigned& second) {
+    const __half2_raw lo =
+        __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(x), __NV_E4M3);
+    const __half2_raw hi =
+        __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(x >> 16), __NV_E4M3);
+    first = static_cast<unsigned>(lo.x) | static_cast<unsigned>(lo.y) << 16;
+    second = static_cast<unsigned>(hi.x) | static_cast<unsigned>(hi.y) << 16;
+}
+
+// Rows [row0, row0 + ROWS) x bytes [k0, k0 + k_stage_k) of a row-major rows x k e4m3 matrix into
+// a stage tile, zeros outside the matrix. `whole_chunks` (k % 16 == 0 and the matrix 16-byte
+// aligned: every chunk lies wholly inside or outside it) copies 16 bytes at a time with
+// cp.async; otherwise byte by byte, through registers.
+template <int ROWS, int THREADS>
+__device__ __forceinline__ void load_tile(unsigned char* tile, const unsigned char* g, int rows,
+                                          int k, int row0, int k0, bool whole_chunks) {
+    // A pass copies THREADS chunks: rows_per_pass whole rows, each thread the same chunk of
+    // rows r, r + rows_per_pass, ... (all alike mod 8, so swizzled alike).
+    constexpr int rows_per_pass = THREADS / k_row_chunks;
+    static_assert(ROWS % rows_per_pass == 0 && rows_per_pass % 8 == 0, "whole passes of rows");
+    const int r = static_cast<int>(threadIdx.x) / k_row_chunks;
+    const int chunk = static_cast<int>(threadIdx.x) % k_row_chunks, col = k0 + chunk * 16;
+    unsigned char* dst = tile + swizzled(r, chunk);
+    if (whole_chunks) {
+        const unsigned char* src = g + static_cast<long long>(row0 + r) * k + col;
+#pragma unroll
+        for (int pass = 0; pass < ROWS / rows_per_pass; ++pass) {
+            const bool inside = row0 + r + pass * rows_per_pass < rows && col < k;
+            copy_async_16(shared_address(dst + pass * rows_per_pass * k_stage_k),
+                          inside ? src + static_cast<long long>(pass) * rows_per_pass * k : g,
+                          inside ? 16 : 0);
+        }
+    } else {
+#pragma unroll 1
+        for (int pass = 0; pass < ROWS / rows_per_pass; ++pass) {
+            const int row = row0 + r + pass * rows_per_pass;
+            const unsigned char* src = g + static_cast<long long>(row) * k + col;
+            unsigned word[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+            for (int j = 0; j < 16; ++j)
+                if (row < rows && col + j < k)
+                    word[j / 4] |= static_cast<unsigned>(src[j]) << (8 * (j % 4));
+            *reinterpret_cast<uint4*>(dst + pass * rows_per_pass * k_stage_k) =
+                make_uint4(word[0], word[1], word[2], word[3]);
+        }
+    }
+}
+
+// The block tile of C at (blockIdx.y * BM, blockIdx.x * BN): STAGES stages of A (BM x
+// k_stage_k) and B (BN x k_stage_k) in dynamic shared memory, filled STAGES - 1 k-steps ahead;
+// warps of WM x WN tiles of m16 n8 f32 accumulators, fragments read with ldmatrix; ROUTE as
+// k_route.
+template <int BM, int BN, int WM, int WN, int STAGES, int ROUTE>
+__device__ __forceinline__ void gemm(const __nv_fp8_e4m3* a_in, const __nv_fp8_e4m3* b_in,
+                                     __nv_bfloat16* c, float scale_a, float scale_b, int m,
+                                     int n, int k) {
+    constexpr int warps_n = BN / WN, threads = BM / WM * warps_n * 32;
+    constexpr int tiles_m = WM / 16, tiles_n = WN / 8;  // m16 and n8 tiles of a warp
+    constexpr int a_bytes = BM * k_stage_k, stage_bytes = (BM + BN) * k_stage_k;
+    static_assert(ROUTE == 0 || ROUTE == 1, "ROUTE is 0 (e4m3 mma.sync) or 1 (cvt to f16)");
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0 && STAGES >= 2,
+                  "warp tiles split the block tile; B fragments come two n8 tiles at a time");
+    extern __shared__ __align__(128) unsigned char stages[];
+    const auto* a = reinterpret_cast<const unsigned char*>(a_in);
+    const auto* b = reinterpret_cast<const unsigned char*>(b_in);
+    const int block_m = blockIdx.y * BM, block_n = blockIdx.x * BN;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp_m = warp / warps_n * WM, warp_n = warp % warps_n * WN;
+    const bool whole_chunks =
+        k % 16 == 0 && ((reinterpret_cast<unsigned long long>(a) |
+                         reinterpret_cast<unsigned long long>(b)) & 15) == 0;
+    const int k_steps = (k + k_stage_k - 1) / k_stage_k;
+    auto load_stage = [&](int step) {
+        unsigned char* s = stages + step % STAGES * stage_bytes;
+        load_tile<BM, threads>(s, a, m, k, block_m, step * k_stage_k, whole_chunks);
+        load_tile<BN, threads>(s + a_bytes, b, n, k, block_n, step * k_stage_k, whole_chunks);
+    };
+
+    float acc[tiles_m][tiles_n][4];
+#pragma unroll
+    for (int i = 0; i < tiles_m; ++i)
+#pragma unroll
+        for (int j = 0; j < tiles_n; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+
+    // One commit group per k-step, empty past the end, so that wait_copies<STAGES - 2> always
+    // means "step t has landed".
+#pragma unroll
+    for (int step = 0; step < STAGES - 1; ++step) {
+        if (step < k_steps) load_stage(step);
+        commit_copies();
+    }
+    const int quad = lane / 8, quad_row = lane % 8;
+    for (int t = 0; t < k_steps; ++t) {
+        wait_copies<STAGES - 2>();
+        __syncthreads();  // step t is visible to all; everyone is done with step t - 1's stage
+        if (t + STAGES - 1 < k_steps) load_stage(t + STAGES - 1);
+        commit_copies();
+        const unsigned a_stage = shared_address(stages + t % STAGES * stage_bytes);
+        const unsigned b_stage = a_stage + a_bytes;
+#pragma unroll
+        for (int kk = 0; kk < k_stage_k / 32; ++kk) {
+            // A m16 x k32: matrices (rows 0-7, bytes 0-15), (8-15, 0-15), (0-7, 16-31), (8-15,
+            // 16-31) are a0..a3. B n8 x k32 pairs: (n 0-7, bytes 0-15), (0-7, 16-31) are b0, b1
+            // of the first n8 tile, (8-15, ...) of the second.
+            unsigned fa[tiles_m][4], fb[tiles_n][2];
+#pragma unroll
+            for (int i = 0; i < tiles_m; ++i)
+                load_matrices(fa[i], a_stage + swizzled(warp_m + i * 16 + quad % 2 * 8 + quad_row,
+                                                        kk * 2 + quad / 2));
+#pragma unroll
+            for (int j = 0; j < tiles_n; j += 2) {
+                unsigned r[4];
+                load_matrices(r, b_stage + swizzled(warp_n + j * 8 + quad / 2 * 8 + quad_row,
+                                                    kk * 2 + quad % 2));
+                fb[j][0] = r[0];
+                fb[j][1] = r[1];
+                fb[j + 1][0] = r[2];
+                fb[j + 1][1] = r[3];
+            }
+            if constexpr (ROUTE == 1) {
+                // The m16n8k32 fragments as two m16n8k16 f16 ones.
+                unsigned ha[tiles_m][8];
+#pragma unroll
+                for (int i = 0; i < tiles_m; ++i) {
+                    to_f16x2(fa[i][0], ha[i][0], ha[i][2]);
+                    to_f16x2(fa[i][1], ha[i][1], ha[i][3]);
+                    to_f16x2(fa[i][2], ha[i][4], ha[i][6]);
+                    to_f16x2(fa[i][3], ha[i][5], ha[i][7]);
+                }
+#pragma unroll
+                for (int j = 0; j < tiles_n; ++j) {
+                    unsigned hb[4];
+                    to_f16x2(fb[j][0], hb[0], hb[1]);
+                    to_f16x2(fb[j][1], hb[2], hb[3]);
+#pragma unroll
+                    for (int i = 0; i < tiles_m; ++i) {
+                        mma_f16(acc[i][j], ha[i][0], ha[i][1], ha[i][2], ha[i][3], hb[0], hb[1]);
+                        mma_f16(acc[i][j], ha[i][4], ha[i][5], ha[i][6], ha[i][7], hb[2], hb[3]);
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < tiles_m; ++i)
+#pragma unroll
+                    for (int j = 0; j < tiles_n; ++j)
+                        mma_e4m3(acc[i][j], fa[i], fb[j][0], fb[j][1]);
+            }
+        }
+    }
+
+    // Accumulator e of an m16 n8 tile: row lane/4 (+8 for e >= 2), columns 2(lane%4) + e%2.
+    const float scale = scale_a * scale_b;
+    const bool pairs = n % 2 == 0 && (reinterpret_cast<unsigned long long>(c) & 3) == 0;
+#pragma unroll
+    for (int i = 0; i < tiles_m; ++i)
+#pragma unroll
+        for (int j = 0; j < tiles_n; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = block_m + warp_m + i * 16 + lane / 4 + h * 8;
+                const int col = block_n + warp_n + j * 8 + lane % 4 * 2;
+                if (row >= m || col >= n) continue;
+                const float v0 = acc[i][j][2 * h] * scale, v1 = acc[i][j][2 * h + 1] * scale;
+                __nv_bfloat16* out = c + static_cast<long long>(row) * n + col;
+                if (pairs) {  // n even, so col + 1 < n too
+                    *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(v0, v1);
+                } else {
+                    out[0] = __float2bfloat16(v0);
+                    if (col + 1 < n) out[1] = __float2bfloat16(v1);
+                }
+            }
+}
+
+// Each MMA value's block: a 128 x 128 tile of C, 3 stages of 128 k (96 KiB of shared memory),
+// two blocks a multiprocessor. MMA 1: 8 warps of 64 x 32; MMA 2: 4 warps of 64 x 64 (half the
+// conversions and fragment loads per mma, fewer warps to hide latency). input_cases.json
+// launches `threads` threads, ceil(n / 128) x ceil(m / 128) blocks and 98304 bytes of dynamic
+// shared memory.
+template <int VALUE>
+struct tile_config;
+template <>
+struct tile_config<1> {
+    static constexpr int bm = 128, bn = 128, wm = 64, wn = 32, stages = 3, threads = 256;
+};
+template <>
+struct tile_config<2> {
+    static constexpr int bm = 128, bn = 128, wm = 64, wn = 64, stages = 3, threads = 128;
+};
+
+}  // namespace gemm_fp8_mma
+
+using gemm_fp8_tile = gemm_fp8_mma::tile_config<MMA>;
+extern "C" __global__ void __launch_bounds__(gemm_fp8_tile::threads, 2)
+    gemm_e4m3(const __nv_fp8_e4m3* a, const __nv_fp8_e4m3* b, __nv_bfloat16* c, float scale_a,
+              float scale_b, int m, int n, int k) {
+    gemm_fp8_mma::gemm<gemm_fp8_tile::bm, gemm_fp8_tile::bn, gemm_fp8_tile::wm, gemm_fp8_tile::wn,
+                       gemm_fp8_tile::stages, gemm_fp8_mma::k_route>(a, b, c, scale_a, scale_b, m,
+                                                                     n, k);
+}
+
+#endif

@@ -254,10 +254,13 @@ TEST_CASE(
     struct example {
         std::string name, file;
         bool holdout;
+        // A tunable whose other values the kernel refuses (static_assert) unless every other
+        // tunable has its first value: gemm-fp8's MMA path ignores the FMA kernels' tunables.
+        std::string alone = "";
     };
     for (const example& e :
          {example{"matmul", "initial.cu", true}, example{"softmax", "initial.cu", true},
-          example{"reduction", "initial.cu", true}, example{"gemm-fp8", "initial.cu", true},
+          example{"reduction", "initial.cu", true}, example{"gemm-fp8", "initial.cu", true, "MMA"},
           example{"matmul-tiled", "matmul_tiled.cu", false}}) {
         const manifest m = read_manifest(k_examples / e.name / "input_cases.json");
         std::vector<manifest_case> cases = m.cases;
@@ -266,9 +269,17 @@ TEST_CASE(
             cases.insert(cases.end(), h.cases.begin(), h.cases.end());
         }
         // The first configuration and the last of every tunable: launch shapes that differ.
+        // With a tunable that must stand alone, the last of the others beside its first value,
+        // and its last value beside the others' first.
         std::map<std::string, std::int64_t> first = m.default_tunables(), last;
         for (const auto& [name, values] : m.tunables) last[name] = values.back();
-        for (const auto& tunables : {first, last}) {
+        std::vector<std::map<std::string, std::int64_t>> configurations = {first, last};
+        if (!e.alone.empty()) {
+            configurations[1][e.alone] = first[e.alone];
+            configurations.push_back(first);
+            configurations.back()[e.alone] = last[e.alone];
+        }
+        for (const auto& tunables : configurations) {
             INFO(e.name << " with " << tunables.size() << " tunables");
             const exported_kernel k = example_kernel(e.name, e.file, m, tunables);
             test::scratch_folder dir;
