@@ -29,7 +29,7 @@ std::string text_in(int fd) {
 
 // Through a second descriptor, of the same file (a name swapped meanwhile is not written).
 bool write_pid(const std::filesystem::path& file, int lock_fd) {
-    const int fd = ::open(file.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    const int fd = ::open(file.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return false;
     struct stat a {
     }, b{};
@@ -68,26 +68,6 @@ int open_lock_file(const std::filesystem::path& file, unsigned mode, bool& creat
     const int made = ::open(file.c_str(), flags | O_CREAT | O_EXCL, mode);
     created = made >= 0;
     return made;
-}
-
-// Whether a process other than this one has the file `fd` is open on open too (through any of
-// its descriptors). True where /proc cannot say: then the file stays.
-bool open_elsewhere(int fd) {
-    namespace fs = std::filesystem;
-    struct stat mine {};
-    std::error_code ec;
-    if (::fstat(fd, &mine) != 0 || !fs::is_directory("/proc/self/fd", ec)) return true;
-    const std::string self = std::to_string(::getpid());
-    for (const auto& proc : fs::directory_iterator("/proc", ec)) {
-        const std::string pid = proc.path().filename().string();
-        if (pid == self || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::error_code fd_ec;  // another user's, or gone meanwhile: none of ours
-        for (const auto& entry : fs::directory_iterator(proc.path() / "fd", fd_ec)) {
-            struct stat st {};
-            if (::stat(entry.path().c_str(), &st) == 0 && same_file(st, mine)) return true;
-        }
-    }
-    return false;
 }
 
 }  // namespace
@@ -140,12 +120,18 @@ std::optional<pid_lock> pid_lock::try_take(const std::filesystem::path& file, un
 
 bool pid_lock::release_removing() {
     if (m_fd < 0) return false;
-    // Unlinked while still held: a taker that opened the old file meanwhile locks it only once
-    // it is closed below, then finds the name gone (names() above) and opens it again.
-    const bool removed =
-        names(m_file, m_fd) && !open_elsewhere(m_fd) && ::unlink(m_file.c_str()) == 0;
+    // A second open file description of the same file: once this one is closed, a child it
+    // was handed down to still holds the flock through its copy, and then this one cannot take
+    // it. Only a lock nobody holds is removed: taken again here, the name checked and unlinked
+    // while held, so a taker that opened the file meanwhile locks it only once it is closed
+    // below, finds the name gone (names() in try_take) and opens the name again.
+    const int again = ::open(m_file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    const bool same = again >= 0 && names(m_file, again) && names(m_file, m_fd);
     ::close(m_fd);
     m_fd = -1;
+    const bool removed = same && ::flock(again, LOCK_EX | LOCK_NB) == 0 && names(m_file, again) &&
+                         ::unlink(m_file.c_str()) == 0;
+    if (again >= 0) ::close(again);
     return removed;
 }
 

@@ -56,9 +56,10 @@ class pid_lock {
     bool pid_written() const { return m_pid_written; }
     /// Whether taking the lock made the file (it was not there).
     bool created() const { return m_created; }
-    /// Lets go of the lock, removing the file first where that is safe: the name still names
-    /// the locked file and no other process has it open (a child it was handed down to that
-    /// still lives keeps the file, and the lock with it). Whether the file was removed.
+    /// Lets go of the lock, removing the file where that is safe: the name still names the
+    /// locked file and, once this descriptor is closed, nobody holds the lock (a child it was
+    /// handed down to that still lives keeps the file, and the lock with it; so does a taker
+    /// that locked it meanwhile). Whether the file was removed.
     bool release_removing();
 
   private:

@@ -78,6 +78,8 @@ class case_buffers {
     /// The L2 scratch is twice the device's L2 when timing.flush_l2 (else a token 16 bytes).
     case_buffers(const device_fingerprint& device, device_session& session,
                  const timing_config& timing);
+    case_buffers(const case_buffers&) = delete;  // case_outputs holds references into it
+    case_buffers& operator=(const case_buffers&) = delete;
 
     /// Zeroes the L2 scratch on the stream when timing.flush_l2 (a worker's earlier request
     /// left its values there); once, before the first case.
