@@ -81,15 +81,19 @@ struct launch_config {
     unsigned dynamic_shared_bytes = 0;
 };
 
-/// The vendor library a request calls instead of compiling a kernel.
-enum class vendor_library { cublas, cublaslt };
-inline constexpr auto k_vendor_libraries = make_name_table<vendor_library>(
-    {{vendor_library::cublas, "cublas"}, {vendor_library::cublaslt, "cublaslt"}});
+/// The vendor library a request calls instead of compiling a kernel. cub: CUB, through the
+/// small launcher library built beside the harness (libcuopt_cub.so).
+enum class vendor_library { cublas, cublaslt, cub };
+inline constexpr auto k_vendor_libraries =
+    make_name_table<vendor_library>({{vendor_library::cublas, "cublas"},
+                                     {vendor_library::cublaslt, "cublaslt"},
+                                     {vendor_library::cub, "cub"}});
 
 /// A vendor library's routine that a case calls instead of launching a kernel (the
-/// baseline a hand-written kernel is measured against). C = A x B, alpha 1, beta 0;
-/// e4m3_gemm (cuBLASLt) scales the product: D = scale_a * scale_b * (A x B).
-enum class vendor_op { sgemm, dgemm, hgemm, e4m3_gemm };
+/// baseline a hand-written kernel is measured against). The gemms: C = A x B, alpha 1, beta 0;
+/// e4m3_gemm (cuBLASLt) scales the product: D = scale_a * scale_b * (A x B). segmented_sum
+/// (CUB): per-row sums y[r] = sum_j x[r][j] of a row-major rows x cols f32 x.
+enum class vendor_op { sgemm, dgemm, hgemm, e4m3_gemm, segmented_sum };
 /// row_major_bt: A row-major m x k, B stored row-major n x k (transposed, as a linear layer's
 /// weight: C[i][j] = sum_p A[i][p] * B[j][p]), C row-major m x n; cuBLASLt's FP8 "TN" form.
 enum class matrix_layout { row_major, col_major, row_major_bt };
@@ -98,18 +102,27 @@ inline constexpr auto k_vendor_ops =
     make_name_table<vendor_op>({{vendor_op::sgemm, "sgemm"},
                                 {vendor_op::dgemm, "dgemm"},
                                 {vendor_op::hgemm, "hgemm"},
-                                {vendor_op::e4m3_gemm, "e4m3_gemm"}});
+                                {vendor_op::e4m3_gemm, "e4m3_gemm"},
+                                {vendor_op::segmented_sum, "segmented_sum"}});
 inline constexpr auto k_matrix_layouts =
     make_name_table<matrix_layout>({{matrix_layout::row_major, "row_major"},
                                     {matrix_layout::col_major, "col_major"},
                                     {matrix_layout::row_major_bt, "row_major_bt"}});
 
-/// The library that provides an op: cuBLASLt for e4m3_gemm, cuBLAS for the others.
+/// The library that provides an op: cuBLASLt for e4m3_gemm, CUB for segmented_sum, cuBLAS for
+/// the others.
 inline vendor_library vendor_library_of(vendor_op op) {
-    return op == vendor_op::e4m3_gemm ? vendor_library::cublaslt : vendor_library::cublas;
+    return op == vendor_op::e4m3_gemm       ? vendor_library::cublaslt
+           : op == vendor_op::segmented_sum ? vendor_library::cub
+                                            : vendor_library::cublas;
 }
 
-/// The element type of A and B for an op: f32, f64, f16, f8e4m3.
+/// Whether an op sums rows (rows, cols, x, y) rather than multiplies matrices (m, n, k, a, b, c).
+inline bool is_row_sum(vendor_op op) {
+    return op == vendor_op::segmented_sum;
+}
+
+/// The element type of A and B for an op (x for segmented_sum): f32, f64, f16, f8e4m3.
 inline dtype vendor_input_dtype(vendor_op op) {
     switch (op) {
         case vendor_op::dgemm:
@@ -123,7 +136,8 @@ inline dtype vendor_input_dtype(vendor_op op) {
     }
 }
 
-/// Whether C may be of dtype `t`: A's dtype for the cuBLAS gemms; bf16 or f32 for e4m3_gemm.
+/// Whether C (y) may be of dtype `t`: A's dtype for the cuBLAS gemms and segmented_sum; bf16 or
+/// f32 for e4m3_gemm.
 inline bool vendor_output_dtype_ok(vendor_op op, dtype t) {
     if (op == vendor_op::e4m3_gemm) return t == dtype::bf16 || t == dtype::f32;
     return t == vendor_input_dtype(op);
@@ -140,6 +154,7 @@ inline constexpr int k_fp8_gemm_multiple = 16;
 
 /// What the request and manifest readers refuse in an op's pairing with a library and a
 /// layout: the field at fault ("op" or "layout") and why, in one line; nullopt when it pairs.
+/// e4m3_gemm takes only row_major_bt, segmented_sum only row_major.
 struct vendor_pairing_problem {
     const char* field;
     std::string message;
@@ -164,6 +179,12 @@ inline std::optional<vendor_pairing_problem> check_vendor_pairing(vendor_op op,
             "e4m3_gemm takes only row_major_bt (A row-major m x k, B row-major n x k, "
             "C row-major m x n: the TN form cuBLASLt's FP8 needs); got " +
                 std::string(k_matrix_layouts.name(layout))};
+    if (op == vendor_op::segmented_sum && layout != matrix_layout::row_major)
+        return vendor_pairing_problem{
+            "layout",
+            "segmented_sum takes only row_major (x row-major rows x cols, one sum per "
+            "row into y); got " +
+                std::string(k_matrix_layouts.name(layout))};
     return std::nullopt;
 }
 
@@ -177,11 +198,15 @@ inline std::string vendor_dimension_problem(vendor_op op, std::int64_t value) {
 struct vendor_call {
     vendor_op op = vendor_op::sgemm;
     matrix_layout layout = matrix_layout::row_major;
+    // The gemms: their sizes and the names of buffer args of the case: A (m x k), B (k x n;
+    // n x k for row_major_bt), C (m x n).
     int m = 0, n = 0, k = 0;
-    // Names of buffer args of the case: A (m x k), B (k x n; n x k for row_major_bt), C (m x n).
     std::string a, b, c;
     // e4m3_gemm only: names of f32 scalar args of the case; "" for 1.0.
     std::string scale_a, scale_b;
+    // segmented_sum only: its sizes and buffer args, x (rows x cols, row-major) and y (rows).
+    int rows = 0, cols = 0;
+    std::string x, y;
 };
 
 struct run_case {

@@ -55,7 +55,8 @@ cublasStatus_t call(const cublas_api& api, cublasHandle_t h, vendor_op op,
                                g.K, &zero, reinterpret_cast<void*>(g.c), CUDA_R_16F, g.M,
                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         }
-        case vendor_op::e4m3_gemm:  // cuBLASLt's (cublaslt_launcher); the reader pairs them
+        case vendor_op::e4m3_gemm:      // cuBLASLt's (cublaslt_launcher); the reader pairs them
+        case vendor_op::segmented_sum:  // CUB's (cub_launcher)
             break;
     }
     return CUBLAS_STATUS_INVALID_VALUE;

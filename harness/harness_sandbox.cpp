@@ -9,6 +9,7 @@
 #include "common/file_io.hpp"
 #include "common/message_text.hpp"
 #include "common/sandbox_rules.hpp"
+#include "harness/cub_library.hpp"
 #include "harness/cubin_cache.hpp"
 #include "harness/nvrtc_compiler.hpp"
 
@@ -64,6 +65,9 @@ std::vector<landlock_rule> harness_rules(const fs::path& root,
     for (const fs::path& w : writable) rules.push_back({w, landlock_access::read_write});
     append(rules, toolkit_rules());
     append(rules, library_rules());
+    // The bundled CUB launcher beside this binary, read when a cub vendor request loads it.
+    for (const std::string& cub : cub_library_paths())
+        if (fs::path(cub).is_absolute()) rules.push_back({cub, landlock_access::read});
     if (!compile_only) append(rules, driver_rules());
     return rules;
 }

@@ -1,10 +1,11 @@
 #pragma once
 /// What cuda-harness may touch once it confines itself (Landlock), in one place: the folder
 /// its requests come from (read and write), its cache, the CUDA toolkit, the folders shared
-/// libraries load from, and what the NVIDIA driver, CUPTI and NVML read (their /dev nodes,
-/// /proc/driver/nvidia, the GPU's /sys entries and a few of the process's own /proc files,
-/// found on an H200 with driver 580, not guessed). Compiles get less: see compile_rules. Under
-/// ncu (an injected profiler) the process stays unconfined on purpose; its compiles do not.
+/// libraries load from (and the CUB launcher beside the binary), and what the NVIDIA driver, CUPTI
+/// and NVML read (their /dev nodes, /proc/driver/nvidia, the GPU's /sys entries and a few of the
+/// process's own /proc files, found on an H200 with driver 580, not guessed). Compiles get less:
+/// see compile_rules. Under ncu (an injected profiler) the process stays unconfined on purpose; its
+/// compiles do not.
 
 #include <filesystem>
 #include <optional>

@@ -8,6 +8,7 @@
 
 #include "common/file_io.hpp"
 #include "common/message_text.hpp"
+#include "harness/cub_launcher.hpp"
 #include "harness/cubin_params.hpp"
 #include "harness/cublas_launcher.hpp"
 #include "harness/cublaslt_launcher.hpp"
@@ -218,6 +219,12 @@ namespace {
 std::unique_ptr<case_launcher> make_vendor_launcher(vendor_library library,
                                                     std::optional<vendor_report>& report) {
     const std::string name = k_vendor_libraries.name(library);
+    if (library == vendor_library::cub) {
+        auto launcher = std::make_unique<cub_launcher>(load_cub());
+        report = vendor_report{name, launcher->api().file, launcher->api().version,
+                               cub_launcher::k_math_mode, cub_launcher::notes()};
+        return launcher;
+    }
     if (library == vendor_library::cublaslt) {
         auto launcher = std::make_unique<cublaslt_launcher>(load_cublaslt());
         report = vendor_report{name, launcher->api().file, launcher->api().version,

@@ -23,9 +23,9 @@ void stop_busy_clock(harness_report& report);
 void run_kernel_phases(const request& req, const harness_options& o, harness_report& report,
                        const std::function<void(const char*)>& lap);
 
-/// The vendor library (cuBLAS or cuBLASLt) loaded and a handle made in the primary context;
-/// then the cases run. Without the library, every case says why it did not run and the
-/// request fails as internal_error.
+/// The vendor library (cuBLAS, cuBLASLt or the CUB launcher) loaded and a handle made in the
+/// primary context; then the cases run. Without the library, every case says why it did not
+/// run and the request fails as internal_error.
 void run_vendor_phases(const request& req, const harness_options& o, harness_report& report,
                        const std::function<void(const char*)>& lap);
 

@@ -64,14 +64,18 @@ struct launch_expressions {
 
 /// C = A * B through a vendor library, as expressions over the case's params; the buffers
 /// by name (default: the first two inputs and the first output). e4m3_gemm (cuBLASLt) scales
-/// the product by two f32 scalar arguments, named.
+/// the product by two f32 scalar arguments, named. segmented_sum (CUB) sums each row of x
+/// (rows x cols) into y (default: the first input and the first output).
 struct vendor_baseline_spec {
-    std::string library = "cublas";    // cublas, cublaslt (the schema's enum)
-    std::string op;                    // sgemm, dgemm, hgemm (cublas); e4m3_gemm (cublaslt)
+    std::string library = "cublas";    // cublas, cublaslt, cub (the schema's enum)
+    std::string op;                    // sgemm, dgemm, hgemm (cublas); e4m3_gemm (cublaslt);
+                                       // segmented_sum (cub)
     std::string layout = "row_major";  // e4m3_gemm: row_major_bt, its only one
-    std::string m, n, k;
+    std::string m, n, k;               // the gemms only
     std::string a, b, c;
     std::string scale_a, scale_b;  // e4m3_gemm only; "" for 1
+    std::string rows, cols;        // segmented_sum only
+    std::string x, y;
 };
 
 struct manifest_case {

@@ -45,14 +45,14 @@ void check_reduction_lengths(const manifest& m, const manifest_case& mc, const s
     }
 }
 
-// A case's flops, vendor m, n, k and reduction lengths: over its params only, each at least 1.
+// A case's flops, vendor sizes (m, n, k or rows, cols) and reduction lengths: over its params
+// only, each at least 1.
 void check_case_expressions(const manifest& m, const manifest_case& mc, const std::string& field,
                             const context& ctx) {
     std::vector<std::pair<std::string, std::string>> exprs;
     if (!mc.flops.empty()) exprs.emplace_back("flops", mc.flops);
     if (mc.vendor)
-        for (auto [key, e] :
-             {std::pair{"m", &mc.vendor->m}, {"n", &mc.vendor->n}, {"k", &mc.vendor->k}})
+        for (const auto& [key, e] : vendor_size_fields(*mc.vendor))
             exprs.emplace_back(std::string("vendor_baseline.") + key, *e);
     for (const manifest_arg& a : m.args)
         if (!a.reduction_length.empty())

@@ -4,6 +4,8 @@
 /// case (manifest_checks) and the vendor baseline call (manifest_vendor).
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/json_fields.hpp"
 #include "common/message_text.hpp"
@@ -27,7 +29,12 @@ void check_expressions(const manifest& m, const context& ctx, bool vendor_runs);
 /// Files must hold exactly count x dtype bytes for the case that uses them.
 void check_file_sizes(const manifest& m, const context& ctx);
 
-/// A case's vendor call against its sizes (m, n, k and every count evaluated already).
+/// A vendor call's size fields and their expressions: m, n, k (the gemms) or rows, cols
+/// (segmented_sum).
+std::vector<std::pair<const char*, const std::string*>> vendor_size_fields(
+    const vendor_baseline_spec& v);
+
+/// A case's vendor call against its sizes (its size fields and every count evaluated already).
 void check_vendor_sizes(const manifest& m, const manifest_case& mc, const std::string& field,
                         const context& ctx);
 

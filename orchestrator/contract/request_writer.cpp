@@ -73,9 +73,14 @@ Value arg_json(const kernel_arg& arg, const fs::path& folder, json_allocator& a)
 
 Value vendor_call_json(const vendor_call& call, json_allocator& a) {
     json_object v(a);
-    v.add("op", k_vendor_ops.name(call.op))
-        .add("layout", k_matrix_layouts.name(call.layout))
-        .add("m", call.m)
+    v.add("op", k_vendor_ops.name(call.op)).add("layout", k_matrix_layouts.name(call.layout));
+    if (is_row_sum(call.op))
+        return v.add("rows", call.rows)
+            .add("cols", call.cols)
+            .add("x", call.x)
+            .add("y", call.y)
+            .take();
+    v.add("m", call.m)
         .add("n", call.n)
         .add("k", call.k)
         .add("a", call.a)

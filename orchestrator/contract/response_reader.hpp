@@ -153,7 +153,7 @@ struct response_case {
 
 /// The vendor block: the library a vendor request called instead of a kernel.
 struct vendor_summary {
-    std::string library;  // "cublas", "cublaslt"
+    std::string library;  // "cublas", "cublaslt", "cub"
     std::string file;     // the soname that loaded
     std::string version;
     std::string math_mode;  // "CUBLAS_DEFAULT_MATH": no TF32

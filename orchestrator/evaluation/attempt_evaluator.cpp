@@ -67,6 +67,13 @@ vendor_call vendor_call_for(const vendor_baseline_spec& v, const manifest_case& 
     vendor_call call;
     call.op = *k_vendor_ops.parse(v.op);  // the manifest's schema enum guarantees it
     call.layout = *k_matrix_layouts.parse(v.layout);
+    if (is_row_sum(call.op)) {
+        call.rows = static_cast<int>(evaluate_integer_expression(v.rows, mc.params));
+        call.cols = static_cast<int>(evaluate_integer_expression(v.cols, mc.params));
+        call.x = v.x;
+        call.y = v.y;
+        return call;
+    }
     call.m = static_cast<int>(evaluate_integer_expression(v.m, mc.params));
     call.n = static_cast<int>(evaluate_integer_expression(v.n, mc.params));
     call.k = static_cast<int>(evaluate_integer_expression(v.k, mc.params));
@@ -232,7 +239,7 @@ std::optional<attempt_result> attempt_evaluator::evaluate_vendor(const candidate
     req.cases = std::move(cases);
     attempt_result r;
     r.cand = c;
-    r.cand.label = k_vendor_libraries.name(*req.vendor);  // "cublas", "cublaslt"
+    r.cand.label = k_vendor_libraries.name(*req.vendor);  // "cublas", "cublaslt", "cub"
     r.folder = folder;
     fs::create_directories(folder);
     link_input_files(m_manifest, folder);

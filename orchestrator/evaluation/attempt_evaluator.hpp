@@ -172,7 +172,7 @@ class attempt_evaluator {
     attempt_result evaluate(const candidate& c, const std::filesystem::path& folder,
                             const oracle_files* oracle) const;
 
-    /// The manifest's vendor baselines (cuBLAS or cuBLASLt: one library for every case, the
+    /// The manifest's vendor baselines (cuBLAS, cuBLASLt or CUB: one library for every case, the
     /// result's label names it) on the measured cases that declare one, with the inputs a
     /// candidate's checked launch sees (so `oracle` applies), in `folder`; nullopt when no
     /// measured case declares one. `c` supplies the tunables of the launch indices only.

@@ -1,5 +1,6 @@
-// The vendor path: a request's vendor_calls (cuBLAS sgemm, dgemm, hgemm; cuBLASLt e4m3_gemm)
-// computed on the CPU in double, 0.5 ms per 256^3, with no kernel to compile.
+// The vendor path: a request's vendor_calls (cuBLAS sgemm, dgemm, hgemm; cuBLASLt e4m3_gemm; CUB
+// segmented_sum) computed on the CPU in double, 0.5 ms per 256^3 products (or summed elements),
+// with no kernel to compile.
 #include <algorithm>
 #include <variant>
 
@@ -40,21 +41,34 @@ double vendor_scale(const run_case& rc, const std::string& name) {
         std::visit([](auto x) { return static_cast<double>(x); }, it->scalar));
 }
 
+// segmented_sum's y on the CPU in double: row r's sum from j = 0 upwards.
+std::vector<double> vendor_row_sums(const vendor_call& v, const std::vector<double>& x) {
+    std::vector<double> y(static_cast<std::size_t>(v.rows), 0.0);
+    for (std::int64_t r = 0; r < v.rows; ++r)
+        for (std::int64_t j = 0; j < v.cols; ++j) y[r] += x[r * v.cols + j];
+    return y;
+}
+
 // One vendor case on the CPU: C = A x B in double from the inputs as stored (fp8 decoded),
-// times e4m3_gemm's two scales, rounded once to C's dtype; 0.5 ms per 256^3.
+// times e4m3_gemm's two scales, or segmented_sum's row sums, rounded once to the output's
+// dtype; 0.5 ms per 256^3 products or summed elements.
 case_outcome run_vendor_case(const request& req, const run_case& rc) {
     const vendor_call& v = *rc.vendor;
     auto arg = [&rc](const std::string& name) -> const kernel_arg& {
         return *std::find_if(rc.args.begin(), rc.args.end(),
                              [&](const kernel_arg& a) { return a.name == name; });
     };
-    const kernel_arg &A = arg(v.a), &B = arg(v.b), &C = arg(v.c);
+    const bool sums = is_row_sum(v.op);
+    std::vector<const kernel_arg*> ins =
+        sums ? std::vector{&arg(v.x)} : std::vector{&arg(v.a), &arg(v.b)};
+    const kernel_arg& out_arg = arg(sums ? v.y : v.c);
     const std::uint64_t checked =
         rc.launch_index_base + (rc.measure ? req.timing.checked_offset() : 0);
-    const auto a = values_of(A, values_launch(A, req, rc, checked));
-    const auto b = values_of(B, values_launch(B, req, rc, checked));
-    const std::int64_t m = v.m, n = v.n, k = v.k;
-    std::vector<double> c = vendor_product(v, a, b);
+    std::vector<std::vector<double>> in_values;
+    for (const kernel_arg* in : ins)
+        in_values.push_back(values_of(*in, values_launch(*in, req, rc, checked)));
+    std::vector<double> c =
+        sums ? vendor_row_sums(v, in_values[0]) : vendor_product(v, in_values[0], in_values[1]);
     const double scale = vendor_scale(rc, v.scale_a) * vendor_scale(rc, v.scale_b);
     for (double& x : c) x *= scale;
     case_outcome out;
@@ -63,15 +77,15 @@ case_outcome run_vendor_case(const request& req, const run_case& rc) {
     out.entry = std::string(k_vendor_libraries.name(*req.vendor)) + ":" + k_vendor_ops.name(v.op);
     out.checked_launch_index = checked;
     out.inputs_changed.emplace();  // a vendor library never writes into its inputs
-    out.outputs.push_back(write_values(C, *C.output_file, c, "output"));
-    for (const kernel_arg* in : {&A, &B})
-        if (in->input_dump_file)
+    out.outputs.push_back(write_values(out_arg, *out_arg.output_file, c, "output"));
+    for (std::size_t i = 0; i < ins.size(); ++i)
+        if (ins[i]->input_dump_file)
             out.outputs.push_back(
-                write_values(*in, *in->input_dump_file, in == &A ? a : b, "input_dump"));
+                write_values(*ins[i], *ins[i]->input_dump_file, in_values[i], "input_dump"));
+    const double work =
+        sums ? static_cast<double>(v.rows) * v.cols : static_cast<double>(v.m) * v.n * v.k;
     if (rc.measure)
-        time_case(out, req, "",
-                  0.5 * device_slowdown(req.device) * static_cast<double>(m * n * k) /
-                      (256.0 * 256.0 * 256.0));
+        time_case(out, req, "", 0.5 * device_slowdown(req.device) * work / (256.0 * 256.0 * 256.0));
     out.status = case_run_status::ok;
     return out;
 }
@@ -81,12 +95,16 @@ case_outcome run_vendor_case(const request& req, const run_case& rc) {
 // No kernel: the vendor block says which library and math mode, and every case is a
 // vendor_call computed on the CPU.
 void run_vendor_request(harness_report& report, const request& req) {
-    const bool lt = *req.vendor == vendor_library::cublaslt;
+    const vendor_library library = *req.vendor;
+    const bool lt = library == vendor_library::cublaslt, cub = library == vendor_library::cub;
     report.vendor = vendor_report{
-        k_vendor_libraries.name(*req.vendor), "fake", "0.0.0",
-        lt ? "CUBLAS_COMPUTE_32F, FAST_ACCUM off" : "CUBLAS_DEFAULT_MATH",
-        lt ? "fake: D = scale_a * scale_b * (A x B) on the CPU in double, 0.5 ms per 256^3"
-           : "fake: C = A x B on the CPU, 0.5 ms per 256^3"};
+        k_vendor_libraries.name(library), "fake", "0.0.0",
+        cub  ? "f32 sums in CUB's own order"
+        : lt ? "CUBLAS_COMPUTE_32F, FAST_ACCUM off"
+             : "CUBLAS_DEFAULT_MATH",
+        cub  ? "fake: y[r] = sum_j x[r][j] on the CPU in double, 0.5 ms per 256^3 elements"
+        : lt ? "fake: D = scale_a * scale_b * (A x B) on the CPU in double, 0.5 ms per 256^3"
+             : "fake: C = A x B on the CPU, 0.5 ms per 256^3"};
     describe_clocks(report, req, "");
     for (const run_case& rc : req.cases) report.cases.push_back(run_vendor_case(req, rc));
 }

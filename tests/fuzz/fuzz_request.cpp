@@ -25,7 +25,8 @@ void check_names(const cuopt::request& req) {
         check_text("cases[].name", c.name);
         if (c.vendor)
             for (const std::string* s :
-                 {&c.vendor->a, &c.vendor->b, &c.vendor->c, &c.vendor->scale_a, &c.vendor->scale_b})
+                 {&c.vendor->a, &c.vendor->b, &c.vendor->c, &c.vendor->scale_a, &c.vendor->scale_b,
+                  &c.vendor->x, &c.vendor->y})
                 check_text("cases[].vendor_call buffer", *s);
         for (const cuopt::kernel_arg& a : c.args) {
             check_text("cases[].args[].name", a.name);

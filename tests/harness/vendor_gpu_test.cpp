@@ -1,6 +1,6 @@
-// [gpu] tests of vendor-baseline requests on the real cuda-harness: cuBLAS's gemms and
-// cuBLASLt's FP8 e4m3_gemm against a float64 CPU reference, timed like a kernel, answered
-// without a compile block.
+// [gpu] tests of vendor-baseline requests on the real cuda-harness: cuBLAS's gemms,
+// cuBLASLt's FP8 e4m3_gemm and CUB's segmented_sum against a float64 CPU reference, timed like a
+// kernel, answered without a compile block.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -119,6 +119,51 @@ double worst_e4m3_error(const test::scratch_folder& dir, dtype c_type, int m, in
     return worst;
 }
 
+// segmented_sum, two cases in one request (CUB's storage sized for each): "wide" (7 rows of
+// 5003) and "tall" (4096 rows of 33), x generated in [-0.5, 1.5] and dumped, y written.
+std::string sum_request() {
+    auto one = [](const char* name, int rows, int cols, int seed) {
+        const std::string r = std::to_string(rows), c = std::to_string(cols);
+        return std::string(R"({ "name": ")") + name +
+               R"(", "vendor_call": { "op": "segmented_sum", "layout": "row_major", "rows": )" + r +
+               R"(, "cols": )" + c + R"(, "x": "x", "y": "y" }, "args": [
+    { "name": "x", "dtype": "f32", "count": )" +
+               std::to_string(1ll * rows * cols) +
+               R"(, "generator": {"kind": "uniform", "low": -0.5, "high": 1.5, "seed": )" +
+               std::to_string(seed) + R"(}, "input_dump_file": ")" + name + R"(.x.bin" },
+    { "name": "y", "dtype": "f32", "count": )" +
+               r + R"(, "output_file": ")" + name + R"(.y.bin" } ] })";
+    };
+    return R"({ "schema_version": 1, "vendor": { "library": "cub" },
+  "timing": { "warmup": 2, "iterations": 10 },
+  "cases": [ )" +
+           one("wide", 7, 5003, 11) + ", " + one("tall", 4096, 33, 12) + " ] }";
+}
+
+// The largest |y - ref| over its allowance, each row's sum against a float64 sum of the dumped x:
+// f32 sums in any order stay within (cols - 1) * 2^-24 of the sum of |x|. That allows 0.9 in a
+// wide row (sum near 2500) and 4e-5 in a tall one (near 16), where another row's sum is off by
+// about 40 and 3, and a dropped or doubled element (tall) by about 0.5.
+double worst_row_sum_error(const test::scratch_folder& dir, const std::string& name, int rows,
+                           int cols) {
+    const auto x = values(dir, (name + ".x.bin").c_str(), dtype::f32),
+               y = values(dir, (name + ".y.bin").c_str(), dtype::f32);
+    REQUIRE(x.size() == static_cast<std::size_t>(rows) * cols);
+    REQUIRE(y.size() == static_cast<std::size_t>(rows));
+    double worst = 0;
+    for (int r = 0; r < rows; ++r) {
+        double sum = 0, magnitude = 0;
+        for (int j = 0; j < cols; ++j) {
+            sum += x[static_cast<std::size_t>(r) * cols + j];
+            magnitude += std::fabs(x[static_cast<std::size_t>(r) * cols + j]);
+        }
+        REQUIRE_FALSE(std::isnan(y[r]));
+        const double allowed = std::ldexp(magnitude, -24) * (cols - 1) + 1e-30;
+        worst = std::max(worst, std::fabs(y[r] - sum) / allowed);
+    }
+    return worst;
+}
+
 struct fixture {
     test::scratch_folder dir;
     rapidjson::Document run(const std::string& json) {
@@ -198,4 +243,25 @@ TEST_CASE(
     // One scale alone (scale_b 1): the product is halved, so the scale pointers are honoured.
     f.run(e4m3_request("f32", 64, 32, 128, R"(, "scale_a": "sa")"));
     CHECK(worst_e4m3_error(f.dir, dtype::f32, 64, 32, 128, 0.5) <= 1.0);
+}
+
+TEST_CASE("CUB's segmented_sum through libcuopt_cub.so matches a CPU sum of every row", "[gpu]") {
+    REQUIRE_GPU_OR_SKIP();
+    fixture f;
+    const auto doc = f.run(sum_request());
+    CHECK(worst_row_sum_error(f.dir, "wide", 7, 5003) <= 1.0);
+    CHECK(worst_row_sum_error(f.dir, "tall", 4096, 33) <= 1.0);
+    CHECK(doc["compile"].IsNull());
+    CHECK(std::string(doc["vendor"]["library"].GetString()) == "cub");
+    CHECK_THAT(doc["vendor"]["file"].GetString(), Catch::EndsWith("/libcuopt_cub.so"));
+    CHECK_THAT(doc["vendor"]["version"].GetString(),
+               Catch::Matches("[1-9][0-9]*\\.[0-9]+\\.[0-9]+"));
+    for (const auto& c : doc["cases"].GetArray()) {
+        INFO(c["name"].GetString());
+        CHECK(std::string(c["status"].GetString()) == "ok");
+        CHECK(std::string(c["entry"].GetString()) == "cub:segmented_sum");
+        CHECK(c["timing"]["samples_ms"].Size() == 10);
+        CHECK(c["timing"]["median_ms"].GetDouble() > 0);
+        CHECK(c["outputs"][0]["unwritten"].GetUint64() == 0);
+    }
 }

@@ -3,7 +3,7 @@
 # reduction examples end to end (7 autotune iterations, evidence gates), logs under $OUT.
 # The tiled example always; EXTRA="softmax reduction" runs those after it.
 set -x
-mkdir -p /work && ln -sfn "$PWD" /work/main && mkdir -p build/tests && cp .bundle/{cuda-harness,cuda-optimizer,event-floor,cublas-sgemm} build/ && cp -r .bundle/lib build/ && cp .bundle/{cuopt_tests,cuopt_exploit_tests,fake-harness} build/tests/ && cd /work/main
+mkdir -p /work && ln -sfn "$PWD" /work/main && mkdir -p build/tests && cp .bundle/{cuda-harness,cuda-optimizer,event-floor,cublas-sgemm,libcuopt_cub.so} build/ && cp -r .bundle/lib build/ && cp .bundle/{cuopt_tests,cuopt_exploit_tests,fake-harness} build/tests/ && cd /work/main
 export LD_LIBRARY_PATH=$PWD/build/lib
 nvidia-smi --query-gpu=name,driver_version --format=csv > $OUT/gpu.txt
 (timeout 60 build/tests/cuopt_tests "[worker]" 2>&1 | tail -5) > $OUT/worker-tests.txt

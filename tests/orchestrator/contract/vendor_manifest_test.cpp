@@ -1,8 +1,10 @@
-// A manifest's vendor_baseline for cuBLASLt's FP8 e4m3_gemm: what the manifest reader checks at
-// load time (the op's library and layout, the operands' dtypes and counts, the scales, m, n, k
-// multiples of 16 where the baseline is timed, one library for every case), and the
-// orchestrator sending the manifest's library to the fake harness and naming it in its lines.
+// A manifest's vendor_baseline for cuBLASLt's FP8 e4m3_gemm and CUB's segmented_sum: what the
+// manifest reader checks at load time (the op's library, layout and fields, the operands'
+// dtypes and counts, the scales, m, n, k multiples of 16 where the baseline is timed, one library
+// for every case), and the orchestrator sending the manifest's library to the fake harness and
+// naming it in its lines.
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "common/dtype.hpp"
 #include "common/json_document.hpp"
@@ -204,4 +206,163 @@ TEST_CASE("the vendor run sends the manifest's library: cublaslt, named in the l
     CHECK(std::string(resp["vendor"]["library"].GetString()) == "cublaslt");
     CHECK(std::string(resp["cases"][0]["entry"].GetString()) == "cublaslt:e4m3_gemm");
     CHECK(vendor_outcome_of(&*r).library == "cublaslt");  // what the closing lines name
+}
+
+namespace {
+
+// y (f32, rows) = the row sums of x (f32, rows x cols) through CUB, the reduction example's
+// shape, beside an f64 input w and an f32 scalar s for the refusals.
+const std::string k_sum_baseline =
+    R"({ "library": "cub", "op": "segmented_sum", "layout": "row_major", "rows": "rows",
+         "cols": "cols", "x": "x", "y": "y" })";
+
+std::string sum_manifest(const std::string& baseline = k_sum_baseline) {
+    return R"({ "schema_version": 1, "launch": { "grid": [1], "block": [1] },
+  "args": [
+    { "name": "x", "dtype": "f32", "kind": "input", "count": "rows*cols" },
+    { "name": "w", "dtype": "f64", "kind": "input", "count": "rows*cols" },
+    { "name": "y", "dtype": "f32", "kind": "output", "count": "rows" },
+    { "name": "s", "dtype": "f32", "kind": "scalar", "value": 2 },
+    { "name": "rows", "dtype": "i32", "kind": "scalar", "value": "rows" },
+    { "name": "cols", "dtype": "i32", "kind": "scalar", "value": "cols" } ],
+  "vendor_baseline": )" +
+           baseline + R"(,
+  "cases": [
+    { "name": "correctness-5x3", "kind": "correctness", "params": { "rows": 5, "cols": 3 } },
+    { "name": "perf", "kind": "performance", "params": { "rows": 4, "cols": 8 } } ] })";
+}
+
+}  // namespace
+
+TEST_CASE("a segmented_sum baseline is read with rows, cols, x and y; x and y by default") {
+    fixture f;
+    const manifest m = f.read(sum_manifest());
+    REQUIRE(m.vendor_baseline);
+    const vendor_baseline_spec& v = *m.vendor_baseline;
+    CHECK(v.library == "cub");
+    CHECK(v.op == "segmented_sum");
+    CHECK(v.layout == "row_major");
+    CHECK(v.rows == "rows");
+    CHECK(v.cols == "cols");
+    CHECK(v.m.empty());
+    REQUIRE(m.cases[1].vendor);
+    CHECK(m.cases[1].vendor->y == "y");
+    // Without x and y: the first input and the first output; without a layout: row_major.
+    const manifest d = f.read(sum_manifest(
+        R"({ "library": "cub", "op": "segmented_sum", "rows": "rows", "cols": "cols" })"));
+    CHECK(d.vendor_baseline->x == "x");
+    CHECK(d.vendor_baseline->y == "y");
+    CHECK(d.vendor_baseline->layout == "row_major");
+    // The bundled reduction example declares it for every case.
+    const manifest example = read_manifest(std::filesystem::path(CUOPT_SOURCE_DIR) /
+                                           "examples/reduction/input_cases.json");
+    REQUIRE(example.vendor_baseline);
+    CHECK(example.vendor_baseline->library == "cub");
+    CHECK(example.vendor_baseline->op == "segmented_sum");
+    for (const manifest_case& mc : example.cases) CHECK(mc.vendor);
+}
+
+TEST_CASE("a segmented_sum baseline's bad field is refused in one line naming it") {
+    fixture f;
+    const std::string prefix = "input_cases.json: field vendor_baseline.";
+    auto with = [&](const std::string& from, const std::string& to) {
+        return f.error_of(sum_manifest(replaced(k_sum_baseline, from, to)));
+    };
+    CHECK(with(R"("cub")", R"("cublas")") ==
+          prefix +
+              "op: segmented_sum is a cub op but the library is cublas; expected one of "
+              "sgemm, dgemm, hgemm");
+    CHECK(with(R"("row_major")", R"("col_major")") ==
+          prefix +
+              "layout: segmented_sum takes only row_major (x row-major rows x cols, one sum "
+              "per row into y); got col_major");
+    CHECK(with(R"("rows": "rows",)", "") ==
+          prefix +
+              "rows: missing; segmented_sum needs rows and cols, expressions over the "
+              "case's params");
+    CHECK(with(R"("rows": "rows")", R"("rows": "rows", "m": "rows")") ==
+          prefix + "m: segmented_sum takes rows, cols, x and y, not m");
+    CHECK(with(R"("x": "x")", R"("x": "x", "a": "x")") ==
+          prefix + "a: segmented_sum takes rows, cols, x and y, not a");
+    CHECK(with(R"("x": "x")", R"("x": "y")") ==
+          prefix + "x: expected the name of an input buffer, got 'y'");
+    CHECK(with(R"("y": "y")", R"("y": "x")") ==
+          prefix + "y: expected the name of an output buffer, got 'x'");
+    CHECK(with(R"("x": "x")", R"("x": "w")") ==
+          prefix + "x: segmented_sum needs f32 buffers; 'w' is f64");
+    CHECK(with(R"("y": "y")", R"("y": "y", "scale_a": "s")") ==
+          prefix + "scale_a: segmented_sum takes no scales; only e4m3_gemm scales its product");
+    // The gemms take none of segmented_sum's fields, and need their own.
+    const std::string sgemm =
+        R"({ "library": "cublas", "op": "sgemm", "m": "rows", "n": "1", "k": "cols" })";
+    CHECK(f.error_of(
+              sum_manifest(replaced(sgemm, R"("k": "cols")", R"("k": "cols", "rows": "rows")"))) ==
+          prefix + "rows: sgemm takes m, n, k, a, b and c, not rows");
+    CHECK(f.error_of(sum_manifest(replaced(sgemm, R"(, "k": "cols")", ""))) ==
+          prefix + "k: missing; sgemm needs m, n and k, expressions over the case's params");
+}
+
+TEST_CASE("a timed segmented_sum needs counts of its shape and sizes of at least 1") {
+    fixture f;
+    CHECK(f.error_of(replaced(sum_manifest(), R"("count": "rows" })", R"("count": "rows+1" })")) ==
+          "input_cases.json: field cases[1] ('perf').vendor_baseline.y: 'y' has count rows+1 = 5 "
+          "but segmented_sum with rows=4, cols=8 needs rows = 4");
+    CHECK(f.error_of(
+              sum_manifest(replaced(k_sum_baseline, R"("cols": "cols")", R"("cols": "cols-3")"))) ==
+          "input_cases.json: field cases[0] ('correctness-5x3').vendor_baseline.cols: 'cols-3' is "
+          "below 1");
+    CHECK(f.error_of(
+              sum_manifest(replaced(k_sum_baseline, R"("cols": "cols")", R"("cols": "2*cols")"))) ==
+          "input_cases.json: field cases[1] ('perf').vendor_baseline.x: 'x' has count rows*cols = "
+          "32 but segmented_sum with rows=4, cols=16 needs rows*cols = 64");
+}
+
+TEST_CASE("the vendor run sends cub's segmented_sum and its sums meet the oracle",
+          "[integration]") {
+    fixture f;
+    std::string json =
+        replaced(sum_manifest(), R"("count": "rows*cols" },)",
+                 R"("count": "rows*cols", "init": { "kind": "file", "file": "x.bin" } },)");
+    json = replaced(
+        json,
+        R"({ "name": "correctness-5x3", "kind": "correctness", "params": { "rows": 5, "cols": 3 } },)",
+        "");
+    std::vector<float> x(32);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) * 0.25f - 0.5f;
+    f.dir.write_values("x.bin", x);
+    const manifest m = f.read(json);
+    std::vector<float> sums(4, 0.0f);
+    for (int r = 0; r < 4; ++r) {
+        double sum = 0;
+        for (int j = 0; j < 8; ++j) sum += x[r * 8 + j];
+        sums[r] = static_cast<float>(sum);
+    }
+    evaluator_settings settings;
+    settings.harness = CUOPT_FAKE_HARNESS_BINARY;
+    const auto runner = make_child_process_runner();
+    const attempt_evaluator e(m, settings, *runner);
+    const oracle_files oracle{{{"perf", "y"}, f.dir.write_values("oracle-y.bin", sums)}};
+    const std::optional<attempt_result> r =
+        e.evaluate_vendor(candidate{}, f.dir / "vendor", oracle);
+    REQUIRE(r);
+    INFO(r->reason);
+    CHECK(r->verdict == verdict::valid);
+    CHECK(r->cand.label == "cub");
+    const auto req = parse_json(test::read_text(f.dir / "vendor/request.json"), "request.json");
+    CHECK(std::string(req["vendor"]["library"].GetString()) == "cub");
+    const auto& call = req["cases"][0]["vendor_call"];
+    CHECK(std::string(call["op"].GetString()) == "segmented_sum");
+    CHECK(call["rows"].GetInt() == 4);
+    CHECK(call["cols"].GetInt() == 8);
+    CHECK(std::string(call["x"].GetString()) == "x");
+    CHECK_FALSE(call.HasMember("m"));
+    const auto resp = test::read_response(f.dir / "vendor/response.json");
+    CHECK(std::string(resp["cases"][0]["entry"].GetString()) == "cub:segmented_sum");
+    CHECK(vendor_outcome_of(&*r).library == "cub");
+    // An oracle one row off: the same run is judged wrong.
+    sums[2] += 1.0f;
+    const oracle_files wrong{{{"perf", "y"}, f.dir.write_values("oracle-y2.bin", sums)}};
+    const auto bad = e.evaluate_vendor(candidate{}, f.dir / "vendor-2", wrong);
+    REQUIRE(bad);
+    CHECK(bad->verdict != verdict::valid);
 }
