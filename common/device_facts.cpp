@@ -2,6 +2,7 @@
 #include "common/device_facts.hpp"
 
 #include <climits>
+#include <regex>
 
 #include "common/json_document.hpp"
 #include "common/json_fields.hpp"
@@ -34,6 +35,13 @@ device_facts read_device_facts(const std::string& text) {
     device_facts f = read_device_facts(static_cast<const rapidjson::Value&>(d));
     if (d.IsObject()) f.json = text;  // verbatim, as the harness printed it
     return f;
+}
+
+std::string arch_specific_target(const std::string& arch) {
+    std::smatch m;
+    if (std::regex_match(arch, m, std::regex(R"(sm_([0-9]{2,3}))")) && std::stoi(m[1]) >= 90)
+        return arch + "a";
+    return arch;
 }
 
 }  // namespace cuopt

@@ -36,4 +36,9 @@ device_facts read_device_facts(const std::string& text);
 /// The same from a parsed block (run.json's "device").
 device_facts read_device_facts(const rapidjson::Value& block);
 
+/// The architecture-specific target of `arch` ("sm_90" -> "sm_90a"): what a kernel whose
+/// manifest says arch_specific is compiled for. From sm_90 on only (none exists before); an
+/// arch that already names a target ("sm_90a", "sm_100f") is kept as given.
+std::string arch_specific_target(const std::string& arch);
+
 }  // namespace cuopt

@@ -271,6 +271,9 @@ struct kernel_spec {
     std::string entry;
     std::vector<std::string> compile_options;
     std::vector<std::pair<std::string, std::string>> defines;  // sorted by name
+    /// Compile for the GPU's architecture-specific target (sm_90a on an sm_90 GPU: wgmma,
+    /// setmaxnreg), the manifest's arch_specific; the cubin then runs on that one architecture.
+    bool arch_specific = false;
 
     /// The name NVRTC's log and the harness's messages give the source.
     const std::string& shown_name() const {

@@ -100,6 +100,7 @@ kernel_spec read_kernel(const request& req, const json_field& k) {
     }
     if (const auto name = k.optional_text("source_name")) spec.display_name = *name;
     spec.compile_options = k.optional_texts("compile_options");
+    spec.arch_specific = k.optional_boolean("arch_specific").value_or(false);
     if (const auto defines = k.find("defines"))
         for (const auto& [name, value] : defines->members()) {
             if (std::string why = identifier_problem(name); !why.empty())

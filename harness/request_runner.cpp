@@ -11,6 +11,7 @@
 #include <future>
 #include <memory>
 
+#include "common/device_facts.hpp"
 #include "common/file_io.hpp"
 #include "common/json_document.hpp"
 #include "common/message_text.hpp"
@@ -171,9 +172,10 @@ harness_report run_request(const harness_options& o) {
         if (!o.compile_only || (o.arch.empty() && !req->vendor))
             report.device = device_phase(req->device, &why, &device_code);
         lap("driver_init");
-        const std::string arch = !o.arch.empty() ? o.arch
-                                 : report.device ? report.device->arch()
-                                                 : k_fallback_arch;
+        const std::string given = !o.arch.empty() ? o.arch
+                                  : report.device ? report.device->arch()
+                                                  : k_fallback_arch;
+        const std::string arch = req->kernel.arch_specific ? arch_specific_target(given) : given;
         const bool compiled = req->vendor || compile_phase(*req, arch, o, report);
         if (!req->vendor) lap("compile");
         if (!compiled || o.compile_only) return finish();

@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "common/device_facts.hpp"
 #include "common/exit_codes.hpp"
 #include "common/file_io.hpp"
 #include "common/html_text.hpp"
@@ -310,7 +311,8 @@ int run_export(const export_options& o) {
         const rapidjson::Document record = run_json_file(run, "run.json");
         read_run_file(run, "input_cases.json");  // a regular file, not a link, before it is read
         const manifest m = read_manifest(run / "input_cases.json");
-        const exported_kernel k = kernel_of(run, best, summary, record, verdict != "go");
+        exported_kernel k = kernel_of(run, best, summary, record, verdict != "go");
+        if (m.arch_specific) k.arch = arch_specific_target(k.arch);  // as the run compiled it
         if (!o.header.empty())
             write_files(o.header, {{k.entry + ".cuh", cuda_header(k, m)},
                                    {k.entry + ".cmake", cmake_snippet(k)}});

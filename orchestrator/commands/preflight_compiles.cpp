@@ -26,10 +26,11 @@ struct compile_outcome {
 using kernel_defines = std::vector<std::pair<std::string, std::string>>;
 
 // One source through `harness` --compile-only (NVRTC; no GPU needed), named as the user's file
-// so an error line points at it.
+// so an error line points at it; for the architecture-specific target where `m` asks for it.
 compile_outcome compile_only(const optimizer_options& o, process_runner& runner,
                              const std::string& harness, const std::string& file,
-                             const std::string& entry, const kernel_defines& defines = {}) {
+                             const std::string& entry, const kernel_defines& defines = {},
+                             const manifest* m = nullptr) {
     // mkdtemp (0700, a name nobody can predict): $TMPDIR is shared, and a folder another user
     // made there beforehand could hold links where our files go.
     const temporary_folder scratch("cuda-optimizer-preflight");
@@ -40,6 +41,7 @@ compile_outcome compile_only(const optimizer_options& o, process_runner& runner,
     req.kernel.source_name = name;
     req.kernel.entry = entry;
     req.kernel.defines = defines;
+    req.kernel.arch_specific = m && m->arch_specific;
     req.cases.emplace_back().name = "compile";
     write_file_atomic(tmp / "request.json", write_request_json(req));
     const process_result p = runner.run(
@@ -170,7 +172,7 @@ void check_every_configuration(const optimizer_options& o, process_runner& runne
     for (std::uint64_t i = 1; i < count; ++i) {
         const kernel_defines defines = configuration(m, i);
         const compile_outcome k =
-            compile_only(o, runner, harness, o.initial_kernel, entry, defines);
+            compile_only(o, runner, harness, o.initial_kernel, entry, defines, &m);
         const bool compile_error = k.exit == to_int(exit_code::compile_error);
         // A kernel's own static_assert refusing a combination is its rule, as the search
         // treats it (a compile error that costs no GPU time); any other error is a bug.
@@ -211,15 +213,18 @@ void check_compiles(const optimizer_options& o, process_runner& runner, const st
                     const std::optional<manifest>& m, const preflight_compiler& pc,
                     const add_check& add, preflight_report& r) {
     const kernel_defines defines = initial_defines(m);
+    const manifest* spec = m ? &*m : nullptr;
     const std::string harness = pc.harness.empty() ? o.harness : pc.harness;
     std::error_code ec;
     const bool own =
         pc.unavailable.empty() && (harness == o.harness || fs::equivalent(harness, o.harness, ec));
-    if (!own && !check_harness_takes(
-                    compile_only(o, runner, o.harness, o.initial_kernel, entry, defines), add))
+    if (!own &&
+        !check_harness_takes(
+            compile_only(o, runner, o.harness, o.initial_kernel, entry, defines, spec), add))
         return;
     if (!pc.unavailable.empty()) return add_not_compiled(o, pc.unavailable, r);
-    const compile_outcome k = compile_only(o, runner, harness, o.initial_kernel, entry, defines);
+    const compile_outcome k =
+        compile_only(o, runner, harness, o.initial_kernel, entry, defines, spec);
     if (own && !check_harness_takes(k, add)) return;
     const bool rejected = k.exit == to_int(exit_code::compile_error);
     if (k.exit != 0 && !rejected && !own)
@@ -241,8 +246,8 @@ void check_compiles(const optimizer_options& o, process_runner& runner, const st
     if (k.exit == 0 && o.all_configurations && m)
         check_every_configuration(o, runner, harness, entry, *m, configurations, add);
     if (o.reference.empty() || !fs::is_regular_file(o.reference)) return;
-    const compile_outcome ref =
-        compile_only(o, runner, harness, o.reference, reference_entry(o.reference, entry), defines);
+    const compile_outcome ref = compile_only(o, runner, harness, o.reference,
+                                             reference_entry(o.reference, entry), defines, spec);
     add("reference compiles", ref.exit == 0, ref.exit == 0 ? o.reference : ref.first_error,
         "fix the reference kernel", exit_code::reference_failed);
 }

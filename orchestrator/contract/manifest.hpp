@@ -100,6 +100,9 @@ struct manifest {
     /// requires.mma: the MMA class the winner's SASS must hold (fp8, f16, bf16, tf32, int8, f64,
     /// any: instruction_audit.hpp); "" when the manifest requires none.
     std::string required_mma;
+    /// arch_specific: every kernel is compiled for the GPU's architecture-specific target
+    /// (sm_90a on sm_90), where wgmma lives; false: the portable sm_XY.
+    bool arch_specific = false;
     std::vector<manifest_arg> args;
     std::vector<manifest_case> cases;
 

@@ -182,6 +182,7 @@ void read_header(const json_field& doc, manifest& m) {
     m.description = doc.optional_text("description").value_or("");
     if (const auto needs = doc.find("requires"))  // its values are the schema's enum
         m.required_mma = needs->optional_text("mma").value_or("");
+    m.arch_specific = doc.optional_boolean("arch_specific").value_or(false);
     if (const auto tunables = doc.find("tunables"))
         for (const auto& [name, values] : tunables->members()) {
             // A tunable is an NVRTC define (-DNAME=v): a name the compiler takes.

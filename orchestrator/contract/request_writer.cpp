@@ -43,7 +43,8 @@ Value kernel_json(const kernel_spec& k, json_allocator& a) {
         .add_if(!k.display_name.empty(), "source_name", k.display_name)
         .add("entry", k.entry)
         .add("compile_options", k.compile_options)
-        .add("defines", defines);
+        .add("defines", defines)
+        .add_if(k.arch_specific, "arch_specific", true);
     return v.take();
 }
 

@@ -67,6 +67,7 @@ request request_builder::make_request(const candidate& c, const request_paths& p
     req.kernel.source_name = paths.source_file;
     req.kernel.entry = c.entry;
     req.kernel.compile_options = c.compile_options;
+    req.kernel.arch_specific = m_manifest.arch_specific;
     for (const auto& [k, v] : c.defines) req.kernel.defines.emplace_back(k, v);
     for (const auto& [k, v] : c.tunables)
         if (!c.defines.count(k)) req.kernel.defines.emplace_back(k, std::to_string(v));

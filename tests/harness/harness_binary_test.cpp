@@ -94,6 +94,45 @@ TEST_CASE("a compile error exits 10 with NVRTC's log in the response", "[integra
     CHECK(doc["compile"]["cubin_sha256"].IsNull());
 }
 
+TEST_CASE(
+    "a kernel with arch_specific compiles for the architecture-specific target (sm_90a), where "
+    "Hopper's wgmma lives; without it, or before sm_90, for the plain arch",
+    "[integration]") {
+    harness_fixture f;
+    // Compiles only where the sm_90a features are on (its device pass; the host pass has no
+    // __CUDA_ARCH__).
+    f.dir.write("k.cu",
+                std::string("#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+                            "static_assert(__CUDA_ARCH__ < 0, \"needs sm_90a\");\n"
+                            "#endif\n") +
+                    test::k_twice_kernel);
+    std::string specific = request_json();
+    const std::string entry = "\"entry\": \"twice\"";
+    specific.replace(specific.find(entry), entry.size(), entry + ", \"arch_specific\": true");
+    struct expectation {
+        std::string json;
+        std::vector<std::string> flags;
+        int exit_code;
+        std::string arch;
+    };
+    for (const auto& e : std::vector<expectation>{
+             {specific, {"--arch", "sm_90"}, 0, "sm_90a"},
+             {specific, {}, 0, "sm_90a"},  // no GPU here: the fallback, sm_90, made specific
+             {specific, {"--arch", "sm_90a"}, 0, "sm_90a"},
+             {request_json(), {"--arch", "sm_90"}, 10, "sm_90"},
+             {specific, {"--arch", "sm_80"}, 10, "sm_80"}}) {
+        std::vector<std::string> flags = {"--compile-only", "--no-cache"};
+        flags.insert(flags.end(), e.flags.begin(), e.flags.end());
+        const auto r = f.run(e.json, flags);
+        INFO(e.json << "\n" << r.output);
+        CHECK(r.exit_code == e.exit_code);
+        const auto doc = f.response();
+        CHECK(std::string(doc["compile"]["arch"].GetString()) == e.arch);
+        if (e.exit_code != 0)
+            CHECK_THAT(doc["compile"]["log"].GetString(), Catch::Contains("needs sm_90a"));
+    }
+}
+
 TEST_CASE("compile-only works without a GPU - reports resources and hits the cache the second time",
           "[integration]") {
     harness_fixture f;

@@ -57,6 +57,8 @@ TEST_CASE("a request the orchestrator writes reads back in the harness exactly a
     CHECK(r.kernel.entry == want.kernel.entry);
     CHECK(r.kernel.compile_options == want.kernel.compile_options);
     CHECK(r.kernel.defines == want.kernel.defines);
+    CHECK_FALSE(r.kernel.arch_specific);
+    CHECK(text.find("arch_specific") == std::string::npos);  // written only when asked for
     CHECK(r.device == 1);
     CHECK(r.timing.warmup == 3);
     CHECK(r.timing.iterations == 7);
@@ -187,4 +189,16 @@ TEST_CASE(
     CHECK_FALSE(f["timing"].HasMember("mode"));
     CHECK_FALSE(f["timing"].HasMember("min_samples"));
     CHECK(f["timing"]["target_rse"].GetDouble() == 0.01);
+}
+
+TEST_CASE("a kernel's arch_specific is written and reads back in the harness") {
+    test::scratch_folder dir;
+    dir.write("kernel.cu", "extern \"C\" __global__ void scale() {}\n");
+    dir.write_values("inputs/x.bin", std::vector<float>(8, 1.0f));
+    request req = sample_request();
+    req.kernel.arch_specific = true;
+    const std::string text = write_request_json(req);
+    validate_json(parse_json(text, "written"), embedded_schema("request"), "written");
+    dir.write("request.json", text);
+    CHECK(read_request(dir / "request.json").kernel.arch_specific);
 }
