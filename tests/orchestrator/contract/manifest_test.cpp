@@ -549,3 +549,16 @@ TEST_CASE(
     CHECK_THROWS_WITH(manifest_reading::check_file_sizes(m, ctx),
                       Catch::Contains("empty.bin holds 0 bytes but 'a' needs 8"));
 }
+
+TEST_CASE(
+    "arch_specific reads as a boolean (default false) and anything else is refused by field") {
+    CHECK_FALSE(read_manifest(k_pilot).arch_specific);
+    const manifest fp8 =
+        read_manifest(std::string(CUOPT_SOURCE_DIR) + "/examples/gemm-fp8/input_cases.json");
+    CHECK(fp8.arch_specific);
+    CHECK(fp8.required_mma == "fp8");
+    const std::string from = "\"schema_version\": 1,";
+    CHECK(error_with(from, from + " \"arch_specific\": false,").empty());
+    CHECK_THAT(error_with(from, from + " \"arch_specific\": \"sm_90a\","),
+               Catch::Contains("input_cases.json") && Catch::Contains("arch_specific"));
+}
