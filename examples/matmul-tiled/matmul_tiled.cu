@@ -3,12 +3,18 @@
 // TM x TN register tile, split into 4 x 4 pieces spread across the block tile (a warp's
 // threads read neighbouring float4s of shared memory: no bank conflicts, and its stores of C
 // are whole 256-byte rows). A and B tiles go through shared memory (A transposed, its rows
-// padded by 4 floats so the transposing stores do not collide), fetched into registers one
-// k-step ahead (double buffering) so global latency overlaps the FMAs of the current step.
-// Tiles wholly inside the matrices, with k and n multiples of 4, take 16-byte vector loads and
-// stores; edge tiles (and the last, partial k-step) load element by element, zero-filled
-// outside the matrices, and store only what lies inside C.
-// Tunables: BM, BN in {64, 128}; BK in {8, 16}; TM, TN in {4, 8}.
+// padded by 4 floats so the transposing stores do not collide).
+// STAGES 0: tiles are fetched into registers one k-step ahead (double buffering) so global
+// latency overlaps the FMAs of the current step. Tiles wholly inside the matrices, with k and
+// n multiples of 4, take 16-byte vector loads and stores; edge tiles (and the last, partial
+// k-step) load element by element, zero-filled outside the matrices, and store only what lies
+// inside C.
+// STAGES 2..4: cp.async copies global memory straight into a ring of STAGES tiles in dynamic
+// shared memory (STAGES * BK * (BM + 4 + BN) floats), STAGES - 1 k-steps ahead of the FMAs,
+// with no registers in between: A element by element (4-byte copies transpose it), B in 16-byte
+// copies where a row of 4 lies inside B and is aligned, else element by element; what lies
+// outside the matrices is zero-filled by the copy itself (its source size 0).
+// Tunables: BM, BN in {64, 128}; BK in {8, 16}; TM, TN in {4, 8}; STAGES in {0, 2, 3, 4}.
 #ifndef BM
 #define BM 64
 #endif
@@ -24,6 +30,9 @@
 #ifndef TN
 #define TN 4
 #endif
+#ifndef STAGES
+#define STAGES 0
+#endif
 #define TX (BN / TN)                 // threads across a block's columns
 #define TY (BM / TM)                 // threads across its rows
 #define THREADS (TX * TY)
@@ -33,18 +42,136 @@
 
 static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "TM, TN and BK are multiples of 4");
 static_assert(BM % TM == 0 && BN % TN == 0 && THREADS <= 1024, "the tile splits into threads");
+static_assert(STAGES == 0 || (STAGES >= 2 && STAGES <= 4), "STAGES is 0 (registers) or 2 to 4");
+
+// One k-step of FMAs on a stage of shared memory: as[kk * APAD + row], bs[kk * BN + col].
+// acc[i][j]: row (i / 4) * (4 * TY) + ty * 4 + i % 4, column (j / 4) * (4 * TX) + tx * 4
+// + j % 4 of the block tile.
+__device__ __forceinline__ void fma_step(const float* as, const float* bs, int tx, int ty,
+                                         float (&acc)[TM][TN]) {
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+        float fa[TM], fb[TN];
+#pragma unroll
+        for (int i = 0; i < TM; i += 4) {
+            const float4 v = *reinterpret_cast<const float4*>(&as[kk * APAD + (i / 4) * 4 * TY + ty * 4]);
+            fa[i] = v.x, fa[i + 1] = v.y, fa[i + 2] = v.z, fa[i + 3] = v.w;
+        }
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const float4 v = *reinterpret_cast<const float4*>(&bs[kk * BN + (j / 4) * 4 * TX + tx * 4]);
+            fb[j] = v.x, fb[j + 1] = v.y, fb[j + 2] = v.z, fb[j + 3] = v.w;
+        }
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+    }
+}
+
+// The register tile into C: 16-byte stores for a tile inside C, else element by element.
+__device__ __forceinline__ void store_tile(float* __restrict__ c, const float (&acc)[TM][TN], int row0,
+                                           int col0, int tx, int ty, int m, int n, bool inside) {
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = row0 + (i / 4) * 4 * TY + ty * 4 + i % 4;
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const int col = col0 + (j / 4) * 4 * TX + tx * 4;
+            float* p = c + static_cast<long long>(row) * n + col;
+            if (inside) {
+                *reinterpret_cast<float4*>(p) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+            } else if (row < m) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (col + e < n) p[e] = acc[i][j + e];
+            }
+        }
+    }
+}
+
+#if STAGES > 0
+// cp.async with a source size: bytes past it (all of them when it is 0) are zero-filled.
+__device__ __forceinline__ void copy_async(float* dst, const float* src, int bytes, int src_bytes) {
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    if (bytes == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(src_bytes));
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(src_bytes));
+}
+
+// Issues the copies of k-step k0's A and B tiles into one stage (as, bs); outside the
+// matrices the source is the matrix's first element, read 0 bytes of.
+__device__ __forceinline__ void copy_stage(const float* __restrict__ a, const float* __restrict__ b,
+                                           float* as, float* bs, int row0, int col0, int k0, int m,
+                                           int n, int k, int tid) {
+#pragma unroll
+    for (int i = tid; i < BM * BK; i += THREADS) {
+        const int r = i / BK, kk = i % BK;
+        const bool in = row0 + r < m && k0 + kk < k;
+        const float* p = in ? a + static_cast<long long>(row0 + r) * k + k0 + kk : a;
+        copy_async(&as[kk * APAD + r], p, 4, in ? 4 : 0);
+    }
+#pragma unroll
+    for (int i = tid; i < BK * BN / 4; i += THREADS) {
+        const int kk = i / (BN / 4), col = col0 + (i % (BN / 4)) * 4;
+        const bool k_in = k0 + kk < k;
+        const float* row = b + static_cast<long long>(k0 + kk) * n;
+        float* dst = &bs[kk * BN + (i % (BN / 4)) * 4];
+        if ((n % 4) == 0 && col + 4 <= n) {
+            copy_async(dst, k_in ? row + col : b, 16, k_in ? 16 : 0);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const bool in = k_in && col + e < n;
+                copy_async(dst + e, in ? row + col + e : b, 4, in ? 4 : 0);
+            }
+        }
+    }
+}
+#endif
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 matmul_f32(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n, int k) {
-    __shared__ __align__(16) float as[2][BK][APAD];  // A tile, transposed: as[kk][row]
-    __shared__ __align__(16) float bs[2][BK][BN];
     const int tid = threadIdx.x;
     const int tx = tid % TX, ty = tid / TX;
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     // Block-uniform: every element of this block's tiles lies inside A, B and C, and rows of
     // A and B start on 16-byte boundaries.
     const bool inside = row0 + BM <= m && col0 + BN <= n && (k % 4) == 0 && (n % 4) == 0;
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
+#if STAGES > 0
+    extern __shared__ __align__(16) float ring[];  // STAGES x (A tile BK x APAD, B tile BK x BN)
+    constexpr int stage_floats = BK * (APAD + BN);
+    const int steps = (k + BK - 1) / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        float* st = ring + s * stage_floats;
+        if (s < steps) copy_stage(a, b, st, st + BK * APAD, row0, col0, s * BK, m, n, k, tid);
+        asm volatile("cp.async.commit_group;\n" ::);
+    }
+    for (int t = 0; t < steps; ++t) {
+        // Step t's copies are done (at most STAGES - 2 newer groups pending) and seen by all;
+        // every thread is past step t - 1, so its stage may be refilled.
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
+        __syncthreads();
+        const int next = t + STAGES - 1;
+        if (next < steps) {
+            float* st = ring + (next % STAGES) * stage_floats;
+            copy_stage(a, b, st, st + BK * APAD, row0, col0, next * BK, m, n, k, tid);
+        }
+        asm volatile("cp.async.commit_group;\n" ::);  // empty near the end: the count stays right
+        const float* st = ring + (t % STAGES) * stage_floats;
+        fma_step(st, st + BK * APAD, tx, ty, acc);
+    }
+#else
+    __shared__ __align__(16) float as[2][BK][APAD];  // A tile, transposed: as[kk][row]
+    __shared__ __align__(16) float bs[2][BK][BN];
     float4 ra[A_VECS], rb[B_VECS];
     auto fetch = [&](int k0) {
         const bool fast = inside && k0 + BK <= k;
@@ -105,14 +232,6 @@ matmul_f32(const float* __restrict__ a, const float* __restrict__ b, float* __re
         }
     };
 
-    // acc[i][j]: row (i / 4) * (4 * TY) + ty * 4 + i % 4, column (j / 4) * (4 * TX) + tx * 4
-    // + j % 4 of the block tile.
-    float acc[TM][TN];
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
-
     fetch(0);
     stash(0);
     __syncthreads();
@@ -120,42 +239,11 @@ matmul_f32(const float* __restrict__ a, const float* __restrict__ b, float* __re
     for (int k0 = 0; k0 < k; k0 += BK) {
         const bool more = k0 + BK < k;
         if (more) fetch(k0 + BK);  // in flight while this step computes
-#pragma unroll
-        for (int kk = 0; kk < BK; ++kk) {
-            float fa[TM], fb[TN];
-#pragma unroll
-            for (int i = 0; i < TM; i += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(&as[stage][kk][(i / 4) * 4 * TY + ty * 4]);
-                fa[i] = v.x, fa[i + 1] = v.y, fa[i + 2] = v.z, fa[i + 3] = v.w;
-            }
-#pragma unroll
-            for (int j = 0; j < TN; j += 4) {
-                const float4 v = *reinterpret_cast<const float4*>(&bs[stage][kk][(j / 4) * 4 * TX + tx * 4]);
-                fb[j] = v.x, fb[j + 1] = v.y, fb[j + 2] = v.z, fb[j + 3] = v.w;
-            }
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
-        }
+        fma_step(&as[stage][0][0], &bs[stage][0][0], tx, ty, acc);
         if (more) stash(stage ^ 1);  // nobody reads stage ^ 1 until after the barrier
         __syncthreads();
         stage ^= 1;
     }
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        const int row = row0 + (i / 4) * 4 * TY + ty * 4 + i % 4;
-#pragma unroll
-        for (int j = 0; j < TN; j += 4) {
-            const int col = col0 + (j / 4) * 4 * TX + tx * 4;
-            float* p = c + static_cast<long long>(row) * n + col;
-            if (inside) {
-                *reinterpret_cast<float4*>(p) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
-            } else if (row < m) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (col + e < n) p[e] = acc[i][j + e];
-            }
-        }
-    }
+#endif
+    store_tile(c, acc, row0, col0, tx, ty, m, n, inside);
 }

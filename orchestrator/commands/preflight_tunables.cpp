@@ -101,7 +101,8 @@ std::string directive_text(const std::string& line) {
 
 // The 1-based line of the first `#define NAME` that -DNAME does not skip, 0 where there is none.
 // A define is skipped inside the branch of a conditional that -DNAME rules out: `#ifndef NAME`
-// or `#if !defined(NAME)`, the `#else` of `#ifdef NAME` or `#if defined(NAME)`, and `#if 0`.
+// or `#if !defined(NAME)` (or `#elif !defined(NAME)`), the `#else` or `#elif` after a branch
+// -DNAME takes (`#ifdef NAME`, `#if defined(NAME)`), and `#if 0`.
 // Any other redefines the tunable over the value each configuration passes.
 std::size_t unguarded_define(const std::vector<std::string>& lines, const std::string& name) {
     static const std::regex k_directive(R"(^\s*#\s*(\w+)\s*(.*?)\s*$)");
@@ -119,7 +120,12 @@ std::size_t unguarded_define(const std::vector<std::string>& lines, const std::s
         if (word == "if" || word == "ifdef" || word == "ifndef") {
             const std::string test = word == "if" ? rest : word.substr(2) + " " + rest;
             open.push_back({std::regex_match(test, undefined), std::regex_match(test, defined)});
-        } else if ((word == "else" || word == "elif") && !open.empty()) {
+        } else if (word == "elif" && !open.empty()) {
+            // Reached only where no branch before it ran; its own test decides the rest.
+            const bool earlier = open.back().skipped_after;
+            open.back() = {earlier || std::regex_match(rest, undefined),
+                           earlier || std::regex_match(rest, defined)};
+        } else if (word == "else" && !open.empty()) {
             open.back() = {open.back().skipped_after, open.back().skipped_after};
         } else if (word == "endif" && !open.empty()) {
             open.pop_back();

@@ -215,7 +215,9 @@ TEST_CASE(
          {std::string("#define BLOCK_X 128\n"), std::string("  #  define BLOCK_X 16\n"),
           guard + "#undef BLOCK_X\n#define BLOCK_X 16\n",
           "#ifdef BLOCK_X\n#define BLOCK_X 16\n#endif\n" + guard,
-          "#if !defined(BLOCK_X)\n#else\n#define BLOCK_X 16\n#endif\n" + guard}) {
+          "#if !defined(BLOCK_X)\n#else\n#define BLOCK_X 16\n#endif\n" + guard,
+          "#if 0\n#elif defined(BLOCK_X)\n#define BLOCK_X 16\n#endif\n" + guard,
+          "#ifndef BLOCK_X\n#elif 1\n#define BLOCK_X 16\n#endif\n" + guard}) {
         const auto r = check_with_guard(unguarded);
         INFO(unguarded << "\n" << r.output);
         CHECK(r.exit_code == 11);
@@ -233,6 +235,8 @@ TEST_CASE(
          {std::string("#if !defined(BLOCK_X)\n#define BLOCK_X 16\n#endif\n"),
           std::string("#ifdef BLOCK_X\n#else\n#define BLOCK_X 16\n#endif\n"),
           "#if 0\n#define BLOCK_X 128\n#endif\n" + guard,
+          std::string("#if 0\n#elif !defined(BLOCK_X)\n#define BLOCK_X 16\n#endif\n"),
+          "#ifdef BLOCK_X\n#elif 1\n#define BLOCK_X 16\n#endif\n" + guard,
           "#define BLOCK_XY 3\n#define BLOCK_X_HALF (BLOCK_X / 2)\n" + guard}) {
         const auto fine = check_with_guard(guarded);
         INFO(guarded << "\n" << fine.output);
@@ -371,17 +375,17 @@ TEST_CASE(
                                         "--results-dir", results.path().string()});
     INFO(r.output);
     CHECK_THAT(r.output, Catch::Contains("ok    holdout valid       4 hidden case(s)") &&
-                             Catch::Contains("ok    every configuration 32 of 32 compile") &&
-                             Catch::Contains("ok    tunables            5 read by the kernel"));
+                             Catch::Contains("ok    every configuration 128 of 128 compile") &&
+                             Catch::Contains("ok    tunables            6 read by the kernel"));
 }
 
 TEST_CASE(
-    "the bundled gemm-fp8 kernel compiles for sm_90 with every MMA value beside the FMA tunables' "
-    "first two values, each tensor-core configuration (MMA > 0) refusing by static_assert every "
-    "FMA tunable but the first",
+    "the bundled gemm-fp8 kernel compiles for sm_90a (its manifest's arch_specific) with every "
+    "MMA value beside the FMA tunables' first two values, each tensor-core configuration (MMA > "
+    "0) refusing by static_assert every FMA tunable but the first",
     "[integration]") {
-    // All 576 configurations of the example (194 compile, 382 refused) take some 3 minutes
-    // here, near CTest's limit: the FMA tunables are cut to their first two values (48).
+    // All 960 configurations of the example (196 compile, 764 refused) take some 4 minutes
+    // here, near CTest's limit: the FMA tunables are cut to their first two values (80).
     const std::string example = std::string(CUOPT_SOURCE_DIR) + "/examples/gemm-fp8/";
     const test::scratch_folder dir;
     for (const char* f : {"config.json", "initial.cu", "reference.cu", "holdout_cases.json"})
@@ -398,8 +402,9 @@ TEST_CASE(
                                         "--all-configurations", "--harness", CUOPT_HARNESS_BINARY,
                                         "--results-dir", (dir / "results").string()});
     INFO(r.output);
-    // 16 FMA configurations with MMA 0, and MMA 1 and 2 with the FMA tunables' first values.
-    CHECK_THAT(r.output, Catch::Contains("ok    every configuration 18 of 48 compile; 30 refused "
+    // 16 FMA configurations with MMA 0, and MMA 1 to 4 with the FMA tunables' first values:
+    // MMA 3 and 4 (wgmma) compile only for sm_90a, so without arch_specific they would not.
+    CHECK_THAT(r.output, Catch::Contains("ok    every configuration 20 of 80 compile; 60 refused "
                                          "by the kernel's own static_assert (the first: "
                                          "BLOCK_X=16 BLOCK_Y=16 MMA=1 ROWS_PER_THREAD=1 "
                                          "TILE_K=16)") &&
