@@ -16,8 +16,10 @@ void resolve(symbol_resolver& lib, cub_api& api) {
 }  // namespace
 
 const std::vector<std::string>& cub_library_paths() {
+    // Beside the binary only: no system ships this name, so a search of the loader's path could
+    // only find a planted or stale copy, which would run in the harness with the GPU.
     static const std::vector<std::string> paths = {
-        (harness_executable().parent_path() / k_cub_library_name).string(), k_cub_library_name};
+        (harness_executable().parent_path() / k_cub_library_name).string()};
     return paths;
 }
 

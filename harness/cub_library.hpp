@@ -26,7 +26,7 @@ struct cub_api {
 /// The launcher's file name, "libcuopt_cub.so".
 inline constexpr const char* k_cub_library_name = "libcuopt_cub.so";
 
-/// Where the launcher is looked for, in order: the harness binary's folder, then the name alone.
+/// Where the launcher is looked for: the harness binary's folder, and nowhere else.
 const std::vector<std::string>& cub_library_paths();
 
 /// Loads the first of `paths` that opens and has every entry point. Throws

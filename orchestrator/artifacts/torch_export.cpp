@@ -197,8 +197,8 @@ std::string setup_py(const exported_kernel& k, const std::optional<exported_kern
       << "#   pip install --no-build-isolation .      (or: python setup.py build_ext --inplace)\n"
       << "import os\n\nfrom setuptools import setup\n"
       << "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n"
-      << "# The run's GPU (" << k.arch
-      << "): SASS for it and PTX, which a newer GPU compiles at load.\n"
+      << "# The run's GPU (" << k.arch << "): SASS and PTX for it (a newer GPU compiles sm_XY's\n"
+      << "# PTX at load; an architecture-specific sm_XYa's runs on that architecture only).\n"
       << "os.environ.setdefault(\"TORCH_CUDA_ARCH_LIST\", \"" << torch_arch(k.arch) << "+PTX\")\n"
       << "# The options the run compiled the winner with (NVRTC's; nvcc takes the same words).\n"
       << "OPTIONS = " << python_list(k.compile_options) << "\n";

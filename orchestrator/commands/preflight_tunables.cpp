@@ -120,11 +120,12 @@ std::size_t unguarded_define(const std::vector<std::string>& lines, const std::s
         if (word == "if" || word == "ifdef" || word == "ifndef") {
             const std::string test = word == "if" ? rest : word.substr(2) + " " + rest;
             open.push_back({std::regex_match(test, undefined), std::regex_match(test, defined)});
-        } else if (word == "elif" && !open.empty()) {
+        } else if ((word == "elif" || word == "elifdef" || word == "elifndef") && !open.empty()) {
             // Reached only where no branch before it ran; its own test decides the rest.
+            const std::string test = word == "elif" ? rest : word.substr(4) + " " + rest;
             const bool earlier = open.back().skipped_after;
-            open.back() = {earlier || std::regex_match(rest, undefined),
-                           earlier || std::regex_match(rest, defined)};
+            open.back() = {earlier || std::regex_match(test, undefined),
+                           earlier || std::regex_match(test, defined)};
         } else if (word == "else" && !open.empty()) {
             open.back() = {open.back().skipped_after, open.back().skipped_after};
         } else if (word == "endif" && !open.empty()) {

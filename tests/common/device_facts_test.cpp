@@ -51,3 +51,15 @@ TEST_CASE("a block that lacks a fact, or gives it with another type, leaves its 
     CHECK(odd.index == -1);
     CHECK(read_device_facts(R"({"max_threads_per_block": -5})").max_threads_per_block == 0);
 }
+
+TEST_CASE("an arch's architecture-specific target: 'a' from sm_90 on, a suffixed arch as given") {
+    CHECK(arch_specific_target("sm_90") == "sm_90a");
+    CHECK(arch_specific_target("sm_100") == "sm_100a");
+    CHECK(arch_specific_target("sm_120") == "sm_120a");
+    CHECK(arch_specific_target("sm_89") == "sm_89");  // none before Hopper
+    CHECK(arch_specific_target("sm_80") == "sm_80");
+    CHECK(arch_specific_target("sm_90a") == "sm_90a");
+    CHECK(arch_specific_target("sm_100f") == "sm_100f");
+    CHECK(arch_specific_target("") == "");
+    CHECK(arch_specific_target("compute_90") == "compute_90");
+}

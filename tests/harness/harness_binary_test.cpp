@@ -115,12 +115,11 @@ TEST_CASE(
         int exit_code;
         std::string arch;
     };
-    for (const auto& e : std::vector<expectation>{
-             {specific, {"--arch", "sm_90"}, 0, "sm_90a"},
-             {specific, {}, 0, "sm_90a"},  // no GPU here: the fallback, sm_90, made specific
-             {specific, {"--arch", "sm_90a"}, 0, "sm_90a"},
-             {request_json(), {"--arch", "sm_90"}, 10, "sm_90"},
-             {specific, {"--arch", "sm_80"}, 10, "sm_80"}}) {
+    for (const auto& e :
+         std::vector<expectation>{{specific, {"--arch", "sm_90"}, 0, "sm_90a"},
+                                  {specific, {"--arch", "sm_90a"}, 0, "sm_90a"},
+                                  {request_json(), {"--arch", "sm_90"}, 10, "sm_90"},
+                                  {specific, {"--arch", "sm_80"}, 10, "sm_80"}}) {
         std::vector<std::string> flags = {"--compile-only", "--no-cache"};
         flags.insert(flags.end(), e.flags.begin(), e.flags.end());
         const auto r = f.run(e.json, flags);

@@ -217,7 +217,8 @@ TEST_CASE(
           "#ifdef BLOCK_X\n#define BLOCK_X 16\n#endif\n" + guard,
           "#if !defined(BLOCK_X)\n#else\n#define BLOCK_X 16\n#endif\n" + guard,
           "#if 0\n#elif defined(BLOCK_X)\n#define BLOCK_X 16\n#endif\n" + guard,
-          "#ifndef BLOCK_X\n#elif 1\n#define BLOCK_X 16\n#endif\n" + guard}) {
+          "#ifndef BLOCK_X\n#elif 1\n#define BLOCK_X 16\n#endif\n" + guard,
+          "#ifndef BLOCK_X\n#elifdef BLOCK_X\n#define BLOCK_X 16\n#endif\n" + guard}) {
         const auto r = check_with_guard(unguarded);
         INFO(unguarded << "\n" << r.output);
         CHECK(r.exit_code == 11);
@@ -237,6 +238,7 @@ TEST_CASE(
           "#if 0\n#define BLOCK_X 128\n#endif\n" + guard,
           std::string("#if 0\n#elif !defined(BLOCK_X)\n#define BLOCK_X 16\n#endif\n"),
           "#ifdef BLOCK_X\n#elif 1\n#define BLOCK_X 16\n#endif\n" + guard,
+          "#if 0\n#elifndef BLOCK_X\n#define BLOCK_X 16\n#endif\n" + guard,
           "#define BLOCK_XY 3\n#define BLOCK_X_HALF (BLOCK_X / 2)\n" + guard}) {
         const auto fine = check_with_guard(guarded);
         INFO(guarded << "\n" << fine.output);
