@@ -96,7 +96,7 @@ TEST_CASE("a compile error exits 10 with NVRTC's log in the response", "[integra
 
 TEST_CASE(
     "a kernel with arch_specific compiles for the architecture-specific target (sm_90a), where "
-    "Hopper's wgmma lives; without it, or before sm_90, for the plain arch",
+    "Hopper's wgmma lives - without it, or before sm_90, for the plain arch",
     "[integration]") {
     harness_fixture f;
     // Compiles only where the sm_90a features are on (its device pass; the host pass has no

@@ -234,7 +234,7 @@ std::string sum_manifest(const std::string& baseline = k_sum_baseline) {
 
 }  // namespace
 
-TEST_CASE("a segmented_sum baseline is read with rows, cols, x and y; x and y by default") {
+TEST_CASE("a segmented_sum baseline is read with rows, cols, x and y: x and y by default") {
     fixture f;
     const manifest m = f.read(sum_manifest());
     REQUIRE(m.vendor_baseline);
