@@ -25,17 +25,25 @@ class autotune_proposer final : public proposer {
         m_dims.push_back({});
         for (std::size_t i = 0; i < k_flag_variants.size(); ++i)
             m_dims.back().push_back(static_cast<std::int64_t>(i));
+        for (const auto& d : m_dims)
+            m_widest = std::max(m_widest, static_cast<long long>(d.size()) - 1);
     }
 
     std::vector<candidate> propose(const search_state& s) override {
         // The initial kernel is the default configuration: never propose it again.
         if (m_seen.empty()) m_seen.insert(std::vector<std::size_t>(m_dims.size(), 0));
         std::vector<std::vector<std::size_t>> picks;
+        // The best's neighbours one value away in one tunable first; once those are used up,
+        // values further along (a categorical tunable's other choices, MMA paths) take at most
+        // half of what is left of the batch, so the spread sample below always has a share.
         const auto best = best_point(s);
         if (best) {
-            for (const auto& p : neighbours(*best))
-                if (picks.size() < static_cast<std::size_t>(m_batch) && fresh(p, picks))
-                    picks.push_back(p);
+            const std::size_t batch = static_cast<std::size_t>(m_batch);
+            for (const auto& p : moves(*best, 1, 1))
+                if (picks.size() < batch && fresh(p, picks)) picks.push_back(p);
+            const std::size_t far_cap = picks.size() + (batch - picks.size() + 1) / 2;
+            for (const auto& p : moves(*best, 2, m_widest))
+                if (picks.size() < far_cap && fresh(p, picks)) picks.push_back(p);
         }
         // A spread sample (and fill-up when the neighbourhood is used up): random unseen points.
         const std::size_t space = space_size();
@@ -104,16 +112,19 @@ class autotune_proposer final : public proposer {
             if (d == p.size()) return;
         }
     }
-    std::vector<std::vector<std::size_t>> neighbours(const std::vector<std::size_t>& p) const {
+    // The points that differ from p in one dimension by `from` to `to` values, nearest first.
+    std::vector<std::vector<std::size_t>> moves(const std::vector<std::size_t>& p, long long from,
+                                                long long to) const {
         std::vector<std::vector<std::size_t>> out;
-        for (std::size_t d = 0; d < p.size(); ++d)
-            for (int step : {-1, 1}) {
-                const long long v = static_cast<long long>(p[d]) + step;
-                if (v < 0 || v >= static_cast<long long>(m_dims[d].size())) continue;
-                auto q = p;
-                q[d] = static_cast<std::size_t>(v);
-                out.push_back(q);
-            }
+        for (long long distance = from; distance <= to; ++distance)
+            for (std::size_t d = 0; d < p.size(); ++d)
+                for (long long step : {-distance, distance}) {
+                    const long long v = static_cast<long long>(p[d]) + step;
+                    if (v < 0 || v >= static_cast<long long>(m_dims[d].size())) continue;
+                    auto q = p;
+                    q[d] = static_cast<std::size_t>(v);
+                    out.push_back(q);
+                }
         return out;
     }
     // The configuration of the best attempt, read back from its candidate.
@@ -163,6 +174,7 @@ class autotune_proposer final : public proposer {
     std::vector<std::string> m_names;
     std::vector<std::vector<std::int64_t>> m_values;
     std::vector<std::vector<std::int64_t>> m_dims;  // tunables, then the flag variant index
+    long long m_widest = 1;                         // the most values a dimension can move
     std::set<std::vector<std::size_t>> m_seen;
 };
 

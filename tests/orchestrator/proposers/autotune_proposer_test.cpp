@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <set>
 
 #include "orchestrator/proposers/proposer.hpp"
@@ -44,4 +46,48 @@ TEST_CASE("autotune batches are the same for the same seed and differ for anothe
     CHECK(labels(3) == labels(3));
     CHECK(labels(3) != labels(4));
     CHECK(labels(3).size() == 8);
+}
+
+TEST_CASE(
+    "autotune tries the best's one-step neighbours first, then values further along a tunable "
+    "(gemm-fp8: from MMA 1 to MMA 3 and 4)") {
+    const manifest m =
+        read_manifest(std::string(CUOPT_SOURCE_DIR) + "/examples/gemm-fp8/input_cases.json");
+    candidate initial;
+    initial.entry = "gemm_fp8";
+    initial.tunables = m.default_tunables();
+    std::vector<attempt_result> history(1);
+    history[0].iteration = 1;
+    history[0].cand = initial;
+    history[0].cand.tunables["MMA"] = 1;
+    const auto best = history[0].cand.tunables;
+    const search_state s{m, initial, history, std::size_t{0}, 2};
+    const auto tuner = make_autotune_proposer(m, 1, 8, 1024);
+    // How many tunables differ from the best's, and by how many places in their lists.
+    auto distance = [&](const candidate& c) {
+        int changed = 0, places = 0;
+        for (const auto& [name, values] : m.tunables) {
+            const auto at = [&](std::int64_t v) {
+                return std::find(values.begin(), values.end(), v) - values.begin();
+            };
+            if (c.tunables.at(name) == best.at(name)) continue;
+            ++changed;
+            places = static_cast<int>(std::abs(at(c.tunables.at(name)) - at(best.at(name))));
+        }
+        return std::make_pair(changed, places);
+    };
+    const std::vector<candidate> first = tuner->propose(s);
+    REQUIRE(first.size() == 8);
+    int near = 0;
+    for (const candidate& c : first)
+        if (distance(c).first <= 1 && distance(c).second <= 1) ++near;
+    // BLOCK_X, BLOCK_Y, ROWS_PER_THREAD, TILE_K one up; MMA 2; a flag (MMA 0 is the initial).
+    CHECK(near >= 6);
+    std::set<std::int64_t> mma_reached;
+    for (int round = 0; round < 2; ++round)
+        for (const candidate& c : tuner->propose(s))
+            if (distance(c).first == 1 && c.tunables.at("MMA") != 1)
+                mma_reached.insert(c.tunables.at("MMA"));
+    CHECK(mma_reached.count(3) == 1);
+    CHECK(mma_reached.count(4) == 1);
 }
