@@ -264,6 +264,12 @@ manifest read_holdout_manifest(const fs::path& file, const manifest& main) {
             if (base.HasMember(key) && !doc.HasMember(key)) json_object(doc).add(key, base[key]);
     }
     read_body(doc, m, ctx, false, inherits ? &main.folder : nullptr);
+    // The holdout runs the winner compiled as the search compiled it: for sm_90a where the
+    // main manifest asks, whether or not the holdout repeats it.
+    if (doc.HasMember("arch_specific") && m.arch_specific != main.arch_specific)
+        ctx.fail("arch_specific", "differs from " + main.file.filename().string() +
+                                      "'s; leave it out: a holdout compiles as the search does");
+    m.arch_specific = main.arch_specific;
     for (std::size_t i = 0; i < std::max(m.args.size(), main.args.size()); ++i) {
         const manifest_arg* h = i < m.args.size() ? &m.args[i] : nullptr;
         const manifest_arg* a = i < main.args.size() ? &main.args[i] : nullptr;

@@ -562,3 +562,26 @@ TEST_CASE(
     CHECK_THAT(error_with(from, from + " \"arch_specific\": \"sm_90a\","),
                Catch::Contains("input_cases.json") && Catch::Contains("arch_specific"));
 }
+
+TEST_CASE(
+    "a holdout compiles as the search does: it takes the main manifest's arch_specific, and one "
+    "that names another is refused by field") {
+    const std::string example = std::string(CUOPT_SOURCE_DIR) + "/examples/gemm-fp8/";
+    const manifest fp8 = read_manifest(example + "input_cases.json");
+    REQUIRE(fp8.arch_specific);
+    // The bundled holdout gives only cases: wgmma's MMA 3 and 4 compile for sm_90a there too.
+    CHECK(read_holdout_manifest(example + "holdout_cases.json", fp8).arch_specific);
+    const test::scratch_folder dir;
+    const std::string cases = R"("cases": [{"name": "h", "kind": "correctness",
+        "params": {"m": 17, "n": 9, "k": 33}}])";
+    dir.write("same.json", R"({"schema_version": 1, "arch_specific": true, )" + cases + "}");
+    CHECK(read_holdout_manifest(dir.path() / "same.json", fp8).arch_specific);
+    dir.write("other.json", R"({"schema_version": 1, "arch_specific": false, )" + cases + "}");
+    CHECK_THROWS_WITH(read_holdout_manifest(dir.path() / "other.json", fp8),
+                      Catch::Contains("other.json") && Catch::Contains("arch_specific") &&
+                          Catch::Contains("differs from input_cases.json"));
+    // A main manifest without it: a holdout cannot switch it on.
+    const manifest pilot = read_manifest(k_pilot);
+    CHECK_THROWS_WITH(read_holdout_manifest(dir.path() / "same.json", pilot),
+                      Catch::Contains("arch_specific"));
+}
