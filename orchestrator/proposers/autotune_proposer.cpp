@@ -34,8 +34,9 @@ class autotune_proposer final : public proposer {
         if (m_seen.empty()) m_seen.insert(std::vector<std::size_t>(m_dims.size(), 0));
         std::vector<std::vector<std::size_t>> picks;
         // The best's neighbours one value away in one tunable first; once those are used up,
-        // values further along (a categorical tunable's other choices, MMA paths) take at most
-        // half of what is left of the batch, so the spread sample below always has a share.
+        // values further along (a categorical tunable's other choices, MMA paths) take half of
+        // what is left of the batch, rounded up: with two places left or more, the spread sample
+        // below has a share.
         const auto best = best_point(s);
         if (best) {
             const std::size_t batch = static_cast<std::size_t>(m_batch);
@@ -68,7 +69,13 @@ class autotune_proposer final : public proposer {
 
     // Proposing is deterministic for a history: proposing again for the same state moves the
     // generator and the seen set exactly as the first time did.
-    void restore(const search_state& s, const std::vector<candidate>&) override { propose(s); }
+    // A batch recorded by another build may hold points this one would not pick: what was
+    // measured is seen all the same, and never proposed again.
+    void restore(const search_state& s, const std::vector<candidate>& batch) override {
+        propose(s);
+        for (const candidate& c : batch)
+            if (const auto p = point_of(s, c, true)) m_seen.insert(*p);
+    }
 
   private:
     std::size_t space_size() const {
@@ -130,17 +137,27 @@ class autotune_proposer final : public proposer {
     // The configuration of the best attempt, read back from its candidate.
     std::optional<std::vector<std::size_t>> best_point(const search_state& s) const {
         if (!s.best) return std::nullopt;
-        const candidate& c = s.history[*s.best].cand;
+        return point_of(s, s.history[*s.best].cand, false);
+    }
+    // The point of a candidate's tunables and flags. Loose: a value off the space counts as the
+    // first; exact: nullopt unless every tunable and the flags are the space's own.
+    std::optional<std::vector<std::size_t>> point_of(const search_state& s, const candidate& c,
+                                                     bool exact) const {
         std::vector<std::size_t> p(m_dims.size(), 0);
         for (std::size_t d = 0; d < m_names.size(); ++d) {
             const auto it = c.tunables.find(m_names[d]);
-            if (it == c.tunables.end()) continue;
-            const auto pos = std::find(m_values[d].begin(), m_values[d].end(), it->second);
+            const auto pos = it == c.tunables.end()
+                                 ? m_values[d].end()
+                                 : std::find(m_values[d].begin(), m_values[d].end(), it->second);
             if (pos != m_values[d].end())
                 p[d] = static_cast<std::size_t>(pos - m_values[d].begin());
+            else if (exact)
+                return std::nullopt;
         }
+        bool flags = false;
         for (std::size_t f = 0; f < k_flag_variants.size(); ++f)
-            if (c.compile_options == with_flags(s.initial, f)) p.back() = f;
+            if (c.compile_options == with_flags(s.initial, f)) p.back() = f, flags = true;
+        if (exact && !flags) return std::nullopt;
         return p;
     }
     static std::vector<std::string> with_flags(const candidate& initial, std::size_t variant) {

@@ -91,3 +91,49 @@ TEST_CASE(
     CHECK(mma_reached.count(3) == 1);
     CHECK(mma_reached.count(4) == 1);
 }
+
+TEST_CASE(
+    "autotune around a best point exhausts the space without proposing anything twice, and its "
+    "farther moves leave the random spread half of a batch") {
+    pilot p;
+    std::vector<attempt_result> history(1);
+    history[0].iteration = 1;
+    history[0].cand = p.initial;
+    history[0].cand.tunables["BLOCK_X"] = p.m.tunables.at("BLOCK_X").at(2);
+    const search_state s{p.m, p.initial, history, std::size_t{0}, 2};
+    const auto tuner = make_autotune_proposer(p.m, 7, 8, 1024);
+    std::set<std::string> labels;
+    std::size_t total = 0;
+    for (std::vector<candidate> batch; !(batch = tuner->propose(s)).empty();) {
+        CHECK(batch.size() <= 8);
+        total += batch.size();
+        for (const candidate& c : batch) CHECK(labels.insert(c.label).second);
+    }
+    CHECK(total == 900 - 1 - 36);  // every runnable point but the initial, the best included
+
+    // Batch 1: 8 one-step moves. Batch 2: the one-step moves left, then farther ones up to half
+    // of the places left; the rest random, so not every pick lies on a line through the best.
+    const auto fresh_tuner = make_autotune_proposer(p.m, 7, 8, 1024);
+    fresh_tuner->propose(s);
+    int off_line = 0;
+    for (const candidate& c : fresh_tuner->propose(s)) {
+        int changed = 0;
+        for (const auto& [name, value] : c.tunables)
+            changed += value != history[0].cand.tunables.at(name);
+        off_line += changed > 1;
+    }
+    CHECK(off_line >= 1);
+}
+
+TEST_CASE("autotune restored from a recorded batch never proposes that batch's points again") {
+    pilot p;
+    const search_state s{p.m, p.initial, p.history, std::nullopt, 1};
+    // What another build proposed and measured: a batch this seed would not pick.
+    const std::vector<candidate> other = make_autotune_proposer(p.m, 99, 8, 1024)->propose(s);
+    const auto tuner = make_autotune_proposer(p.m, 1, 8, 1024);
+    tuner->restore(s, other);
+    std::set<std::string> recorded;
+    for (const candidate& c : other) recorded.insert(c.label);
+    for (std::vector<candidate> batch; !(batch = tuner->propose(s)).empty();)
+        for (const candidate& c : batch) CHECK(recorded.count(c.label) == 0);
+}
