@@ -30,23 +30,28 @@ die() {
   exit 1
 }
 
-# A TCP port nobody listens on (checked against /proc/net/tcp*, which needs no ss or netstat),
-# and the one after it free as well: SlurmctldPort, SlurmdPort.
+# A TCP port no socket holds (checked against /proc/net/tcp*, which needs no ss or netstat),
+# and the one after it free as well: SlurmctldPort, SlurmdPort. Both lie below the kernel's
+# ephemeral range, so an outgoing connection (another test's cluster, munge) cannot take one
+# between this check and the daemons' bind.
 free_port_pair() {
-  local listening port
-  local _sl local_address _rem st _rest
-  listening=$({ cat /proc/net/tcp /proc/net/tcp6 2>/dev/null || true; } |
-    while read -r _sl local_address _rem st _rest; do
-      if [[ $st == 0A ]]; then echo $((16#${local_address##*:})); fi
+  local taken port low span
+  local _sl local_address _rest
+  low=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  span=$((low - 20002))
+  ((span > 1000)) || span=30000
+  taken=$({ cat /proc/net/tcp /proc/net/tcp6 2>/dev/null || true; } |
+    while read -r _sl local_address _rest; do
+      if [[ $local_address == *:* ]]; then echo $((16#${local_address##*:})); fi
     done | sort -u)
   for _ in $(seq 200); do
-    port=$((20000 + RANDOM % 30000))
-    if ! grep -qx -e "$port" -e "$((port + 1))" <<<"$listening"; then
+    port=$((20000 + RANDOM % span))
+    if ! grep -qx -e "$port" -e "$((port + 1))" <<<"$taken"; then
       echo "$port"
       return
     fi
   done
-  die "no free port pair found between 20000 and 50000"
+  die "no free port pair found from 20000 on"
 }
 
 write_config() {
