@@ -66,7 +66,9 @@ TEST_CASE(
     // How many tunables differ from the best's, and by how many places in their lists.
     auto distance = [&](const candidate& c) {
         int changed = 0, places = 0;
-        for (const auto& [name, values] : m.tunables) {
+        for (const auto& entry : m.tunables) {
+            const std::string& name = entry.first;
+            const std::vector<std::int64_t>& values = entry.second;  // a lambda may capture it
             const auto at = [&](std::int64_t v) {
                 return std::find(values.begin(), values.end(), v) - values.begin();
             };
