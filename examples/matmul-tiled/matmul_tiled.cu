@@ -17,10 +17,11 @@
 // MMA 1: the products go to the tensor cores as 3xTF32 (mma.sync m16n8k8): each operand is
 // split into two TF32 numbers, big + small, and three MMAs (small x big, big x small, big x
 // big) come near fp32's accuracy: at 4096^3 on an H100 the largest relative error was 5.1e-5,
-// against 6.0e-6 for fp32 FMAs (cuBLAS's sgemm too) and 5.4e-4 for one TF32 pass (cuBLAS's), which
-// the manifest's rtol 1e-4 refuses. A warp owns an (8 TM) x (4 TN) tile of C; A stays row-major in shared
-// memory and B as it is, both copied 16 bytes at a time by the cp.async ring (STAGES 2 to 4),
-// their 16-byte chunks XOR-swizzled so the fragment reads hit 32 distinct banks.
+// against 6.0e-6 for fp32 FMAs (cuBLAS's sgemm too) and 5.4e-4 for one TF32 pass (cuBLAS's),
+// beyond the manifest's rtol 1e-4. A warp owns an (8 TM) x (4 TN) tile of C; A stays row-major
+// in shared memory and B as it is, both copied by the cp.async ring (STAGES 2 to 4), 16 bytes
+// at a time where a chunk of 4 lies inside and is aligned, their 16-byte chunks XOR-swizzled so
+// the fragment reads hit 32 distinct banks.
 // Tunables: BM, BN in {64, 128}; BK in {8, 16}; TM, TN in {4, 8}; STAGES in {0, 2, 3, 4};
 // MMA in {0, 1} (1 refuses STAGES 0).
 #ifndef BM
