@@ -63,21 +63,26 @@ struct problem {
         matmul_f32<<<dim3((n + BN - 1) / BN, (m + BM - 1) / BM), THREADS, k_smem>>>(a, b, c, m, n,
                                                                                     k);
     }
+    // A B in fp64, computed on the GPU, copied to the host.
+    std::vector<double> exact() const {
+        double* r;
+        const size_t count = size_t(m) * n;
+        CHECK(cudaMalloc(&r, count * 8));
+        reference<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(a, b, r, m, n, k);
+        std::vector<double> want(count);
+        CHECK(cudaMemcpy(want.data(), r, count * 8, cudaMemcpyDeviceToHost));
+        cudaFree(r);
+        return want;
+    }
     // The largest |c - r| / (1e-3 + 1e-4 |r|); past 1 fails. Negative: the guard was written.
     double check() const {
         CHECK(cudaMemset(c, 0xff, (size_t(m) * n + k_guard) * 4));  // NaN sentinels
         launch();
         CHECK(cudaGetLastError());
-        double* r;
         const size_t count = size_t(m) * n;
-        CHECK(cudaMalloc(&r, count * 8));
-        reference<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(a, b, r, m, n, k);
-        CHECK(cudaDeviceSynchronize());
-        std::vector<double> want(count);
+        const std::vector<double> want = exact();
         std::vector<float> got(count + k_guard);
-        CHECK(cudaMemcpy(want.data(), r, count * 8, cudaMemcpyDeviceToHost));
         CHECK(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost));
-        cudaFree(r);
         for (size_t i = count; i < got.size(); ++i)
             if (!std::isnan(got[i])) return -1.0;
         double worst = 0.0;
@@ -133,19 +138,15 @@ int main() {
     CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     const float one = 1.0f, zero = 0.0f;
     // Row-major C = A B as column-major C^T = B^T A^T.
-    const double vendor = median_ms([&] {
+    const auto sgemm = [&] {
         cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one, p.b, p.n, p.a, p.k, &zero,
                     p.c, p.n);
-    });
+    };
+    const double vendor = median_ms(sgemm);
     // Accuracy at 4096^3 beside cuBLAS's: the largest |c - r| / |r| against the fp64 reference.
-    double* r;
-    const size_t count = size_t(p.m) * p.n;
-    CHECK(cudaMalloc(&r, count * 8));
-    reference<<<dim3((p.n + 15) / 16, (p.m + 15) / 16), dim3(16, 16)>>>(p.a, p.b, r, p.m, p.n, p.k);
-    std::vector<double> want(count);
+    const std::vector<double> want = p.exact();
+    const size_t count = want.size();
     std::vector<float> got(count);
-    CHECK(cudaMemcpy(want.data(), r, count * 8, cudaMemcpyDeviceToHost));
-    cudaFree(r);
     auto worst_rel = [&] {
         CHECK(cudaMemcpy(got.data(), p.c, count * 4, cudaMemcpyDeviceToHost));
         double w = 0.0;
@@ -156,10 +157,7 @@ int main() {
     const double vendor_err = worst_rel();  // c holds cuBLAS's product
     // For scale: cuBLAS with TF32 tensor cores (one pass, 10-bit mantissas), its time and error.
     CHECK(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
-    const double tf32 = median_ms([&] {
-        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one, p.b, p.n, p.a, p.k, &zero,
-                    p.c, p.n);
-    });
+    const double tf32 = median_ms(sgemm);
     const double tf32_err = worst_rel();
     p.launch();
     CHECK(cudaDeviceSynchronize());
